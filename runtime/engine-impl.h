@@ -1,0 +1,38 @@
+/* Private: what every engine implements. */
+#ifndef CLPARITY_ENGINE_IMPL_H
+#define CLPARITY_ENGINE_IMPL_H
+
+#include "clparity/engine.h"
+
+#include <time.h>
+
+struct cp_engine_ops {
+    int (*create)(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch);
+    int (*forward)(cp_engine *e, const float *x, int batch, void *y, cp_timing *t);
+    void (*destroy)(cp_engine *e);
+};
+
+struct cp_engine {
+    const cp_engine_info *info;
+    const struct cp_engine_ops *ops;
+    const cp_model *model;
+    int max_batch;
+    double build_s, upload_s;
+    char build_options[256];
+    void *state; /* the engine's own */
+};
+
+extern const struct cp_engine_ops cp_engine_ops_cl_own;
+extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
+extern const struct cp_engine_ops cp_engine_ops_host_openblas;
+extern const struct cp_engine_ops cp_engine_ops_host_exact;
+extern const struct cp_engine_ops cp_engine_ops_host_f64;
+
+static inline double cp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#endif

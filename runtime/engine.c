@@ -1,0 +1,155 @@
+#include "engine-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const cp_engine_info engines[] = {
+    {"cl:own", CP_DEV_OPENCL, CP_F32,
+     "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of host:exact)"},
+    {"cl:clblast", CP_DEV_OPENCL, CP_F32, "CLBlast SGEMM + our ReLU/residual epilogue kernel"},
+    {"host:openblas", CP_DEV_HOST, CP_F32, "OpenBLAS cblas_sgemm + C epilogue"},
+    {"host:exact", CP_DEV_HOST, CP_F32,
+     "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)"},
+    {"host:f64", CP_DEV_HOST, CP_F64, "double precision: the reference"},
+};
+
+static const struct cp_engine_ops *const engine_ops[] = {
+    &cp_engine_ops_cl_own,     &cp_engine_ops_cl_clblast, &cp_engine_ops_host_openblas,
+    &cp_engine_ops_host_exact, &cp_engine_ops_host_f64,
+};
+
+size_t cp_engine_count(void)
+{
+    return sizeof engines / sizeof engines[0];
+}
+
+const cp_engine_info *cp_engine_at(size_t i)
+{
+    return i < cp_engine_count() ? &engines[i] : NULL;
+}
+
+const cp_engine_info *cp_engine_find(const char *name)
+{
+    for (size_t i = 0; i < cp_engine_count(); ++i)
+        if (strcmp(engines[i].name, name) == 0)
+            return &engines[i];
+    return NULL;
+}
+
+void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batch,
+                         unsigned long long *total, unsigned long long *largest)
+{
+    unsigned long long act = (unsigned long long)batch * (unsigned long long)m->max_width;
+    unsigned long long esz = info->dtype == CP_F64 ? 8 : 4;
+    unsigned long long layer_max = 0;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        unsigned long long b =
+            ((unsigned long long)L->in * (unsigned long long)L->out + (L->has_bias ? L->out : 0)) *
+            esz;
+        if (b > layer_max)
+            layer_max = b;
+    }
+    unsigned long long params = (unsigned long long)m->n_params * esz;
+    unsigned long long buffers =
+        strcmp(info->name, "cl:clblast") == 0 || strcmp(info->name, "host:openblas") == 0 ? 3 : 2;
+    /* The host engines read the model's float weights in place; host:f64 keeps a double copy. */
+    if (info->kind == CP_DEV_HOST && info->dtype == CP_F32)
+        params = 0;
+    *total = params + buffers * act * esz;
+    *largest = layer_max > act * esz ? layer_max : act * esz;
+}
+
+static void fmt_size(unsigned long long b, char *buf, size_t len)
+{
+    if (b >= (1ULL << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
+}
+
+int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
+                           int batch)
+{
+    unsigned long long total, largest;
+    cp_engine_footprint(info, m, batch, &total, &largest);
+    char need[32], have[32], label[300];
+    cp_device_label(dev, label, sizeof label);
+    if (dev->kind == CP_DEV_OPENCL && largest > dev->max_alloc) {
+        fmt_size(largest, need, sizeof need);
+        fmt_size(dev->max_alloc, have, sizeof have);
+        return cp_err_set(CP_FAIL_USAGE,
+                          "model too large for %s: %s: one buffer needs %s (%llu bytes) > "
+                          "CL_DEVICE_MAX_MEM_ALLOC_SIZE %s (%llu bytes)",
+                          label, info->name, need, largest, have,
+                          (unsigned long long)dev->max_alloc);
+    }
+    if (dev->kind == CP_DEV_OPENCL && total > dev->global_mem) {
+        fmt_size(total, need, sizeof need);
+        fmt_size(dev->global_mem, have, sizeof have);
+        return cp_err_set(CP_FAIL_USAGE,
+                          "model too large for %s: %s needs %s (%llu bytes) > "
+                          "CL_DEVICE_GLOBAL_MEM_SIZE %s (%llu bytes)",
+                          label, info->name, need, total, have,
+                          (unsigned long long)dev->global_mem);
+    }
+    return CP_OK;
+}
+
+int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
+                     int max_batch, cp_engine **out)
+{
+    *out = NULL;
+    if (info->kind != dev->kind)
+        return cp_err_set(CP_FAIL_USAGE, "engine %s does not apply to device %s", info->name,
+                          dev->name);
+    cp_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory creating engine %s", info->name);
+    e->info = info;
+    e->ops = engine_ops[info - engines];
+    e->model = m;
+    e->max_batch = max_batch;
+    int st = e->ops->create(e, dev, m, max_batch);
+    if (st != CP_OK) {
+        cp_engine_destroy(e);
+        return st;
+    }
+    *out = e;
+    return CP_OK;
+}
+
+int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
+{
+    if (batch <= 0 || batch > e->max_batch)
+        return cp_err_set(CP_FAIL_USAGE, "%s: batch %d outside 1..%d", e->info->name, batch,
+                          e->max_batch);
+    t->wall_s = 0.0;
+    t->kernel_s = -1.0;
+    t->h2d_s = t->d2h_s = 0.0;
+    return e->ops->forward(e, x, batch, y, t);
+}
+
+double cp_engine_build_seconds(const cp_engine *e)
+{
+    return e->build_s;
+}
+
+double cp_engine_upload_seconds(const cp_engine *e)
+{
+    return e->upload_s;
+}
+
+const char *cp_engine_build_options(const cp_engine *e)
+{
+    return e->build_options;
+}
+
+void cp_engine_destroy(cp_engine *e)
+{
+    if (!e)
+        return;
+    if (e->ops && e->state)
+        e->ops->destroy(e);
+    free(e);
+}

@@ -1,0 +1,55 @@
+/* Engines: one interface for every way of running the model (DESIGN.md, Engines). */
+#ifndef CLPARITY_ENGINE_H
+#define CLPARITY_ENGINE_H
+
+#include "clparity/device.h"
+#include "clparity/model.h"
+#include "clparity/npy.h"
+
+typedef struct cp_engine cp_engine; /* opaque */
+
+typedef struct cp_engine_info {
+    const char *name;      /* "cl:own" */
+    enum cp_dev_kind kind; /* the devices it applies to */
+    enum cp_dtype dtype;   /* of its outputs */
+    const char *summary;   /* one line for --help */
+} cp_engine_info;
+
+/* Seconds; a negative kernel_s means "not available" (the library hides its events). */
+typedef struct cp_timing {
+    double wall_s;   /* first enqueue to clFinish (host engines: the compute alone) */
+    double kernel_s; /* sum of the profiled kernel durations */
+    double h2d_s;    /* writing the input */
+    double d2h_s;    /* reading the output */
+} cp_timing;
+
+size_t cp_engine_count(void);
+const cp_engine_info *cp_engine_at(size_t i);
+const cp_engine_info *cp_engine_find(const char *name);
+
+/* Bytes the engine holds on the device (or on the host, for host engines) for this model and
+ * batch, and the largest single allocation. Used for the up-front memory checks. */
+void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batch,
+                         unsigned long long *total, unsigned long long *largest);
+
+/* Checks the footprint against the device's global memory and max allocation, and each
+ * layer against the max allocation. CP_FAIL_USAGE with a message naming both sizes. */
+int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
+                           int batch);
+
+/* Builds programs and uploads the weights. max_batch bounds later forwards. */
+int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
+                     int max_batch, cp_engine **out);
+
+/* y = model(x) for batch rows; y holds batch × out_width elements of the engine's dtype. */
+int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t);
+
+/* Seconds spent building programs and uploading weights in cp_engine_create. */
+double cp_engine_build_seconds(const cp_engine *e);
+double cp_engine_upload_seconds(const cp_engine *e);
+/* The OpenCL build options ("" for host engines). */
+const char *cp_engine_build_options(const cp_engine *e);
+
+void cp_engine_destroy(cp_engine *e);
+
+#endif

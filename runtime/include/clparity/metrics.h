@@ -1,0 +1,45 @@
+/* Numerical comparison: ULP distance, error norms, bitwise and argmax agreement, hashes. */
+#ifndef CLPARITY_METRICS_H
+#define CLPARITY_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* NumPy's nulp_diff for one pair: the float bits read as int32, negatives mapped to
+ * INT32_MIN − bits so that the integers are monotonic and +0 equals −0; the distance is the
+ * absolute difference. Meaningless for NaN (the caller counts NaN apart). */
+uint64_t cp_ulp_dist(float a, float b);
+
+/* FNV-1a 64 over bytes (the little-endian bytes of a result on the machines we run on). */
+uint64_t cp_hash_fnv1a(const void *data, size_t len);
+
+/* One result against the float64 reference r (ref32 = (float)r). */
+typedef struct cp_metrics {
+    size_t n;            /* elements */
+    size_t rows;         /* batch rows, for argmax */
+    size_t nan, inf;     /* non-finite values in the result */
+    size_t nan_mismatch; /* NaN against a number (either side): counted, not in the ULP max */
+    uint64_t max_ulp;    /* over pairs where neither is NaN */
+    double median_ulp;
+    double max_abs;    /* max |a − r| over finite pairs */
+    double max_rel;    /* max |a − r| / |r| over finite pairs with r ≠ 0 */
+    double rel_to_max; /* max |a − r| / max |r| */
+    double norm_rel;   /* ||a − r||₂ / ||r||₂ over finite pairs */
+    double bitwise;    /* fraction of elements bit-equal to ref32 (+0 ≠ −0 here) */
+    double argmax;     /* fraction of rows whose argmax agrees with the reference's */
+    size_t worst;      /* index of the element with the largest ULP distance */
+    float worst_a;
+    double worst_r;
+} cp_metrics;
+
+/* a: rows × cols floats; r: the same shape in double. equal_nan: NaN vs NaN counts as
+ * equal (bitwise and ULP 0); otherwise it is a mismatch. Returns CP_OK or CP_FAIL_RUNTIME
+ * when memory for the median runs out. */
+int cp_metrics_compute(const float *a, const double *r, size_t rows, size_t cols, bool equal_nan,
+                       cp_metrics *m);
+
+/* Bitwise-equal fraction and max ULP between two float32 results of the same shape. */
+void cp_metrics_pair(const float *a, const float *b, size_t n, double *bitwise, uint64_t *max_ulp);
+
+#endif

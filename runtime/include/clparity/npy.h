@@ -1,0 +1,36 @@
+/* NumPy .npy files (format 1.0): little-endian float32 / float64 / int32 / int64, C order. */
+#ifndef CLPARITY_NPY_H
+#define CLPARITY_NPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cp_dtype { CP_F32, CP_F64, CP_I32, CP_I64 };
+
+/* "<f4", "<f8", "<i4", "<i8". */
+const char *cp_dtype_descr(enum cp_dtype t);
+size_t cp_dtype_size(enum cp_dtype t);
+
+#define CP_NPY_MAX_DIMS 8
+
+typedef struct cp_npy {
+    enum cp_dtype dtype;
+    int ndim;
+    size_t shape[CP_NPY_MAX_DIMS];
+    size_t count; /* product of shape */
+    void *data;   /* count elements, owned, in host byte order */
+} cp_npy;
+
+/* Writes an array atomically: to "<path>.tmp.<pid>", then rename(). Returns CP_OK or
+ * CP_FAIL_RUNTIME (I/O) with cp_err_msg() naming the path; a bad dtype, rank or shape is
+ * CP_FAIL_USAGE. */
+int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shape,
+                 const void *data);
+
+/* Reads a whole .npy file. Malformed input (bad magic, truncated, bad header, Fortran order,
+ * an unsupported dtype, a shape that overflows size_t or disagrees with the file size) gives
+ * CP_FAIL_USAGE and a message naming the file and the problem; I/O errors CP_FAIL_RUNTIME. */
+int cp_npy_read(const char *path, cp_npy *out);
+void cp_npy_free(cp_npy *a);
+
+#endif

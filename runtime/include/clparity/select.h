@@ -1,0 +1,23 @@
+/* Device selectors (DESIGN.md, Conventions): keywords, then P:D or P, then a case-insensitive
+ * substring of platform, vendor or device name. */
+#ifndef CLPARITY_SELECT_H
+#define CLPARITY_SELECT_H
+
+#include "clparity/device.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Marks chosen[i] for every device of l that the selectors match. sels holds the -d arguments,
+ * each possibly a comma list. With nsel == 0 the default applies: env_default (the value of
+ * CLPARITY_DEVICES) when set and not empty, else every non-simulator device plus host.
+ * A selector that matches nothing is CP_FAIL_USAGE, and cp_err_msg() names it. */
+int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const char *env_default,
+              bool *chosen);
+
+/* Multiply-adds above which a run on a simulator is refused without --allow-slow. */
+/* Oclgrind interprets at about 1 µs a multiply-add (measured on 2 cores: 25 M took 30 s),
+ * so the limit keeps an accidental run under half a minute. */
+#define CP_SIMULATOR_MAC_LIMIT 20e6
+
+#endif

@@ -1,0 +1,743 @@
+/* NumPy .npy files: an atomic writer and a strict, bounds-checked reader. */
+#include "clparity/npy.h"
+#include "clparity/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+enum {
+    NPY_MAGIC_LEN = 6,
+    NPY_ALIGN = 64,           /* numpy's ARRAY_ALIGN: the data starts on a 64-byte boundary */
+    NPY_GROWTH_DIGITS = 21,   /* numpy's GROWTH_AXIS_MAX_DIGITS, see npy_format_header() */
+    NPY_HEADER_CAP = 1024,    /* far above the ~350 bytes of an 8-d header with 20-digit dims */
+    NPY_MAX_HEADER = 1 << 20, /* a version 2.0 header may claim 4 GiB; nothing real is this big */
+    NPY_SWAP_CHUNK = 4096,
+};
+
+static const unsigned char npy_magic[NPY_MAGIC_LEN] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+const char *cp_dtype_descr(enum cp_dtype t)
+{
+    switch (t) {
+    case CP_F32:
+        return "<f4";
+    case CP_F64:
+        return "<f8";
+    case CP_I32:
+        return "<i4";
+    case CP_I64:
+        return "<i8";
+    }
+    return "?";
+}
+
+size_t cp_dtype_size(enum cp_dtype t)
+{
+    switch (t) {
+    case CP_F32:
+    case CP_I32:
+        return 4;
+    case CP_F64:
+    case CP_I64:
+        return 8;
+    }
+    return 0;
+}
+
+/* The file is little-endian; cp_npy data is in host order. A constant on every compiler. */
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    unsigned char first;
+
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+static void swap_bytes(void *buf, size_t count, size_t size)
+{
+    unsigned char *p = buf;
+
+    for (size_t i = 0; i < count; i++, p += size) {
+        for (size_t j = 0; j < size / 2; j++) {
+            unsigned char t = p[j];
+
+            p[j] = p[size - 1 - j];
+            p[size - 1 - j] = t;
+        }
+    }
+}
+
+/*
+ * The number of elements of a shape. Fails when the product of the non-zero dimensions times
+ * the item size overflows size_t, even if another dimension is 0: numpy refuses such shapes
+ * too, and code computing strides from the other dimensions would overflow on them.
+ */
+static int shape_count(int ndim, const size_t *shape, size_t itemsize, size_t *count)
+{
+    size_t n = 1, bytes = itemsize;
+    int zero = 0;
+
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) {
+            zero = 1;
+            continue;
+        }
+        if (bytes > SIZE_MAX / shape[i])
+            return 0;
+        bytes *= shape[i];
+        n *= shape[i]; /* no overflow: n <= bytes */
+    }
+    *count = zero ? 0 : n;
+    return 1;
+}
+
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*len >= cap)
+        return -1;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *len)
+        return -1;
+    *len += (size_t)n;
+    return 0;
+}
+
+static int append_spaces(char *buf, size_t cap, size_t *len, size_t n)
+{
+    if (n > cap - *len)
+        return -1;
+    memset(buf + *len, ' ', n);
+    *len += n;
+    return 0;
+}
+
+/*
+ * Formats the preamble and header exactly as numpy 1.24's np.save() does, so that files are
+ * byte-for-byte comparable: keys sorted, the shape as Python's tuple repr, then spare spaces
+ * for 21 digits of shape[0] (numpy leaves them so that the array can grow in place), then
+ * padding to a 64-byte boundary and '\n'. Like numpy, a header that would already end on the
+ * boundary still gets a full 64 bytes of padding. Returns the total length, 0 if buf is small.
+ */
+static size_t npy_format_header(char *buf, size_t cap, enum cp_dtype t, int ndim,
+                                const size_t *shape)
+{
+    size_t len = 10; /* magic, version, header length: filled in at the end */
+    size_t start, hlen, pad;
+
+    if (cap < len)
+        return 0;
+    start = len;
+    if (append(buf, cap, &len, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+               cp_dtype_descr(t)) != 0)
+        return 0;
+    for (int i = 0; i < ndim; i++) {
+        const char *sep = ndim == 1 ? "," : i + 1 < ndim ? ", " : "";
+
+        if (append(buf, cap, &len, "%zu%s", shape[i], sep) != 0)
+            return 0;
+    }
+    if (append(buf, cap, &len, "), }") != 0)
+        return 0;
+    if (ndim > 0) {
+        char digits[32];
+        int nd = snprintf(digits, sizeof(digits), "%zu", shape[0]);
+
+        if (nd < 0 || append_spaces(buf, cap, &len, NPY_GROWTH_DIGITS - (size_t)nd) != 0)
+            return 0;
+    }
+    pad = NPY_ALIGN - (len + 1) % NPY_ALIGN;
+    if (append_spaces(buf, cap, &len, pad) != 0 || len >= cap)
+        return 0;
+    buf[len++] = '\n';
+
+    hlen = len - start;
+    if (hlen > UINT16_MAX)
+        return 0;
+    memcpy(buf, npy_magic, NPY_MAGIC_LEN);
+    buf[6] = 1;
+    buf[7] = 0;
+    buf[8] = (char)(hlen & 0xff);
+    buf[9] = (char)(hlen >> 8);
+    return len;
+}
+
+/* Records "<path>: <what>: <strerror>" for an I/O failure; errno must still be the culprit's. */
+static int io_error(const char *path, const char *what)
+{
+    int e = errno ? errno : EIO; /* C leaves errno unset by a short fwrite; POSIX sets it */
+
+    return cp_err_set(CP_FAIL_RUNTIME, "%s: %s: %s", path, what, strerror(e));
+}
+
+/* Writes count items of size bytes in file (little-endian) order, swapping if need be. */
+static int write_le(FILE *f, const void *data, size_t count, size_t size)
+{
+    const unsigned char *p = data;
+    unsigned char chunk[NPY_SWAP_CHUNK];
+    size_t per = sizeof(chunk) / size;
+
+    if (host_is_little_endian())
+        return fwrite(p, size, count, f) == count ? 0 : -1;
+    while (count > 0) {
+        size_t n = count < per ? count : per;
+
+        memcpy(chunk, p, n * size);
+        swap_bytes(chunk, n, size);
+        if (fwrite(chunk, size, n, f) != n)
+            return -1;
+        p += n * size;
+        count -= n;
+    }
+    return 0;
+}
+
+int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shape, const void *data)
+{
+    char header[NPY_HEADER_CAP];
+    size_t header_len, count, itemsize, tmp_size;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int created = 0;
+    int ret = CP_FAIL_RUNTIME;
+
+    /* Bad arguments are the caller's bug, not an I/O failure: CP_FAIL_USAGE. */
+    if (!path)
+        return cp_err_set(CP_FAIL_USAGE, "cp_npy_write: no path");
+    itemsize = cp_dtype_size(t);
+    if (itemsize == 0)
+        return cp_err_set(CP_FAIL_USAGE, "%s: invalid dtype %d", path, (int)t);
+    if (ndim < 0 || ndim > CP_NPY_MAX_DIMS || (ndim > 0 && !shape))
+        return cp_err_set(CP_FAIL_USAGE, "%s: invalid shape (ndim %d)", path, ndim);
+    if (!shape_count(ndim, shape, itemsize, &count))
+        return cp_err_set(CP_FAIL_USAGE, "%s: shape overflows size_t", path);
+    if (count > 0 && !data)
+        return cp_err_set(CP_FAIL_USAGE, "%s: no data", path);
+    header_len = npy_format_header(header, sizeof(header), t, ndim, shape);
+    if (header_len == 0)
+        return cp_err_set(CP_FAIL_USAGE, "%s: header does not fit", path);
+
+    tmp_size = strlen(path) + 32;
+    tmp = malloc(tmp_size);
+    if (!tmp)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", path);
+    snprintf(tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+
+    errno = 0;
+    f = fopen(tmp, "wb");
+    if (!f) {
+        ret = io_error(path, "cannot create temporary file");
+        goto out;
+    }
+    created = 1;
+    errno = 0;
+    if (fwrite(header, 1, header_len, f) != header_len ||
+        (count > 0 && write_le(f, data, count, itemsize) != 0) || fflush(f) != 0) {
+        ret = io_error(path, "write failed");
+        goto out;
+    }
+    /* fclose() can report a deferred write error (NFS, a full disk): it must be checked. */
+    errno = 0;
+    if (fclose(f) != 0) {
+        f = NULL;
+        ret = io_error(path, "write failed");
+        goto out;
+    }
+    f = NULL;
+    /* Readers see the old file or the whole new one, never a partial write. */
+    errno = 0;
+    if (rename(tmp, path) != 0) {
+        ret = io_error(path, "cannot rename temporary file");
+        goto out;
+    }
+    created = 0;
+    ret = CP_OK;
+out:
+    if (f)
+        fclose(f);
+    if (created)
+        remove(tmp);
+    free(tmp);
+    return ret;
+}
+
+/* ---- reading ---- */
+
+struct hdr_parser {
+    const char *path;
+    const char *start, *p, *end;
+};
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || is_digit(c);
+}
+
+/*
+ * Copies untrusted header text into a message: printable ASCII as is, anything else as \xNN,
+ * cut at the buffer's end with "...".
+ */
+static const char *sanitize(char *dst, size_t cap, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (o + 8 >= cap) {
+            memcpy(dst + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            dst[o++] = (char)c;
+        } else {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[c >> 4];
+            dst[o++] = hex[c & 15];
+        }
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+static int malformed(const struct hdr_parser *ps, const char *what)
+{
+    return cp_err_set(CP_FAIL_USAGE, "%s: malformed header: %s at byte %td of the header", ps->path,
+                      what, ps->p - ps->start);
+}
+
+static void skip_space(struct hdr_parser *ps)
+{
+    while (ps->p < ps->end && is_space(*ps->p))
+        ps->p++;
+}
+
+/* Consumes c after optional white space. */
+static int accept(struct hdr_parser *ps, char c)
+{
+    skip_space(ps);
+    if (ps->p < ps->end && *ps->p == c) {
+        ps->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * A Python string literal in single or double quotes. Escapes are refused rather than decoded:
+ * no key or accepted dtype needs one.
+ */
+static int parse_string(struct hdr_parser *ps, const char **s, size_t *n)
+{
+    char q;
+
+    skip_space(ps);
+    if (ps->p >= ps->end || (*ps->p != '\'' && *ps->p != '"'))
+        return 0;
+    q = *ps->p++;
+    *s = ps->p;
+    while (ps->p < ps->end && *ps->p != q) {
+        if (*ps->p == '\\' || *ps->p == '\n')
+            return 0;
+        ps->p++;
+    }
+    if (ps->p >= ps->end)
+        return 0;
+    *n = (size_t)(ps->p - *s);
+    ps->p++;
+    return 1;
+}
+
+static int parse_ident(struct hdr_parser *ps, const char **s, size_t *n)
+{
+    skip_space(ps);
+    *s = ps->p;
+    while (ps->p < ps->end && is_ident(*ps->p))
+        ps->p++;
+    *n = (size_t)(ps->p - *s);
+    return *n > 0;
+}
+
+static int equals(const char *s, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/* A non-negative decimal integer, with the 'L' that Python 2 numpy wrote after longs. */
+static int parse_dim(struct hdr_parser *ps, size_t *v)
+{
+    size_t x = 0;
+
+    skip_space(ps);
+    if (ps->p >= ps->end || !is_digit(*ps->p))
+        return malformed(ps, "expected a non-negative integer in the shape");
+    while (ps->p < ps->end && is_digit(*ps->p)) {
+        size_t d = (size_t)(*ps->p - '0');
+
+        if (x > (SIZE_MAX - d) / 10)
+            return cp_err_set(CP_FAIL_USAGE, "%s: shape dimension overflows size_t", ps->path);
+        x = x * 10 + d;
+        ps->p++;
+    }
+    if (ps->p < ps->end && (*ps->p == 'L' || *ps->p == 'l'))
+        ps->p++;
+    *v = x;
+    return CP_OK;
+}
+
+static int parse_shape(struct hdr_parser *ps, cp_npy *a)
+{
+    int n = 0;
+    int trailing_comma = 0;
+    int ret;
+
+    if (!accept(ps, '('))
+        return malformed(ps, "shape is not a tuple");
+    if (accept(ps, ')'))
+        goto done;
+    for (;;) {
+        size_t v = 0;
+
+        if (n == CP_NPY_MAX_DIMS)
+            return cp_err_set(CP_FAIL_USAGE, "%s: too many dimensions (more than %d)", ps->path,
+                              CP_NPY_MAX_DIMS);
+        ret = parse_dim(ps, &v);
+        if (ret != CP_OK)
+            return ret;
+        a->shape[n++] = v;
+        if (accept(ps, ',')) {
+            if (accept(ps, ')')) {
+                trailing_comma = 1;
+                break;
+            }
+            continue;
+        }
+        if (accept(ps, ')'))
+            break;
+        return malformed(ps, "expected ',' or ')' in the shape");
+    }
+    /* "(5)" is the integer 5 in Python, not a tuple: numpy itself refuses it. */
+    if (n == 1 && !trailing_comma)
+        return malformed(ps, "shape is not a tuple (a 1-d shape needs a trailing comma)");
+done:
+    a->ndim = n;
+    return CP_OK;
+}
+
+/*
+ * The accepted descrs: '<f4' '<f8' '<i4' '<i8'. The native-order spellings ('f4', '=f4', and
+ * '|f4', which numpy treats as native for multi-byte types) mean the same thing on a
+ * little-endian host and are accepted there.
+ */
+static int parse_dtype(const char *path, const char *s, size_t n, enum cp_dtype *t)
+{
+    char shown[64];
+    const char *d = s;
+    size_t dn = n;
+
+    if (dn > 0 && (d[0] == '<' || ((d[0] == '=' || d[0] == '|') && host_is_little_endian()))) {
+        d++;
+        dn--;
+    } else if (dn > 0 && !host_is_little_endian()) {
+        dn = 0; /* a bare 'f4' would be big-endian here */
+    }
+    if (equals(d, dn, "f4"))
+        *t = CP_F32;
+    else if (equals(d, dn, "f8"))
+        *t = CP_F64;
+    else if (equals(d, dn, "i4"))
+        *t = CP_I32;
+    else if (equals(d, dn, "i8"))
+        *t = CP_I64;
+    else
+        return cp_err_set(CP_FAIL_USAGE, "%s: unsupported dtype '%s'%s", path,
+                          sanitize(shown, sizeof(shown), s, n),
+                          n > 0 && s[0] == '>' ? " (big-endian)" : "");
+    return CP_OK;
+}
+
+/*
+ * The header is a Python dict literal with the keys 'descr', 'fortran_order' and 'shape' in
+ * any order, an optional trailing comma and white space anywhere. This is the whole grammar
+ * numpy writes, so it is parsed by hand instead of evaluating Python.
+ */
+static int parse_header(const char *path, const char *hdr, size_t len, cp_npy *a)
+{
+    struct hdr_parser ps = {path, hdr, hdr, hdr + len};
+    const char *descr = NULL;
+    size_t descr_len = 0;
+    int have_order = 0, have_shape = 0, fortran = 0;
+    int ret;
+
+    if (!accept(&ps, '{'))
+        return malformed(&ps, "expected '{'");
+    if (accept(&ps, '}'))
+        goto end;
+    for (;;) {
+        const char *key, *val;
+        size_t key_len, val_len;
+        char shown[64];
+
+        if (!parse_string(&ps, &key, &key_len))
+            return malformed(&ps, "expected a quoted key");
+        if (!accept(&ps, ':'))
+            return malformed(&ps, "expected ':'");
+        if (equals(key, key_len, "descr")) {
+            if (descr)
+                return malformed(&ps, "duplicate key 'descr'");
+            if (!parse_string(&ps, &descr, &descr_len))
+                return cp_err_set(CP_FAIL_USAGE,
+                                  "%s: unsupported dtype (descr is not a simple type string)",
+                                  path);
+        } else if (equals(key, key_len, "fortran_order")) {
+            if (have_order)
+                return malformed(&ps, "duplicate key 'fortran_order'");
+            have_order = 1;
+            if (!parse_ident(&ps, &val, &val_len))
+                return malformed(&ps, "fortran_order is not True or False");
+            if (equals(val, val_len, "True"))
+                fortran = 1;
+            else if (!equals(val, val_len, "False"))
+                return malformed(&ps, "fortran_order is not True or False");
+        } else if (equals(key, key_len, "shape")) {
+            if (have_shape)
+                return malformed(&ps, "duplicate key 'shape'");
+            have_shape = 1;
+            ret = parse_shape(&ps, a);
+            if (ret != CP_OK)
+                return ret;
+        } else {
+            return cp_err_set(CP_FAIL_USAGE, "%s: malformed header: unexpected key '%s'", path,
+                              sanitize(shown, sizeof(shown), key, key_len));
+        }
+        if (accept(&ps, ',')) {
+            if (accept(&ps, '}'))
+                break;
+            continue;
+        }
+        if (accept(&ps, '}'))
+            break;
+        return malformed(&ps, "expected ',' or '}'");
+    }
+end:
+    skip_space(&ps);
+    if (ps.p != ps.end)
+        return malformed(&ps, "unexpected text after the dict");
+    if (!descr)
+        return cp_err_set(CP_FAIL_USAGE, "%s: malformed header: no 'descr'", path);
+    if (!have_order)
+        return cp_err_set(CP_FAIL_USAGE, "%s: malformed header: no 'fortran_order'", path);
+    if (!have_shape)
+        return cp_err_set(CP_FAIL_USAGE, "%s: malformed header: no 'shape'", path);
+    ret = parse_dtype(path, descr, descr_len, &a->dtype);
+    if (ret != CP_OK)
+        return ret;
+    if (fortran)
+        return cp_err_set(CP_FAIL_USAGE, "%s: not C-ordered (fortran_order is True)", path);
+    return CP_OK;
+}
+
+/*
+ * Reads exactly n bytes. A short read is CP_FAIL_RUNTIME for an I/O error and CP_OK with
+ * *got < n at end of file, which the caller reports as malformed.
+ */
+static int read_bytes(FILE *f, const char *path, void *buf, size_t n, size_t *got)
+{
+    errno = 0;
+    *got = fread(buf, 1, n, f);
+    if (*got < n && ferror(f))
+        return io_error(path, "read failed");
+    return CP_OK;
+}
+
+int cp_npy_read(const char *path, cp_npy *out)
+{
+    unsigned char pre[12];
+    size_t got, len_bytes, hlen, data_off, itemsize, nbytes;
+    char *hdr = NULL;
+    FILE *f = NULL;
+    struct stat st;
+    int regular;
+    cp_npy a;
+    int ret;
+
+    memset(&a, 0, sizeof(a));
+    if (!out)
+        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no output");
+    memset(out, 0, sizeof(*out));
+    if (!path)
+        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no path");
+
+    errno = 0;
+    f = fopen(path, "rb");
+    if (!f)
+        return io_error(path, "cannot open");
+    errno = 0;
+    if (fstat(fileno(f), &st) != 0) {
+        ret = io_error(path, "cannot stat");
+        goto out;
+    }
+    /* The size is known up front only for regular files; pipes are checked as they read. */
+    regular = S_ISREG(st.st_mode);
+
+    ret = read_bytes(f, path, pre, 8, &got);
+    if (ret != CP_OK)
+        goto out;
+    if (got < NPY_MAGIC_LEN || memcmp(pre, npy_magic, NPY_MAGIC_LEN) != 0) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: not a .npy file (bad magic)", path);
+        goto out;
+    }
+    if (got < 8) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: truncated header (file ends in the preamble)", path);
+        goto out;
+    }
+    /* 2.0 only widens the header length to 32 bits; 3.0 only allows UTF-8 in the header. */
+    if (pre[7] == 0 && pre[6] == 1) {
+        len_bytes = 2;
+    } else if (pre[7] == 0 && (pre[6] == 2 || pre[6] == 3)) {
+        len_bytes = 4;
+    } else {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: unsupported format version %u.%u", path,
+                         (unsigned)pre[6], (unsigned)pre[7]);
+        goto out;
+    }
+    ret = read_bytes(f, path, pre + 8, len_bytes, &got);
+    if (ret != CP_OK)
+        goto out;
+    if (got < len_bytes) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: truncated header (file ends in the preamble)", path);
+        goto out;
+    }
+    hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
+    if (len_bytes == 4)
+        hlen |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+    data_off = 8 + len_bytes + hlen;
+    if (hlen > NPY_MAX_HEADER) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: header length %zu is too large", path, hlen);
+        goto out;
+    }
+    if (regular && (uintmax_t)st.st_size < data_off) {
+        uintmax_t size = (uintmax_t)st.st_size;
+
+        ret = cp_err_set(CP_FAIL_USAGE,
+                         "%s: truncated header: header length %zu but only %ju bytes follow "
+                         "the preamble",
+                         path, hlen, size > 8 + len_bytes ? size - (8 + len_bytes) : 0);
+        goto out;
+    }
+    hdr = malloc(hlen + 1);
+    if (!hdr) {
+        ret = cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", path);
+        goto out;
+    }
+    ret = read_bytes(f, path, hdr, hlen, &got);
+    if (ret != CP_OK)
+        goto out;
+    if (got < hlen) {
+        ret = cp_err_set(CP_FAIL_USAGE,
+                         "%s: truncated header: header length %zu but only %zu bytes follow "
+                         "the preamble",
+                         path, hlen, got);
+        goto out;
+    }
+    hdr[hlen] = '\0';
+
+    ret = parse_header(path, hdr, hlen, &a);
+    if (ret != CP_OK)
+        goto out;
+    itemsize = cp_dtype_size(a.dtype);
+    if (!shape_count(a.ndim, a.shape, itemsize, &a.count)) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: shape overflows size_t", path);
+        goto out;
+    }
+    nbytes = a.count * itemsize;
+    /* Checked before allocating, so that a lying header cannot ask for terabytes. */
+    if (regular) {
+        uintmax_t avail = (uintmax_t)st.st_size - data_off;
+
+        if (avail < nbytes) {
+            ret = cp_err_set(CP_FAIL_USAGE, "%s: truncated: expected %zu data bytes, found %ju",
+                             path, nbytes, avail);
+            goto out;
+        }
+        if (avail > nbytes) {
+            ret =
+                cp_err_set(CP_FAIL_USAGE, "%s: trailing bytes: expected %zu data bytes, found %ju",
+                           path, nbytes, avail);
+            goto out;
+        }
+    }
+    /* Never NULL on success, so that callers may memcpy from an empty array. */
+    a.data = malloc(nbytes > 0 ? nbytes : 1);
+    if (!a.data) {
+        ret = cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory for %zu data bytes", path, nbytes);
+        goto out;
+    }
+    ret = read_bytes(f, path, a.data, nbytes, &got);
+    if (ret != CP_OK)
+        goto out;
+    if (got < nbytes) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: truncated: expected %zu data bytes, found %zu", path,
+                         nbytes, got);
+        goto out;
+    }
+    /* A pipe, or a file that grew since fstat(). */
+    errno = 0;
+    if (fgetc(f) != EOF) {
+        ret = cp_err_set(CP_FAIL_USAGE, "%s: trailing bytes: expected %zu data bytes, found more",
+                         path, nbytes);
+        goto out;
+    }
+    if (ferror(f)) {
+        ret = io_error(path, "read failed");
+        goto out;
+    }
+    if (!host_is_little_endian())
+        swap_bytes(a.data, a.count, itemsize);
+
+    *out = a;
+    a.data = NULL;
+    ret = CP_OK;
+out:
+    free(a.data);
+    free(hdr);
+    if (f)
+        fclose(f);
+    return ret;
+}
+
+void cp_npy_free(cp_npy *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,165 @@
+#include "clparity/report.h"
+
+#include "clparity/device.h"
+#include "clparity/error.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char *argv_line;
+
+const char *cp_version(void)
+{
+    return CLPARITY_VERSION;
+}
+
+const char *cp_git_hash(void)
+{
+    return CLPARITY_GIT_HASH;
+}
+
+void cp_provenance_set_argv(int argc, char *const *argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; ++i)
+        len += strlen(argv[i]) + 1;
+    free(argv_line);
+    argv_line = calloc(len, 1);
+    if (!argv_line)
+        return;
+    for (int i = 0; i < argc; ++i) {
+        if (i)
+            strcat(argv_line, " ");
+        strcat(argv_line, argv[i]);
+    }
+}
+
+static void add_icds(cJSON *prov)
+{
+    const char *dir = getenv("OCL_ICD_VENDORS");
+    if (!dir || !dir[0])
+        dir = "/etc/OpenCL/vendors";
+    cJSON *icd = cJSON_AddObjectToObject(prov, "icd");
+    if (!icd)
+        return;
+    cJSON_AddStringToObject(icd, "dir", dir);
+    cJSON *files = cJSON_AddArrayToObject(icd, "files");
+    DIR *d = opendir(dir);
+    if (!d || !files) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t n = strlen(ent->d_name);
+        if (n < 5 || strcmp(ent->d_name + n - 4, ".icd") != 0)
+            continue;
+        char path[4096], lib[1024] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(lib, sizeof lib, f))
+                lib[0] = '\0';
+            fclose(f);
+        }
+        lib[strcspn(lib, "\n")] = '\0';
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "file", ent->d_name);
+        cJSON_AddStringToObject(o, "library", lib);
+        cJSON_AddItemToArray(files, o);
+    }
+    closedir(d);
+}
+
+void *cp_provenance_json(const char *build_options)
+{
+    cJSON *p = cJSON_CreateObject();
+    if (!p)
+        return NULL;
+    cJSON_AddStringToObject(p, "clparity_version", cp_version());
+    cJSON_AddStringToObject(p, "git_hash", cp_git_hash());
+    cJSON_AddStringToObject(p, "command", argv_line ? argv_line : "");
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(p, "date", date);
+    char cpu[256];
+    cp_host_cpu_name(cpu, sizeof cpu);
+    cJSON_AddStringToObject(p, "host_cpu", cpu);
+    add_icds(p);
+    cJSON *env = cJSON_AddObjectToObject(p, "environment");
+    static const char *const prefixes[] = {"OCL_ICD_VENDORS=", "POCL_", "OPENBLAS_", "CLPARITY_"};
+    for (char **e = environ; env && e && *e; ++e)
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i) {
+            if (strncmp(*e, prefixes[i], strlen(prefixes[i])) != 0)
+                continue;
+            const char *eq = strchr(*e, '=');
+            if (!eq)
+                continue;
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+            cJSON_AddStringToObject(env, key, eq + 1);
+        }
+    cJSON_AddStringToObject(p, "kernel_build_options", build_options ? build_options : "");
+    return p;
+}
+
+int cp_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
+        return CP_OK;
+    }
+    size_t plen = strlen(path) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
+    snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+    int st = CP_OK;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        goto out_free;
+    }
+    bool ok = fwrite(data, 1, len, f) == len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok)
+            saved = errno;
+        remove(tmp);
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
+    }
+out_free:
+    free(tmp);
+    return st;
+}
+
+int cp_json_write(const char *path, const void *json)
+{
+    char *text = cJSON_Print((const cJSON *)json);
+    if (!text)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);
+    size_t n = strlen(text);
+    text[n] = '\n'; /* cJSON's terminator becomes the final newline */
+    int st = cp_file_write_atomic(path, text, n + 1);
+    cJSON_free(text);
+    return st;
+}

@@ -1,0 +1,156 @@
+#include "clparity/select.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; ++hay)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* "P" or "P:D" with decimal digits only. */
+static bool parse_index(const char *s, long *p, long *d)
+{
+    const char *c = s;
+    if (!isdigit((unsigned char)*c))
+        return false;
+    errno = 0;
+    char *end;
+    *p = strtol(c, &end, 10);
+    if (errno)
+        return false;
+    *d = -1;
+    if (*end == '\0')
+        return true;
+    if (*end != ':' || !isdigit((unsigned char)end[1]))
+        return false;
+    *d = strtol(end + 1, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+/* One selector (no commas). Returns how many devices it matched. */
+static size_t match_one(const cp_devlist *l, const char *sel, bool *chosen)
+{
+    static const struct {
+        const char *word;
+        cl_device_type bit;
+    } types[] = {{"gpu", CL_DEVICE_TYPE_GPU},
+                 {"cpu", CL_DEVICE_TYPE_CPU},
+                 {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
+    size_t hits = 0;
+    if (strcasecmp(sel, "all") == 0) {
+        for (size_t i = 0; i < l->n; ++i, ++hits)
+            chosen[i] = true;
+        return hits;
+    }
+    if (strcasecmp(sel, "host") == 0) {
+        for (size_t i = 0; i < l->n; ++i)
+            if (l->v[i].kind == CP_DEV_HOST) {
+                chosen[i] = true;
+                hits++;
+            }
+        return hits;
+    }
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
+        if (strcasecmp(sel, types[t].word) != 0)
+            continue;
+        /* A simulator claims every type at once, so a type keyword passes it over. */
+        for (size_t i = 0; i < l->n; ++i)
+            if (l->v[i].kind == CP_DEV_OPENCL && !l->v[i].simulator &&
+                (l->v[i].type & types[t].bit)) {
+                chosen[i] = true;
+                hits++;
+            }
+        return hits;
+    }
+    long p, d;
+    if (parse_index(sel, &p, &d)) {
+        for (size_t i = 0; i < l->n; ++i)
+            if (l->v[i].kind == CP_DEV_OPENCL && l->v[i].plat_idx == p &&
+                (d < 0 || l->v[i].dev_idx == d)) {
+                chosen[i] = true;
+                hits++;
+            }
+        return hits;
+    }
+    for (size_t i = 0; i < l->n; ++i) {
+        const cp_device *v = &l->v[i];
+        if (v->kind == CP_DEV_OPENCL &&
+            (contains_ci(v->platform, sel) || contains_ci(v->platform_vendor, sel) ||
+             contains_ci(v->vendor, sel) || contains_ci(v->name, sel))) {
+            chosen[i] = true;
+            hits++;
+        }
+    }
+    return hits;
+}
+
+static int select_list(const cp_devlist *l, const char *list, bool *chosen)
+{
+    size_t len = strlen(list);
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory parsing selectors");
+    memcpy(copy, list, len + 1);
+    int st = CP_OK;
+    char *start = copy;
+    for (;;) {
+        char *comma = strchr(start, ',');
+        if (comma)
+            *comma = '\0';
+        /* Leading and trailing blanks are the shell's or the user's slip, not part of a name. */
+        while (isspace((unsigned char)*start))
+            start++;
+        size_t n = strlen(start);
+        while (n && isspace((unsigned char)start[n - 1]))
+            start[--n] = '\0';
+        if (n == 0) {
+            st = cp_err_set(CP_FAIL_USAGE, "empty device selector in '%s'", list);
+            break;
+        }
+        if (match_one(l, start, chosen) == 0) {
+            st = cp_err_set(CP_FAIL_USAGE, "device selector '%s' matches no device", start);
+            break;
+        }
+        if (!comma)
+            break;
+        start = comma + 1;
+    }
+    free(copy);
+    return st;
+}
+
+int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const char *env_default,
+              bool *chosen)
+{
+    for (size_t i = 0; i < l->n; ++i)
+        chosen[i] = false;
+    if (nsel == 0 && env_default && env_default[0]) {
+        int st = select_list(l, env_default, chosen);
+        if (st != CP_OK) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", cp_err_msg());
+            return cp_err_set(st, "CLPARITY_DEVICES: %s", why);
+        }
+        return CP_OK;
+    }
+    if (nsel == 0) {
+        for (size_t i = 0; i < l->n; ++i)
+            chosen[i] = !l->v[i].simulator;
+        return CP_OK;
+    }
+    for (size_t s = 0; s < nsel; ++s) {
+        int st = select_list(l, sels[s], chosen);
+        if (st != CP_OK)
+            return st;
+    }
+    return CP_OK;
+}

@@ -1,0 +1,135 @@
+/* runtime/engines: every engine against host:f64 on the first OpenCL device (PoCL in ctest)
+ * at several shapes, odd ones too; cl:own bit for bit equal to host:exact; DESIGN's ReLU on
+ * the device. CLBlast's shapes stay in this one process: it compiles for seconds in each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clparity/metrics.h"
+#include "engine_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static cp_devlist devs;
+static const cp_device *cl_dev, *host;
+
+static void check_shape(int d, int layers, int batch)
+{
+    cp_model m;
+    float *x = NULL;
+    assert_int_equal(cp_model_builtin(&m, d, layers, 1337, 1.0f), CP_OK);
+    assert_int_equal(cp_model_input(batch, d, 1337, &x), CP_OK);
+    double *ref = run_engine("host:f64", host, &m, x, batch);
+    assert_non_null(ref);
+    float *exact = run_engine("host:exact", host, &m, x, batch);
+    assert_non_null(exact);
+    static const char *const f32_engines[] = {"cl:own", "cl:clblast", "host:openblas",
+                                              "host:exact"};
+    for (size_t e = 0; e < 4; ++e) {
+        const cp_device *dev = strncmp(f32_engines[e], "cl:", 3) == 0 ? cl_dev : host;
+        float *y = run_engine(f32_engines[e], dev, &m, x, batch);
+        assert_non_null(y);
+        cp_metrics met;
+        assert_int_equal(cp_metrics_compute(y, ref, (size_t)batch, (size_t)d, false, &met), CP_OK);
+        if (!(met.rel_to_max <= 1e-5) || met.nan || met.inf)
+            fail_msg("%s d=%d L=%d B=%d: rel_to_max %g (nan %zu inf %zu)", f32_engines[e], d,
+                     layers, batch, met.rel_to_max, met.nan, met.inf);
+        if (strcmp(f32_engines[e], "cl:own") == 0 &&
+            memcmp(y, exact, (size_t)batch * (size_t)d * sizeof(float)) != 0)
+            fail_msg("cl:own differs from host:exact at d=%d L=%d B=%d", d, layers, batch);
+        free(y);
+    }
+    free(exact);
+    free(ref);
+    free(x);
+    cp_model_free(&m);
+}
+
+static void test_shapes(void **state)
+{
+    (void)state;
+    static const int ds[] = {1, 3, 64, 257};
+    static const int bs[] = {1, 5};
+    static const int ls[] = {1, 8};
+    for (size_t i = 0; i < 4; ++i)
+        for (size_t j = 0; j < 2; ++j)
+            for (size_t k = 0; k < 2; ++k)
+                check_shape(ds[i], ls[k], bs[j]);
+}
+
+static float from_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* One 1×1 layer with W = 1: y = relu(x) (and x + relu(x) with the residual), through the
+ * kernel's fma and ReLU, for NaN, denormals, infinities and both zeros. */
+static void test_relu_on_device(void **state)
+{
+    (void)state;
+    float params[1] = {1.0f};
+    cp_layer layer = {.in = 1, .out = 1, .w_off = 0, .act = CP_ACT_RELU, .residual = false};
+    cp_model m = {.n_layers = 1,
+                  .layers = &layer,
+                  .params = params,
+                  .n_params = 1,
+                  .in_width = 1,
+                  .out_width = 1,
+                  .max_width = 1,
+                  .d = 1};
+    float x[] = {NAN,   from_bits(5), from_bits(0x80000005u), -1.0f, 2.0f, INFINITY, -INFINITY,
+                 -0.0f, 0.0f};
+    const uint32_t want[] = {0, 5, 0, 0, 0x40000000u, 0x7f800000u, 0, 0, 0};
+    int batch = (int)(sizeof x / sizeof x[0]);
+    for (int residual = 0; residual < 2; ++residual) {
+        layer.residual = residual;
+        float *own = run_engine("cl:own", cl_dev, &m, x, batch);
+        float *ex = run_engine("host:exact", host, &m, x, batch);
+        assert_non_null(own);
+        assert_non_null(ex);
+        for (int i = 0; i < batch; ++i) {
+            uint32_t a, b;
+            memcpy(&a, &own[i], 4);
+            memcpy(&b, &ex[i], 4);
+            if (i == 0) {
+                assert_true(isnan(own[i]) && isnan(ex[i])); /* NaN propagates */
+                continue;
+            }
+            if (a != b)
+                fail_msg("residual=%d x[%d]=%a: cl:own %08x host:exact %08x", residual, i,
+                         (double)x[i], a, b);
+            if (!residual && a != want[i])
+                fail_msg("relu(%a) gave %08x, want %08x", (double)x[i], a, want[i]);
+        }
+        free(own);
+        free(ex);
+    }
+}
+
+int main(void)
+{
+    if (cp_devlist_enumerate(&devs) != CP_OK) {
+        fprintf(stderr, "%s\n", cp_err_msg());
+        return 1;
+    }
+    cl_dev = find_kind(&devs, CP_DEV_OPENCL);
+    host = find_kind(&devs, CP_DEV_HOST);
+    if (!cl_dev) {
+        fprintf(stderr, "no OpenCL device: skipped\n");
+        cp_devlist_free(&devs);
+        return TEST_SKIP;
+    }
+    fprintf(stderr, "OpenCL device: %s (%s)\n", cl_dev->name, cl_dev->platform);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_relu_on_device),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    cp_devlist_free(&devs);
+    return rc;
+}

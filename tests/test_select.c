@@ -1,0 +1,174 @@
+/* runtime/select: every selector form, every error, precedence and the default set, on a
+ * made-up device list (no OpenCL needed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clparity/select.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* P0 Oclgrind (a simulator claiming every type), P1 PoCL (CPU named "pthread-gpu-1"),
+ * P2 NVIDIA with two GPUs, then host. */
+static cp_devlist make_list(cp_device *v)
+{
+    memset(v, 0, 5 * sizeof *v);
+    struct {
+        int p, d;
+        const char *plat, *pvendor, *name, *vendor;
+        cl_device_type type;
+        bool sim;
+    } rows[] = {
+        {0, 0, "Oclgrind", "Oclgrind", "Oclgrind Simulator", "Oclgrind",
+         CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR, true},
+        {1, 0, "Portable Computing Language", "The pocl project", "pthread-gpu-1", "AuthenticAMD",
+         CL_DEVICE_TYPE_CPU, false},
+        {2, 0, "NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H100 80GB HBM3", "NVIDIA Corporation",
+         CL_DEVICE_TYPE_GPU, false},
+        {2, 1, "NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA A100-SXM4", "NVIDIA Corporation",
+         CL_DEVICE_TYPE_GPU, false},
+    };
+    for (int i = 0; i < 4; ++i) {
+        v[i].kind = CP_DEV_OPENCL;
+        v[i].plat_idx = rows[i].p;
+        v[i].dev_idx = rows[i].d;
+        snprintf(v[i].platform, sizeof v[i].platform, "%s", rows[i].plat);
+        snprintf(v[i].platform_vendor, sizeof v[i].platform_vendor, "%s", rows[i].pvendor);
+        snprintf(v[i].name, sizeof v[i].name, "%s", rows[i].name);
+        snprintf(v[i].vendor, sizeof v[i].vendor, "%s", rows[i].vendor);
+        v[i].type = rows[i].type;
+        v[i].simulator = rows[i].sim;
+    }
+    v[4].kind = CP_DEV_HOST;
+    v[4].plat_idx = v[4].dev_idx = -1;
+    snprintf(v[4].name, sizeof v[4].name, "host");
+    cp_devlist l = {v, 5};
+    return l;
+}
+
+/* Selects and returns the chosen set as a 5-character mask string like "01001". */
+static int sel(const char *const *sels, size_t n, const char *env, char mask[6])
+{
+    cp_device v[5];
+    cp_devlist l = make_list(v);
+    bool chosen[5];
+    int st = cp_select(&l, sels, n, env, chosen);
+    for (int i = 0; i < 5; ++i)
+        mask[i] = chosen[i] ? '1' : '0';
+    mask[5] = '\0';
+    return st;
+}
+
+static void expect(const char *selector, const char *want)
+{
+    char mask[6];
+    const char *s[] = {selector};
+    assert_int_equal(sel(s, 1, NULL, mask), CP_OK);
+    assert_string_equal(mask, want);
+}
+
+static void expect_error(const char *selector, const char *needle)
+{
+    char mask[6];
+    const char *s[] = {selector};
+    assert_int_equal(sel(s, 1, NULL, mask), CP_FAIL_USAGE);
+    assert_non_null(strstr(cp_err_msg(), needle));
+}
+
+static void test_keywords(void **state)
+{
+    (void)state;
+    expect("all", "11111");
+    expect("ALL", "11111");
+    expect("host", "00001");
+    expect("gpu", "00110"); /* the simulator's claim to be a GPU is passed over */
+    expect("cpu", "01000");
+    expect("Cpu", "01000");
+    expect_error("accelerator", "'accelerator' matches no device");
+}
+
+static void test_indices(void **state)
+{
+    (void)state;
+    expect("0", "10000"); /* a simulator is included by index */
+    expect("1", "01000");
+    expect("2", "00110");
+    expect("2:1", "00010");
+    expect("1:0", "01000");
+    expect_error("2:5", "'2:5' matches no device");
+    expect_error("7", "'7' matches no device");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    expect("h100", "00100");
+    expect("NVIDIA", "00110");       /* platform and device names */
+    expect("the pocl", "01000");     /* platform vendor */
+    expect("authenticamd", "01000"); /* device vendor */
+    expect("oclgrind", "10000");     /* a simulator is included by name */
+    expect("Portable Computing", "01000");
+    expect_error("nosuchdevice", "'nosuchdevice' matches no device");
+    /* "2:x" is not an index: it is a name, and no name holds it */
+    expect_error("2:x", "'2:x' matches no device");
+}
+
+static void test_precedence(void **state)
+{
+    (void)state;
+    /* "gpu" is a keyword before it is a substring of "pthread-gpu-1" */
+    expect("gpu", "00110");
+    /* "1" is an index before it is a substring of "pthread-gpu-1" */
+    expect("1", "01000");
+    /* "-1" is no index: it is a name, found in "pthread-gpu-1" */
+    expect("-1", "01000");
+}
+
+static void test_lists(void **state)
+{
+    (void)state;
+    char mask[6];
+    expect("host,1", "01001");
+    expect("host, 2:0 ", "00101"); /* blanks around an item are ignored */
+    const char *rep[] = {"host", "h100", "0"};
+    assert_int_equal(sel(rep, 3, NULL, mask), CP_OK);
+    assert_string_equal(mask, "10101");
+    expect_error("host,,1", "empty device selector");
+    expect_error("host,nosuch", "'nosuch' matches no device");
+    expect_error("", "empty device selector");
+}
+
+static void test_default(void **state)
+{
+    (void)state;
+    char mask[6];
+    /* every non-simulator device plus host */
+    assert_int_equal(sel(NULL, 0, NULL, mask), CP_OK);
+    assert_string_equal(mask, "01111");
+    assert_int_equal(sel(NULL, 0, "", mask), CP_OK);
+    assert_string_equal(mask, "01111");
+    /* CLPARITY_DEVICES replaces the default... */
+    assert_int_equal(sel(NULL, 0, "gpu,host", mask), CP_OK);
+    assert_string_equal(mask, "00111");
+    /* ...but not explicit selectors */
+    const char *s[] = {"1"};
+    assert_int_equal(sel(s, 1, "gpu", mask), CP_OK);
+    assert_string_equal(mask, "01000");
+    /* a bad CLPARITY_DEVICES is an error that names the variable */
+    assert_int_equal(sel(NULL, 0, "nosuch", mask), CP_FAIL_USAGE);
+    assert_non_null(strstr(cp_err_msg(), "CLPARITY_DEVICES"));
+    assert_non_null(strstr(cp_err_msg(), "'nosuch'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keywords), cmocka_unit_test(test_indices),
+        cmocka_unit_test(test_names),    cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_lists),    cmocka_unit_test(test_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

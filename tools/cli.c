@@ -1,0 +1,177 @@
+#include "cli.h"
+
+#include "clparity/report.h"
+#include "clparity/select.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cli_common_help[] =
+    "  --runs N         timed runs (default 10)\n"
+    "  --warmup W       warm-up runs before them (default 2)\n"
+    "  --json FILE      write the results as JSON ('-' for stdout)\n"
+    "  --save DIR       write inputs, weights, every result (.npy) and index.json\n"
+    "  --version        print the version and exit\n"
+    "  -h, --help       print this help and exit\n";
+
+int cli_fail(const char *cmd, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "clparity %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return status;
+}
+
+int cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0')
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not an integer", opt, s);
+    if (errno == ERANGE || v < min || v > max)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is out of range (%ld..%ld)", opt, s, min, max);
+    *out = v;
+    return CP_OK;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (s[0] == '-')
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' must not be negative", opt, s);
+    unsigned long long v = strtoull(s, &end, 0);
+    if (end == s || *end != '\0')
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not an integer", opt, s);
+    if (errno == ERANGE)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is out of range (0..2^64-1)", opt, s);
+    *out = (uint64_t)v;
+    return CP_OK;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max,
+                     double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not a number", opt, s);
+    if (errno == ERANGE || !isfinite(v) || v < min || v > max)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is out of range (%g..%g)", opt, s, min, max);
+    *out = v;
+    return CP_OK;
+}
+
+int cli_select_devices(const char *cmd, char **sels, size_t nsel, cp_devlist *devs, bool **chosen)
+{
+    *chosen = NULL;
+    int st = cp_devlist_enumerate(devs);
+    if (st != CP_OK)
+        return cli_fail(cmd, st, "%s", cp_err_msg());
+    *chosen = calloc(devs->n, sizeof **chosen);
+    if (!*chosen)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    st = cp_select(devs, (const char *const *)sels, nsel, getenv("CLPARITY_DEVICES"), *chosen);
+    if (st != CP_OK) {
+        cli_fail(cmd, st, "%s", cp_err_msg());
+        fprintf(stderr, "available devices:\n");
+        cp_devlist_print(devs, stderr);
+    }
+    return st;
+}
+
+static bool engine_applies(const cp_engine_info *info, const cp_devlist *devs, const bool *chosen)
+{
+    for (size_t i = 0; i < devs->n; ++i)
+        if (chosen[i] && devs->v[i].kind == info->kind)
+            return true;
+    return false;
+}
+
+int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs,
+                       const bool *chosen, bool *use)
+{
+    size_t n = cp_engine_count();
+    for (size_t i = 0; i < n; ++i)
+        use[i] = list == NULL && engine_applies(cp_engine_at(i), devs, chosen);
+    if (list == NULL)
+        return CP_OK;
+    char *copy = strdup(list);
+    if (!copy)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    int st = CP_OK;
+    char *save = NULL;
+    bool any = false;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const cp_engine_info *info = cp_engine_find(tok);
+        if (!info) {
+            char known[512] = "";
+            for (size_t i = 0; i < n; ++i)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         cp_engine_at(i)->name);
+            st = cli_fail(cmd, CP_FAIL_USAGE, "--engines: unknown engine '%s' (known: %s)", tok,
+                          known);
+            goto out;
+        }
+        if (!engine_applies(info, devs, chosen)) {
+            st = cli_fail(cmd, CP_FAIL_USAGE,
+                          "--engines: %s applies to no selected device (it runs on %s)", info->name,
+                          info->kind == CP_DEV_HOST ? "host" : "OpenCL devices");
+            goto out;
+        }
+        use[info - cp_engine_at(0)] = true;
+        any = true;
+    }
+    if (!any)
+        st = cli_fail(cmd, CP_FAIL_USAGE, "--engines: empty engine list");
+out:
+    free(copy);
+    return st;
+}
+
+int cli_check_output_dir(const char *cmd, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: cannot create %s: %s", dir, strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: %s is not writable: %s", dir,
+                        strerror(errno));
+    return CP_OK;
+}
+
+int cli_check_output_file(const char *cmd, const char *opt, const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0)
+        return CP_OK;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "%s: %s is a directory", opt, path);
+    return CP_OK;
+}
+
+void cli_print_version(void)
+{
+    printf("clparity %s (git %s)\n", cp_version(), cp_git_hash());
+}
+
+void cli_print_build_log(void)
+{
+    const char *log = cp_program_log();
+    if (log[0])
+        fprintf(stderr, "--- build log ---\n%s%s--- end of build log ---\n", log,
+                log[strlen(log) - 1] == '\n' ? "" : "\n");
+}

@@ -1,0 +1,45 @@
+/* Shared pieces of the command line: value parsing, device and engine selection. Every
+ * error prints one first line on stderr that names the problem, and returns the exit status
+ * of DESIGN.md. */
+#ifndef CLPARITY_CLI_H
+#define CLPARITY_CLI_H
+
+#include "clparity/device.h"
+#include "clparity/engine.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Prints "clparity <cmd>: <message>" on stderr and returns status. */
+int cli_fail(const char *cmd, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Integers in [min, max]: anything else (empty, trailing text, out of range) is status 2. */
+int cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max, long *out);
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max,
+                     double *out);
+
+/* Enumerates devices and applies the -d selectors (or the default). On a selector that
+ * matches nothing, the first stderr line names it and the device list follows. */
+int cli_select_devices(const char *cmd, char **sels, size_t nsel, cp_devlist *devs, bool **chosen);
+
+/* Parses --engines (NULL: every engine that applies to a selected device) into a flag per
+ * registered engine. An unknown engine, or one that applies to no selected device, is 2. */
+int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs,
+                       const bool *chosen, bool *use);
+
+/* The --runs, --warmup, --json, --save, --version and --help lines shared by commands. */
+extern const char cli_common_help[];
+
+/* Checks before any work that --save DIR can be made and written, and that --json/--csv
+ * FILE is not a directory. Status 3 (I/O) on failure. */
+int cli_check_output_dir(const char *cmd, const char *dir);
+int cli_check_output_file(const char *cmd, const char *opt, const char *path);
+
+void cli_print_version(void);
+
+/* After a failed kernel build: the compiler's log on stderr, when there is one. */
+void cli_print_build_log(void);
+
+#endif

@@ -1,0 +1,8 @@
+/* The subcommands: each parses its own options and returns an exit status. */
+#ifndef CLPARITY_CMDS_H
+#define CLPARITY_CMDS_H
+
+int cmd_devices(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,625 @@
+#include "job.h"
+
+#include "cli.h"
+
+#include "clparity/npy.h"
+#include "clparity/report.h"
+#include "clparity/select.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char job_model_help[] =
+    "  -d SEL           devices: all, host, gpu, cpu, accelerator, P:D or P (clinfo's\n"
+    "                   indices), or a substring of a platform, vendor or device name; a\n"
+    "                   comma list or repeated -d. Default: $CLPARITY_DEVICES, else every\n"
+    "                   non-simulator OpenCL device plus host\n"
+    "  --engines LIST   comma list of engines (default: every engine that applies):\n"
+    "                   cl:own, cl:clblast on OpenCL devices; host:openblas, host:exact,\n"
+    "                   host:f64 on host\n"
+    "  --d-model N      width d (default 128)\n"
+    "  --layers N       number of blocks y = x + relu(x·Wᵀ) (default 128)\n"
+    "  --batch N        rows in the batch (default 1)\n"
+    "  --seed N         generator seed (default 1337)\n"
+    "  --init-scale X   scale of PyTorch's default init bound 1/sqrt(d) (default 1.0);\n"
+    "                   below 1 keeps deep models finite\n"
+    "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n";
+
+void job_opts_defaults(struct job_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->d = 128;
+    o->layers = 128;
+    o->batch = 1;
+    o->seed = 1337;
+    o->init_scale = 1.0;
+    o->runs = 10;
+    o->warmup = 2;
+}
+
+enum {
+    OPT_ENGINES = 256,
+    OPT_DMODEL,
+    OPT_LAYERS,
+    OPT_BATCH,
+    OPT_SEED,
+    OPT_INIT_SCALE,
+    OPT_RUNS,
+    OPT_WARMUP,
+    OPT_JSON,
+    OPT_SAVE,
+    OPT_ALLOW_SLOW,
+    OPT_VERSION,
+};
+
+int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
+                   bool *handled)
+{
+    static const struct option opts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"engines", required_argument, NULL, OPT_ENGINES},
+        {"d-model", required_argument, NULL, OPT_DMODEL},
+        {"layers", required_argument, NULL, OPT_LAYERS},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"init-scale", required_argument, NULL, OPT_INIT_SCALE},
+        {"runs", required_argument, NULL, OPT_RUNS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"save", required_argument, NULL, OPT_SAVE},
+        {"allow-slow", no_argument, NULL, OPT_ALLOW_SLOW},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    *handled = false;
+    o->sels = calloc((size_t)argc, sizeof *o->sels);
+    if (!o->sels)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    int c, st = CP_OK;
+    opterr = 0;
+    optind = 1;
+    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o->sels[o->nsel++] = optarg;
+            break;
+        case OPT_ENGINES:
+            o->engines = optarg;
+            break;
+        case OPT_DMODEL:
+            st = cli_parse_long(cmd, "--d-model", optarg, 1, 65536, &o->d);
+            break;
+        case OPT_LAYERS:
+            st = cli_parse_long(cmd, "--layers", optarg, 1, 16777216, &o->layers);
+            break;
+        case OPT_BATCH:
+            st = cli_parse_long(cmd, "--batch", optarg, 1, 16777216, &o->batch);
+            break;
+        case OPT_SEED:
+            st = cli_parse_u64(cmd, "--seed", optarg, &o->seed);
+            break;
+        case OPT_INIT_SCALE:
+            st = cli_parse_double(cmd, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
+            break;
+        case OPT_RUNS:
+            st = cli_parse_long(cmd, "--runs", optarg, 1, 1000000, &o->runs);
+            break;
+        case OPT_WARMUP:
+            st = cli_parse_long(cmd, "--warmup", optarg, 0, 1000000, &o->warmup);
+            break;
+        case OPT_JSON:
+            o->json = optarg;
+            break;
+        case OPT_SAVE:
+            o->save = optarg;
+            break;
+        case OPT_ALLOW_SLOW:
+            o->allow_slow = true;
+            break;
+        case 'h':
+            help();
+            *handled = true;
+            return CP_OK;
+        case OPT_VERSION:
+            cli_print_version();
+            *handled = true;
+            return CP_OK;
+        case ':':
+            st = cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
+            break;
+        default:
+            st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+            break;
+        }
+    }
+    if (st == CP_OK && optind < argc)
+        st = cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    return st;
+}
+
+static void fmt_bytes(unsigned long long b, char *buf, size_t len)
+{
+    if (b >= (1ULL << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
+}
+
+/* Host memory: the model, the input, every result and the reference, plus the largest host
+ * engine's working set (engines run one at a time). */
+static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
+{
+    const cp_model *m = &j->model;
+    unsigned long long b = (unsigned long long)j->o.batch;
+    unsigned long long need =
+        (unsigned long long)m->n_params * 4ULL + b * (unsigned long long)m->in_width * 4ULL +
+        b * (unsigned long long)m->out_width * (4ULL * nres_f32 + 8ULL * (nres_f64 + 1));
+    unsigned long long eng_max = 0;
+    for (size_t e = 0; e < cp_engine_count(); ++e) {
+        unsigned long long tot, largest;
+        const cp_engine_info *info = cp_engine_at(e);
+        if (info->kind != CP_DEV_HOST || !(j->use[e] || strcmp(info->name, "host:f64") == 0))
+            continue;
+        cp_engine_footprint(info, m, (int)j->o.batch, &tot, &largest);
+        if (tot > eng_max)
+            eng_max = tot;
+    }
+    need += eng_max;
+    unsigned long long avail = cp_host_mem_available();
+    if (avail && need > avail) {
+        char a[32], n[32];
+        fmt_bytes(need, n, sizeof n);
+        fmt_bytes(avail, a, sizeof a);
+        return cli_fail(j->cmd, CP_FAIL_USAGE,
+                        "model too large for host memory: needs %s (%llu bytes) > MemAvailable "
+                        "%s (%llu bytes)",
+                        n, need, a, avail);
+    }
+    return CP_OK;
+}
+
+int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
+{
+    memset(j, 0, sizeof *j);
+    j->cmd = cmd;
+    j->o = *o;
+    if (o->save && cli_check_output_dir(cmd, o->save) != CP_OK)
+        return CP_FAIL_RUNTIME;
+    if (o->json && cli_check_output_file(cmd, "--json", o->json) != CP_OK)
+        return CP_FAIL_RUNTIME;
+    int st = cli_select_devices(cmd, o->sels, o->nsel, &j->devs, &j->chosen);
+    if (st != CP_OK)
+        return st;
+    j->use = calloc(cp_engine_count(), sizeof *j->use);
+    if (!j->use)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    st = cli_select_engines(cmd, o->engines, &j->devs, j->chosen, j->use);
+    if (st != CP_OK)
+        return st;
+
+    st =
+        cp_model_builtin_shape(&j->model, (int)o->d, (int)o->layers, o->seed, (float)o->init_scale);
+    if (st != CP_OK)
+        return cli_fail(cmd, st, "%s", cp_err_msg());
+
+    /* The results, in device order and then engine order. */
+    size_t nf32 = 0, nf64 = 0;
+    j->res = calloc(j->devs.n * cp_engine_count(), sizeof *j->res);
+    if (!j->res)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    double macs = cp_model_macs(&j->model, (int)o->batch);
+    for (size_t i = 0; i < j->devs.n; ++i) {
+        const cp_device *dev = &j->devs.v[i];
+        if (!j->chosen[i])
+            continue;
+        bool any = false;
+        for (size_t e = 0; e < cp_engine_count(); ++e) {
+            const cp_engine_info *info = cp_engine_at(e);
+            if (!j->use[e] || info->kind != dev->kind)
+                continue;
+            st = cp_engine_check_memory(info, dev, &j->model, (int)o->batch);
+            if (st != CP_OK)
+                return cli_fail(cmd, st, "%s", cp_err_msg());
+            struct job_result *r = &j->res[j->nres++];
+            r->dev = dev;
+            r->eng = info;
+            any = true;
+            if (info->dtype == CP_F64)
+                nf64++;
+            else
+                nf32++;
+        }
+        double total = macs * (double)(o->runs + o->warmup);
+        if (any && dev->simulator && !o->allow_slow && total > CP_SIMULATOR_MAC_LIMIT)
+            return cli_fail(cmd, CP_FAIL_USAGE,
+                            "%d:%d %s is a simulator: this run needs %.3g multiply-adds on it "
+                            "(%.3g per forward x %ld runs), over its limit of %.3g; pass "
+                            "--allow-slow, or use a smaller model or fewer --runs/--warmup",
+                            dev->plat_idx, dev->dev_idx, dev->name, total, macs,
+                            o->runs + o->warmup, CP_SIMULATOR_MAC_LIMIT);
+    }
+    st = check_host_memory(j, nf32, nf64);
+    if (st != CP_OK)
+        return st;
+
+    /* Everything that could refuse the job has been checked: now the work. */
+    st = cp_model_builtin_generate(&j->model);
+    if (st == CP_OK)
+        st = cp_model_input((int)o->batch, j->model.in_width, o->seed, &j->x);
+    if (st != CP_OK)
+        return cli_fail(cmd, st, "%s", cp_err_msg());
+    return CP_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static struct job_stats stats_of(double *v, size_t n)
+{
+    struct job_stats s = {0.0, 0.0, 0.0};
+    if (!n)
+        return s;
+    qsort(v, n, sizeof *v, cmp_double);
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return s;
+}
+
+static double median_of(double *v, size_t n)
+{
+    return stats_of(v, n).median;
+}
+
+/* One device × engine: create, warm up, time, keep the last output, destroy. */
+static int run_result(struct job *j, struct job_result *r)
+{
+    const cp_model *m = &j->model;
+    int batch = (int)j->o.batch;
+    size_t out_n = (size_t)batch * (size_t)m->out_width;
+    size_t bytes = out_n * cp_dtype_size(r->eng->dtype);
+    long total = j->o.warmup + j->o.runs;
+    double *t = calloc((size_t)j->o.runs * 4, sizeof *t);
+    r->y = malloc(bytes ? bytes : 1);
+    if (!t || !r->y) {
+        free(t);
+        return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for %s results", r->eng->name);
+    }
+    double *wall = t, *kern = t + j->o.runs, *h2d = t + 2 * j->o.runs, *d2h = t + 3 * j->o.runs;
+    cp_engine *e = NULL;
+    char label[300];
+    cp_device_label(r->dev, label, sizeof label);
+    int st = cp_engine_create(r->eng, r->dev, m, batch, &e);
+    if (st != CP_OK) {
+        st = cli_fail(j->cmd, st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+        cli_print_build_log();
+        goto out;
+    }
+    r->build_s = cp_engine_build_seconds(e);
+    r->upload_s = cp_engine_upload_seconds(e);
+    if (cp_engine_build_options(e)[0])
+        snprintf(j->build_options, sizeof j->build_options, "%s", cp_engine_build_options(e));
+    r->deterministic = true;
+    bool kernel_known = true;
+    for (long i = 0; i < total; ++i) {
+        cp_timing tm;
+        st = cp_engine_forward(e, j->x, batch, r->y, &tm);
+        if (st != CP_OK) {
+            st = cli_fail(j->cmd, st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+            goto out;
+        }
+        uint64_t h = cp_hash_fnv1a(r->y, bytes);
+        if (i > 0 && h != r->hash)
+            r->deterministic = false;
+        r->hash = h;
+        if (i < j->o.warmup)
+            continue;
+        long k = i - j->o.warmup;
+        wall[k] = tm.wall_s;
+        kern[k] = tm.kernel_s;
+        h2d[k] = tm.h2d_s;
+        d2h[k] = tm.d2h_s;
+        if (tm.kernel_s < 0.0)
+            kernel_known = false;
+    }
+    r->wall = stats_of(wall, (size_t)j->o.runs);
+    r->kernel_median = kernel_known ? median_of(kern, (size_t)j->o.runs) : -1.0;
+    r->h2d_median = median_of(h2d, (size_t)j->o.runs);
+    r->d2h_median = median_of(d2h, (size_t)j->o.runs);
+out:
+    cp_engine_destroy(e);
+    free(t);
+    return st;
+}
+
+static const cp_device *host_device(const struct job *j)
+{
+    for (size_t i = 0; i < j->devs.n; ++i)
+        if (j->devs.v[i].kind == CP_DEV_HOST)
+            return &j->devs.v[i];
+    return NULL;
+}
+
+int job_execute(struct job *j)
+{
+    int st = CP_OK;
+    for (size_t i = 0; i < j->nres; ++i) {
+        st = run_result(j, &j->res[i]);
+        if (st != CP_OK)
+            return st;
+        if (j->res[i].eng->dtype == CP_F64 && !j->ref)
+            j->ref = j->res[i].y;
+    }
+    if (!j->ref) {
+        /* host:f64 was not asked for as a result: it still is the reference. */
+        const cp_model *m = &j->model;
+        size_t n = (size_t)j->o.batch * (size_t)m->out_width;
+        double *ref = malloc(n * sizeof *ref);
+        cp_engine *e = NULL;
+        cp_timing tm;
+        if (!ref)
+            return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for the reference");
+        st = cp_engine_create(cp_engine_find("host:f64"), host_device(j), m, (int)j->o.batch, &e);
+        if (st == CP_OK)
+            st = cp_engine_forward(e, j->x, (int)j->o.batch, ref, &tm);
+        cp_engine_destroy(e);
+        if (st != CP_OK) {
+            free(ref);
+            return cli_fail(j->cmd, st, "host:f64 reference: %s", cp_err_msg());
+        }
+        j->ref = ref;
+    }
+    for (size_t i = 0; i < j->nres; ++i) {
+        struct job_result *r = &j->res[i];
+        if (r->eng->dtype != CP_F32)
+            continue;
+        st = cp_metrics_compute(r->y, j->ref, (size_t)j->o.batch, (size_t)j->model.out_width, false,
+                                &r->m);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "%s", cp_err_msg());
+    }
+    return CP_OK;
+}
+
+static bool ref_is_result(const struct job *j)
+{
+    for (size_t i = 0; i < j->nres; ++i)
+        if (j->res[i].y == (void *)j->ref)
+            return true;
+    return false;
+}
+
+void job_free(struct job *j)
+{
+    if (j->ref && !ref_is_result(j))
+        free(j->ref);
+    for (size_t i = 0; i < j->nres; ++i)
+        free(j->res[i].y);
+    free(j->res);
+    free(j->x);
+    cp_model_free(&j->model);
+    free(j->use);
+    free(j->chosen);
+    cp_devlist_free(&j->devs);
+    free(j->o.sels);
+    memset(j, 0, sizeof *j);
+}
+
+void job_result_file(const struct job_result *r, char *buf, size_t len)
+{
+    char tag[32], eng[64];
+    cp_device_tag(r->dev, tag, sizeof tag);
+    snprintf(eng, sizeof eng, "%s", r->eng->name);
+    for (char *c = eng; *c; ++c)
+        if (*c == ':')
+            *c = '-';
+    snprintf(buf, len, "%s.%s.npy", tag, eng);
+}
+
+static void sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
+        return;
+    for (unsigned int i = 0; i < n && i < 32; ++i)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static cJSON *model_json(const struct job *j)
+{
+    cJSON *m = cJSON_CreateObject();
+    if (!m)
+        return NULL;
+    cJSON_AddStringToObject(m, "arch", "dumb");
+    cJSON_AddNumberToObject(m, "d", j->model.d);
+    cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
+    cJSON_AddNumberToObject(m, "batch", (double)j->o.batch);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)j->o.seed);
+    cJSON_AddStringToObject(m, "seed", seed); /* a string: a u64 does not fit a double */
+    cJSON_AddNumberToObject(m, "init_scale", j->o.init_scale);
+    char hex[65];
+    sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "input_sha256", hex);
+    sha256_hex(j->model.params, j->model.n_params * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "weights_sha256", hex);
+    return m;
+}
+
+static cJSON *device_json(const cp_device *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char buf[300];
+    cp_device_tag(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "id", buf);
+    cp_device_label(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "label", buf);
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "platform", d->platform);
+    cJSON_AddStringToObject(o, "driver", d->driver);
+    if (d->kind == CP_DEV_OPENCL) {
+        cp_fp_config_str(d->fp32, buf, sizeof buf);
+        cJSON_AddStringToObject(o, "fp32_config", buf);
+        cJSON_AddStringToObject(o, "profile", d->profile);
+        cJSON_AddBoolToObject(o, "simulator", d->simulator);
+    } else {
+        cJSON_AddStringToObject(o, "blas_core", d->blas_core);
+        cJSON_AddNumberToObject(o, "blas_threads", d->blas_threads);
+    }
+    return o;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+    if (v < 0.0 || !isfinite(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *result_json(const struct job *j, const struct job_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char buf[128];
+    cJSON_AddItemToObject(o, "device", device_json(r->dev));
+    cJSON_AddStringToObject(o, "engine", r->eng->name);
+    cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->hash);
+    cJSON_AddStringToObject(o, "hash", buf);
+    cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
+    cJSON *t = cJSON_AddObjectToObject(o, "timing");
+    if (t) {
+        cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
+        cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
+        cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
+        add_num_or_null(t, "kernel_median_s", r->kernel_median);
+        cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
+        cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
+        cJSON_AddNumberToObject(t, "build_s", r->build_s);
+        cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
+        cJSON_AddNumberToObject(t, "runs", (double)j->o.runs);
+        cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
+        double gflops = r->wall.median > 0.0
+                            ? 2.0 * cp_model_macs(&j->model, (int)j->o.batch) / r->wall.median / 1e9
+                            : -1.0;
+        add_num_or_null(t, "gflops", gflops);
+    }
+    if (r->eng->dtype != CP_F32) {
+        cJSON_AddNullToObject(o, "metrics"); /* the reference itself */
+        return o;
+    }
+    const cp_metrics *m = &r->m;
+    cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
+    if (!mj)
+        return o;
+    cJSON_AddNumberToObject(mj, "max_ulp", (double)m->max_ulp);
+    cJSON_AddNumberToObject(mj, "median_ulp", m->median_ulp);
+    add_num_or_null(mj, "max_abs", m->max_abs);
+    add_num_or_null(mj, "max_rel", m->max_rel);
+    add_num_or_null(mj, "rel_to_max", m->rel_to_max);
+    add_num_or_null(mj, "norm_rel", m->norm_rel);
+    cJSON_AddNumberToObject(mj, "bitwise", m->bitwise);
+    cJSON_AddNumberToObject(mj, "argmax", m->argmax);
+    cJSON_AddNumberToObject(mj, "nan", (double)m->nan);
+    cJSON_AddNumberToObject(mj, "inf", (double)m->inf);
+    cJSON_AddNumberToObject(mj, "nan_mismatch", (double)m->nan_mismatch);
+    cJSON *w = cJSON_AddObjectToObject(mj, "worst");
+    if (w) {
+        cJSON_AddNumberToObject(w, "index", (double)m->worst);
+        snprintf(buf, sizeof buf, "%a", (double)m->worst_a);
+        cJSON_AddStringToObject(w, "value_hex", buf);
+        snprintf(buf, sizeof buf, "%a", m->worst_r);
+        cJSON_AddStringToObject(w, "reference_hex", buf);
+        snprintf(buf, sizeof buf, "%.9g", (double)m->worst_a);
+        cJSON_AddStringToObject(w, "value", buf);
+        snprintf(buf, sizeof buf, "%.17g", m->worst_r);
+        cJSON_AddStringToObject(w, "reference", buf);
+    }
+    return o;
+}
+
+void *job_json(const struct job *j)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(j->build_options));
+    cJSON_AddItemToObject(root, "model", model_json(j));
+    cJSON_AddStringToObject(root, "reference", "host:f64");
+    cJSON *arr = cJSON_AddArrayToObject(root, "results");
+    for (size_t i = 0; arr && i < j->nres; ++i)
+        cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
+    return root;
+}
+
+int job_save(const struct job *j)
+{
+    const char *dir = j->o.save;
+    const cp_model *m = &j->model;
+    char path[4096];
+    size_t shape[3] = {(size_t)j->o.batch, (size_t)m->in_width, 0};
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    int st = cp_npy_write(path, CP_F32, 2, shape, j->x);
+    if (st == CP_OK) {
+        size_t wshape[3] = {(size_t)m->n_layers, (size_t)m->d, (size_t)m->d};
+        snprintf(path, sizeof path, "%s/weights.npy", dir);
+        st = cp_npy_write(path, CP_F32, 3, wshape, m->params);
+    }
+    cJSON *index = cJSON_CreateObject();
+    cJSON *results = index ? cJSON_AddArrayToObject(index, "results") : NULL;
+    if (!results)
+        st = CP_FAIL_RUNTIME;
+    for (size_t i = 0; st == CP_OK && i < j->nres; ++i) {
+        const struct job_result *r = &j->res[i];
+        char file[128], hash[32];
+        job_result_file(r, file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        size_t yshape[2] = {(size_t)j->o.batch, (size_t)m->out_width};
+        st = cp_npy_write(path, r->eng->dtype, 2, yshape, r->y);
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "file", file);
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        cJSON_AddStringToObject(o, "device", label);
+        cJSON_AddStringToObject(o, "platform", r->dev->platform);
+        cJSON_AddStringToObject(o, "driver", r->dev->driver);
+        cJSON_AddStringToObject(o, "engine", r->eng->name);
+        cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
+        cJSON_AddStringToObject(o, "hash", hash);
+        cJSON_AddItemToArray(results, o);
+    }
+    if (st == CP_OK) {
+        /* The keys of DESIGN.md's index.json; "results" moves to the end. */
+        cJSON_DetachItemViaPointer(index, results);
+        cJSON_AddNumberToObject(index, "schema", 1);
+        cJSON_AddStringToObject(index, "version", cp_version());
+        cJSON_AddItemToObject(index, "provenance", cp_provenance_json(j->build_options));
+        cJSON_AddItemToObject(index, "model", model_json(j));
+        cJSON_AddItemToObject(index, "results", results);
+        snprintf(path, sizeof path, "%s/index.json", dir);
+        st = cp_json_write(path, index);
+    }
+    cJSON_Delete(index);
+    if (st != CP_OK)
+        return cli_fail(j->cmd, st, "--save: %s", cp_err_msg()[0] ? cp_err_msg() : "out of memory");
+    return CP_OK;
+}

@@ -1,0 +1,79 @@
+/* A job: the model, its input, and every selected device × engine run on them, with the
+ * float64 reference and the metrics. `run` (and later commands) print and save it. */
+#ifndef CLPARITY_JOB_H
+#define CLPARITY_JOB_H
+
+#include "clparity/device.h"
+#include "clparity/engine.h"
+#include "clparity/metrics.h"
+#include "clparity/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct job_opts {
+    char **sels; /* -d arguments */
+    size_t nsel;
+    const char *engines; /* --engines, or NULL */
+    long d, layers, batch;
+    uint64_t seed;
+    double init_scale;
+    long runs, warmup;
+    const char *json, *save;
+    bool allow_slow;
+};
+
+/* The parsing of the options that every model command shares; returns CP_OK, or an exit
+ * status after printing the problem. *handled is set for --help/--version. */
+void job_opts_defaults(struct job_opts *o);
+int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
+                   bool *handled);
+extern const char job_model_help[];
+
+struct job_stats {
+    double median, min, max;
+};
+
+struct job_result {
+    const cp_device *dev;
+    const cp_engine_info *eng;
+    void *y;               /* batch × out_width of eng->dtype: the last timed run's output */
+    uint64_t hash;         /* of y */
+    bool deterministic;    /* every warm-up and timed run gave the same hash */
+    struct job_stats wall; /* seconds */
+    double kernel_median;  /* < 0: n/a */
+    double h2d_median, d2h_median;
+    double build_s, upload_s;
+    cp_metrics m; /* against the reference; float32 results only */
+};
+
+struct job {
+    const char *cmd;
+    struct job_opts o;
+    cp_devlist devs;
+    bool *chosen;
+    bool *use; /* per registered engine */
+    cp_model model;
+    float *x;
+    double *ref; /* host:f64's output: the reference */
+    struct job_result *res;
+    size_t nres;
+    char build_options[256];
+};
+
+/* Devices, engines, the simulator guard and the memory checks, then the model and input:
+ * everything that can refuse the job comes before any work. */
+int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
+/* Runs every result, the reference and the metrics. */
+int job_execute(struct job *j);
+/* --save DIR: x.npy, weights.npy, one .npy per result, index.json. */
+int job_save(const struct job *j);
+void job_free(struct job *j);
+
+/* The JSON of the job's model, results and provenance (a cJSON object). */
+void *job_json(const struct job *j);
+
+/* "1:0 pthread-..." / "host", and the result's file name "p1d0.cl-own.npy". */
+void job_result_file(const struct job_result *r, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/* clparity: one binary, subcommands. */
+#include "cli.h"
+#include "cmds.h"
+
+#include "clparity/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"devices", cmd_devices, "list OpenCL platforms and devices (clinfo -l's shape) and host"},
+    {"run", cmd_run, "run the model on the selected devices and engines; print one row per result"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: clparity COMMAND [OPTIONS]\n"
+            "\n"
+            "Runs one model on every OpenCL device (our .cl kernels, CLBlast) and on the host\n"
+            "(OpenBLAS, an exact C twin of the kernels, a float64 reference), and reports speed\n"
+            "and numerical equality side by side.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n"
+               "Run 'clparity COMMAND --help' for a command's options.\n"
+               "  --version   print the version and exit\n"
+               "  -h, --help  print this help and exit\n"
+               "\n"
+               "exit status: 0 success, 1 a check failed, 2 usage or input error,\n"
+               "             3 runtime error (OpenCL, allocation, I/O)\n");
+}
+
+int main(int argc, char **argv)
+{
+    cp_provenance_set_argv(argc, argv);
+    if (argc < 2) {
+        fprintf(stderr, "clparity: no command given\n");
+        usage(stderr);
+        return CP_FAIL_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CP_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        cli_print_version();
+        return CP_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "clparity: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CP_FAIL_USAGE;
+}

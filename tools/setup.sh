@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sets clparity up on Debian 12: installs the packages it needs (apt-get update once, only
+# when one is missing), then builds build/clparity and the tests. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential cmake pkg-config git
+      ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
+      libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${pkgs[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$(nproc)"
