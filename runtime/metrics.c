@@ -109,6 +109,7 @@ int cp_metrics_compute(const float *a, const double *r, size_t rows, size_t cols
     m->rel_to_max = ref_max > 0.0 ? m->max_abs / ref_max : (m->max_abs > 0.0 ? INFINITY : 0.0);
     m->norm_rel = ref2 > 0.0 ? sqrt(diff2) / sqrt(ref2) : (diff2 > 0.0 ? INFINITY : 0.0);
     m->bitwise = n ? (double)equal / (double)n : 1.0;
+    m->compared = nulps;
     if (nulps) {
         qsort(ulps, nulps, sizeof *ulps, cmp_u64);
         m->median_ulp = nulps % 2 ? (double)ulps[nulps / 2]

@@ -38,8 +38,14 @@ static void print_row(FILE *out, const struct job_result *r)
         fprintf(out, " %8s %10s %9s\n", "ref", "ref", "-");
         return;
     }
-    fprintf(out, " %8llu %10.3g %4zu/%-4zu\n", (unsigned long long)r->m.max_ulp, r->m.max_rel,
-            r->m.nan, r->m.inf);
+    if (r->m.compared == 0) { /* every pair holds a NaN: there is no distance to show */
+        fprintf(out, " %8s %10s %4zu/%-4zu\n", "n/a", "n/a", r->m.nan, r->m.inf);
+        return;
+    }
+    char ulp[32];
+    snprintf(ulp, sizeof ulp, "%llu%s", (unsigned long long)r->m.max_ulp,
+             r->m.nan_mismatch ? "*" : "");
+    fprintf(out, " %8s %10.3g %4zu/%-4zu\n", ulp, r->m.max_rel, r->m.nan, r->m.inf);
 }
 
 int cmd_run(int argc, char **argv)
@@ -79,8 +85,9 @@ int cmd_run(int argc, char **argv)
     }
     if (nonfinite)
         fprintf(out,
-                "note: %zu non-finite outputs; their ULP distances are left out of max ULP. "
-                "A smaller --init-scale keeps deep models finite.\n",
+                "note: %zu non-finite outputs. A NaN against a number is a mismatch, left out "
+                "of max ULP (marked *; n/a when no pair is left). A smaller --init-scale keeps "
+                "deep models finite.\n",
                 nonfinite);
     fflush(out);
 

@@ -527,8 +527,9 @@ static cJSON *result_json(const struct job *j, const struct job_result *r)
     cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
     if (!mj)
         return o;
-    cJSON_AddNumberToObject(mj, "max_ulp", (double)m->max_ulp);
-    cJSON_AddNumberToObject(mj, "median_ulp", m->median_ulp);
+    cJSON_AddNumberToObject(mj, "compared", (double)m->compared);
+    add_num_or_null(mj, "max_ulp", m->compared ? (double)m->max_ulp : -1.0);
+    add_num_or_null(mj, "median_ulp", m->compared ? m->median_ulp : -1.0);
     add_num_or_null(mj, "max_abs", m->max_abs);
     add_num_or_null(mj, "max_rel", m->max_rel);
     add_num_or_null(mj, "rel_to_max", m->rel_to_max);

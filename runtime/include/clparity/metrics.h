@@ -20,6 +20,7 @@ typedef struct cp_metrics {
     size_t rows;         /* batch rows, for argmax */
     size_t nan, inf;     /* non-finite values in the result */
     size_t nan_mismatch; /* NaN against a number (either side): counted, not in the ULP max */
+    size_t compared;     /* pairs in the ULP statistics (neither side NaN); 0: none are valid */
     uint64_t max_ulp;    /* over pairs where neither is NaN */
     double median_ulp;
     double max_abs;    /* max |a − r| over finite pairs */
