@@ -5,6 +5,15 @@
  * The bias, when present, is added once, after the last fma. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: mad()
+ * may be a multiply and an add with an extra rounding, or an fma, as the device likes, and
+ * fast math lets the compiler reorder. It is a separate engine, to show what that costs. */
+#ifdef CP_RELAXED
+#define CP_MAC(a, b, c) mad(a, b, c)
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+
 /* DESIGN's ReLU: NaN propagates, -0 becomes +0. */
 float cp_relu(float v)
 {
@@ -29,7 +38,7 @@ __kernel void cp_linear(__global const float *restrict x, __global float *restri
     __global const float *wr = p + w_off + o * (size_t)in;
     float acc = 0.0f;
     for (int k = 0; k < in; ++k)
-        acc = fma(xr[k], wr[k], acc);
+        acc = CP_MAC(xr[k], wr[k], acc);
     if (has_bias)
         acc = acc + p[b_off + o];
     y[b * (size_t)out + o] = cp_finish(acc, residual ? xr[o] : 0.0f, act, residual);

@@ -43,7 +43,10 @@ static void host_destroy(cp_engine *e)
 
 /* ---- host:exact ---------------------------------------------------------------------- */
 
-static void exact_layer(const cp_layer *L, const float *p, const float *x, float *y, int batch)
+/* Cloned for CPUs with FMA, where fmaf becomes one instruction instead of a libm call; both
+ * clones give the same bits, since fmaf is correctly rounded either way. */
+__attribute__((target_clones("fma", "default"))) static void
+exact_layer(const cp_layer *L, const float *p, const float *x, float *y, int batch)
 {
     const float *w = p + L->w_off;
     for (int b = 0; b < batch; ++b) {
@@ -87,7 +90,8 @@ static int exact_forward(cp_engine *e, const float *x, int batch, void *y, cp_ti
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forward, host_destroy};
+const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forward, host_destroy,
+                                                       NULL};
 
 /* ---- host:openblas -------------------------------------------------------------------- */
 
@@ -132,7 +136,7 @@ static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp
 }
 
 const struct cp_engine_ops cp_engine_ops_host_openblas = {openblas_create, openblas_forward,
-                                                          host_destroy};
+                                                          host_destroy, NULL};
 
 /* ---- host:f64 ------------------------------------------------------------------------- */
 
@@ -192,4 +196,26 @@ static int f64_forward(cp_engine *e, const float *x, int batch, void *y, cp_timi
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_host_f64 = {f64_create, f64_forward, host_destroy};
+/* The double copy of the weights converts back to the model's floats exactly. */
+static int f64_roundtrip(cp_engine *e, int *ok)
+{
+    struct host_state *s = e->state;
+    *ok = 1;
+    for (size_t i = 0; i < e->model->n_params; ++i) {
+        float back = (float)s->params[i];
+        if (memcmp(&back, &e->model->params[i], sizeof back) != 0)
+            *ok = 0;
+    }
+    return CP_OK;
+}
+
+const struct cp_engine_ops cp_engine_ops_host_f64 = {f64_create, f64_forward, host_destroy,
+                                                     f64_roundtrip};
+
+int cp_host_blas_threads(int n)
+{
+    int old = openblas_get_num_threads();
+    if (n > 0)
+        openblas_set_num_threads(n);
+    return old;
+}

@@ -10,6 +10,8 @@ struct cp_engine_ops {
     int (*create)(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch);
     int (*forward)(cp_engine *e, const float *x, int batch, void *y, cp_timing *t);
     void (*destroy)(cp_engine *e);
+    /* Optional: the round-trip check of cp_engine_roundtrip. */
+    int (*roundtrip)(cp_engine *e, int *ok);
 };
 
 struct cp_engine {
@@ -18,15 +20,20 @@ struct cp_engine {
     const cp_model *model;
     int max_batch;
     double build_s, upload_s;
+    long forwards; /* calls of cp_engine_forward so far */
     char build_options[256];
     void *state; /* the engine's own */
 };
 
 extern const struct cp_engine_ops cp_engine_ops_cl_own;
 extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
+extern const struct cp_engine_ops cp_engine_ops_cl_relaxed;
 extern const struct cp_engine_ops cp_engine_ops_host_openblas;
 extern const struct cp_engine_ops cp_engine_ops_host_exact;
 extern const struct cp_engine_ops cp_engine_ops_host_f64;
+
+/* True when CLPARITY_TEST_HOOK names this hook: the tests' way to plant a fault. */
+bool cp_test_hook(const char *name);
 
 static inline double cp_now(void)
 {

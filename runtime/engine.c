@@ -7,6 +7,8 @@ static const cp_engine_info engines[] = {
     {"cl:own", CP_DEV_OPENCL, CP_F32,
      "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of host:exact)"},
     {"cl:clblast", CP_DEV_OPENCL, CP_F32, "CLBlast SGEMM + our ReLU/residual epilogue kernel"},
+    {"cl:relaxed", CP_DEV_OPENCL, CP_F32,
+     "our kernels with mad(), -cl-fast-relaxed-math -cl-mad-enable: what fast math costs"},
     {"host:openblas", CP_DEV_HOST, CP_F32, "OpenBLAS cblas_sgemm + C epilogue"},
     {"host:exact", CP_DEV_HOST, CP_F32,
      "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)"},
@@ -14,8 +16,8 @@ static const cp_engine_info engines[] = {
 };
 
 static const struct cp_engine_ops *const engine_ops[] = {
-    &cp_engine_ops_cl_own,     &cp_engine_ops_cl_clblast, &cp_engine_ops_host_openblas,
-    &cp_engine_ops_host_exact, &cp_engine_ops_host_f64,
+    &cp_engine_ops_cl_own,        &cp_engine_ops_cl_clblast, &cp_engine_ops_cl_relaxed,
+    &cp_engine_ops_host_openblas, &cp_engine_ops_host_exact, &cp_engine_ops_host_f64,
 };
 
 size_t cp_engine_count(void)
@@ -119,6 +121,12 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
     return CP_OK;
 }
 
+bool cp_test_hook(const char *name)
+{
+    const char *h = getenv("CLPARITY_TEST_HOOK");
+    return h && strcmp(h, name) == 0;
+}
+
 int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     if (batch <= 0 || batch > e->max_batch)
@@ -127,7 +135,17 @@ int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     t->wall_s = 0.0;
     t->kernel_s = -1.0;
     t->h2d_s = t->d2h_s = 0.0;
-    return e->ops->forward(e, x, batch, y, t);
+    int st = e->ops->forward(e, x, batch, y, t);
+    /* Test hook: the second forward's output loses one bit, as a flaky device would. */
+    if (st == CP_OK && ++e->forwards == 2 && cp_test_hook("corrupt-run"))
+        ((unsigned char *)y)[0] ^= 1;
+    return st;
+}
+
+int cp_engine_roundtrip(cp_engine *e, int *ok)
+{
+    *ok = -1;
+    return e->ops->roundtrip ? e->ops->roundtrip(e, ok) : CP_OK;
 }
 
 double cp_engine_build_seconds(const cp_engine *e)
@@ -152,4 +170,10 @@ void cp_engine_destroy(cp_engine *e)
     if (e->ops && e->state)
         e->ops->destroy(e);
     free(e);
+}
+
+bool cp_device_exact_capable(const cp_device *d)
+{
+    return d->kind == CP_DEV_HOST ||
+           ((d->fp32 & CL_FP_DENORM) && strstr(d->profile, "EMBEDDED") == NULL);
 }

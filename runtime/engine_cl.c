@@ -22,6 +22,8 @@ struct cl_state {
     bool clblast;
 };
 
+enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
+
 static void cl_destroy(cp_engine *e)
 {
     struct cl_state *s = e->state;
@@ -112,14 +114,14 @@ static size_t chunk_end(const cp_engine *e, const struct cl_state *s, size_t c)
     return end;
 }
 
-static int cl_create_common(cp_engine *e, const cp_device *dev, bool clblast)
+static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant variant)
 {
     const cp_model *m = e->model;
     struct cl_state *s = calloc(1, sizeof *s);
     if (!s)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
     e->state = s;
-    s->clblast = clblast;
+    s->clblast = variant == CL_CLBLAST;
     cl_int rc;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
                                      0};
@@ -130,7 +132,10 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, bool clblast)
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clCreateCommandQueue");
 
-    snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2");
+    snprintf(e->build_options, sizeof e->build_options, "%s",
+             variant == CL_RELAXED
+                 ? "-cl-std=CL1.2 -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
+                 : "-cl-std=CL1.2");
     double t0 = cp_now();
     int st = cp_program_build(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog);
     if (st != CP_OK)
@@ -168,7 +173,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, bool clblast)
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(activations)");
     }
-    if (clblast) {
+    if (s->clblast) {
         s->tmp = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(gemm output)");
@@ -183,14 +188,21 @@ static int cl_own_create(cp_engine *e, const cp_device *dev, const cp_model *m, 
 {
     (void)m;
     (void)max_batch;
-    return cl_create_common(e, dev, false);
+    return cl_create_common(e, dev, CL_OWN);
+}
+
+static int cl_relaxed_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
+{
+    (void)m;
+    (void)max_batch;
+    return cl_create_common(e, dev, CL_RELAXED);
 }
 
 static int cl_clblast_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
 {
     (void)m;
     (void)max_batch;
-    return cl_create_common(e, dev, true);
+    return cl_create_common(e, dev, CL_CLBLAST);
 }
 
 /* Sets the arguments of one kernel from a list; names the kernel and argument on failure. */
@@ -304,5 +316,90 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_cl_own = {cl_own_create, cl_forward, cl_destroy};
-const struct cp_engine_ops cp_engine_ops_cl_clblast = {cl_clblast_create, cl_forward, cl_destroy};
+static void compare_chunk(const cp_engine *e, const struct cl_state *s, size_t c, const float *got,
+                          int *ok)
+{
+    size_t n = chunk_end(e, s, c) - s->chunk_start[c];
+    if (memcmp(got, e->model->params + s->chunk_start[c], n * sizeof(float)) != 0)
+        *ok = 0;
+}
+
+/* Each weight buffer read back, mapped, and copied to a fresh buffer and read from there. */
+static int cl_roundtrip(cp_engine *e, int *ok)
+{
+    struct cl_state *s = e->state;
+    int st = CP_OK;
+    float *host = NULL;
+    cl_mem copy = NULL;
+    *ok = 1;
+    for (size_t c = 0; c < s->n_chunks && st == CP_OK; ++c) {
+        size_t n = chunk_end(e, s, c) - s->chunk_start[c], bytes = n * sizeof(float);
+        if (n == 0)
+            continue;
+        cl_int rc;
+        host = malloc(bytes);
+        if (!host)
+            return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory for the round trip",
+                              e->info->name);
+        rc = clEnqueueReadBuffer(s->q, s->chunks[c], CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clEnqueueReadBuffer(weights)");
+            goto out;
+        }
+        compare_chunk(e, s, c, host, ok);
+        void *map = clEnqueueMapBuffer(s->q, s->chunks[c], CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL,
+                                       NULL, &rc);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clEnqueueMapBuffer(weights)");
+            goto out;
+        }
+        compare_chunk(e, s, c, map, ok);
+        rc = clEnqueueUnmapMemObject(s->q, s->chunks[c], map, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clEnqueueUnmapMemObject(weights)");
+            goto out;
+        }
+        copy = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clCreateBuffer(round-trip copy)");
+            goto out;
+        }
+        rc = clEnqueueCopyBuffer(s->q, s->chunks[c], copy, 0, 0, bytes, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clEnqueueCopyBuffer(weights)");
+            goto out;
+        }
+        if (cp_test_hook("corrupt-roundtrip")) { /* one flipped bit in the copy */
+            float bad = e->model->params[s->chunk_start[c]];
+            unsigned char *p = (unsigned char *)&bad;
+            p[0] ^= 1;
+            rc = clEnqueueWriteBuffer(s->q, copy, CL_TRUE, 0, sizeof bad, &bad, 0, NULL, NULL);
+            if (rc != CL_SUCCESS) {
+                st = cp_err_cl(rc, "clEnqueueWriteBuffer(test hook)");
+                goto out;
+            }
+        }
+        rc = clEnqueueReadBuffer(s->q, copy, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            st = cp_err_cl(rc, "clEnqueueReadBuffer(round-trip copy)");
+            goto out;
+        }
+        compare_chunk(e, s, c, host, ok);
+        clReleaseMemObject(copy);
+        copy = NULL;
+        free(host);
+        host = NULL;
+    }
+out:
+    if (copy)
+        clReleaseMemObject(copy);
+    free(host);
+    return st;
+}
+
+const struct cp_engine_ops cp_engine_ops_cl_own = {cl_own_create, cl_forward, cl_destroy,
+                                                   cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_clblast = {cl_clblast_create, cl_forward, cl_destroy,
+                                                       cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_relaxed = {cl_relaxed_create, cl_forward, cl_destroy,
+                                                       cl_roundtrip};

@@ -141,3 +141,52 @@ void cp_metrics_pair(const float *a, const float *b, size_t n, double *bitwise, 
     *bitwise = n ? (double)equal / (double)n : 1.0;
     *max_ulp = mu;
 }
+
+const char *cp_preset_name(enum cp_preset p)
+{
+    switch (p) {
+    case CP_PRESET_TORCH:
+        return "torch";
+    case CP_PRESET_CLBLAST:
+        return "clblast";
+    case CP_PRESET_BITWISE:
+        return "bitwise";
+    }
+    return "unknown";
+}
+
+bool cp_preset_close(enum cp_preset p, float a, double r, bool equal_nan)
+{
+    double ad = (double)a;
+    if (isnan(ad) || isnan(r))
+        return isnan(ad) && isnan(r) && equal_nan;
+    if (isinf(ad) || isinf(r))
+        return ad == r;
+    double diff = fabs(ad - r);
+    switch (p) {
+    case CP_PRESET_TORCH:
+        return diff <= 1e-5 + 1.3e-6 * fabs(r);
+    case CP_PRESET_CLBLAST:
+        return diff < 1e-3 || diff / (fabs(ad) + fabs(r)) < 0.005;
+    case CP_PRESET_BITWISE:
+        return memcmp(&a, &(float){(float)r}, sizeof a) == 0;
+    }
+    return false;
+}
+
+size_t cp_preset_mismatches(enum cp_preset p, const float *a, const double *r, const float *b,
+                            size_t n, bool equal_nan)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p != CP_PRESET_BITWISE) {
+            bad += !cp_preset_close(p, a[i], r[i], equal_nan);
+            continue;
+        }
+        if (isnan(a[i]) && isnan(b[i]))
+            bad += !equal_nan;
+        else
+            bad += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
+    }
+    return bad;
+}

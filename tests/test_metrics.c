@@ -140,6 +140,43 @@ static void test_pair_and_hash(void **state)
     assert_true(cp_hash_fnv1a("foobar", 6) == UINT64_C(0x85944171f73967e8));
 }
 
+static void test_presets(void **state)
+{
+    (void)state;
+    /* torch: |a−r| ≤ 1e-5 + 1.3e-6·|r| */
+    assert_true(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.1e-5, false));   /* 1.13e-5 */
+    assert_false(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.2e-5, false));  /* > 1.13e-5 */
+    assert_true(cp_preset_close(CP_PRESET_TORCH, 0.0f, 9.9e-6, false));
+    assert_false(cp_preset_close(CP_PRESET_TORCH, 0.0f, 1.01e-5, false));
+    assert_true(cp_preset_close(CP_PRESET_TORCH, 1000.0f, 1000.0 + 1.3e-3, false));
+    assert_false(cp_preset_close(CP_PRESET_TORCH, 1000.0f, 1000.0 + 1.4e-3, false));
+    /* clblast: |a−r| < 1e-3, or relative to |a|+|r| below 0.005 */
+    assert_true(cp_preset_close(CP_PRESET_CLBLAST, 0.0f, 9.9e-4, false));
+    assert_false(cp_preset_close(CP_PRESET_CLBLAST, 0.0f, 1.1e-3, false)); /* rel = 1 */
+    assert_true(cp_preset_close(CP_PRESET_CLBLAST, 100.0f, 100.9, false));  /* 0.9/200.9 */
+    assert_false(cp_preset_close(CP_PRESET_CLBLAST, 100.0f, 101.1, false)); /* 1.1/201.1 */
+    /* non-finite: equal infinities pass, NaN only against NaN with equal_nan */
+    assert_true(cp_preset_close(CP_PRESET_TORCH, INFINITY, INFINITY, false));
+    assert_false(cp_preset_close(CP_PRESET_TORCH, INFINITY, -INFINITY, false));
+    assert_false(cp_preset_close(CP_PRESET_TORCH, NAN, NAN, false));
+    assert_true(cp_preset_close(CP_PRESET_TORCH, NAN, NAN, true));
+    assert_false(cp_preset_close(CP_PRESET_CLBLAST, NAN, 1.0, true));
+    /* counts */
+    const double r[] = {1.0, 2.0, 3.0, 4.0};
+    const float a[] = {1.0f, 2.00002f, 3.0f, NAN};
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_TORCH, a, r, NULL, 4, true), 2);
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_CLBLAST, a, r, NULL, 4, true), 1);
+    /* bitwise against another float32 result: −0 ≠ +0, NaN = NaN only with equal_nan */
+    const float b[] = {1.0f, 2.00002f, -0.0f, NAN};
+    const float c[] = {1.0f, 2.00002f, 0.0f, NAN};
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_BITWISE, b, NULL, c, 4, false), 2);
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_BITWISE, b, NULL, c, 4, true), 1);
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_BITWISE, c, NULL, c, 3, false), 0);
+    assert_string_equal(cp_preset_name(CP_PRESET_TORCH), "torch");
+    assert_string_equal(cp_preset_name(CP_PRESET_CLBLAST), "clblast");
+    assert_string_equal(cp_preset_name(CP_PRESET_BITWISE), "bitwise");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_metrics_values),
         cmocka_unit_test(test_metrics_argmax_and_nan),
         cmocka_unit_test(test_pair_and_hash),
+        cmocka_unit_test(test_presets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

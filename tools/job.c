@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include "cli.h"
+#include "compare.h"
 
 #include "clparity/npy.h"
 #include "clparity/report.h"
@@ -30,6 +31,15 @@ const char job_model_help[] =
     "                   below 1 keeps deep models finite\n"
     "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n";
 
+const char job_compare_help[] =
+    "  --expect P       bitwise, torch, clblast or none (default none): exit 1 and name the\n"
+    "                   results unless every result meets preset P, every run of each gave\n"
+    "                   the same hash, and the weights' round trip was bit-exact\n"
+    "  --equal-nan      count NaN against NaN as equal\n"
+    "  --invariance     also check batch invariance (each of the first 32 rows alone, batch\n"
+    "                   1, against the same row inside the batch) and thread invariance\n"
+    "                   (host:openblas with 1 thread against all threads)\n";
+
 void job_opts_defaults(struct job_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -40,6 +50,7 @@ void job_opts_defaults(struct job_opts *o)
     o->init_scale = 1.0;
     o->runs = 10;
     o->warmup = 2;
+    o->expect = -1; /* CMP_EXPECT_NONE */
 }
 
 enum {
@@ -55,6 +66,9 @@ enum {
     OPT_SAVE,
     OPT_ALLOW_SLOW,
     OPT_VERSION,
+    OPT_EXPECT,
+    OPT_EQUAL_NAN,
+    OPT_INVARIANCE,
 };
 
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
@@ -75,6 +89,9 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
         {"allow-slow", no_argument, NULL, OPT_ALLOW_SLOW},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"expect", required_argument, NULL, OPT_EXPECT},
+        {"equal-nan", no_argument, NULL, OPT_EQUAL_NAN},
+        {"invariance", no_argument, NULL, OPT_INVARIANCE},
         {NULL, 0, NULL, 0},
     };
     *handled = false;
@@ -84,7 +101,8 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
     int c, st = CP_OK;
     opterr = 0;
     optind = 1;
-    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+    int li = -1;
+    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, &li)) != -1) {
         switch (c) {
         case 'd':
             o->sels[o->nsel++] = optarg;
@@ -130,6 +148,22 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
             cli_print_version();
             *handled = true;
             return CP_OK;
+        case OPT_EXPECT:
+        case OPT_EQUAL_NAN:
+        case OPT_INVARIANCE:
+            if (!o->compare) {
+                st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '--%s' (it belongs to compare)",
+                              opts[li].name);
+                break;
+            }
+            if (c == OPT_EQUAL_NAN)
+                o->equal_nan = true;
+            else if (c == OPT_INVARIANCE)
+                o->invariance = true;
+            else if (cmp_parse_expect(optarg, &o->expect) != CP_OK)
+                st = cli_fail(cmd, CP_FAIL_USAGE,
+                              "--expect: '%s' is not one of bitwise, torch, clblast, none", optarg);
+            break;
         case ':':
             st = cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
             break;
@@ -280,6 +314,39 @@ static double median_of(double *v, size_t n)
     return stats_of(v, n).median;
 }
 
+/* Batch invariance: each of the first rows alone against the same row in the batch.
+ * Thread invariance: host:openblas on one thread against all of them. */
+static int check_invariance(struct job *j, struct job_result *r, cp_engine *e)
+{
+    const cp_model *m = &j->model;
+    size_t esz = cp_dtype_size(r->eng->dtype), out_bytes = (size_t)m->out_width * esz;
+    int batch = (int)j->o.batch;
+    unsigned char *y1 = malloc((size_t)batch * out_bytes);
+    if (!y1)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the invariance check");
+    cp_timing tm;
+    int st = CP_OK;
+    if (batch > 1) {
+        long rows = batch < 32 ? batch : 32;
+        r->batch_inv_equal = 0;
+        for (long row = 0; row < rows && st == CP_OK; ++row) {
+            st = cp_engine_forward(e, j->x + (size_t)row * (size_t)m->in_width, 1, y1, &tm);
+            r->batch_inv_equal +=
+                st == CP_OK &&
+                memcmp(y1, (unsigned char *)r->y + (size_t)row * out_bytes, out_bytes) == 0;
+        }
+        r->batch_inv_checked = rows;
+    }
+    if (st == CP_OK && strcmp(r->eng->name, "host:openblas") == 0) {
+        int all = cp_host_blas_threads(1);
+        st = cp_engine_forward(e, j->x, batch, y1, &tm);
+        cp_host_blas_threads(all);
+        r->thread_inv = st == CP_OK && memcmp(y1, r->y, (size_t)batch * out_bytes) == 0;
+    }
+    free(y1);
+    return st;
+}
+
 /* One device × engine: create, warm up, time, keep the last output, destroy. */
 static int run_result(struct job *j, struct job_result *r)
 {
@@ -331,6 +398,18 @@ static int run_result(struct job *j, struct job_result *r)
         if (tm.kernel_s < 0.0)
             kernel_known = false;
     }
+    r->roundtrip = -1;
+    r->batch_inv_checked = -1;
+    r->thread_inv = -1;
+    if (j->o.compare) {
+        st = cp_engine_roundtrip(e, &r->roundtrip);
+        if (st == CP_OK && j->o.invariance)
+            st = check_invariance(j, r, e);
+        if (st != CP_OK) {
+            st = cli_fail(j->cmd, st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+            goto out;
+        }
+    }
     r->wall = stats_of(wall, (size_t)j->o.runs);
     r->kernel_median = kernel_known ? median_of(kern, (size_t)j->o.runs) : -1.0;
     r->h2d_median = median_of(h2d, (size_t)j->o.runs);
@@ -349,6 +428,29 @@ static const cp_device *host_device(const struct job *j)
     return NULL;
 }
 
+/* An engine the user did not list but the job needs: the reference or the baseline. */
+static int run_hidden(struct job *j, const char *name, void **out)
+{
+    const cp_model *m = &j->model;
+    const cp_engine_info *info = cp_engine_find(name);
+    size_t n = (size_t)j->o.batch * (size_t)m->out_width;
+    void *y = malloc(n * cp_dtype_size(info->dtype));
+    cp_engine *e = NULL;
+    cp_timing tm;
+    if (!y)
+        return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for %s", name);
+    int st = cp_engine_create(info, host_device(j), m, (int)j->o.batch, &e);
+    if (st == CP_OK)
+        st = cp_engine_forward(e, j->x, (int)j->o.batch, y, &tm);
+    cp_engine_destroy(e);
+    if (st != CP_OK) {
+        free(y);
+        return cli_fail(j->cmd, st, "%s: %s", name, cp_err_msg());
+    }
+    *out = y;
+    return CP_OK;
+}
+
 int job_execute(struct job *j)
 {
     int st = CP_OK;
@@ -361,47 +463,45 @@ int job_execute(struct job *j)
     }
     if (!j->ref) {
         /* host:f64 was not asked for as a result: it still is the reference. */
-        const cp_model *m = &j->model;
-        size_t n = (size_t)j->o.batch * (size_t)m->out_width;
-        double *ref = malloc(n * sizeof *ref);
-        cp_engine *e = NULL;
-        cp_timing tm;
-        if (!ref)
-            return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for the reference");
-        st = cp_engine_create(cp_engine_find("host:f64"), host_device(j), m, (int)j->o.batch, &e);
-        if (st == CP_OK)
-            st = cp_engine_forward(e, j->x, (int)j->o.batch, ref, &tm);
-        cp_engine_destroy(e);
-        if (st != CP_OK) {
-            free(ref);
-            return cli_fail(j->cmd, st, "host:f64 reference: %s", cp_err_msg());
-        }
-        j->ref = ref;
+        st = run_hidden(j, "host:f64", (void **)&j->ref);
+        if (st != CP_OK)
+            return st;
+    }
+    for (size_t i = 0; i < j->nres && j->o.compare; ++i)
+        if (strcmp(j->res[i].eng->name, "host:exact") == 0 && !j->base)
+            j->base = j->res[i].y;
+    if (j->o.compare && !j->base) {
+        /* host:exact was not asked for: it still is the baseline. */
+        st = run_hidden(j, "host:exact", (void **)&j->base);
+        if (st != CP_OK)
+            return st;
     }
     for (size_t i = 0; i < j->nres; ++i) {
         struct job_result *r = &j->res[i];
         if (r->eng->dtype != CP_F32)
             continue;
-        st = cp_metrics_compute(r->y, j->ref, (size_t)j->o.batch, (size_t)j->model.out_width, false,
-                                &r->m);
+        st = cp_metrics_compute(r->y, j->ref, (size_t)j->o.batch, (size_t)j->model.out_width,
+                                j->o.equal_nan, &r->m);
         if (st != CP_OK)
             return cli_fail(j->cmd, st, "%s", cp_err_msg());
     }
     return CP_OK;
 }
 
-static bool ref_is_result(const struct job *j)
+static bool is_result(const struct job *j, const void *y)
 {
     for (size_t i = 0; i < j->nres; ++i)
-        if (j->res[i].y == (void *)j->ref)
+        if (j->res[i].y == y)
             return true;
     return false;
 }
 
 void job_free(struct job *j)
 {
-    if (j->ref && !ref_is_result(j))
+    if (j->ref && !is_result(j, j->ref))
         free(j->ref);
+    if (j->base && !is_result(j, j->base))
+        free(j->base);
     for (size_t i = 0; i < j->nres; ++i)
         free(j->res[i].y);
     free(j->res);
@@ -519,6 +619,8 @@ static cJSON *result_json(const struct job *j, const struct job_result *r)
                             : -1.0;
         add_num_or_null(t, "gflops", gflops);
     }
+    if (j->o.compare)
+        return o; /* compare's metrics live in "comparison" */
     if (r->eng->dtype != CP_F32) {
         cJSON_AddNullToObject(o, "metrics"); /* the reference itself */
         return o;
@@ -582,6 +684,17 @@ int job_save(const struct job *j)
         snprintf(path, sizeof path, "%s/weights.npy", dir);
         st = cp_npy_write(path, CP_F32, 3, wshape, m->params);
     }
+    /* The reference (and compare's baseline) always, listed or not: diff needs them. */
+    size_t yshape[2] = {(size_t)j->o.batch, (size_t)m->out_width};
+    size_t out_n = (size_t)j->o.batch * (size_t)m->out_width;
+    if (st == CP_OK) {
+        snprintf(path, sizeof path, "%s/reference.npy", dir);
+        st = cp_npy_write(path, CP_F64, 2, yshape, j->ref);
+    }
+    if (st == CP_OK && j->base) {
+        snprintf(path, sizeof path, "%s/baseline.npy", dir);
+        st = cp_npy_write(path, CP_F32, 2, yshape, j->base);
+    }
     cJSON *index = cJSON_CreateObject();
     cJSON *results = index ? cJSON_AddArrayToObject(index, "results") : NULL;
     if (!results)
@@ -591,7 +704,6 @@ int job_save(const struct job *j)
         char file[128], hash[32];
         job_result_file(r, file, sizeof file);
         snprintf(path, sizeof path, "%s/%s", dir, file);
-        size_t yshape[2] = {(size_t)j->o.batch, (size_t)m->out_width};
         st = cp_npy_write(path, r->eng->dtype, 2, yshape, r->y);
         cJSON *o = cJSON_CreateObject();
         if (!o)
@@ -615,6 +727,21 @@ int job_save(const struct job *j)
         cJSON_AddStringToObject(index, "version", cp_version());
         cJSON_AddItemToObject(index, "provenance", cp_provenance_json(j->build_options));
         cJSON_AddItemToObject(index, "model", model_json(j));
+        char hash[32];
+        snprintf(hash, sizeof hash, "%016llx",
+                 (unsigned long long)cp_hash_fnv1a(j->ref, out_n * sizeof(double)));
+        cJSON *ref = cJSON_AddObjectToObject(index, "reference");
+        cJSON_AddStringToObject(ref, "file", "reference.npy");
+        cJSON_AddStringToObject(ref, "engine", "host:f64");
+        cJSON_AddStringToObject(ref, "hash", hash);
+        if (j->base) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)cp_hash_fnv1a(j->base, out_n * sizeof(float)));
+            cJSON *base = cJSON_AddObjectToObject(index, "baseline");
+            cJSON_AddStringToObject(base, "file", "baseline.npy");
+            cJSON_AddStringToObject(base, "engine", "host:exact");
+            cJSON_AddStringToObject(base, "hash", hash);
+        }
         cJSON_AddItemToObject(index, "results", results);
         snprintf(path, sizeof path, "%s/index.json", dir);
         st = cp_json_write(path, index);

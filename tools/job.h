@@ -21,6 +21,11 @@ struct job_opts {
     long runs, warmup;
     const char *json, *save;
     bool allow_slow;
+    /* compare only */
+    bool compare; /* accept --expect/--equal-nan/--invariance; baseline and round trip */
+    int expect;   /* CMP_EXPECT_NONE or an enum cp_preset */
+    bool equal_nan;
+    bool invariance;
 };
 
 /* The parsing of the options that every model command shares; returns CP_OK, or an exit
@@ -29,6 +34,7 @@ void job_opts_defaults(struct job_opts *o);
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
                    bool *handled);
 extern const char job_model_help[];
+extern const char job_compare_help[];
 
 struct job_stats {
     double median, min, max;
@@ -44,7 +50,10 @@ struct job_result {
     double kernel_median;  /* < 0: n/a */
     double h2d_median, d2h_median;
     double build_s, upload_s;
-    cp_metrics m; /* against the reference; float32 results only */
+    cp_metrics m;                            /* against the reference; float32 results only */
+    int roundtrip;                           /* 1, 0, -1 n/a (compare only) */
+    long batch_inv_equal, batch_inv_checked; /* --invariance; checked < 0: not checked */
+    int thread_inv;                          /* host:openblas, --invariance; -1: n/a */
 };
 
 struct job {
@@ -56,6 +65,7 @@ struct job {
     cp_model model;
     float *x;
     double *ref; /* host:f64's output: the reference */
+    float *base; /* host:exact's output: the baseline (compare only) */
     struct job_result *res;
     size_t nres;
     char build_options[256];

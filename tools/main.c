@@ -14,6 +14,9 @@ static const struct {
 } commands[] = {
     {"devices", cmd_devices, "list OpenCL platforms and devices (clinfo -l's shape) and host"},
     {"run", cmd_run, "run the model on the selected devices and engines; print one row per result"},
+    {"compare", cmd_compare,
+     "run every selected device x engine on the same inputs and compare them (the main job)"},
+    {"diff", cmd_diff, "compare --save folders made on different machines"},
 };
 
 static void usage(FILE *f)

@@ -50,6 +50,18 @@ double cp_engine_upload_seconds(const cp_engine *e);
 /* The OpenCL build options ("" for host engines). */
 const char *cp_engine_build_options(const cp_engine *e);
 
+/* The weights' round trip: written to the engine's memory, read back, mapped, and copied
+ * buffer to buffer, each compared bit for bit with the model. *ok is 1 (all equal), 0 (a
+ * difference) or -1 (not applicable: the engine reads the model's weights in place). */
+int cp_engine_roundtrip(cp_engine *e, int *ok);
+
+/* OpenBLAS's thread count (for the thread-invariance check); returns the previous one. */
+int cp_host_blas_threads(int n);
+
+/* Whether a device's FP config and profile let cl:own promise exact results: it needs
+ * denormals (CL_FP_DENORM) and the FULL profile. */
+bool cp_device_exact_capable(const cp_device *d);
+
 void cp_engine_destroy(cp_engine *e);
 
 #endif

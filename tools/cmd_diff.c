@@ -1,0 +1,364 @@
+/* clparity diff DIR DIR...: compares --save folders made on different machines, with every
+ * metric of compare and the pairwise matrix. Folders of different models or inputs are
+ * refused. */
+#include "cli.h"
+#include "cmds.h"
+#include "compare.h"
+
+#include "clparity/npy.h"
+#include "clparity/report.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void diff_help(void)
+{
+    printf("usage: clparity diff [OPTIONS] DIR [DIR...]\n"
+           "\n"
+           "Compares the results saved by `run --save` or `compare --save` in one or more\n"
+           "folders, typically made on different machines: every result against the float64\n"
+           "reference and the host:exact baseline (taken from the first folder that has them),\n"
+           "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
+           "hold the same model and inputs: different SHA-256s are refused (status 2), and so\n"
+           "is a result file whose bytes no longer match its recorded hash.\n"
+           "\n"
+           "  --expect P       bitwise, torch, clblast or none (default none): exit 1 unless\n"
+           "                   every result meets preset P\n"
+           "  --equal-nan      count NaN against NaN as equal\n"
+           "  --json FILE      write the comparison as JSON ('-' for stdout)\n"
+           "  --version        print the version and exit\n"
+           "  -h, --help       print this help and exit\n");
+}
+
+struct folder {
+    const char *dir;
+    cJSON *index;
+};
+
+struct diff {
+    struct folder *f;
+    size_t nf;
+    struct cmp_set set;
+    void **owned; /* loaded arrays */
+    size_t nowned;
+    size_t rows, cols;
+};
+
+static int read_text(const char *path, char **out)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return cli_fail("diff", CP_FAIL_USAGE, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len - 1, fp);
+        if (len < cap - 1)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (!buf || err) {
+        free(buf);
+        return cli_fail("diff", CP_FAIL_RUNTIME, "cannot read %s", path);
+    }
+    buf[len] = '\0';
+    *out = buf;
+    return CP_OK;
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int load_index(struct folder *f)
+{
+    char path[4096], *text = NULL;
+    snprintf(path, sizeof path, "%s/index.json", f->dir);
+    int st = read_text(path, &text);
+    if (st != CP_OK)
+        return st;
+    f->index = cJSON_Parse(text);
+    free(text);
+    if (!f->index)
+        return cli_fail("diff", CP_FAIL_USAGE, "%s: not valid JSON", path);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(f->index, "schema");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(f->index, "model");
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(f->index, "results");
+    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1.0 || !cJSON_IsObject(model) ||
+        !cJSON_IsArray(results) || !get_str(model, "input_sha256"))
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s: not a clparity index (schema 1 with model and results)", path);
+    return CP_OK;
+}
+
+/* The same model and inputs: the SHA-256s and shapes must agree with the first folder. */
+static int check_same_model(const struct folder *a, const struct folder *b)
+{
+    const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a->index, "model");
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(b->index, "model");
+    static const char *const keys[] = {"input_sha256", "weights_sha256", "model_sha256"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        const char *va = get_str(ma, keys[k]), *vb = get_str(mb, keys[k]);
+        if (!va && !vb)
+            continue;
+        if (!va || !vb || strcmp(va, vb) != 0)
+            return cli_fail("diff", CP_FAIL_USAGE,
+                            "%s and %s hold different models or inputs: %s %s vs %s", a->dir,
+                            b->dir, keys[k], va ? va : "(none)", vb ? vb : "(none)");
+    }
+    static const char *const dims[] = {"d", "layers", "batch"};
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; ++k) {
+        const cJSON *va = cJSON_GetObjectItemCaseSensitive(ma, dims[k]);
+        const cJSON *vb = cJSON_GetObjectItemCaseSensitive(mb, dims[k]);
+        if (!cJSON_IsNumber(va) || !cJSON_IsNumber(vb) || va->valuedouble != vb->valuedouble)
+            return cli_fail("diff", CP_FAIL_USAGE, "%s and %s hold different models: %s differs",
+                            a->dir, b->dir, dims[k]);
+    }
+    return CP_OK;
+}
+
+/* Loads DIR/file, checks dtype, shape and the recorded hash; keeps the data in d->owned. */
+static int load_array(struct diff *d, const char *dir, const char *file, const char *hash,
+                      enum cp_dtype want, void **out)
+{
+    char path[4096];
+    if (!file || strchr(file, '/'))
+        return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: bad file name", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    cp_npy a;
+    int st = cp_npy_read(path, &a);
+    if (st != CP_OK)
+        return cli_fail("diff", st, "%s", cp_err_msg());
+    if (a.dtype != want || a.ndim != 2 ||
+        (d->rows && (a.shape[0] != d->rows || a.shape[1] != d->cols))) {
+        cp_npy_free(&a);
+        return cli_fail("diff", CP_FAIL_USAGE, "%s: dtype or shape differs from the others", path);
+    }
+    d->rows = a.shape[0];
+    d->cols = a.shape[1];
+    char got[32];
+    snprintf(got, sizeof got, "%016llx",
+             (unsigned long long)cp_hash_fnv1a(a.data, a.count * cp_dtype_size(a.dtype)));
+    if (!hash || strcmp(got, hash) != 0) {
+        cp_npy_free(&a);
+        return cli_fail("diff", CP_FAIL_USAGE, "%s: contents hash %s, index.json says %s", path,
+                        got, hash ? hash : "(none)");
+    }
+    void **owned = realloc(d->owned, (d->nowned + 1) * sizeof *owned);
+    if (!owned) {
+        cp_npy_free(&a);
+        return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    }
+    d->owned = owned;
+    d->owned[d->nowned++] = a.data;
+    *out = a.data;
+    return CP_OK;
+}
+
+/* Folders are A, B, C... in the tables; the legend names them. */
+static char folder_letter(size_t i)
+{
+    return (char)(i < 26 ? 'A' + i : '?');
+}
+
+static int load_all(struct diff *d)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < d->nf; ++i)
+        total +=
+            (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d->f[i].index, "results"));
+    d->set.v = calloc(total + 1, sizeof *d->set.v);
+    if (!d->set.v)
+        return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    for (size_t i = 0; i < d->nf; ++i) {
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d->f[i].index, "results"))
+        {
+            const char *dtype = get_str(r, "dtype"), *engine = get_str(r, "engine");
+            const char *device = get_str(r, "device");
+            if (!dtype || !engine || !device)
+                return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: a result lacks fields",
+                                d->f[i].dir);
+            enum cp_dtype t = strcmp(dtype, "<f8") == 0 ? CP_F64 : CP_F32;
+            struct cmp_item *it = &d->set.v[d->set.n];
+            void *y;
+            int st = load_array(d, d->f[i].dir, get_str(r, "file"), get_str(r, "hash"), t, &y);
+            if (st != CP_OK)
+                return st;
+            it->y = y;
+            it->dtype = t;
+            it->hash = strtoull(get_str(r, "hash"), NULL, 16);
+            snprintf(it->label, sizeof it->label, "%c: %s", folder_letter(i), device);
+            snprintf(it->engine, sizeof it->engine, "%s", engine);
+            it->deterministic = it->roundtrip = it->thread_inv = -1;
+            it->batch_inv_checked = -1;
+            it->wall_median_s = -1.0;
+            d->set.n++;
+        }
+        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "reference");
+        if (!d->set.ref && ref) {
+            void *y;
+            int st =
+                load_array(d, d->f[i].dir, get_str(ref, "file"), get_str(ref, "hash"), CP_F64, &y);
+            if (st != CP_OK)
+                return st;
+            d->set.ref = y;
+        }
+        const cJSON *base = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "baseline");
+        if (!d->set.base && base) {
+            void *y;
+            int st = load_array(d, d->f[i].dir, get_str(base, "file"), get_str(base, "hash"),
+                                CP_F32, &y);
+            if (st != CP_OK)
+                return st;
+            d->set.base = y;
+        }
+    }
+    /* Without a saved baseline, a host:exact result serves (same bits by definition). */
+    for (size_t i = 0; i < d->set.n && !d->set.base; ++i)
+        if (strcmp(d->set.v[i].engine, "host:exact") == 0)
+            d->set.base = d->set.v[i].y;
+    if (!d->set.ref)
+        return cli_fail("diff", CP_FAIL_USAGE, "no folder holds the host:f64 reference");
+    if (!d->set.base)
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "no folder holds the host:exact baseline (save with compare, or list "
+                        "host:exact among the engines)");
+    d->set.rows = d->rows;
+    d->set.cols = d->cols;
+    return CP_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"expect", required_argument, NULL, 'e'}, {"equal-nan", no_argument, NULL, 'n'},
+        {"json", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+    int expect = CMP_EXPECT_NONE, c;
+    const char *json_path = NULL;
+    struct diff d;
+    memset(&d, 0, sizeof d);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            if (cmp_parse_expect(optarg, &expect) != CP_OK)
+                return cli_fail("diff", CP_FAIL_USAGE,
+                                "--expect: '%s' is not one of bitwise, torch, clblast, none",
+                                optarg);
+            break;
+        case 'n':
+            d.set.equal_nan = true;
+            break;
+        case 'j':
+            json_path = optarg;
+            break;
+        case 'h':
+            diff_help();
+            return CP_OK;
+        case 'V':
+            cli_print_version();
+            return CP_OK;
+        case ':':
+            return cli_fail("diff", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_fail("diff", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_fail("diff", CP_FAIL_USAGE, "no folder given (usage: clparity diff DIR...)");
+    if (argc - optind > 26)
+        return cli_fail("diff", CP_FAIL_USAGE, "at most 26 folders at once");
+    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK)
+        return CP_FAIL_RUNTIME;
+    d.nf = (size_t)(argc - optind);
+    d.f = calloc(d.nf, sizeof *d.f);
+    int st = d.f ? CP_OK : cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    for (size_t i = 0; st == CP_OK && i < d.nf; ++i) {
+        d.f[i].dir = argv[optind + (int)i];
+        st = load_index(&d.f[i]);
+        if (st == CP_OK && i > 0)
+            st = check_same_model(&d.f[0], &d.f[i]);
+    }
+    if (st == CP_OK)
+        st = load_all(&d);
+    if (st == CP_OK && cmp_compute(&d.set) != CP_OK)
+        st = cli_fail("diff", CP_FAIL_RUNTIME, "%s", cp_err_msg());
+    if (st != CP_OK)
+        goto out;
+
+    FILE *out = json_path && strcmp(json_path, "-") == 0 ? stderr : stdout;
+    for (size_t i = 0; i < d.nf; ++i) {
+        const cJSON *prov = cJSON_GetObjectItemCaseSensitive(d.f[i].index, "provenance");
+        const char *cpu = get_str(prov, "host_cpu"), *date = get_str(prov, "date");
+        const char *ver = get_str(d.f[i].index, "version");
+        fprintf(out, "folder %c: %s (clparity %s, %s, %s)\n", folder_letter(i), d.f[i].dir,
+                ver ? ver : "?", cpu ? cpu : "unknown CPU", date ? date : "no date");
+    }
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(d.f[0].index, "model");
+    fprintf(out, "model: input sha256 %s, %zu rows x %zu outputs\n", get_str(m, "input_sha256"),
+            d.rows, d.cols);
+    cmp_print(out, &d.set, false);
+    fflush(out);
+    if (json_path) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *cmp = cmp_json(&d.set);
+        cJSON *dirs = root ? cJSON_AddArrayToObject(root, "folders") : NULL;
+        if (!root || !cmp || !dirs) {
+            cJSON_Delete(root);
+            cJSON_Delete(cmp);
+            st = cli_fail("diff", CP_FAIL_RUNTIME, "out of memory building JSON");
+            goto out;
+        }
+        cJSON_AddNumberToObject(root, "schema", 1);
+        cJSON_AddStringToObject(root, "command", "diff");
+        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        for (size_t i = 0; i < d.nf; ++i)
+            cJSON_AddItemToArray(dirs, cJSON_CreateString(d.f[i].dir));
+        cJSON_AddItemToObject(root, "model", cJSON_Duplicate(m, 1));
+        cJSON_AddStringToObject(root, "expect",
+                                expect < 0 ? "none" : cp_preset_name((enum cp_preset)expect));
+        cJSON_AddItemToObject(root, "comparison", cmp);
+        st = cp_json_write(json_path, root);
+        cJSON_Delete(root);
+        if (st != CP_OK) {
+            cli_fail("diff", st, "--json: %s", cp_err_msg());
+            goto out;
+        }
+    }
+    if (expect >= 0) {
+        char names[4096];
+        size_t fails = cmp_failures(&d.set, (enum cp_preset)expect, names, sizeof names);
+        if (fails)
+            st = cli_fail("diff", CP_FAIL_CHECK, "--expect %s failed for %zu result%s: %s",
+                          cp_preset_name((enum cp_preset)expect), fails, fails > 1 ? "s" : "",
+                          names);
+    }
+out:
+    cmp_free(&d.set);
+    free(d.set.v);
+    for (size_t i = 0; i < d.nowned; ++i)
+        free(d.owned[i]);
+    free(d.owned);
+    for (size_t i = 0; d.f && i < d.nf; ++i)
+        cJSON_Delete(d.f[i].index);
+    free(d.f);
+    return st;
+}

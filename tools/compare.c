@@ -1,0 +1,399 @@
+#include "compare.h"
+
+#include "clparity/error.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmp_parse_expect(const char *s, int *out)
+{
+    if (strcmp(s, "none") == 0) {
+        *out = CMP_EXPECT_NONE;
+        return CP_OK;
+    }
+    for (int p = 0; p < CP_PRESET_COUNT; ++p)
+        if (strcmp(s, cp_preset_name((enum cp_preset)p)) == 0) {
+            *out = p;
+            return CP_OK;
+        }
+    return CP_FAIL_USAGE;
+}
+
+static bool is_f32(const struct cmp_item *it)
+{
+    return it->dtype == CP_F32;
+}
+
+int cmp_compute(struct cmp_set *s)
+{
+    size_t n = s->rows * s->cols;
+    s->pair_bitwise = calloc(s->n * s->n + 1, sizeof *s->pair_bitwise);
+    s->pair_ulp = calloc(s->n * s->n + 1, sizeof *s->pair_ulp);
+    if (!s->pair_bitwise || !s->pair_ulp)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the pairwise matrix");
+    for (size_t i = 0; i < s->n; ++i) {
+        struct cmp_item *it = &s->v[i];
+        if (!is_f32(it))
+            continue;
+        int st = cp_metrics_compute(it->y, s->ref, s->rows, s->cols, s->equal_nan, &it->m);
+        if (st != CP_OK)
+            return st;
+        size_t bad = cp_preset_mismatches(CP_PRESET_BITWISE, it->y, NULL, s->base, n, s->equal_nan);
+        it->base_bitwise = n ? (double)(n - bad) / (double)n : 1.0;
+        it->mismatches[CP_PRESET_BITWISE] = bad;
+        it->mismatches[CP_PRESET_TORCH] =
+            cp_preset_mismatches(CP_PRESET_TORCH, it->y, s->ref, NULL, n, s->equal_nan);
+        it->mismatches[CP_PRESET_CLBLAST] =
+            cp_preset_mismatches(CP_PRESET_CLBLAST, it->y, s->ref, NULL, n, s->equal_nan);
+    }
+    for (size_t i = 0; i < s->n; ++i)
+        for (size_t k = 0; k < s->n; ++k) {
+            if (!is_f32(&s->v[i]) || !is_f32(&s->v[k])) {
+                s->pair_bitwise[i * s->n + k] = NAN;
+                continue;
+            }
+            cp_metrics_pair(s->v[i].y, s->v[k].y, n, &s->pair_bitwise[i * s->n + k],
+                            &s->pair_ulp[i * s->n + k]);
+        }
+    return CP_OK;
+}
+
+void cmp_free(struct cmp_set *s)
+{
+    free(s->pair_bitwise);
+    free(s->pair_ulp);
+    s->pair_bitwise = NULL;
+    s->pair_ulp = NULL;
+}
+
+/* A fraction as a percentage that never rounds up to a false 100%. */
+static void fmt_frac(double f, char *buf, size_t len)
+{
+    if (f >= 1.0)
+        snprintf(buf, len, "100%%");
+    else
+        snprintf(buf, len, "%.1f%%", fmin(100.0 * f, 99.9));
+}
+
+static const char *yes_no(int v)
+{
+    return v > 0 ? "yes" : v == 0 ? "NO" : "n/a";
+}
+
+static bool checks_fail(const struct cmp_item *it)
+{
+    return it->deterministic == 0 || it->roundtrip == 0;
+}
+
+size_t cmp_failures(const struct cmp_set *s, enum cp_preset p, char *buf, size_t len)
+{
+    size_t fails = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < s->n; ++i) {
+        const struct cmp_item *it = &s->v[i];
+        if (!checks_fail(it) && (!is_f32(it) || it->mismatches[p] == 0))
+            continue;
+        fails++;
+        size_t used = strlen(buf);
+        if (used < len)
+            snprintf(buf + used, len - used, "%s%s %s", fails > 1 ? ", " : "", it->label,
+                     it->engine);
+    }
+    return fails;
+}
+
+static void print_rows(FILE *f, const struct cmp_set *s, bool show_time)
+{
+    fprintf(f, "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32 "
+               "and =base are the fractions of outputs bit-equal to ref32 and to host:exact\n");
+    fprintf(f, "%-3s %-32s %-13s %9s %8s %7s %9s %9s %10s %9s %6s %6s %6s %5s %5s %4s %5s\n", "id",
+            "device", "engine", show_time ? "median ms" : "", "max ULP", "med ULP", "max_abs",
+            "max_rel", "rel_to_max", "norm_rel", "=ref32", "=base", "argmax", "NaN", "Inf", "det",
+            "rtrip");
+    bool any_flag = false;
+    for (size_t i = 0; i < s->n; ++i) {
+        const struct cmp_item *it = &s->v[i];
+        char eng[40], tm[32] = "";
+        snprintf(eng, sizeof eng, "%s%s", it->engine, it->inexact_device ? " !" : "");
+        any_flag |= it->inexact_device;
+        if (show_time && it->wall_median_s >= 0.0)
+            snprintf(tm, sizeof tm, "%.3f", 1e3 * it->wall_median_s);
+        fprintf(f, "R%-2zu %-32.32s %-13s %9s", i + 1, it->label, eng, tm);
+        if (!is_f32(it)) {
+            fprintf(f, " %8s   (the reference)%*s %4s %5s\n", "ref", 70, "",
+                    yes_no(it->deterministic), yes_no(it->roundtrip));
+            continue;
+        }
+        const cp_metrics *m = &it->m;
+        char ulp[32], med[32], r32[16], base[16], am[16];
+        if (m->compared) {
+            snprintf(ulp, sizeof ulp, "%llu%s", (unsigned long long)m->max_ulp,
+                     m->nan_mismatch ? "*" : "");
+            snprintf(med, sizeof med, "%.1f", m->median_ulp);
+        } else {
+            snprintf(ulp, sizeof ulp, "n/a");
+            snprintf(med, sizeof med, "n/a");
+        }
+        fmt_frac(m->bitwise, r32, sizeof r32);
+        fmt_frac(it->base_bitwise, base, sizeof base);
+        fmt_frac(m->argmax, am, sizeof am);
+        fprintf(f, " %8s %7s %9.3g %9.3g %10.3g %9.3g %6s %6s %6s %5zu %5zu %4s %5s\n", ulp, med,
+                m->max_abs, m->max_rel, m->rel_to_max, m->norm_rel, r32, base, am, m->nan, m->inf,
+                yes_no(it->deterministic), yes_no(it->roundtrip));
+    }
+    if (any_flag)
+        fprintf(f, "! exactness not guaranteed: the device lacks CL_FP_DENORM or has the "
+                   "EMBEDDED profile\n");
+    bool any_nan = false;
+    for (size_t i = 0; i < s->n; ++i)
+        any_nan |= is_f32(&s->v[i]) && s->v[i].m.nan_mismatch;
+    if (any_nan)
+        fprintf(f, "* NaN against a number counts as a mismatch and is left out of max ULP%s\n",
+                s->equal_nan ? "" : " (NaN against NaN too, without --equal-nan)");
+}
+
+static void print_invariance(FILE *f, const struct cmp_set *s)
+{
+    bool any = false;
+    for (size_t i = 0; i < s->n; ++i)
+        any |= s->v[i].batch_inv_checked > 0 || s->v[i].thread_inv >= 0;
+    if (!any)
+        return;
+    fprintf(f, "\ninvariance:\n");
+    for (size_t i = 0; i < s->n; ++i) {
+        const struct cmp_item *it = &s->v[i];
+        if (it->batch_inv_checked <= 0 && it->thread_inv < 0)
+            continue;
+        fprintf(f, "  R%-2zu %-32.32s %-13s", i + 1, it->label, it->engine);
+        if (it->batch_inv_checked > 0)
+            fprintf(f, " batch: %ld/%ld rows bit-identical alone and in the batch (%s)",
+                    it->batch_inv_equal, it->batch_inv_checked,
+                    it->batch_inv_equal == it->batch_inv_checked ? "invariant" : "VARIES");
+        if (it->thread_inv >= 0)
+            fprintf(f, "; threads: 1 thread vs all %s",
+                    it->thread_inv ? "bit-identical (invariant)" : "DIFFER");
+        fputc('\n', f);
+    }
+}
+
+static void print_matrix(FILE *f, const struct cmp_set *s)
+{
+    fprintf(f, "\npairwise: bit-equal fraction / max ULP between float32 results\n%-5s", "");
+    for (size_t k = 0; k < s->n; ++k)
+        if (is_f32(&s->v[k])) {
+            char id[32];
+            snprintf(id, sizeof id, "R%zu", k + 1);
+            fprintf(f, " %14s", id);
+        }
+    fputc('\n', f);
+    for (size_t i = 0; i < s->n; ++i) {
+        if (!is_f32(&s->v[i]))
+            continue;
+        fprintf(f, "R%-4zu", i + 1);
+        for (size_t k = 0; k < s->n; ++k) {
+            if (!is_f32(&s->v[k]))
+                continue;
+            char frac[16], cell[40];
+            fmt_frac(s->pair_bitwise[i * s->n + k], frac, sizeof frac);
+            snprintf(cell, sizeof cell, "%s/%llu", frac,
+                     (unsigned long long)s->pair_ulp[i * s->n + k]);
+            fprintf(f, " %14s", cell);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void print_worst(FILE *f, const struct cmp_set *s)
+{
+    fprintf(f, "\nworst element of each result, against host:f64:\n");
+    for (size_t i = 0; i < s->n; ++i) {
+        const struct cmp_item *it = &s->v[i];
+        if (!is_f32(it))
+            continue;
+        const cp_metrics *m = &it->m;
+        fprintf(f, "  R%-2zu %-32.32s %-13s ", i + 1, it->label, it->engine);
+        if (!m->compared) {
+            fprintf(f, "no comparable element (every pair holds a NaN)\n");
+            continue;
+        }
+        fprintf(f, "[row %zu, col %zu] %a (%.9g) vs %a (%.17g): %llu ULP\n", m->worst / s->cols,
+                m->worst % s->cols, (double)m->worst_a, (double)m->worst_a, m->worst_r, m->worst_r,
+                (unsigned long long)m->max_ulp);
+    }
+}
+
+static void print_verdicts(FILE *f, const struct cmp_set *s)
+{
+    static const char *const what[] = {
+        [CP_PRESET_TORCH] = "|a-r| <= 1e-5 + 1.3e-6*|r| against host:f64",
+        [CP_PRESET_CLBLAST] = "|a-r| < 1e-3 or |a-r|/(|a|+|r|) < 0.005 against host:f64",
+        [CP_PRESET_BITWISE] = "every float32 result bit-identical to host:exact",
+    };
+    size_t n = s->rows * s->cols;
+    fprintf(f, "\nverdicts:\n");
+    for (int p = 0; p < CP_PRESET_COUNT; ++p) {
+        size_t fails = 0;
+        for (size_t i = 0; i < s->n; ++i)
+            fails += is_f32(&s->v[i]) && s->v[i].mismatches[p];
+        fprintf(f, "  %-8s %s (%s)\n", cp_preset_name((enum cp_preset)p), fails ? "FAIL" : "PASS",
+                what[p]);
+        for (size_t i = 0; i < s->n; ++i) {
+            const struct cmp_item *it = &s->v[i];
+            if (!is_f32(it) || !it->mismatches[p])
+                continue;
+            fprintf(f, "    R%-2zu %s %s: Mismatched elements: %zu / %zu (%.1f%%)\n", i + 1,
+                    it->label, it->engine, it->mismatches[p], n,
+                    100.0 * (double)it->mismatches[p] / (double)n);
+        }
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < s->n; ++i)
+        bad += checks_fail(&s->v[i]);
+    fprintf(f,
+            "  %-8s %s (every run gives the same hash; the weights survive write, read, map "
+            "and copy)\n",
+            "checks", bad ? "FAIL" : "PASS");
+    for (size_t i = 0; i < s->n; ++i)
+        if (checks_fail(&s->v[i]))
+            fprintf(f, "    R%-2zu %s %s:%s%s\n", i + 1, s->v[i].label, s->v[i].engine,
+                    s->v[i].deterministic == 0 ? " runs differ (not deterministic)" : "",
+                    s->v[i].roundtrip == 0 ? " weights changed in the round trip" : "");
+}
+
+void cmp_print(FILE *f, const struct cmp_set *s, bool show_time)
+{
+    print_rows(f, s, show_time);
+    print_invariance(f, s);
+    print_matrix(f, s);
+    print_worst(f, s);
+    print_verdicts(f, s);
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+    if (!isfinite(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+static void add_tristate(cJSON *o, const char *key, int v)
+{
+    if (v < 0)
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddBoolToObject(o, key, v > 0);
+}
+
+void *cmp_json(const struct cmp_set *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = root ? cJSON_AddArrayToObject(root, "results") : NULL;
+    if (!arr) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    char buf[128];
+    for (size_t i = 0; i < s->n; ++i) {
+        const struct cmp_item *it = &s->v[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(arr, o);
+        snprintf(buf, sizeof buf, "R%zu", i + 1);
+        cJSON_AddStringToObject(o, "id", buf);
+        cJSON_AddStringToObject(o, "device", it->label);
+        cJSON_AddStringToObject(o, "engine", it->engine);
+        cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(it->dtype));
+        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)it->hash);
+        cJSON_AddStringToObject(o, "hash", buf);
+        add_tristate(o, "deterministic", it->deterministic);
+        add_tristate(o, "roundtrip", it->roundtrip);
+        cJSON_AddBoolToObject(o, "exactness_guaranteed", !it->inexact_device);
+        cJSON *inv = cJSON_AddObjectToObject(o, "invariance");
+        if (inv) {
+            if (it->batch_inv_checked > 0) {
+                cJSON_AddNumberToObject(inv, "batch_rows_equal", (double)it->batch_inv_equal);
+                cJSON_AddNumberToObject(inv, "batch_rows_checked", (double)it->batch_inv_checked);
+            } else {
+                cJSON_AddNullToObject(inv, "batch_rows_equal");
+                cJSON_AddNullToObject(inv, "batch_rows_checked");
+            }
+            add_tristate(inv, "threads", it->thread_inv);
+        }
+        if (!is_f32(it)) {
+            cJSON_AddNullToObject(o, "metrics");
+            continue;
+        }
+        const cp_metrics *m = &it->m;
+        cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
+        if (!mj)
+            break;
+        cJSON_AddNumberToObject(mj, "compared", (double)m->compared);
+        add_num_or_null(mj, "max_ulp", m->compared ? (double)m->max_ulp : NAN);
+        add_num_or_null(mj, "median_ulp", m->compared ? m->median_ulp : NAN);
+        add_num_or_null(mj, "max_abs", m->max_abs);
+        add_num_or_null(mj, "max_rel", m->max_rel);
+        add_num_or_null(mj, "rel_to_max", m->rel_to_max);
+        add_num_or_null(mj, "norm_rel", m->norm_rel);
+        cJSON_AddNumberToObject(mj, "bitwise", m->bitwise);
+        cJSON_AddNumberToObject(mj, "baseline_bitwise", it->base_bitwise);
+        cJSON_AddNumberToObject(mj, "argmax", m->argmax);
+        cJSON_AddNumberToObject(mj, "nan", (double)m->nan);
+        cJSON_AddNumberToObject(mj, "inf", (double)m->inf);
+        cJSON_AddNumberToObject(mj, "nan_mismatch", (double)m->nan_mismatch);
+        cJSON *w = cJSON_AddObjectToObject(mj, "worst");
+        if (w && m->compared) {
+            cJSON_AddNumberToObject(w, "index", (double)m->worst);
+            cJSON_AddNumberToObject(w, "row", (double)(m->worst / s->cols));
+            cJSON_AddNumberToObject(w, "col", (double)(m->worst % s->cols));
+            snprintf(buf, sizeof buf, "%a", (double)m->worst_a);
+            cJSON_AddStringToObject(w, "value_hex", buf);
+            snprintf(buf, sizeof buf, "%.9g", (double)m->worst_a);
+            cJSON_AddStringToObject(w, "value", buf);
+            snprintf(buf, sizeof buf, "%a", m->worst_r);
+            cJSON_AddStringToObject(w, "reference_hex", buf);
+            snprintf(buf, sizeof buf, "%.17g", m->worst_r);
+            cJSON_AddStringToObject(w, "reference", buf);
+        }
+        cJSON *pj = cJSON_AddObjectToObject(o, "mismatches");
+        for (int p = 0; pj && p < CP_PRESET_COUNT; ++p)
+            cJSON_AddNumberToObject(pj, cp_preset_name((enum cp_preset)p),
+                                    (double)it->mismatches[p]);
+    }
+    cJSON *pw = cJSON_AddObjectToObject(root, "pairwise");
+    cJSON *ids = pw ? cJSON_AddArrayToObject(pw, "ids") : NULL;
+    cJSON *bw = pw ? cJSON_AddArrayToObject(pw, "bitwise") : NULL;
+    cJSON *mu = pw ? cJSON_AddArrayToObject(pw, "max_ulp") : NULL;
+    for (size_t i = 0; ids && bw && mu && i < s->n; ++i) {
+        if (!is_f32(&s->v[i]))
+            continue;
+        snprintf(buf, sizeof buf, "R%zu", i + 1);
+        cJSON_AddItemToArray(ids, cJSON_CreateString(buf));
+        cJSON *rb = cJSON_CreateArray(), *ru = cJSON_CreateArray();
+        for (size_t k = 0; rb && ru && k < s->n; ++k) {
+            if (!is_f32(&s->v[k]))
+                continue;
+            cJSON_AddItemToArray(rb, cJSON_CreateNumber(s->pair_bitwise[i * s->n + k]));
+            cJSON_AddItemToArray(ru, cJSON_CreateNumber((double)s->pair_ulp[i * s->n + k]));
+        }
+        cJSON_AddItemToArray(bw, rb);
+        cJSON_AddItemToArray(mu, ru);
+    }
+    cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
+    size_t check_fails = 0;
+    for (size_t i = 0; i < s->n; ++i)
+        check_fails += checks_fail(&s->v[i]);
+    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p) {
+        size_t fails = 0;
+        for (size_t i = 0; i < s->n; ++i)
+            fails += is_f32(&s->v[i]) && s->v[i].mismatches[p];
+        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), fails == 0);
+    }
+    if (vj)
+        cJSON_AddBoolToObject(vj, "checks", check_fails == 0);
+    return root;
+}
