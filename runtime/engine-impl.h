@@ -21,7 +21,7 @@ struct cp_engine {
     int max_batch;
     double build_s, upload_s;
     long forwards; /* calls of cp_engine_forward so far */
-    char build_options[256];
+    char build_options[512];
     void *state; /* the engine's own */
 };
 

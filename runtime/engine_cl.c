@@ -20,7 +20,22 @@ struct cl_state {
     cl_mem act[2], tmp;
     cl_event *events; /* one per layer, for the profiled kernel time */
     bool clblast;
+    /* cl:own's faster paths (own_small.cl, own_gemm.cl), all in cl:own's summation order */
+    int path;
+    cl_program prog_path;
+    cl_kernel k_path;
+    cl_mem wt;        /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;      /* PATH_SMALL: 5 ints per layer */
+    cl_mem *wt_layer; /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
+    int *ldw;
+    size_t small_ls;   /* PATH_SMALL: work-group size */
+    int vec_w, vec_rb; /* PATH_VEC: vector width and rows per work-item */
 };
+
+/* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
+ * where operands live and which work-item holds which accumulator. */
+enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC };
+static const char *const path_names[] = {"naive", "small", "tiled", "vec"};
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
@@ -47,6 +62,19 @@ static void cl_destroy(cp_engine *e)
     free(s->chunks);
     free(s->chunk_start);
     free(s->layer_chunk);
+    if (s->wt)
+        clReleaseMemObject(s->wt);
+    if (s->desc)
+        clReleaseMemObject(s->desc);
+    for (int l = 0; s->wt_layer && l < e->model->n_layers; ++l)
+        if (s->wt_layer[l])
+            clReleaseMemObject(s->wt_layer[l]);
+    free(s->wt_layer);
+    free(s->ldw);
+    if (s->k_path)
+        clReleaseKernel(s->k_path);
+    if (s->prog_path)
+        clReleaseProgram(s->prog_path);
     if (s->k_linear)
         clReleaseKernel(s->k_linear);
     if (s->k_epilogue)
@@ -114,6 +142,208 @@ static size_t chunk_end(const cp_engine *e, const struct cl_state *s, size_t c)
     return end;
 }
 
+static int dev_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name)
+{
+    cl_int rc = clGetDeviceInfo(d, what, size, out, NULL);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
+}
+
+static size_t round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+/* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else one launch
+ * for the whole model where every layer fits one work-group and the batch is small, else a
+ * tiled GEMM per layer on GPUs and a vectorised one on CPUs. */
+static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
+{
+    const cp_model *m = e->model;
+    bool small_ok =
+        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30;
+    const char *force = getenv("CLPARITY_OWN_KERNEL");
+    if (force && force[0]) {
+        for (int p = 0; p < 4; ++p)
+            if (strcmp(force, path_names[p]) == 0) {
+                if (p == PATH_SMALL && !small_ok)
+                    return cp_err_set(CP_FAIL_USAGE,
+                                      "CLPARITY_OWN_KERNEL=small: a layer of width %d does not "
+                                      "fit one work-group of this device (%zu)",
+                                      m->max_width, max_wg);
+                if (p == PATH_TILED && max_wg < 256)
+                    return cp_err_set(CP_FAIL_USAGE,
+                                      "CLPARITY_OWN_KERNEL=tiled needs work-groups of 256");
+                *path = p;
+                return CP_OK;
+            }
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, tiled, vec",
+                          force);
+    }
+    if (small_ok && e->max_batch <= 16)
+        *path = PATH_SMALL;
+    else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
+        *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
+    else
+        *path = PATH_VEC;
+    return CP_OK;
+}
+
+/* Wt[k][o] = W[o][k] for one layer, n padded to ldw with zeros, then the bias. */
+static void transpose_layer(const cp_model *m, int l, int ldw, float *dst)
+{
+    const cp_layer *L = &m->layers[l];
+    const float *w = m->params + L->w_off;
+    for (int k = 0; k < L->in; ++k)
+        for (int o = 0; o < ldw; ++o)
+            dst[(size_t)k * (size_t)ldw + (size_t)o] =
+                o < L->out ? w[(size_t)o * (size_t)L->in + (size_t)k] : 0.0f;
+    if (L->has_bias)
+        memcpy(dst + (size_t)L->in * (size_t)ldw, m->params + L->b_off,
+               (size_t)L->out * sizeof(float));
+}
+
+static size_t layer_t_size(const cp_layer *L, int ldw)
+{
+    return (size_t)L->in * (size_t)ldw + (L->has_bias ? (size_t)L->out : 0);
+}
+
+static int upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, const char *what)
+{
+    cl_int rc;
+    *buf = clCreateBuffer(s->ctx, CL_MEM_READ_ONLY, bytes ? bytes : 1, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
+                          cp_cl_error_name(rc), rc);
+    if (!bytes)
+        return CP_OK;
+    rc = clEnqueueWriteBuffer(s->q, *buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
+/* PATH_SMALL: one buffer with every layer transposed, and the layer table. */
+static int setup_small(cp_engine *e, struct cl_state *s)
+{
+    const cp_model *m = e->model;
+    size_t total = 0;
+    for (int l = 0; l < m->n_layers; ++l)
+        total += layer_t_size(&m->layers[l], m->layers[l].out);
+    float *wt = malloc((total ? total : 1) * sizeof *wt);
+    int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
+    int st = CP_OK;
+    if (!wt || !desc) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for the transposed weights");
+        goto out;
+    }
+    size_t off = 0;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        transpose_layer(m, l, L->out, wt + off);
+        desc[5 * l] = L->in;
+        desc[5 * l + 1] = L->out;
+        desc[5 * l + 2] =
+            (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
+        desc[5 * l + 3] = (int)off;
+        desc[5 * l + 4] = (int)(off + (size_t)L->in * (size_t)L->out);
+        off += layer_t_size(L, L->out);
+    }
+    st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
+    if (st == CP_OK)
+        st = upload(s, &s->desc, desc, (size_t)m->n_layers * 5 * sizeof *desc, "layer table");
+out:
+    free(wt);
+    free(desc);
+    return st;
+}
+
+/* PATH_VEC: one buffer per layer, transposed and padded to the vector width. */
+static int setup_vec(cp_engine *e, struct cl_state *s)
+{
+    const cp_model *m = e->model;
+    s->wt_layer = calloc((size_t)m->n_layers, sizeof *s->wt_layer);
+    s->ldw = calloc((size_t)m->n_layers, sizeof *s->ldw);
+    if (!s->wt_layer || !s->ldw)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory");
+    int st = CP_OK;
+    for (int l = 0; l < m->n_layers && st == CP_OK; ++l) {
+        const cp_layer *L = &m->layers[l];
+        s->ldw[l] = (int)round_up((size_t)L->out, (size_t)s->vec_w);
+        size_t n = layer_t_size(L, s->ldw[l]);
+        float *wt = malloc((n ? n : 1) * sizeof *wt);
+        if (!wt)
+            return cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for layer %d", l);
+        transpose_layer(m, l, s->ldw[l], wt);
+        st = upload(s, &s->wt_layer[l], wt, n * sizeof *wt, "transposed layer");
+        free(wt);
+    }
+    return st;
+}
+
+static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    size_t max_wg;
+    cl_ulong local_mem;
+    cl_uint pref_vec;
+    int st = dev_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg,
+                      "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    if (st == CP_OK)
+        st = dev_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem,
+                      "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+    if (st == CP_OK)
+        st = dev_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
+                      &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
+    if (st == CP_OK)
+        st = choose_path(e, dev, max_wg, &s->path);
+    if (st != CP_OK || s->path == PATH_NAIVE)
+        return st;
+
+    char opts[256];
+    const char *file = "own_gemm.cl", *kname = NULL;
+    if (s->path == PATH_SMALL) {
+        bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !(dev->type & CL_DEVICE_TYPE_GPU);
+        size_t w = (size_t)m->max_width;
+        /* GPUs get more work-items than outputs: they share the loads of the weight tiles. */
+        s->small_ls = cpu ? round_up(w, 8) : round_up(w > 256 ? w : 256, 32);
+        if (s->small_ls > max_wg)
+            s->small_ls = round_up(w, 8) <= max_wg ? round_up(w, 8) : w;
+        size_t budget = (local_mem < 49152 ? (size_t)local_mem : 49152) / sizeof(float);
+        size_t kt = budget > 2 * w + 64 ? (budget - 2 * w - 64) / w : 1;
+        if (kt > 256)
+            kt = 256;
+        if (kt > 4)
+            kt &= ~(size_t)3;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu",
+                 s->small_ls, w, kt);
+        file = "own_small.cl";
+        kname = "cp_model_small";
+    } else if (s->path == PATH_TILED) {
+        snprintf(opts, sizeof opts,
+                 "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
+                 "-DCP_TM=8 -DCP_TN=8");
+        kname = "cp_gemm_tiled";
+    } else {
+        s->vec_w = pref_vec >= 16 ? 16 : 8;
+        s->vec_rb = 8;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d", s->vec_w, s->vec_rb);
+        kname = "cp_gemm_vec";
+    }
+    st = cp_program_build(s->ctx, dev->device_id, file, opts, &s->prog_path);
+    if (st != CP_OK)
+        return st;
+    cl_int rc;
+    s->k_path = clCreateKernel(s->prog_path, kname, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", kname,
+                          cp_cl_error_name(rc), rc);
+    snprintf(e->build_options, sizeof e->build_options, "%s [%s: %s]", "-cl-std=CL1.2",
+             path_names[s->path], opts);
+    return CP_OK;
+}
+
 static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant variant)
 {
     const cp_model *m = e->model;
@@ -146,6 +376,11 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     s->k_epilogue = clCreateKernel(s->prog, "cp_epilogue", &rc);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clCreateKernel(cp_epilogue)");
+    if (variant == CL_OWN) {
+        st = setup_own_path(e, s, dev);
+        if (st != CP_OK)
+            return st;
+    }
     e->build_s = cp_now() - t0;
 
     st = plan_chunks(e, s, dev->max_alloc);
@@ -165,6 +400,12 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(weights)");
     }
+    if (s->path == PATH_SMALL)
+        st = setup_small(e, s);
+    else if (s->path == PATH_VEC)
+        st = setup_vec(e, s);
+    if (st != CP_OK)
+        return st;
     e->upload_s = cp_now() - t0;
 
     size_t act = (size_t)e->max_batch * (size_t)m->max_width * sizeof(float);
@@ -230,6 +471,39 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     size_t global[2] = {(size_t)L->out, (size_t)batch};
     cl_int rc;
     int st;
+    cl_int flags = (has_bias ? 1 : 0) | (act == CP_ACT_RELU ? 2 : 0) | (residual ? 4 : 0);
+    cl_int m_rows = batch;
+    if (s->path == PATH_TILED) {
+        const size_t sizes[] = {sizeof in,    sizeof outb,  sizeof w,
+                                sizeof w_off, sizeof b_off, sizeof m_rows,
+                                sizeof out_w, sizeof in_w,  sizeof flags};
+        const void *const vals[] = {&in, &outb, &w, &w_off, &b_off, &m_rows, &out_w, &in_w, &flags};
+        st = set_args(s->k_path, "cp_gemm_tiled", 9, sizes, vals);
+        if (st != CP_OK)
+            return st;
+        size_t local[2] = {16, 16};
+        size_t grid[2] = {round_up((size_t)L->out, 128) / 8, round_up((size_t)batch, 128) / 8};
+        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 2, NULL, grid, local, 0, NULL, &s->events[l]);
+        return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_tiled)");
+    }
+    if (s->path == PATH_VEC) {
+        cl_mem wt = s->wt_layer[l];
+        cl_ulong wt_off = 0, bt_off = (cl_ulong)L->in * (cl_ulong)s->ldw[l];
+        cl_int ldw = s->ldw[l];
+        const size_t sizes[] = {sizeof in,     sizeof outb, sizeof wt,     sizeof wt,
+                                sizeof wt_off, sizeof ldw,  sizeof bt_off, sizeof m_rows,
+                                sizeof out_w,  sizeof in_w, sizeof flags};
+        /* The bias sits after the transposed weights in the same buffer: p is that buffer. */
+        const void *const vals[] = {&in,     &outb,   &wt,    &wt,   &wt_off, &ldw,
+                                    &bt_off, &m_rows, &out_w, &in_w, &flags};
+        st = set_args(s->k_path, "cp_gemm_vec", 11, sizes, vals);
+        if (st != CP_OK)
+            return st;
+        size_t grid[2] = {(size_t)ldw / (size_t)s->vec_w,
+                          round_up((size_t)batch, (size_t)s->vec_rb) / (size_t)s->vec_rb};
+        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 2, NULL, grid, NULL, 0, NULL, &s->events[l]);
+        return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
+    }
     if (!s->clblast) {
         const size_t sizes[] = {sizeof in,   sizeof outb,    sizeof w,        sizeof w_off,
                                 sizeof in_w, sizeof out_w,   sizeof has_bias, sizeof b_off,
@@ -280,7 +554,25 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
-    for (int l = 0; l < m->n_layers; ++l) {
+    cl_mem result = s->act[m->n_layers % 2];
+    if (s->path == PATH_SMALL) {
+        /* The whole model in one launch, a work-group per row. */
+        cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width;
+        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,   sizeof s->desc,
+                                sizeof n_layers,  sizeof in0,       sizeof out_last};
+        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,   &s->desc,
+                                    &n_layers,  &in0,       &out_last};
+        int st = set_args(s->k_path, "cp_model_small", 7, sizes, vals);
+        if (st != CP_OK)
+            return st;
+        size_t local = s->small_ls, global = s->small_ls * (size_t)batch;
+        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL,
+                                    &s->events[0]);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_model_small)");
+        result = s->act[1];
+    }
+    for (int l = 0; l < m->n_layers && s->path != PATH_SMALL; ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
@@ -292,7 +584,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clFinish");
     double t2 = cp_now();
     rc =
-        clEnqueueReadBuffer(s->q, s->act[m->n_layers % 2], CL_TRUE, 0,
+        clEnqueueReadBuffer(s->q, result, CL_TRUE, 0,
                             (size_t)batch * (size_t)m->out_width * sizeof(float), y, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
@@ -303,6 +595,8 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return CP_OK; /* CLBlast hides its kernels' events: kernel time stays n/a */
     double ksum = 0.0;
     for (int l = 0; l < m->n_layers; ++l) {
+        if (!s->events[l])
+            continue; /* the one-launch path has one event */
         cl_ulong a, b;
         rc = clGetEventProfilingInfo(s->events[l], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
         if (rc == CL_SUCCESS)

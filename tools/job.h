@@ -68,7 +68,7 @@ struct job {
     float *base; /* host:exact's output: the baseline (compare only) */
     struct job_result *res;
     size_t nres;
-    char build_options[256];
+    char build_options[512];
 };
 
 /* Devices, engines, the simulator guard and the memory checks, then the model and input:
