@@ -72,10 +72,9 @@ int cmd_run(int argc, char **argv)
             "(%.4g multiply-adds per forward)\n",
             j.o.layers, j.o.d, j.o.batch, (unsigned long long)j.o.seed, j.o.init_scale,
             cp_model_macs(&j.model, (int)j.o.batch));
-    fprintf(out,
-            "timing: %ld runs after %ld warm-up; ULP and max_rel against host:f64 "
-            "(ULP against its float32 rounding)\n",
-            j.o.runs, j.o.warmup);
+    fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
+            j.ref ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
+                  : "no reference (--no-reference): no ULP or max_rel");
     fprintf(out, "%-36s %-14s %10s %10s %10s  %-16s %8s %10s %9s\n", "device", "engine",
             "median ms", "min ms", "max ms", "hash", "max ULP", "max_rel", "NaN/Inf");
     size_t nonfinite = 0;

@@ -257,7 +257,10 @@ static void print_verdicts(FILE *f, const struct cmp_set *s)
     fprintf(f,
             "  %-8s %s (every run gives the same hash; the weights survive write, read, map "
             "and copy)\n",
-            "checks", bad ? "FAIL" : known ? "PASS" : "n/a, not recorded in saved folders");
+            "checks",
+            bad     ? "FAIL"
+            : known ? "PASS"
+                    : "n/a, not recorded in saved folders");
     for (size_t i = 0; i < s->n; ++i)
         if (checks_fail(&s->v[i]))
             fprintf(f, "    R%-2zu %s %s:%s%s\n", i + 1, s->v[i].label, s->v[i].engine,

@@ -29,7 +29,9 @@ const char job_model_help[] =
     "  --seed N         generator seed (default 1337)\n"
     "  --init-scale X   scale of PyTorch's default init bound 1/sqrt(d) (default 1.0);\n"
     "                   below 1 keeps deep models finite\n"
-    "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n";
+    "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
+    "  --no-reference   (run) skip the host:f64 reference: no ULP or max_rel, for speed\n"
+    "                   runs of models where float64 on one core would take minutes\n";
 
 const char job_compare_help[] =
     "  --expect P       bitwise, torch, clblast or none (default none): exit 1 and name the\n"
@@ -69,6 +71,7 @@ enum {
     OPT_EXPECT,
     OPT_EQUAL_NAN,
     OPT_INVARIANCE,
+    OPT_NO_REFERENCE,
 };
 
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
@@ -92,6 +95,7 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
         {"expect", required_argument, NULL, OPT_EXPECT},
         {"equal-nan", no_argument, NULL, OPT_EQUAL_NAN},
         {"invariance", no_argument, NULL, OPT_INVARIANCE},
+        {"no-reference", no_argument, NULL, OPT_NO_REFERENCE},
         {NULL, 0, NULL, 0},
     };
     *handled = false;
@@ -139,6 +143,14 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
             break;
         case OPT_ALLOW_SLOW:
             o->allow_slow = true;
+            break;
+        case OPT_NO_REFERENCE:
+            if (o->compare) {
+                st = cli_fail(cmd, CP_FAIL_USAGE,
+                              "--no-reference: compare always needs the host:f64 reference");
+                break;
+            }
+            o->no_reference = true;
             break;
         case 'h':
             help();
@@ -461,6 +473,8 @@ int job_execute(struct job *j)
         if (j->res[i].eng->dtype == CP_F64 && !j->ref)
             j->ref = j->res[i].y;
     }
+    if (!j->ref && j->o.no_reference)
+        return CP_OK; /* no reference: no metrics, and the table says n/a */
     if (!j->ref) {
         /* host:f64 was not asked for as a result: it still is the reference. */
         st = run_hidden(j, "host:f64", (void **)&j->ref);
@@ -621,7 +635,7 @@ static cJSON *result_json(const struct job *j, const struct job_result *r)
     }
     if (j->o.compare)
         return o; /* compare's metrics live in "comparison" */
-    if (r->eng->dtype != CP_F32) {
+    if (r->eng->dtype != CP_F32 || !j->ref) {
         cJSON_AddNullToObject(o, "metrics"); /* the reference itself */
         return o;
     }
@@ -664,7 +678,10 @@ void *job_json(const struct job *j)
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddItemToObject(root, "provenance", cp_provenance_json(j->build_options));
     cJSON_AddItemToObject(root, "model", model_json(j));
-    cJSON_AddStringToObject(root, "reference", "host:f64");
+    if (j->ref)
+        cJSON_AddStringToObject(root, "reference", "host:f64");
+    else
+        cJSON_AddNullToObject(root, "reference"); /* --no-reference */
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; arr && i < j->nres; ++i)
         cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
@@ -687,7 +704,7 @@ int job_save(const struct job *j)
     /* The reference (and compare's baseline) always, listed or not: diff needs them. */
     size_t yshape[2] = {(size_t)j->o.batch, (size_t)m->out_width};
     size_t out_n = (size_t)j->o.batch * (size_t)m->out_width;
-    if (st == CP_OK) {
+    if (st == CP_OK && j->ref) {
         snprintf(path, sizeof path, "%s/reference.npy", dir);
         st = cp_npy_write(path, CP_F64, 2, yshape, j->ref);
     }
@@ -728,12 +745,14 @@ int job_save(const struct job *j)
         cJSON_AddItemToObject(index, "provenance", cp_provenance_json(j->build_options));
         cJSON_AddItemToObject(index, "model", model_json(j));
         char hash[32];
-        snprintf(hash, sizeof hash, "%016llx",
-                 (unsigned long long)cp_hash_fnv1a(j->ref, out_n * sizeof(double)));
-        cJSON *ref = cJSON_AddObjectToObject(index, "reference");
-        cJSON_AddStringToObject(ref, "file", "reference.npy");
-        cJSON_AddStringToObject(ref, "engine", "host:f64");
-        cJSON_AddStringToObject(ref, "hash", hash);
+        if (j->ref) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)cp_hash_fnv1a(j->ref, out_n * sizeof(double)));
+            cJSON *ref = cJSON_AddObjectToObject(index, "reference");
+            cJSON_AddStringToObject(ref, "file", "reference.npy");
+            cJSON_AddStringToObject(ref, "engine", "host:f64");
+            cJSON_AddStringToObject(ref, "hash", hash);
+        }
         if (j->base) {
             snprintf(hash, sizeof hash, "%016llx",
                      (unsigned long long)cp_hash_fnv1a(j->base, out_n * sizeof(float)));

@@ -21,6 +21,7 @@ struct job_opts {
     long runs, warmup;
     const char *json, *save;
     bool allow_slow;
+    bool no_reference; /* run only: skip host:f64 (speed runs of large models) */
     /* compare only */
     bool compare; /* accept --expect/--equal-nan/--invariance; baseline and round trip */
     int expect;   /* CMP_EXPECT_NONE or an enum cp_preset */
