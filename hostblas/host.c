@@ -103,10 +103,23 @@ static int openblas_create(cp_engine *e, const cp_device *dev, const cp_model *m
     return host_alloc(e, sizeof(float), true);
 }
 
+/* Below this many multiply-adds per layer, OpenBLAS's threads cost more than they bring
+ * (a 128 x 128 matrix-vector product takes a few microseconds on one core). */
+#define TINY_LAYER_MACS (1 << 18)
+
 static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     struct host_state *s = e->state;
     const cp_model *m = e->model;
+    double biggest = 0.0;
+    for (int l = 0; l < m->n_layers; ++l) {
+        double macs = (double)batch * m->layers[l].in * m->layers[l].out;
+        biggest = macs > biggest ? macs : biggest;
+    }
+    int threads = openblas_get_num_threads();
+    bool tiny = biggest < TINY_LAYER_MACS && threads > 1;
+    if (tiny)
+        openblas_set_num_threads(1);
     double t0 = cp_now();
     memcpy(s->act[0], x, (size_t)batch * (size_t)m->in_width * sizeof(float));
     double t1 = cp_now();
@@ -128,6 +141,8 @@ static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp
             }
     }
     double t2 = cp_now();
+    if (tiny)
+        openblas_set_num_threads(threads);
     memcpy(y, s->act[m->n_layers % 2], (size_t)batch * (size_t)m->out_width * sizeof(float));
     t->h2d_s = t1 - t0;
     t->wall_s = t2 - t1;
