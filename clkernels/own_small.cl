@@ -60,3 +60,91 @@ cp_model_small(__global const float *restrict x, __global float *restrict y,
     for (int i = lid; i < out_last; i += CP_LS)
         y[row * (size_t)out_last + (size_t)i] = act[cur][i];
 }
+
+/* The same model for GPUs, with the weight stream pipelined: while the work-items that own
+ * an output run the fma chain over tile t from local memory, every work-item already has its
+ * share of tile t+1 in flight from global memory into registers (CP_PRE floats each). The
+ * tiles run through layers without a break, since the weights do not depend on the
+ * activations. The order of each sum is unchanged. */
+#ifndef CP_PRE
+#define CP_PRE ((CP_KT * CP_MAXW + CP_LS - 1) / CP_LS)
+#endif
+
+/* Advances (l, k0) to the next tile of the flattened sequence; false past the last layer. */
+bool cp_next_tile(__global const int *desc, int n_layers, int *l, int *k0)
+{
+    *k0 += CP_KT;
+    if (*k0 >= desc[5 * *l]) {
+        *k0 = 0;
+        *l += 1;
+    }
+    return *l < n_layers;
+}
+
+void cp_fetch(__global const float *p, __global const int *desc, int l, int k0, int lid,
+              float *pre)
+{
+    const int in = desc[5 * l], out = desc[5 * l + 1];
+    const int n = min(CP_KT, in - k0) * out;
+    __global const float *src = p + (size_t)desc[5 * l + 3] + (size_t)k0 * (size_t)out;
+#pragma unroll
+    for (int j = 0; j < CP_PRE; ++j) {
+        const int i = lid + j * CP_LS;
+        pre[j] = i < n ? src[i] : 0.0f;
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
+cp_model_small_pipe(__global const float *restrict x, __global float *restrict y,
+                    __global const float *restrict p, __global const int *restrict desc,
+                    int n_layers, int in0, int out_last)
+{
+    __local float act[2][CP_MAXW];
+    __local float wt[CP_KT * CP_MAXW];
+    const int lid = (int)get_local_id(0);
+    const size_t row = get_group_id(0);
+    for (int i = lid; i < in0; i += CP_LS)
+        act[0][i] = x[row * (size_t)in0 + (size_t)i];
+    float pre[CP_PRE];
+    int l = 0, k0 = 0, cur = 0;
+    cp_fetch(p, desc, 0, 0, lid, pre);
+    float acc = 0.0f;
+    bool more = n_layers > 0;
+    while (more) {
+        const int in = desc[5 * l], out = desc[5 * l + 1];
+        const int kt = min(CP_KT, in - k0);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the last tile is consumed; act is written */
+#pragma unroll
+        for (int j = 0; j < CP_PRE; ++j) {
+            const int i = lid + j * CP_LS;
+            if (i < CP_KT * CP_MAXW)
+                wt[i] = pre[j];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int nl = l, nk0 = k0;
+        more = cp_next_tile(desc, n_layers, &nl, &nk0);
+        if (more)
+            cp_fetch(p, desc, nl, nk0, lid, pre); /* in flight during the chain below */
+        if (lid < out) {
+#pragma unroll 4
+            for (int k = 0; k < kt; ++k)
+                acc = fma(act[cur][k0 + k], wt[k * out + lid], acc);
+        }
+        if (k0 + kt >= in) { /* the layer's last tile: bias, activation, residual */
+            if (lid < out) {
+                const int flags = desc[5 * l + 2];
+                if (flags & 1)
+                    acc = acc + p[desc[5 * l + 4] + lid];
+                float r = (flags & 2) ? ((acc <= 0.0f) ? 0.0f : acc) : acc;
+                act[1 - cur][lid] = (flags & 4) ? act[cur][lid] + r : r;
+            }
+            acc = 0.0f;
+            cur = 1 - cur;
+        }
+        l = nl;
+        k0 = nk0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < out_last; i += CP_LS)
+        y[row * (size_t)out_last + (size_t)i] = act[cur][i];
+}

@@ -24,9 +24,10 @@ struct cl_state {
     int path;
     cl_program prog_path;
     cl_kernel k_path;
-    cl_mem wt;        /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
-    cl_mem desc;      /* PATH_SMALL: 5 ints per layer */
-    cl_mem *wt_layer; /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
+    cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
+    cl_mem *wt_layer;  /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
     int *ldw;
     size_t small_ls;   /* PATH_SMALL: work-group size */
     int vec_w, vec_rb; /* PATH_VEC: vector width and rows per work-item */
@@ -34,8 +35,9 @@ struct cl_state {
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
-enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec"};
+enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE };
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe"};
+#define N_PATHS 5
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
@@ -73,6 +75,8 @@ static void cl_destroy(cp_engine *e)
     free(s->ldw);
     if (s->k_path)
         clReleaseKernel(s->k_path);
+    if (s->k_path4)
+        clReleaseKernel(s->k_path4);
     if (s->prog_path)
         clReleaseProgram(s->prog_path);
     if (s->k_linear)
@@ -163,9 +167,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
         (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30;
     const char *force = getenv("CLPARITY_OWN_KERNEL");
     if (force && force[0]) {
-        for (int p = 0; p < 4; ++p)
+        for (int p = 0; p < N_PATHS; ++p)
             if (strcmp(force, path_names[p]) == 0) {
-                if (p == PATH_SMALL && !small_ok)
+                if ((p == PATH_SMALL || p == PATH_PIPE) && !small_ok)
                     return cp_err_set(CP_FAIL_USAGE,
                                       "CLPARITY_OWN_KERNEL=small: a layer of width %d does not "
                                       "fit one work-group of this device (%zu)",
@@ -177,11 +181,13 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                 return CP_OK;
             }
         return cp_err_set(CP_FAIL_USAGE,
-                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, tiled, vec",
+                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, tiled, "
+                          "vec",
                           force);
     }
+    bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
     if (small_ok && e->max_batch <= 16)
-        *path = PATH_SMALL;
+        *path = cpu ? PATH_SMALL : PATH_PIPE;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
@@ -303,12 +309,12 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
 
     char opts[256];
     const char *file = "own_gemm.cl", *kname = NULL;
-    if (s->path == PATH_SMALL) {
-        bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !(dev->type & CL_DEVICE_TYPE_GPU);
+    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
         size_t w = (size_t)m->max_width;
-        /* GPUs get more work-items than outputs: they share the loads of the weight tiles. */
-        s->small_ls = cpu ? round_up(w, 8) : round_up(w > 256 ? w : 256, 32);
-        if (s->small_ls > max_wg)
+        /* The pipelined kernel gets more work-items than outputs: they share the loads of
+         * the weight tiles, and more of them keep more loads in flight. */
+        s->small_ls = s->path == PATH_SMALL ? round_up(w, 8) : (max_wg < 1024 ? max_wg : 1024);
+        if (s->small_ls > max_wg || s->small_ls < w)
             s->small_ls = round_up(w, 8) <= max_wg ? round_up(w, 8) : w;
         size_t budget = (local_mem < 49152 ? (size_t)local_mem : 49152) / sizeof(float);
         size_t kt = budget > 2 * w + 64 ? (budget - 2 * w - 64) / w : 1;
@@ -319,7 +325,7 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu",
                  s->small_ls, w, kt);
         file = "own_small.cl";
-        kname = "cp_model_small";
+        kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
@@ -339,6 +345,11 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", kname,
                           cp_cl_error_name(rc), rc);
+    if (s->path == PATH_TILED) {
+        s->k_path4 = clCreateKernel(s->prog_path, "cp_gemm_tiled4", &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clCreateKernel(cp_gemm_tiled4)");
+    }
     snprintf(e->build_options, sizeof e->build_options, "%s [%s: %s]", "-cl-std=CL1.2",
              path_names[s->path], opts);
     return CP_OK;
@@ -400,7 +411,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(weights)");
     }
-    if (s->path == PATH_SMALL)
+    if (s->path == PATH_SMALL || s->path == PATH_PIPE)
         st = setup_small(e, s);
     else if (s->path == PATH_VEC)
         st = setup_vec(e, s);
@@ -478,12 +489,20 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
                                 sizeof w_off, sizeof b_off, sizeof m_rows,
                                 sizeof out_w, sizeof in_w,  sizeof flags};
         const void *const vals[] = {&in, &outb, &w, &w_off, &b_off, &m_rows, &out_w, &in_w, &flags};
-        st = set_args(s->k_path, "cp_gemm_tiled", 9, sizes, vals);
+        cl_kernel k = L->in % 4 == 0 ? s->k_path4 : s->k_path;
+        st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
         if (st != CP_OK)
             return st;
+        /* The two local tiles: 16 rows of 128 (+4 padding in the scalar kernel) floats. */
+        size_t tile = 16 * (L->in % 4 == 0 ? 128 : 132) * sizeof(float);
+        for (cl_uint a = 9; a < 11; ++a) {
+            rc = clSetKernelArg(k, a, tile, NULL);
+            if (rc != CL_SUCCESS)
+                return cp_err_cl(rc, "clSetKernelArg(cp_gemm_tiled, local tile)");
+        }
         size_t local[2] = {16, 16};
         size_t grid[2] = {round_up((size_t)L->out, 128) / 8, round_up((size_t)batch, 128) / 8};
-        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 2, NULL, grid, local, 0, NULL, &s->events[l]);
+        rc = clEnqueueNDRangeKernel(s->q, k, 2, NULL, grid, local, 0, NULL, &s->events[l]);
         return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_tiled)");
     }
     if (s->path == PATH_VEC) {
@@ -555,14 +574,14 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
-    if (s->path == PATH_SMALL) {
+    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
         /* The whole model in one launch, a work-group per row. */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width;
         const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,   sizeof s->desc,
                                 sizeof n_layers,  sizeof in0,       sizeof out_last};
         const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,   &s->desc,
                                     &n_layers,  &in0,       &out_last};
-        int st = set_args(s->k_path, "cp_model_small", 7, sizes, vals);
+        int st = set_args(s->k_path, path_names[s->path], 7, sizes, vals);
         if (st != CP_OK)
             return st;
         size_t local = s->small_ls, global = s->small_ls * (size_t)batch;
@@ -572,7 +591,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
             return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_model_small)");
         result = s->act[1];
     }
-    for (int l = 0; l < m->n_layers && s->path != PATH_SMALL; ++l) {
+    for (int l = 0; l < m->n_layers && s->path != PATH_SMALL && s->path != PATH_PIPE; ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
