@@ -144,38 +144,45 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
  * GPUs: float4 loads from global memory, the next tile fetched into registers while this one
  * is multiplied, and each work-item's 8 × 8 outputs split in two halves 64 apart (rows and
  * columns), so that its float4 reads from local memory are contiguous across work-items and
- * free of bank conflicts. Fixed shape: 128 × 128 outputs per work-group of 16 × 16, BK = 16.
- * Each output is still one fma chain, k ascending. */
+ * free of bank conflicts. Fixed shape: 128 × 128 outputs per work-group of 16 × 16, tiles
+ * CP_BK4 deep (16 or 32). Each output is still one fma chain, k ascending. */
+#ifndef CP_BK4
+#define CP_BK4 16
+#endif
+#define CP_LQ (CP_BK4 / 4)     /* float4 quads per tile row */
+#define CP_LROWS (256 / CP_LQ) /* rows one pass of the 256 work-items loads */
+#define CP_LPASS (128 / CP_LROWS)
+
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
 cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict p, ulong w_off, ulong b_off, int M, int N, int K,
                int flags, __local float4 (*as4)[32], __local float4 (*bs4)[32])
 {
-    /* as4[k][m / 4] and bs4[k][n / 4]: 16 rows of 128 floats each, passed as arguments. */
+    /* as4[k][m / 4] and bs4[k][n / 4]: CP_BK4 rows of 128 floats each, passed as arguments. */
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int tid = ty * 16 + tx;
     const int m0 = (int)get_group_id(1) * 128, n0 = (int)get_group_id(0) * 128;
     __global const float *w = p + w_off;
-    /* Loader geometry: thread tid fetches rows lr and lr + 64 of each tile, k-quad lq. */
-    const int lr = tid / 4, lq = tid % 4;
-    float4 xa[2], wb[2];
+    /* Loader geometry: pass h fetches row lr + h * CP_LROWS of each tile, k-quad lq. */
+    const int lr = tid / CP_LQ, lq = tid % CP_LQ;
+    float4 xa[CP_LPASS], wb[CP_LPASS];
     float acc[8][8];
     for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
-    for (int h = 0; h < 2; ++h) {
-        const int gm = m0 + lr + 64 * h, gn = n0 + lr + 64 * h, gk = lq * 4;
+    for (int h = 0; h < CP_LPASS; ++h) {
+        const int gm = m0 + lr + CP_LROWS * h, gn = n0 + lr + CP_LROWS * h, gk = lq * 4;
         xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
                                    : (float4)(0.0f);
         wb[h] = (gn < N && gk < K) ? vload4(0, w + (size_t)gn * (size_t)K + (size_t)gk)
                                    : (float4)(0.0f);
     }
-    for (int k0 = 0; k0 < K; k0 += 16) {
-        const int kt = min(16, K - k0);
+    for (int k0 = 0; k0 < K; k0 += CP_BK4) {
+        const int kt = min(CP_BK4, K - k0);
         barrier(CLK_LOCAL_MEM_FENCE);
         __local float *as = (__local float *)as4, *bs = (__local float *)bs4;
-        for (int h = 0; h < 2; ++h) {
-            const int r = lr + 64 * h;
+        for (int h = 0; h < CP_LPASS; ++h) {
+            const int r = lr + CP_LROWS * h;
             as[(lq * 4 + 0) * 128 + r] = xa[h].s0;
             as[(lq * 4 + 1) * 128 + r] = xa[h].s1;
             as[(lq * 4 + 2) * 128 + r] = xa[h].s2;
@@ -186,23 +193,37 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
             bs[(lq * 4 + 3) * 128 + r] = wb[h].s3;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (k0 + 16 < K) { /* the next tile, in flight during the products below */
-            for (int h = 0; h < 2; ++h) {
-                const int gm = m0 + lr + 64 * h, gn = n0 + lr + 64 * h, gk = k0 + 16 + lq * 4;
+        if (k0 + CP_BK4 < K) { /* the next tile, in flight during the products below */
+            for (int h = 0; h < CP_LPASS; ++h) {
+                const int gm = m0 + lr + CP_LROWS * h, gn = n0 + lr + CP_LROWS * h;
+                const int gk = k0 + CP_BK4 + lq * 4;
                 xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
                                            : (float4)(0.0f);
                 wb[h] = (gn < N && gk < K) ? vload4(0, w + (size_t)gn * (size_t)K + (size_t)gk)
                                            : (float4)(0.0f);
             }
         }
-        for (int k = 0; k < kt; ++k) {
-            const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
-            const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
-            const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
-            const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
-            for (int i = 0; i < 8; ++i)
-                for (int j = 0; j < 8; ++j)
-                    acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        if (kt == CP_BK4) {
+#pragma unroll
+            for (int k = 0; k < CP_BK4; ++k) {
+                const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
+                const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
+                const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+                const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+                for (int i = 0; i < 8; ++i)
+                    for (int j = 0; j < 8; ++j)
+                        acc[i][j] = fma(a[i], b[j], acc[i][j]);
+            }
+        } else {
+            for (int k = 0; k < kt; ++k) {
+                const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
+                const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
+                const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+                const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+                for (int i = 0; i < 8; ++i)
+                    for (int j = 0; j < 8; ++j)
+                        acc[i][j] = fma(a[i], b[j], acc[i][j]);
+            }
         }
     }
     for (int i = 0; i < 8; ++i) {

@@ -22,6 +22,26 @@
 #define CP_KT 64 /* k-rows of Wt per local tile */
 #endif
 
+/* acc = fma(a[k], w[k * stride], acc) for k = 0..n-1, in that order. The operands of 8 terms
+ * are read before their 8 fmas, so that the local-memory latency overlaps the fma chain
+ * instead of adding to every link of it. */
+float cp_chain(float acc, __local const float *a, __local const float *w, int stride, int n)
+{
+    int k = 0;
+    for (; k + 8 <= n; k += 8) {
+        float av[8], wv[8];
+        for (int i = 0; i < 8; ++i) {
+            av[i] = a[k + i];
+            wv[i] = w[(k + i) * stride];
+        }
+        for (int i = 0; i < 8; ++i)
+            acc = fma(av[i], wv[i], acc);
+    }
+    for (; k < n; ++k)
+        acc = fma(a[k], w[k * stride], acc);
+    return acc;
+}
+
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict p, __global const int *restrict desc,
@@ -45,8 +65,7 @@ cp_model_small(__global const float *restrict x, __global float *restrict y,
                 wt[i] = p[(size_t)w_off + (size_t)k0 * (size_t)out + (size_t)i];
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lid < out)
-                for (int k = 0; k < kt; ++k)
-                    acc = fma(act[cur][k0 + k], wt[k * out + lid], acc);
+                acc = cp_chain(acc, &act[cur][k0], wt + lid, out, kt);
         }
         if (lid < out) {
             if (flags & 1)
@@ -125,11 +144,8 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
         more = cp_next_tile(desc, n_layers, &nl, &nk0);
         if (more)
             cp_fetch(p, desc, nl, nk0, lid, pre); /* in flight during the chain below */
-        if (lid < out) {
-#pragma unroll 4
-            for (int k = 0; k < kt; ++k)
-                acc = fma(act[cur][k0 + k], wt[k * out + lid], acc);
-        }
+        if (lid < out)
+            acc = cp_chain(acc, &act[cur][k0], wt + lid, out, kt);
         if (k0 + kt >= in) { /* the layer's last tile: bias, activation, residual */
             if (lid < out) {
                 const int flags = desc[5 * l + 2];

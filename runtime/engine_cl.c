@@ -25,6 +25,7 @@ struct cl_state {
     cl_program prog_path;
     cl_kernel k_path;
     cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    int tile_bk;       /* PATH_TILED: cp_gemm_tiled4's tile depth */
     cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
     cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
     cl_mem *wt_layer;  /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
@@ -327,9 +328,13 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         file = "own_small.cl";
         kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
+        /* CLPARITY_OWN_BK: the depth of cp_gemm_tiled4's tiles (16 or 32), for tuning. */
+        const char *bk = getenv("CLPARITY_OWN_BK");
+        s->tile_bk = bk && strcmp(bk, "16") == 0 ? 16 : 32;
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
-                 "-DCP_TM=8 -DCP_TN=8");
+                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d",
+                 s->tile_bk);
         kname = "cp_gemm_tiled";
     } else {
         s->vec_w = pref_vec >= 16 ? 16 : 8;
@@ -493,8 +498,10 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
         if (st != CP_OK)
             return st;
-        /* The two local tiles: 16 rows of 128 (+4 padding in the scalar kernel) floats. */
-        size_t tile = 16 * (L->in % 4 == 0 ? 128 : 132) * sizeof(float);
+        /* The two local tiles: tile_bk rows of 128 floats, or 16 rows of 132 (padded) in the
+         * scalar kernel. */
+        size_t tile =
+            L->in % 4 == 0 ? (size_t)s->tile_bk * 128 * sizeof(float) : 16 * 132 * sizeof(float);
         for (cl_uint a = 9; a < 11; ++a) {
             rc = clSetKernelArg(k, a, tile, NULL);
             if (rc != CL_SUCCESS)
