@@ -100,17 +100,40 @@ bool cp_next_tile(__global const int *desc, int n_layers, int *l, int *k0)
     return *l < n_layers;
 }
 
+#ifdef CP_V4
+/* With CP_V4 every layer's out is a multiple of 4 and its Wt starts on a multiple of 4
+ * floats (the host pads), so each tile is whole float4s, aligned: a quarter of the load and
+ * store instructions. */
+#define CP_PRE4 ((CP_KT * CP_MAXW / 4 + CP_LS - 1) / CP_LS)
+typedef float4 cp_pre_t;
+#define CP_NPRE CP_PRE4
+#define CP_TILE_UNITS (CP_KT * CP_MAXW / 4)
+#else
+typedef float cp_pre_t;
+#define CP_NPRE CP_PRE
+#define CP_TILE_UNITS (CP_KT * CP_MAXW)
+#endif
+
 void cp_fetch(__global const float *p, __global const int *desc, int l, int k0, int lid,
-              float *pre)
+              cp_pre_t *pre)
 {
     const int in = desc[5 * l], out = desc[5 * l + 1];
     const int n = min(CP_KT, in - k0) * out;
     __global const float *src = p + (size_t)desc[5 * l + 3] + (size_t)k0 * (size_t)out;
+#ifdef CP_V4
+    __global const float4 *src4 = (__global const float4 *)src;
 #pragma unroll
-    for (int j = 0; j < CP_PRE; ++j) {
+    for (int j = 0; j < CP_NPRE; ++j) {
+        const int i = lid + j * CP_LS;
+        pre[j] = 4 * i < n ? src4[i] : (float4)(0.0f);
+    }
+#else
+#pragma unroll
+    for (int j = 0; j < CP_NPRE; ++j) {
         const int i = lid + j * CP_LS;
         pre[j] = i < n ? src[i] : 0.0f;
     }
+#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
@@ -119,12 +142,13 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
                     int n_layers, int in0, int out_last)
 {
     __local float act[2][CP_MAXW];
-    __local float wt[CP_KT * CP_MAXW];
+    __local cp_pre_t wtv[CP_TILE_UNITS];
+    __local float *wt = (__local float *)wtv;
     const int lid = (int)get_local_id(0);
     const size_t row = get_group_id(0);
     for (int i = lid; i < in0; i += CP_LS)
         act[0][i] = x[row * (size_t)in0 + (size_t)i];
-    float pre[CP_PRE];
+    cp_pre_t pre[CP_NPRE];
     int l = 0, k0 = 0, cur = 0;
     cp_fetch(p, desc, 0, 0, lid, pre);
     float acc = 0.0f;
@@ -134,10 +158,10 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
         const int kt = min(CP_KT, in - k0);
         barrier(CLK_LOCAL_MEM_FENCE); /* the last tile is consumed; act is written */
 #pragma unroll
-        for (int j = 0; j < CP_PRE; ++j) {
+        for (int j = 0; j < CP_NPRE; ++j) {
             const int i = lid + j * CP_LS;
-            if (i < CP_KT * CP_MAXW)
-                wt[i] = pre[j];
+            if (i < CP_TILE_UNITS)
+                wtv[i] = pre[j];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         int nl = l, nk0 = k0;

@@ -3,6 +3,7 @@
 #define CLPARITY_ENGINE_IMPL_H
 
 #include "clparity/engine.h"
+#include "program-impl.h"
 
 #include <time.h>
 
@@ -22,6 +23,8 @@ struct cp_engine {
     double build_s, upload_s;
     long forwards; /* calls of cp_engine_forward so far */
     char build_options[512];
+    /* What the program cache did; CP_CACHE_NONE for engines that build no program. */
+    struct cp_build_cache build_cache;
     void *state; /* the engine's own */
 };
 

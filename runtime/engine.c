@@ -163,6 +163,21 @@ const char *cp_engine_build_options(const cp_engine *e)
     return e->build_options;
 }
 
+enum cp_cache_state cp_engine_build_cache(const cp_engine *e)
+{
+    return e->build_cache.state;
+}
+
+bool cp_engine_cache_hit(const cp_engine *e)
+{
+    return e->build_cache.state == CP_CACHE_HIT;
+}
+
+const char *cp_engine_build_cache_note(const cp_engine *e)
+{
+    return e->build_cache.note;
+}
+
 void cp_engine_destroy(cp_engine *e)
 {
     if (!e)

@@ -237,8 +237,8 @@ static int setup_small(cp_engine *e, struct cl_state *s)
     const cp_model *m = e->model;
     size_t total = 0;
     for (int l = 0; l < m->n_layers; ++l)
-        total += layer_t_size(&m->layers[l], m->layers[l].out);
-    float *wt = malloc((total ? total : 1) * sizeof *wt);
+        total = round_up(total, 4) + layer_t_size(&m->layers[l], m->layers[l].out);
+    float *wt = calloc(total ? total : 1, sizeof *wt); /* zero padding between layers */
     int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
     int st = CP_OK;
     if (!wt || !desc) {
@@ -248,6 +248,7 @@ static int setup_small(cp_engine *e, struct cl_state *s)
     size_t off = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
+        off = round_up(off, 4); /* every layer on a float4 boundary, for CP_V4 */
         transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
@@ -323,8 +324,11 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
             kt = 256;
         if (kt > 4)
             kt &= ~(size_t)3;
-        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu",
-                 s->small_ls, w, kt);
+        bool v4 = w % 4 == 0; /* every width a multiple of 4: float4 weight tiles */
+        for (int l = 0; l < m->n_layers; ++l)
+            v4 = v4 && m->layers[l].out % 4 == 0;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu%s",
+                 s->small_ls, w, kt, v4 && s->path == PATH_PIPE ? " -DCP_V4" : "");
         file = "own_small.cl";
         kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
@@ -342,7 +346,7 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d", s->vec_w, s->vec_rb);
         kname = "cp_gemm_vec";
     }
-    st = cp_program_build(s->ctx, dev->device_id, file, opts, &s->prog_path);
+    st = cp_program_build_ex(s->ctx, dev->device_id, file, opts, &s->prog_path, &e->build_cache);
     if (st != CP_OK)
         return st;
     cl_int rc;
@@ -383,19 +387,25 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
                  ? "-cl-std=CL1.2 -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
                  : "-cl-std=CL1.2");
     double t0 = cp_now();
-    int st = cp_program_build(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog);
-    if (st != CP_OK)
-        return st;
-    s->k_linear = clCreateKernel(s->prog, "cp_linear", &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateKernel(cp_linear)");
-    s->k_epilogue = clCreateKernel(s->prog, "cp_epilogue", &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateKernel(cp_epilogue)");
+    int st = CP_OK;
     if (variant == CL_OWN) {
         st = setup_own_path(e, s, dev);
         if (st != CP_OK)
             return st;
+    }
+    /* block.cl serves the naive path, cl:relaxed and CLBlast's epilogue; cl:own's other
+     * paths are one program each, so a build (and a cache entry) per engine. */
+    if (s->path == PATH_NAIVE) {
+        st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
+                                 &e->build_cache);
+        if (st != CP_OK)
+            return st;
+        s->k_linear = clCreateKernel(s->prog, "cp_linear", &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clCreateKernel(cp_linear)");
+        s->k_epilogue = clCreateKernel(s->prog, "cp_epilogue", &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clCreateKernel(cp_epilogue)");
     }
     e->build_s = cp_now() - t0;
 

@@ -2,6 +2,7 @@
 #ifndef CLPARITY_PROGRAM_IMPL_H
 #define CLPARITY_PROGRAM_IMPL_H
 
+#include "clparity/cache.h"
 #include "clparity/error.h"
 
 #include <stddef.h>
@@ -17,8 +18,23 @@ extern const size_t cp_kernel_source_count;
 
 /* Builds clkernels/<name> for one device. The source is the embedded copy, or
  * $CLPARITY_KERNEL_DIR/<name> when that variable is set. On a build failure the status is
- * CP_FAIL_RUNTIME and cp_program_log() holds the compiler's log. */
+ * CP_FAIL_RUNTIME and cp_program_log() holds the compiler's log. The program cache is
+ * consulted as in cp_program_build_ex. */
 int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                      cl_program *out);
+
+/* What the program cache did for a build. note is "" for a plain hit or miss, or says what
+ * was unusual: a bad entry that was replaced, a binary that the driver refused, or why the
+ * new entry was not stored (an unwritable folder). */
+struct cp_build_cache {
+    enum cp_cache_state state;
+    char note[256];
+};
+
+/* cp_program_build, consulting the program cache (cache-impl.h) unless CLPARITY_CACHE is off:
+ * a valid entry for this source, options, device and driver gives the program from its
+ * binary; otherwise the source is built and its binary stored. bc may be NULL. */
+int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
+                        cl_program *out, struct cp_build_cache *bc);
 
 #endif

@@ -1,4 +1,5 @@
 #include "program-impl.h"
+#include "cache-impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -103,9 +104,140 @@ out_close:
     return st;
 }
 
+/* Builds an already created program, capturing what the driver prints. On failure the build
+ * log (or, when the driver keeps it empty, what it printed) is kept for cp_program_log(). */
+static cl_int build_captured(cl_program prog, cl_device_id dev, const char *options)
+{
+    struct stderr_capture cap;
+    capture_begin(&cap);
+    cl_int rc = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    char *printed = capture_end(&cap);
+    if (rc != CL_SUCCESS)
+        keep_log(prog, dev, printed ? printed : "");
+    free(printed);
+    return rc;
+}
+
+static int build_source(cl_context ctx, cl_device_id dev, const char *name, const char *options,
+                        const char *text, size_t len, cl_program *out)
+{
+    cl_int rc;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &text, &len, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clCreateProgramWithSource");
+    rc = build_captured(prog, dev, options);
+    if (rc != CL_SUCCESS) {
+        clReleaseProgram(prog);
+        return cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s", name,
+                          cp_cl_error_name(rc), rc,
+                          last_log && last_log[0] ? "; build log follows" : "");
+    }
+    *out = prog;
+    return CP_OK;
+}
+
+/* A program from a cached binary, built with the same options. Any failure is a reason to
+ * build from source, not an error: the driver may have changed beneath an intact file. */
+static bool build_binary(cl_context ctx, cl_device_id dev, const char *options,
+                         const unsigned char *bin, size_t len, cl_program *out, char *why,
+                         size_t why_len)
+{
+    cl_int rc, bin_status = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &len, &bin, &bin_status, &rc);
+    if (rc != CL_SUCCESS) {
+        snprintf(why, why_len, "clCreateProgramWithBinary refused the cached binary: %s (%d)",
+                 cp_cl_error_name(rc), rc);
+        return false;
+    }
+    rc = build_captured(prog, dev, options);
+    if (rc != CL_SUCCESS) {
+        snprintf(why, why_len, "clBuildProgram failed on the cached binary: %s (%d)",
+                 cp_cl_error_name(rc), rc);
+        clReleaseProgram(prog);
+        /* The source build that follows decides what a failure's log is. */
+        free(last_log);
+        last_log = NULL;
+        return false;
+    }
+    *out = prog;
+    return true;
+}
+
+/* The binary of prog for dev (CL_PROGRAM_BINARIES), malloc'd. */
+static bool program_binary(cl_program prog, cl_device_id dev, unsigned char **bin, size_t *len,
+                           char *why, size_t why_len)
+{
+    *bin = NULL;
+    bool ok = false;
+    cl_uint n = 0;
+    cl_device_id *devs = NULL;
+    size_t *sizes = NULL;
+    unsigned char **ptrs = NULL;
+    const char *call = "clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)";
+    cl_int rc = clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL);
+    if (rc != CL_SUCCESS)
+        goto out_cl;
+    devs = calloc(n ? n : 1, sizeof *devs);
+    sizes = calloc(n ? n : 1, sizeof *sizes);
+    ptrs = calloc(n ? n : 1, sizeof *ptrs);
+    if (!devs || !sizes || !ptrs) {
+        snprintf(why, why_len, "out of memory");
+        goto out;
+    }
+    call = "clGetProgramInfo(CL_PROGRAM_DEVICES)";
+    rc = clGetProgramInfo(prog, CL_PROGRAM_DEVICES, n * sizeof *devs, devs, NULL);
+    if (rc != CL_SUCCESS)
+        goto out_cl;
+    call = "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)";
+    rc = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, n * sizeof *sizes, sizes, NULL);
+    if (rc != CL_SUCCESS)
+        goto out_cl;
+    cl_uint i = 0;
+    while (i < n && devs[i] != dev)
+        i++;
+    if (i == n || sizes[i] == 0) {
+        snprintf(why, why_len, "the driver gives no program binary");
+        goto out;
+    }
+    /* Only this device's slot gets memory; the driver skips NULL slots. */
+    ptrs[i] = malloc(sizes[i]);
+    if (!ptrs[i]) {
+        snprintf(why, why_len, "out of memory for a %zu-byte binary", sizes[i]);
+        goto out;
+    }
+    call = "clGetProgramInfo(CL_PROGRAM_BINARIES)";
+    rc = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, n * sizeof *ptrs, ptrs, NULL);
+    if (rc != CL_SUCCESS) {
+        free(ptrs[i]);
+        goto out_cl;
+    }
+    *bin = ptrs[i];
+    *len = sizes[i];
+    ok = true;
+    goto out;
+out_cl:
+    snprintf(why, why_len, "%s failed: %s (%d)", call, cp_cl_error_name(rc), rc);
+out:
+    free(devs);
+    free(sizes);
+    free(ptrs);
+    return ok;
+}
+
 int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                      cl_program *out)
 {
+    return cp_program_build_ex(ctx, dev, name, options, out, NULL);
+}
+
+int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
+                        cl_program *out, struct cp_build_cache *bc)
+{
+    struct cp_build_cache local;
+    if (!bc)
+        bc = &local;
+    bc->state = CP_CACHE_OFF;
+    bc->note[0] = '\0';
     *out = NULL;
     char *override = NULL;
     const char *text = NULL;
@@ -125,29 +257,44 @@ int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const c
         if (!text)
             return cp_err_set(CP_FAIL_RUNTIME, "no embedded kernel source named %s", name);
     }
-    cl_int rc;
+
+    /* The key hashes the bytes actually built, so an edited CLPARITY_KERNEL_DIR copy misses. */
+    struct cp_cache_key key = {0};
+    bool keyed = false;
+    char lookup[256] = "no entry", why[256] = "";
+    if (cp_cache_enabled()) {
+        bc->state = CP_CACHE_MISS;
+        keyed =
+            cp_cache_key_for(&key, dev, name, text, len, options, lookup, sizeof lookup) == CP_OK;
+        if (!keyed)
+            snprintf(bc->note, sizeof bc->note, "cache not consulted: %s", lookup);
+        unsigned char *bin = NULL;
+        size_t bin_len = 0;
+        if (keyed && cp_cache_load(&key, &bin, &bin_len, lookup, sizeof lookup) &&
+            build_binary(ctx, dev, options, bin, bin_len, out, lookup, sizeof lookup))
+            bc->state = CP_CACHE_HIT;
+        free(bin);
+    }
     int st = CP_OK;
-    cl_program prog = clCreateProgramWithSource(ctx, 1, &text, &len, &rc);
-    if (rc != CL_SUCCESS) {
-        st = cp_err_cl(rc, "clCreateProgramWithSource");
-        goto out_free;
-    }
-    struct stderr_capture cap;
-    capture_begin(&cap);
-    rc = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
-    char *printed = capture_end(&cap);
-    if (rc != CL_SUCCESS) {
-        keep_log(prog, dev, printed ? printed : "");
-        free(printed);
-        st = cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s", name,
-                        cp_cl_error_name(rc), rc,
-                        last_log && last_log[0] ? "; build log follows" : "");
-        clReleaseProgram(prog);
-        goto out_free;
-    }
-    free(printed);
-    *out = prog;
-out_free:
+    if (bc->state == CP_CACHE_HIT)
+        goto out;
+    st = build_source(ctx, dev, name, options, text, len, out);
+    if (st != CP_OK || !keyed)
+        goto out;
+    unsigned char *bin = NULL;
+    size_t bin_len = 0;
+    bool stored = program_binary(*out, dev, &bin, &bin_len, why, sizeof why) &&
+                  cp_cache_store(&key, bin, bin_len, why, sizeof why);
+    free(bin);
+    /* An absent entry, then stored, is the ordinary miss; anything else is worth a note. */
+    bool absent = strcmp(lookup, "no entry") == 0;
+    if (stored && !absent)
+        snprintf(bc->note, sizeof bc->note, "bad entry replaced: %s", lookup);
+    else if (!stored)
+        snprintf(bc->note, sizeof bc->note, "%s%snot stored: %s", absent ? "" : lookup,
+                 absent ? "" : "; ", why);
+out:
+    cp_cache_key_free(&key);
     free(override);
     return st;
 }

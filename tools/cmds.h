@@ -6,5 +6,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

@@ -385,6 +385,8 @@ static int run_result(struct job *j, struct job_result *r)
     }
     r->build_s = cp_engine_build_seconds(e);
     r->upload_s = cp_engine_upload_seconds(e);
+    r->build_cache = cp_engine_build_cache(e);
+    snprintf(r->build_cache_note, sizeof r->build_cache_note, "%s", cp_engine_build_cache_note(e));
     if (cp_engine_build_options(e)[0])
         snprintf(j->build_options, sizeof j->build_options, "%s", cp_engine_build_options(e));
     r->deterministic = true;
@@ -625,6 +627,10 @@ static cJSON *result_json(const struct job *j, const struct job_result *r)
         cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
         cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
         cJSON_AddNumberToObject(t, "build_s", r->build_s);
+        if (cp_cache_state_name(r->build_cache))
+            cJSON_AddStringToObject(t, "build_cache", cp_cache_state_name(r->build_cache));
+        else
+            cJSON_AddNullToObject(t, "build_cache"); /* host engines build no program */
         cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
         cJSON_AddNumberToObject(t, "runs", (double)j->o.runs);
         cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);

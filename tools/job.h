@@ -51,6 +51,9 @@ struct job_result {
     double kernel_median;  /* < 0: n/a */
     double h2d_median, d2h_median;
     double build_s, upload_s;
+    /* cp_engine_build_cache (CP_CACHE_NONE: no program built) and its note */
+    enum cp_cache_state build_cache;
+    char build_cache_note[256];
     cp_metrics m;                            /* against the reference; float32 results only */
     int roundtrip;                           /* 1, 0, -1 n/a (compare only) */
     long batch_inv_equal, batch_inv_checked; /* --invariance; checked < 0: not checked */

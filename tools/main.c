@@ -17,6 +17,7 @@ static const struct {
     {"compare", cmd_compare,
      "run every selected device x engine on the same inputs and compare them (the main job)"},
     {"diff", cmd_diff, "compare --save folders made on different machines"},
+    {"cache", cmd_cache, "list or clear the program-binary cache"},
 };
 
 static void usage(FILE *f)

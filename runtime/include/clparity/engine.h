@@ -2,6 +2,7 @@
 #ifndef CLPARITY_ENGINE_H
 #define CLPARITY_ENGINE_H
 
+#include "clparity/cache.h"
 #include "clparity/device.h"
 #include "clparity/model.h"
 #include "clparity/npy.h"
@@ -49,6 +50,14 @@ double cp_engine_build_seconds(const cp_engine *e);
 double cp_engine_upload_seconds(const cp_engine *e);
 /* The OpenCL build options ("" for host engines). */
 const char *cp_engine_build_options(const cp_engine *e);
+/* What the program cache did in cp_engine_create: CP_CACHE_NONE for engines that build no
+ * OpenCL program (host), else off, miss or hit. cl:clblast counts our epilogue program only:
+ * CLBlast compiles its own kernels at the first SGEMM and keeps no disk cache. */
+enum cp_cache_state cp_engine_build_cache(const cp_engine *e);
+bool cp_engine_cache_hit(const cp_engine *e);
+/* "" or what was unusual about the cache: a bad entry replaced, a binary the driver refused,
+ * an entry not stored (an unwritable folder) and why. */
+const char *cp_engine_build_cache_note(const cp_engine *e);
 
 /* The weights' round trip: written to the engine's memory, read back, mapped, and copied
  * buffer to buffer, each compared bit for bit with the model. *ok is 1 (all equal), 0 (a
