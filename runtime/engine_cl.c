@@ -3,6 +3,7 @@
  * synchronise once. */
 #include "engine-impl.h"
 #include "program-impl.h"
+#include "clparity/tune.h"
 
 #include <clblast_c.h>
 #include <stdlib.h>
@@ -36,9 +37,15 @@ struct cl_state {
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
-enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe"};
-#define N_PATHS 5
+enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE, PATH_REG };
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe", "reg"};
+#define N_PATHS 6
+
+/* The paths that run the whole model in one launch, a work-group per row. */
+static bool one_launch(int path)
+{
+    return path == PATH_SMALL || path == PATH_PIPE || path == PATH_REG;
+}
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
@@ -170,11 +177,11 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
             if (strcmp(force, path_names[p]) == 0) {
-                if ((p == PATH_SMALL || p == PATH_PIPE) && !small_ok)
+                if (one_launch(p) && !small_ok)
                     return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=small: a layer of width %d does not "
+                                      "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not "
                                       "fit one work-group of this device (%zu)",
-                                      m->max_width, max_wg);
+                                      path_names[p], m->max_width, max_wg);
                 if (p == PATH_TILED && max_wg < 256)
                     return cp_err_set(CP_FAIL_USAGE,
                                       "CLPARITY_OWN_KERNEL=tiled needs work-groups of 256");
@@ -182,13 +189,13 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                 return CP_OK;
             }
         return cp_err_set(CP_FAIL_USAGE,
-                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, tiled, "
-                          "vec",
+                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
+                          "tiled, vec",
                           force);
     }
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
     if (small_ok && e->max_batch <= 16)
-        *path = cpu ? PATH_SMALL : PATH_PIPE;
+        *path = cpu ? PATH_SMALL : PATH_REG;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
@@ -231,13 +238,36 @@ static int upload(struct cl_state *s, cl_mem *buf, const void *data, size_t byte
     return CP_OK;
 }
 
-/* PATH_SMALL: one buffer with every layer transposed, and the layer table. */
-static int setup_small(cp_engine *e, struct cl_state *s)
+/* Wb[k/4][o][k%4] = W[o][k] for one layer (cp_model_small_reg), k padded to a multiple of 4
+ * with zeros, then the bias. */
+static void block_layer(const cp_model *m, int l, float *dst)
+{
+    const cp_layer *L = &m->layers[l];
+    const float *w = m->params + L->w_off;
+    for (int o = 0; o < L->out; ++o)
+        for (int k = 0; k < L->in; ++k)
+            dst[((size_t)(k / 4) * (size_t)L->out + (size_t)o) * 4 + (size_t)(k % 4)] =
+                w[(size_t)o * (size_t)L->in + (size_t)k];
+    if (L->has_bias)
+        memcpy(dst + round_up((size_t)L->in, 4) * (size_t)L->out, m->params + L->b_off,
+               (size_t)L->out * sizeof(float));
+}
+
+static size_t layer_b_size(const cp_layer *L)
+{
+    return round_up((size_t)L->in, 4) * (size_t)L->out + (L->has_bias ? (size_t)L->out : 0);
+}
+
+/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]) or blocked for
+ * cp_model_small_reg, each layer on a float4 boundary, and the layer table. */
+static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
 {
     const cp_model *m = e->model;
     size_t total = 0;
-    for (int l = 0; l < m->n_layers; ++l)
-        total = round_up(total, 4) + layer_t_size(&m->layers[l], m->layers[l].out);
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        total = round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, L->out));
+    }
     float *wt = calloc(total ? total : 1, sizeof *wt); /* zero padding between layers */
     int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
     int st = CP_OK;
@@ -248,15 +278,19 @@ static int setup_small(cp_engine *e, struct cl_state *s)
     size_t off = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
-        off = round_up(off, 4); /* every layer on a float4 boundary, for CP_V4 */
-        transpose_layer(m, l, L->out, wt + off);
+        off = round_up(off, 4); /* every layer on a float4 boundary, for CP_V4 and reg */
+        size_t k_rows = blocked ? round_up((size_t)L->in, 4) : (size_t)L->in;
+        if (blocked)
+            block_layer(m, l, wt + off);
+        else
+            transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
         desc[5 * l + 2] =
             (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
         desc[5 * l + 3] = (int)off;
-        desc[5 * l + 4] = (int)(off + (size_t)L->in * (size_t)L->out);
-        off += layer_t_size(L, L->out);
+        desc[5 * l + 4] = (int)(off + k_rows * (size_t)L->out);
+        off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
     }
     st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
     if (st == CP_OK)
@@ -308,10 +342,23 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         st = choose_path(e, dev, max_wg, &s->path);
     if (st != CP_OK || s->path == PATH_NAIVE)
         return st;
+    cp_own_tune tuned;
+    enum cp_tune_source tsrc;
+    st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
+    if (st != CP_OK)
+        return st;
+    const cp_own_tune *tune = &tuned;
 
     char opts[256];
     const char *file = "own_gemm.cl", *kname = NULL;
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
+    if (s->path == PATH_REG) {
+        size_t w = (size_t)m->max_width;
+        s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d",
+                 s->small_ls, w, tune->reg_rc);
+        file = "own_small.cl";
+        kname = "cp_model_small_reg";
+    } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
         size_t w = (size_t)m->max_width;
         /* The pipelined kernel gets more work-items than outputs: they share the loads of
          * the weight tiles, and more of them keep more loads in flight. */
@@ -332,17 +379,15 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         file = "own_small.cl";
         kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
-        /* CLPARITY_OWN_BK: the depth of cp_gemm_tiled4's tiles (16 or 32), for tuning. */
-        const char *bk = getenv("CLPARITY_OWN_BK");
-        s->tile_bk = bk && strcmp(bk, "16") == 0 ? 16 : 32;
+        s->tile_bk = tune->tiled_bk;
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
                  "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d",
                  s->tile_bk);
         kname = "cp_gemm_tiled";
     } else {
-        s->vec_w = pref_vec >= 16 ? 16 : 8;
-        s->vec_rb = 8;
+        s->vec_w = tune->vec_w;
+        s->vec_rb = tune->vec_rb;
         snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d", s->vec_w, s->vec_rb);
         kname = "cp_gemm_vec";
     }
@@ -359,8 +404,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateKernel(cp_gemm_tiled4)");
     }
-    snprintf(e->build_options, sizeof e->build_options, "%s [%s: %s]", "-cl-std=CL1.2",
-             path_names[s->path], opts);
+    static const char *const tune_src[] = {"default", "tuned", "CLPARITY_OWN_TUNE"};
+    snprintf(e->build_options, sizeof e->build_options, "%s [%s, %s: %s]", "-cl-std=CL1.2",
+             path_names[s->path], tune_src[tsrc], opts);
     return CP_OK;
 }
 
@@ -426,8 +472,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(weights)");
     }
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE)
-        st = setup_small(e, s);
+    if (one_launch(s->path))
+        st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_VEC)
         st = setup_vec(e, s);
     if (st != CP_OK)
@@ -591,7 +637,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
+    if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row. */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width;
         const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,   sizeof s->desc,
@@ -608,7 +654,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
             return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_model_small)");
         result = s->act[1];
     }
-    for (int l = 0; l < m->n_layers && s->path != PATH_SMALL && s->path != PATH_PIPE; ++l) {
+    for (int l = 0; l < m->n_layers && !one_launch(s->path); ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
