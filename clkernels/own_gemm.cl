@@ -145,7 +145,8 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
  * is multiplied, and each work-item's 8 × 8 outputs split in two halves 64 apart (rows and
  * columns), so that its float4 reads from local memory are contiguous across work-items and
  * free of bank conflicts. Fixed shape: 128 × 128 outputs per work-group of 16 × 16, tiles
- * CP_BK4 deep (16 or 32). Each output is still one fma chain, k ascending. */
+ * CP_BK4 deep (16 or 32), with CP_DB two tile buffers in local memory instead of one. Each
+ * output is still one fma chain, k ascending. */
 #ifndef CP_BK4
 #define CP_BK4 16
 #endif
@@ -153,12 +154,77 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
 #define CP_LROWS (256 / CP_LQ) /* rows one pass of the 256 work-items loads */
 #define CP_LPASS (128 / CP_LROWS)
 
+#ifndef CP_DB
+#define CP_DB 0
+#endif
+
+/* Tile k0's share of this work-item: CP_LPASS float4 of x and of W, zero outside. */
+void cp_fetch4(__global const float *x, __global const float *w, int M, int N, int K, int m0,
+               int n0, int k0, int lr, int lq, float4 *xa, float4 *wb)
+{
+    for (int h = 0; h < CP_LPASS; ++h) {
+        const int gm = m0 + lr + CP_LROWS * h, gn = n0 + lr + CP_LROWS * h;
+        const int gk = k0 + lq * 4;
+        xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
+                                   : (float4)(0.0f);
+        wb[h] = (gn < N && gk < K) ? vload4(0, w + (size_t)gn * (size_t)K + (size_t)gk)
+                                   : (float4)(0.0f);
+    }
+}
+
+/* Stores the fetched share transposed: as[k][m] and bs[k][n]. */
+void cp_stage(__local float4 (*as4)[32], __local float4 (*bs4)[32], int lr, int lq,
+              const float4 *xa, const float4 *wb)
+{
+    __local float *as = (__local float *)as4, *bs = (__local float *)bs4;
+    for (int h = 0; h < CP_LPASS; ++h) {
+        const int r = lr + CP_LROWS * h;
+        as[(lq * 4 + 0) * 128 + r] = xa[h].s0;
+        as[(lq * 4 + 1) * 128 + r] = xa[h].s1;
+        as[(lq * 4 + 2) * 128 + r] = xa[h].s2;
+        as[(lq * 4 + 3) * 128 + r] = xa[h].s3;
+        bs[(lq * 4 + 0) * 128 + r] = wb[h].s0;
+        bs[(lq * 4 + 1) * 128 + r] = wb[h].s1;
+        bs[(lq * 4 + 2) * 128 + r] = wb[h].s2;
+        bs[(lq * 4 + 3) * 128 + r] = wb[h].s3;
+    }
+}
+
+/* acc += the kt k-rows of one tile, k ascending: one fma per term. */
+void cp_tile_fma(__local const float4 (*as4)[32], __local const float4 (*bs4)[32], int tx, int ty,
+                 int kt, float acc[8][8])
+{
+    if (kt == CP_BK4) {
+#pragma unroll
+        for (int k = 0; k < CP_BK4; ++k) {
+            const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
+            const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
+            const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+            const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+            for (int i = 0; i < 8; ++i)
+                for (int j = 0; j < 8; ++j)
+                    acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+        return;
+    }
+    for (int k = 0; k < kt; ++k) {
+        const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
+        const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
+        const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+        const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j)
+                acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
 cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict p, ulong w_off, ulong b_off, int M, int N, int K,
                int flags, __local float4 (*as4)[32], __local float4 (*bs4)[32])
 {
-    /* as4[k][m / 4] and bs4[k][n / 4]: CP_BK4 rows of 128 floats each, passed as arguments. */
+    /* as4[k][m / 4] and bs4[k][n / 4]: CP_BK4 rows of 128 floats each (twice that with
+     * CP_DB), passed as arguments. */
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int tid = ty * 16 + tx;
     const int m0 = (int)get_group_id(1) * 128, n0 = (int)get_group_id(0) * 128;
@@ -170,62 +236,35 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
     for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
-    for (int h = 0; h < CP_LPASS; ++h) {
-        const int gm = m0 + lr + CP_LROWS * h, gn = n0 + lr + CP_LROWS * h, gk = lq * 4;
-        xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
-                                   : (float4)(0.0f);
-        wb[h] = (gn < N && gk < K) ? vload4(0, w + (size_t)gn * (size_t)K + (size_t)gk)
-                                   : (float4)(0.0f);
+    cp_fetch4(x, w, M, N, K, m0, n0, 0, lr, lq, xa, wb);
+#if CP_DB
+    /* Double-buffered: tile t is multiplied from one half of as4/bs4 while tile t+1, already
+     * in registers, is stored into the other; one barrier per tile. */
+    cp_stage(as4, bs4, lr, lq, xa, wb);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int buf = 0;
+    for (int k0 = 0; k0 < K; k0 += CP_BK4) {
+        const int kt = min(CP_BK4, K - k0);
+        const bool next = k0 + CP_BK4 < K;
+        if (next)
+            cp_fetch4(x, w, M, N, K, m0, n0, k0 + CP_BK4, lr, lq, xa, wb);
+        cp_tile_fma(as4 + buf * CP_BK4, bs4 + buf * CP_BK4, tx, ty, kt, acc);
+        if (next)
+            cp_stage(as4 + (1 - buf) * CP_BK4, bs4 + (1 - buf) * CP_BK4, lr, lq, xa, wb);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        buf = 1 - buf;
     }
+#else
     for (int k0 = 0; k0 < K; k0 += CP_BK4) {
         const int kt = min(CP_BK4, K - k0);
         barrier(CLK_LOCAL_MEM_FENCE);
-        __local float *as = (__local float *)as4, *bs = (__local float *)bs4;
-        for (int h = 0; h < CP_LPASS; ++h) {
-            const int r = lr + CP_LROWS * h;
-            as[(lq * 4 + 0) * 128 + r] = xa[h].s0;
-            as[(lq * 4 + 1) * 128 + r] = xa[h].s1;
-            as[(lq * 4 + 2) * 128 + r] = xa[h].s2;
-            as[(lq * 4 + 3) * 128 + r] = xa[h].s3;
-            bs[(lq * 4 + 0) * 128 + r] = wb[h].s0;
-            bs[(lq * 4 + 1) * 128 + r] = wb[h].s1;
-            bs[(lq * 4 + 2) * 128 + r] = wb[h].s2;
-            bs[(lq * 4 + 3) * 128 + r] = wb[h].s3;
-        }
+        cp_stage(as4, bs4, lr, lq, xa, wb);
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (k0 + CP_BK4 < K) { /* the next tile, in flight during the products below */
-            for (int h = 0; h < CP_LPASS; ++h) {
-                const int gm = m0 + lr + CP_LROWS * h, gn = n0 + lr + CP_LROWS * h;
-                const int gk = k0 + CP_BK4 + lq * 4;
-                xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
-                                           : (float4)(0.0f);
-                wb[h] = (gn < N && gk < K) ? vload4(0, w + (size_t)gn * (size_t)K + (size_t)gk)
-                                           : (float4)(0.0f);
-            }
-        }
-        if (kt == CP_BK4) {
-#pragma unroll
-            for (int k = 0; k < CP_BK4; ++k) {
-                const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
-                const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
-                const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
-                const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
-                for (int i = 0; i < 8; ++i)
-                    for (int j = 0; j < 8; ++j)
-                        acc[i][j] = fma(a[i], b[j], acc[i][j]);
-            }
-        } else {
-            for (int k = 0; k < kt; ++k) {
-                const float4 a0 = as4[k][ty], a1 = as4[k][16 + ty];
-                const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
-                const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
-                const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
-                for (int i = 0; i < 8; ++i)
-                    for (int j = 0; j < 8; ++j)
-                        acc[i][j] = fma(a[i], b[j], acc[i][j]);
-            }
-        }
+        if (k0 + CP_BK4 < K) /* the next tile, in flight during the products below */
+            cp_fetch4(x, w, M, N, K, m0, n0, k0 + CP_BK4, lr, lq, xa, wb);
+        cp_tile_fma(as4, bs4, tx, ty, kt, acc);
     }
+#endif
     for (int i = 0; i < 8; ++i) {
         const int gm = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
         if (gm >= M)

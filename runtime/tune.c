@@ -15,12 +15,13 @@
 static const struct {
     const char *name;
     size_t off;
-    int allowed[6];
+    int n, allowed[5];
 } fields[] = {
-    {"rc", offsetof(cp_own_tune, reg_rc), {16, 32, 64, 0}},
-    {"bk", offsetof(cp_own_tune, tiled_bk), {16, 32, 0}},
-    {"vw", offsetof(cp_own_tune, vec_w), {4, 8, 16, 0}},
-    {"rb", offsetof(cp_own_tune, vec_rb), {2, 4, 8, 12, 16, 0}},
+    {"rc", offsetof(cp_own_tune, reg_rc), 3, {16, 32, 64}},
+    {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
+    {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
+    {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
+    {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -31,8 +32,8 @@ static int *field(cp_own_tune *t, size_t i)
 
 static bool allowed(size_t i, long v)
 {
-    for (const int *a = fields[i].allowed; *a; ++a)
-        if (*a == v)
+    for (int a = 0; a < fields[i].n; ++a)
+        if (fields[i].allowed[a] == v)
             return true;
     return false;
 }
@@ -41,8 +42,8 @@ static void allowed_list(size_t i, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (const int *a = fields[i].allowed; *a && n < len; ++a)
-        n += (size_t)snprintf(buf + n, len - n, "%s%d", a == fields[i].allowed ? "" : ", ", *a);
+    for (int a = 0; a < fields[i].n && n < len; ++a)
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", a ? ", " : "", fields[i].allowed[a]);
 }
 
 int cp_tune_parse(const char *spec, cp_own_tune *t)
@@ -63,7 +64,7 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
             ++i;
         if (i == N_FIELDS)
             return cp_err_set(CP_FAIL_USAGE,
-                              "tuning '%s': unknown parameter '%.*s' (rc, bk, vw, rb)", spec,
+                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, vw, rb)", spec,
                               (int)(eq - s), s);
         char *num_end;
         errno = 0;
@@ -82,7 +83,8 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,bk=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->vec_w, t->vec_rb);
+    snprintf(buf, len, "rc=%d,bk=%d,db=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
+             t->vec_w, t->vec_rb);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -143,6 +145,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     /* Defaults measured on PoCL (AVX-512, 2 and 16 cores) and on the H100. */
     t->reg_rc = 64;
     t->tiled_bk = 32;
+    t->tiled_db = 0;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
     t->vec_rb = 8;
     if (src)

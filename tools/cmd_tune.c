@@ -30,7 +30,8 @@ static void tune_help(void)
            "What is tuned, by device type:\n"
            "  GPU   reg: weights per work-item per chunk (rc=16,32,64), on the reference model\n"
            "              d=128 L=128 B=1 (--quick: L=16)\n"
-           "        tiled: tile depth of the tiled GEMM (bk=16,32), at d=2048 L=4 B=2048\n"
+           "        tiled: tile depth and double buffering of the tiled GEMM (bk=16,32; db=0,1),\n"
+           "              at d=2048 L=4 B=2048\n"
            "              (--quick: d=512 L=2 B=512)\n"
            "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
            "              d=1024 L=4 B=1024 (--quick: vw=8,16 x rb=4,8 at d=256 L=2 B=256)\n"
@@ -128,7 +129,7 @@ struct tunable {
 };
 
 static const char *const reg_c[] = {"rc=16", "rc=32", "rc=64", NULL};
-static const char *const tiled_c[] = {"bk=16", "bk=32", NULL};
+static const char *const tiled_c[] = {"bk=16,db=0", "bk=32,db=0", "bk=16,db=1", NULL};
 static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
                                     "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
                                     "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",
