@@ -22,6 +22,9 @@
 #define CP_KT 64 /* k-rows of Wt per local tile */
 #endif
 
+/* The kernels with local weight tiles (CP_KT × CP_MAXW floats); left out of the reg path's
+ * build, where CP_KT is not sized and a wide layer would overflow local memory. */
+#ifndef CP_NO_TILES
 /* acc = fma(a[k], w[k * stride], acc) for k = 0..n-1, in that order. The operands of 8 terms
  * are read before their 8 fmas, so that the local-memory latency overlaps the fma chain
  * instead of adding to every link of it. */
@@ -189,6 +192,8 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
         y[row * (size_t)out_last + (size_t)i] = act[cur][i];
 }
 
+#endif /* CP_NO_TILES */
+
 /* cp_model_small_reg (GPUs): the same model with no local memory for the weights. Work-item
  * o owns output o and streams its own weights straight into registers, CP_RC of them per
  * chunk, the next chunk in flight while the fma chain runs over this one. The weights come
@@ -201,6 +206,7 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
 #define CP_RC 64 /* weights per work-item per chunk: a multiple of 4 */
 #endif
 #define CP_RC4 (CP_RC / 4)
+#define CP_MAXW4 ((CP_MAXW + 3) / 4)
 
 void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k0, int lid,
                float4 *w)
@@ -212,15 +218,22 @@ void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k
         w[j] = (lid < out && k0 + 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
 }
 
+/* The chain over one chunk. A full chunk reads the activations as float4, four at a time, so
+ * that their loads run ahead of the fma chain instead of adding to each link of it. */
 float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
 {
     if (n == CP_RC) {
+        __local const float4 *a4 = (__local const float4 *)a;
 #pragma unroll
-        for (int j = 0; j < CP_RC4; ++j) {
-            acc = fma(a[4 * j], w[j].x, acc);
-            acc = fma(a[4 * j + 1], w[j].y, acc);
-            acc = fma(a[4 * j + 2], w[j].z, acc);
-            acc = fma(a[4 * j + 3], w[j].w, acc);
+        for (int g = 0; g < CP_RC4; g += 4) {
+            const float4 av[4] = {a4[g], a4[g + 1], a4[g + 2], a4[g + 3]};
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                acc = fma(av[j].x, w[g + j].x, acc);
+                acc = fma(av[j].y, w[g + j].y, acc);
+                acc = fma(av[j].z, w[g + j].z, acc);
+                acc = fma(av[j].w, w[g + j].w, acc);
+            }
         }
         return acc;
     }
@@ -241,7 +254,7 @@ float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
 /* One chunk: fetch the next one into wn, run the chain over wc, and at the layer's end the
  * bias, activation, residual and the barrier. Returns whether a chunk follows. */
 bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, int lid,
-              __local float (*act)[CP_MAXW], const float4 *wc, float4 *wn, int *l, int *k0,
+              __local float (*act)[CP_MAXW4 * 4], const float4 *wc, float4 *wn, int *l, int *k0,
               int *cur, float *acc)
 {
     const int in = desc[5 * *l], out = desc[5 * *l + 1];
@@ -279,7 +292,9 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
                    __global const float *restrict p, __global const int *restrict desc,
                    int n_layers, int in0, int out_last)
 {
-    __local float act[2][CP_MAXW];
+    /* float4-aligned, for cp_rchain's float4 reads (CP_MAXW4 rounds the width up to 4) */
+    __local float4 act4[2][CP_MAXW4];
+    __local float(*act)[CP_MAXW4 * 4] = (__local float(*)[CP_MAXW4 * 4])act4;
     const int lid = (int)get_local_id(0);
     const size_t row = get_group_id(0);
     for (int i = lid; i < in0; i += CP_LS)

@@ -355,7 +355,7 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     if (s->path == PATH_REG) {
         size_t w = (size_t)m->max_width;
         s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
-        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d",
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d",
                  s->small_ls, w, tune->reg_rc);
         file = "own_small.cl";
         kname = "cp_model_small_reg";

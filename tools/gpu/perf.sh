@@ -7,6 +7,7 @@
 set -u
 out=${1:-gpu-out}
 shift || true
+bench_args=("$@")
 mkdir -p "$out"
 clp=build/clparity
 export XDG_CACHE_HOME="$out/xdg"
@@ -27,5 +28,5 @@ for v in "reg 128 128 1" "reg 67 5 13" "reg 1024 4 3" "tiled 4096 2 300" "tiled 
     [ "$rc" = 0 ] || status=1
 done >"$out/exact.txt" 2>&1
 $clp tune --json "$out/tune.json" >"$out/tune.txt" 2>&1 || status=1
-python3 tools/bench "$@" >"$out/bench.txt" 2>&1 || status=1
+python3 tools/bench "${bench_args[@]}" >"$out/bench.txt" 2>&1 || status=1
 exit $status
