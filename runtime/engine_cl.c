@@ -173,7 +173,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
 {
     const cp_model *m = e->model;
     bool small_ok =
-        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30;
+        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30 &&
+        /* the one-launch paths hold every layer in one buffer (padded to float4s) */
+        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
     const char *force = getenv("CLPARITY_OWN_KERNEL");
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
@@ -302,8 +304,9 @@ out:
     return st;
 }
 
-/* PATH_VEC: one buffer per layer, transposed and padded to the vector width. */
-static int setup_vec(cp_engine *e, struct cl_state *s)
+/* PATH_VEC and PATH_TILED: one buffer per layer, transposed, n padded to a multiple of pad
+ * (the vector width, or 4 for cp_gemm_tiled4's float4 rows). */
+static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
 {
     const cp_model *m = e->model;
     s->wt_layer = calloc((size_t)m->n_layers, sizeof *s->wt_layer);
@@ -313,7 +316,7 @@ static int setup_vec(cp_engine *e, struct cl_state *s)
     int st = CP_OK;
     for (int l = 0; l < m->n_layers && st == CP_OK; ++l) {
         const cp_layer *L = &m->layers[l];
-        s->ldw[l] = (int)round_up((size_t)L->out, (size_t)s->vec_w);
+        s->ldw[l] = (int)round_up((size_t)L->out, (size_t)pad);
         size_t n = layer_t_size(L, s->ldw[l]);
         float *wt = malloc((n ? n : 1) * sizeof *wt);
         if (!wt)
@@ -355,8 +358,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     if (s->path == PATH_REG) {
         size_t w = (size_t)m->max_width;
         s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
-        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d",
-                 s->small_ls, w, tune->reg_rc);
+        snprintf(opts, sizeof opts,
+                 "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d", s->small_ls, w,
+                 tune->reg_rc);
         file = "own_small.cl";
         kname = "cp_model_small_reg";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
@@ -479,7 +483,9 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     if (one_launch(s->path))
         st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_VEC)
-        st = setup_vec(e, s);
+        st = setup_transposed(e, s, s->vec_w);
+    else if (s->path == PATH_TILED)
+        st = setup_transposed(e, s, 4);
     if (st != CP_OK)
         return st;
     e->upload_s = cp_now() - t0;
@@ -550,12 +556,27 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int flags = (has_bias ? 1 : 0) | (act == CP_ACT_RELU ? 2 : 0) | (residual ? 4 : 0);
     cl_int m_rows = batch;
     if (s->path == PATH_TILED) {
-        const size_t sizes[] = {sizeof in,    sizeof outb,  sizeof w,
-                                sizeof w_off, sizeof b_off, sizeof m_rows,
-                                sizeof out_w, sizeof in_w,  sizeof flags};
-        const void *const vals[] = {&in, &outb, &w, &w_off, &b_off, &m_rows, &out_w, &in_w, &flags};
-        cl_kernel k = L->in % 4 == 0 ? s->k_path4 : s->k_path;
-        st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
+        cl_kernel k = s->k_path;
+        if (L->in % 4 == 0) {
+            /* cp_gemm_tiled4 reads the layer's transposed weights, the bias after them. */
+            k = s->k_path4;
+            cl_mem wt = s->wt_layer[l];
+            cl_int ldw = s->ldw[l];
+            cl_ulong bt_off = (cl_ulong)L->in * (cl_ulong)ldw;
+            const size_t sizes[] = {sizeof in,    sizeof outb,   sizeof wt,
+                                    sizeof ldw,   sizeof bt_off, sizeof m_rows,
+                                    sizeof out_w, sizeof in_w,   sizeof flags};
+            const void *const vals[] = {&in,     &outb,  &wt,   &ldw,  &bt_off,
+                                        &m_rows, &out_w, &in_w, &flags};
+            st = set_args(k, "cp_gemm_tiled4", 9, sizes, vals);
+        } else {
+            const size_t sizes[] = {sizeof in,    sizeof outb,  sizeof w,
+                                    sizeof w_off, sizeof b_off, sizeof m_rows,
+                                    sizeof out_w, sizeof in_w,  sizeof flags};
+            const void *const vals[] = {&in,     &outb,  &w,    &w_off, &b_off,
+                                        &m_rows, &out_w, &in_w, &flags};
+            st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
+        }
         if (st != CP_OK)
             return st;
         /* The two local tiles: tile_bk rows of 128 floats (twice, double-buffered), or 16 rows
