@@ -143,8 +143,7 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
 /* cp_gemm_tiled4: the tiled GEMM for K a multiple of 4 (all but odd widths), tuned for
  * GPUs. The weights come transposed, Wt[k][n] with n padded to ldw (a multiple of 4) and the
  * bias after them, so that a tile of W is copied as float4 rows, coalesced and without bank
- * conflicts; x is read as float4 along k, a warp covering 32 rows, so that its transposed
- * scalar stores fall in 32 different banks. The next tile is fetched into registers while
+ * conflicts; x is read as float4 along k (CP_XL chooses how lanes map to rows). The next tile is fetched into registers while
  * this one is multiplied, and each work-item's 8 × 8 outputs are split in two halves 64
  * apart (rows and columns), so that its float4 reads from local memory are contiguous across
  * work-items. Fixed shape: 128 × 128 outputs per work-group of 16 × 16, tiles CP_BK4 deep (16
@@ -160,12 +159,25 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
 #define CP_LROWS (256 / CP_LQ) /* rows of x one pass of the 256 work-items loads */
 #define CP_LPASS (128 / CP_LROWS)
 #define CP_WPASS (CP_BK4 / 8) /* passes over the W tile: 8 k-rows of 32 float4 each */
+#ifndef CP_XL
+#define CP_XL 0
+#endif
+/* Which row and k-quad of the x tile work-item t loads: CP_XL 0 puts the CP_LQ quads of a
+ * row on neighbouring lanes (coalesced reads, CP_LQ-way bank conflicts on the transposed
+ * stores); CP_XL 1 gives each lane its own row (conflict-free stores, scattered reads). */
+#if CP_XL
+#define CP_XROW(t) ((t) % CP_LROWS)
+#define CP_XQUAD(t) ((t) / CP_LROWS)
+#else
+#define CP_XROW(t) ((t) / CP_LQ)
+#define CP_XQUAD(t) ((t) % CP_LQ)
+#endif
 
 /* Tile k0's share of work-item t: CP_LPASS float4 of x and CP_WPASS of Wt, zero outside. */
 void cp_fetch4(__global const float *x, __global const float *wt, int ldw, int M, int K, int m0,
                int n0, int k0, int t, float4 *xa, float4 *wb)
 {
-    const int lr = t % CP_LROWS, lq = t / CP_LROWS;
+    const int lr = CP_XROW(t), lq = CP_XQUAD(t);
     for (int h = 0; h < CP_LPASS; ++h) {
         const int gm = m0 + lr + CP_LROWS * h, gk = k0 + lq * 4;
         xa[h] = (gm < M && gk < K) ? vload4(0, x + (size_t)gm * (size_t)K + (size_t)gk)
@@ -184,7 +196,7 @@ void cp_stage(__local float4 (*as4)[32], __local float4 (*bs4)[32], int t, const
               const float4 *wb)
 {
     __local float *as = (__local float *)as4;
-    const int lr = t % CP_LROWS, lq = t / CP_LROWS;
+    const int lr = CP_XROW(t), lq = CP_XQUAD(t);
     for (int h = 0; h < CP_LPASS; ++h) {
         const int r = lr + CP_LROWS * h;
         as[(lq * 4 + 0) * 128 + r] = xa[h].s0;

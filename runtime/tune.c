@@ -17,9 +17,10 @@ static const struct {
     size_t off;
     int n, allowed[5];
 } fields[] = {
-    {"rc", offsetof(cp_own_tune, reg_rc), 3, {16, 32, 64}},
+    {"rc", offsetof(cp_own_tune, reg_rc), 4, {16, 32, 64, 128}},
     {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
     {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
+    {"xl", offsetof(cp_own_tune, tiled_xl), 2, {0, 1}},
     {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
 };
@@ -64,8 +65,8 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
             ++i;
         if (i == N_FIELDS)
             return cp_err_set(CP_FAIL_USAGE,
-                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, vw, rb)", spec,
-                              (int)(eq - s), s);
+                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, vw, rb)",
+                              spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
         long v = strtol(eq + 1, &num_end, 10);
@@ -83,8 +84,8 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,bk=%d,db=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
-             t->vec_w, t->vec_rb);
+    snprintf(buf, len, "rc=%d,bk=%d,db=%d,xl=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
+             t->tiled_xl, t->vec_w, t->vec_rb);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -146,6 +147,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->reg_rc = 64;
     t->tiled_bk = 32;
     t->tiled_db = 0;
+    t->tiled_xl = 0;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
     t->vec_rb = 8;
     if (src)

@@ -28,9 +28,10 @@ static void tune_help(void)
            "or tune fails with status 1 and stores nothing.\n"
            "\n"
            "What is tuned, by device type:\n"
-           "  GPU   reg: weights per work-item per chunk (rc=16,32,64), on the reference model\n"
+           "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128), on the reference model\n"
            "              d=128 L=128 B=1 (--quick: L=16)\n"
-           "        tiled: tile depth and double buffering of the tiled GEMM (bk=16,32; db=0,1),\n"
+           "        tiled: tile depth, double buffering and x loads of the tiled GEMM (bk=16,32;\n"
+           "              db=0,1; xl=0,1),\n"
            "              at d=2048 L=4 B=2048\n"
            "              (--quick: d=512 L=2 B=512)\n"
            "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
@@ -128,8 +129,9 @@ struct tunable {
     const char *const *cands, *const *quick_cands;
 };
 
-static const char *const reg_c[] = {"rc=16", "rc=32", "rc=64", NULL};
-static const char *const tiled_c[] = {"bk=16,db=0", "bk=32,db=0", "bk=16,db=1", NULL};
+static const char *const reg_c[] = {"rc=16", "rc=32", "rc=64", "rc=128", NULL};
+static const char *const tiled_c[] = {"bk=16,db=0,xl=0", "bk=32,db=0,xl=0", "bk=16,db=1,xl=0",
+                                      "bk=16,db=0,xl=1", "bk=16,db=1,xl=1", NULL};
 static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
                                     "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
                                     "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",
