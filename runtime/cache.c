@@ -444,6 +444,12 @@ static bool make_dirs(const char *dir, char *why, size_t why_len)
     return true;
 }
 
+/* For other caches in the same folder (the peak cache): mkdir -p with mode 0700. */
+bool cp_cache_make_dir(const char *dir, char *why, size_t why_len)
+{
+    return make_dirs(dir, why, why_len);
+}
+
 struct file_info {
     char name[80];
     unsigned long long bytes;
