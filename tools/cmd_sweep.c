@@ -782,7 +782,7 @@ static void print_row(const struct sweep *s, const struct row *r)
         snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
     else
         snprintf(pct, sizeof pct, "n/a");
-    fprintf(s->out, "%10s %10s %10s %10s %10s %9.2f %7s\n", med, mn, mx, k, e2e, r->gflops, pct);
+    fprintf(s->out, "%10s %10s %10s %10s %10s %9.4g %7s\n", med, mn, mx, k, e2e, r->gflops, pct);
 }
 
 /* ---- crossovers --------------------------------------------------------------------------- */
@@ -1269,7 +1269,7 @@ static int write_plot(const struct sweep *s)
                                           : "width d");
     fprintf(gp, "\nset ylabel \"median wall time (ms)\"\n"
                 "set logscale xy\nset grid xtics ytics mxtics mytics\n"
-                "set key outside right top\nset pointsize 1\n");
+                "set key below\nset pointsize 1\n");
     /* One data block per series with at least one finished point. */
     size_t nplot = 0;
     for (size_t k = 0; k < s->nser; ++k) {
@@ -1353,9 +1353,9 @@ static void print_intro(const struct sweep *s)
         fprintf(s->out, ", %.0f parameters (L = params/d²)", o->params);
     fprintf(s->out, "; seed %llu, init-scale %g\n", (unsigned long long)o->seed, o->init_scale);
     fprintf(s->out,
-            "timing: %ld runs after %ld warm-up; wall = first enqueue to clFinish, e2e = one "
+            "timing: %ld run%s after %ld warm-up; wall = first enqueue to clFinish, e2e = one "
             "call with input upload and output read; no reference (a speed run)\n",
-            o->runs, o->warmup);
+            o->runs, o->runs == 1 ? "" : "s", o->warmup);
 }
 
 static void run_point(struct sweep *s, size_t pi, size_t *done)
