@@ -9,6 +9,8 @@
 #   sigint                    SIGINT after two rows: the rows that finished are written, no
 #                             temporary file is left, and clparity ends by SIGINT
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
+#   error                     cl:own cannot build (CLPARITY_KERNEL_DIR without its kernels):
+#                             its rows say error, host:openblas still runs, exit 3
 set -u
 clp=$1 py=$2 src=$3 out=$4 scenario=$5
 rm -rf "$out"
@@ -109,6 +111,21 @@ noplot)
     head -n 1 "$out/stderr.txt" | grep -q '^clparity sweep: --plot: gnuplot is not in PATH' ||
         die "the first stderr line does not name gnuplot"
     [ ! -s "$out/table.txt" ] && [ ! -e "$out/p.csv" ] || die "work was done before the refusal"
+    ;;
+error)
+    mkdir -p "$out/no-kernels"
+    CLPARITY_KERNEL_DIR=$out/no-kernels "$clp" sweep --vary width --grid 8,16 --layers 2 \
+        --runs 1 --warmup 0 -d 0 -d host --csv "$out/sweep.csv" >"$out/table.txt" \
+        2>"$out/stderr.txt"
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 3 ] || die "exit status $rc, expected 3"
+    [ "$(grep -Ec ' cl:own +error: CLPARITY_KERNEL_DIR: cannot open' "$out/table.txt")" = 2 ] ||
+        die "cl:own's rows do not say error"
+    [ "$(grep -Ec ' host:openblas +[0-9.]+ ' "$out/table.txt")" = 2 ] ||
+        die "host:openblas did not run after cl:own failed"
+    grep -q '^clparity sweep: some results failed' "$out/stderr.txt" || die "no status line"
+    [ "$(grep -c ',error,' "$out/sweep.csv")" = 2 ] || die "the CSV lacks the error rows"
     ;;
 *)
     die "unknown scenario $scenario"
