@@ -100,7 +100,8 @@ struct sweep {
     FILE *out;     /* the table */
     bool progress; /* a progress bar on stderr */
     bool interrupted;
-    int status; /* 3 when a result failed at run time */
+    int status;              /* 3 when a result failed at run time */
+    char build_options[512]; /* the last OpenCL engine's, for the provenance */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -703,6 +704,8 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
     double *wall = t, *e2e = t + runs, *kern = t + 2 * runs;
     bool kernel_known = true;
     int st = cp_engine_create(se->eng, se->dev, m, (int)p->batch, &e);
+    if (st == CP_OK && cp_engine_build_options(e)[0])
+        snprintf(s->build_options, sizeof s->build_options, "%s", cp_engine_build_options(e));
     for (long i = 0; st == CP_OK && i < s->o.warmup + s->o.runs && !stop_signal; ++i) {
         cp_timing tm;
         double t0 = now_s();
@@ -749,6 +752,8 @@ static void ms_or_na(char *buf, size_t len, double s)
 {
     if (s < 0.0 || !isfinite(s))
         snprintf(buf, len, "n/a");
+    else if (1e3 * s < 0.1) /* three significant digits for sub-0.1 ms host times */
+        snprintf(buf, len, "%.3g", 1e3 * s);
     else
         snprintf(buf, len, "%.3f", 1e3 * s);
 }
@@ -904,12 +909,11 @@ static void print_crossovers(const struct sweep *s)
 
 /* ---- files -------------------------------------------------------------------------------- */
 
+/* As in run: the options of the last OpenCL program built (cl:own picks its kernel and -D
+ * sizes per shape, so they can differ between points). */
 static const char *build_options_of(const struct sweep *s)
 {
-    (void)s;
-    /* cl:own picks its kernel and -D sizes per shape; the JSON's results do not need them,
-     * and the provenance records the base options every program is built with. */
-    return "-cl-std=CL1.2";
+    return s->build_options[0] ? s->build_options : "";
 }
 
 static void add_num_or_null(cJSON *o, const char *key, double v)
@@ -1476,7 +1480,8 @@ int cmd_sweep(int argc, char **argv)
         char label[300];
         cp_device_label(&s.devs.v[i], label, sizeof label);
         if (s.progress) {
-            fprintf(stderr, "\r\033[Kmeasuring the peak of %s (clparity peak)", label);
+            fprintf(stderr, "\r\033[Kthe peak of %s (clparity peak: cached, or measured now)",
+                    label);
             fflush(stderr);
         }
         if (cp_peak_get(&s.devs.v[i], false, &s.peaks[i]) != CP_OK) {
