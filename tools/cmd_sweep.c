@@ -618,10 +618,13 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
                  alloc ? "CL_DEVICE_MAX_MEM_ALLOC_SIZE" : "CL_DEVICE_GLOBAL_MEM_SIZE");
         return true;
     }
+    /* The model, the input and the output on the host, and what the engine holds there
+     * besides (a CPU device's buffers are host memory too). */
     unsigned long long b = (unsigned long long)p->batch;
-    unsigned long long host_need =
-        (unsigned long long)m->n_params * 4ULL + b * (unsigned long long)m->in_width * 4ULL +
-        b * (unsigned long long)m->out_width * 8ULL + (dev->kind == CP_DEV_HOST ? total : 0);
+    unsigned long long host_need = (unsigned long long)m->n_params * 4ULL +
+                                   b * (unsigned long long)m->in_width * 4ULL +
+                                   b * (unsigned long long)m->out_width * 8ULL +
+                                   cp_engine_host_footprint(se->eng, dev, m, (int)p->batch);
     unsigned long long avail = cp_host_mem_available();
     if (avail && host_need > avail) {
         fmt_bytes(host_need, need, sizeof need);

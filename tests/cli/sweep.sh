@@ -5,7 +5,8 @@
 #                             tests/check_sweep.py (golden CSV header, JSON schema, every field);
 #                             batch also draws --plot (PNG and SVG) when gnuplot is installed
 #   refused                   on Oclgrind (128 MiB): d = 8192 refused with size and limit while
-#                             d = 16 runs, exit 0
+#                             d = 16 runs, exit 0; on host, d = 65536 (256 GiB) refused for
+#                             MemAvailable
 #   sigint                    SIGINT after two rows: the rows that finished are written, no
 #                             temporary file is left, and clparity ends by SIGINT
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
@@ -81,6 +82,13 @@ refused)
     grep -Eq '^ +16 +2 +1 .*cl:own +[0-9.]+ ' "$out/table.txt" || die "d = 16 did not run"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" width 16,8192 1 --refused 1 ||
         exit 1
+    # Host memory: d = 65536, L = 16 needs 256 GiB of weights, refused before any is made.
+    "$clp" sweep -d host --engines host:openblas --vary width --grid 16,65536 --layers 16 \
+        --runs 1 --warmup 0 >"$out/host.txt" 2>&1 || die "the host-memory refusal failed the sweep"
+    cat "$out/host.txt"
+    grep -Eq '^ *65536 +16 +1 +host +host:openblas +refused: [0-9.]+ GiB > [0-9.]+ GiB \(host MemAvailable\)' \
+        "$out/host.txt" || die "d = 65536 is not refused for host memory"
+    grep -Eq '^ +16 +16 +1 +host +host:openblas +[0-9.]+ ' "$out/host.txt" || die "d = 16 did not run"
     ;;
 sigint)
     # host:exact at batch 64 and up takes a while per row; SIGINT lands after two rows.
