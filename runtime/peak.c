@@ -611,6 +611,13 @@ out:
 
 /* ---- the entry point ---------------------------------------------------------------------- */
 
+static double round6(double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return strtod(buf, NULL);
+}
+
 int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
 {
     double t0 = cp_now();
@@ -639,6 +646,12 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
     int st = dev->kind == CP_DEV_HOST ? measure_host(out) : measure_cl(dev, out);
     if (st != CP_OK)
         return st;
+    /* Six significant digits, far finer than the noise: the cached numbers then read back
+     * equal to these (cJSON prints 15 digits, which need not give the same double back). */
+    out->fma_gflops = round6(out->fma_gflops);
+    out->bandwidth_gbs = round6(out->bandwidth_gbs);
+    if (out->latency_us >= 0.0)
+        out->latency_us = round6(out->latency_us);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

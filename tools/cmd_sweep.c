@@ -852,7 +852,7 @@ static void crossing_text(const struct sweep *s, size_t a, size_t b, const struc
     char wl[300], ll[300];
     cp_device_label(s->ser[w].dev, wl, sizeof wl);
     cp_device_label(s->ser[l].dev, ll, sizeof ll);
-    snprintf(buf, len, "on %s, %s beats %s on %s from %s >= %ld", wl, s->ser[w].eng->name,
+    snprintf(buf, len, "on %s, %s beats %s on %s from %s ≥ %ld", wl, s->ser[w].eng->name,
              s->ser[l].eng->name, ll, vary_symbol[s->o.vary], c->at);
 }
 
