@@ -141,7 +141,7 @@ static void sweep_help(void)
         "  depth   L = 128, 256 ... 3840 (steps of 128) at d = 128, B = 1\n"
         "  params  2^31 parameters, d = 128, 256 ... 4096 and L = 2^31/d² (131072 ... 128),\n"
         "          B = 1\n"
-        "--quick grids (about a minute on 2 cores; 3 runs after 1 warm-up unless given):\n"
+        "--quick grids (seconds to a minute on 2 cores; 3 runs after 1 warm-up unless given):\n"
         "  batch   B = 1, 4, 16, 64, 256 at d = 128, L = 16\n"
         "  width   d = 16, 32, 64, 128, 256 at L = 16, B = 1\n"
         "  depth   L = 8, 16, 32, 64, 128 at d = 128, B = 1\n"
