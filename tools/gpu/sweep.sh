@@ -4,6 +4,8 @@
 #   source .gpu/setup.sh; bash tools/gpu/sweep.sh "$OUT"
 # build/clparity-noflush, when present, is a build without cl_forward's clFlush, for the A/B.
 # Every step has its own time limit so that the whole stays inside one 10-minute call.
+# Not yet run there (2026-11-23): the device tool copies the session's main checkout, where
+# peak and sweep do not exist until this branch is merged.
 set -u
 out=${1:-gpu-out}
 mkdir -p "$out"
