@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Usage: peak.sh CLPARITY PYTHON OUTDIR SCENARIO
+# Usage: peak.sh CLPARITY PYTHON OUTDIR SCENARIO [SCHEMA]
 # Command-line tests of `clparity peak`, each with its own cache folder (XDG_CACHE_HOME=OUTDIR):
 #   cache      values positive and finite; the second call reads the cache (fast, equal values);
 #              --remeasure measures again; a corrupt or foreign file is measured again and
 #              replaced; CLPARITY_CACHE=off writes nothing
 #   simulator  Oclgrind: n/a (simulator), no numbers, no cache file
 set -u
-clp=$1 py=$2 out=$3 scenario=$4
+clp=$1 py=$2 out=$3 scenario=$4 schema=${5:-}
 rm -rf "$out"
 mkdir -p "$out"
 export XDG_CACHE_HOME=$out
@@ -55,6 +55,9 @@ case $scenario in
 cache)
     "$clp" peak -d 0 -d host --json "$out/first.json" || die "first peak failed"
     peak_json "$out/first.json" measured
+    if [ -n "$schema" ]; then
+        $py "$(dirname "$0")/../validate_json.py" "$schema" "$out/first.json" || die "schema"
+    fi
     files=$(ls "$out"/clparity/peak-*.json | wc -l)
     [ "$files" = 2 ] || die "expected 2 cache files, found $files"
     start=$(date +%s%N)
@@ -104,6 +107,9 @@ simulator)
     grep -Eq '^0:0 Oclgrind.* n/a \(simulator\)' "$out/sim.txt" || die "no n/a (simulator) row"
     $py -c 'import json,sys; p=json.load(open(sys.argv[1]))["devices"][0]["peak"]; assert p["available"] is False and p["fma_gflops"] is None and p["source"]=="simulator", p' "$out/sim.json" || die "simulator JSON"
     ! ls "$out"/clparity/peak-*.json 2>/dev/null || die "a simulator's peak was cached"
+    if [ -n "$schema" ]; then
+        $py "$(dirname "$0")/../validate_json.py" "$schema" "$out/sim.json" || die "schema"
+    fi
     ;;
 *)
     die "unknown scenario $scenario"
