@@ -62,10 +62,10 @@ bool cp_cache_load(const struct cp_cache_key *k, unsigned char **payload, size_t
 bool cp_cache_store(const struct cp_cache_key *k, const void *payload, size_t len, char *why,
                     size_t why_len);
 
-/* mkdir -p dir with mode 0700 (XDG); false with the reason in why. */
-bool cp_cache_make_dir(const char *dir, char *why, size_t why_len);
-
 /* The SHA-256 of data; false only when OpenSSL fails. */
 bool cp_sha256(const void *data, size_t len, unsigned char out[32]);
+
+/* mkdir -p with mode 0700; false with the reason in why. */
+bool cp_cache_make_dirs(const char *dir, char *why, size_t why_len);
 
 #endif

@@ -160,7 +160,7 @@ static void cache_store(const char *path, const char *key, const cp_peak *p, cha
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (!cp_cache_make_dir(dir, why, why_len))
+    if (!cp_cache_make_dirs(dir, why, why_len))
         return;
     cJSON *o = cJSON_CreateObject();
     if (!o) {
