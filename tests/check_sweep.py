@@ -124,9 +124,36 @@ def main():
     pairs = nseries * (nseries - 1) // 2
     if not interrupted and len(doc["crossovers"]) != pairs:
         fail(f"{len(doc['crossovers'])} crossover pairs, expected {pairs}")
+    # The crossovers, recomputed from the rows: in grid order over the points where both ran,
+    # each change of the faster (ties keep the order before them).
+    x_of = lambda row: int(row[{"batch": "batch", "width": "d", "depth": "layers", "params": "d"}[vary]])
+    series = {}
+    for row in rows:
+        if row["status"] == "ok":
+            series.setdefault((row["device"], row["engine"]), {})[x_of(row)] = float(row["wall_median_s"])
     for c in doc["crossovers"]:
+        a = series.get((c["a"]["device"], c["a"]["engine"]), {})
+        b = series.get((c["b"]["device"], c["b"]["engine"]), {})
+        common = [x for x in sw["grid"] if x in a and x in b]
+        want, cur, first, prev = [], None, None, None
+        for x in common:
+            f = "a" if a[x] < b[x] else "b" if b[x] < a[x] else cur
+            if f is not None and cur is not None and f != cur:
+                want.append({"at": x, "after": prev, "faster": f})
+            if cur is None and f is not None:
+                first = f
+            if f is not None:
+                cur = f
+            prev = x
+        got = [{k: v for k, v in x.items() if k != "text"} for x in c["crossings"]]
+        if got != want or c["common_points"] != len(common) or c["faster_first"] != first:
+            fail(f"crossovers of {c['a']} and {c['b']}: got {got}, recomputed {want}")
         if not c["crossings"] and not c["summary"].startswith("never"):
             fail(f"no crossing but the summary says {c['summary']}")
+        for x in c["crossings"]:
+            w = c[x["faster"]]
+            if not x["text"].startswith(f"on {w['device']}, {w['engine']} beats ") or not x["text"].endswith(f" ≥ {x['at']}"):
+                fail(f"crossing text: {x['text']}")
     print(f"ok: {len(rows)} rows ({n_refused} refused), {len(doc['crossovers'])} crossover pairs")
 
 

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "perf.h"
+#include "xover.h"
 
 #include "clparity/engine.h"
 #include "clparity/model.h"
@@ -788,45 +789,37 @@ static void print_row(const struct sweep *s, const struct row *r)
 
 /* ---- crossovers --------------------------------------------------------------------------- */
 
-struct crossing {
-    long at, after; /* the first point of the new order, and the last of the old */
-    int faster;     /* 0: a, 1: b */
-};
-
-/* The points where the faster of series a and b (median wall time) changes, in grid order;
- * ties keep the order they follow. Returns the number of common points. */
-static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct crossing *out,
-                           size_t *n, int *first)
+/* The points where the faster of series a and b (median wall time) changes, in grid order
+ * (xover_find); returns the number of common points. */
+static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xover *out, size_t *n,
+                           int *first)
 {
-    *n = 0;
-    *first = -1;
-    size_t common = 0;
-    int cur = -1;
-    long prev_x = 0;
-    for (size_t p = 0; p < s->npts; ++p) {
-        const struct row *ra = NULL, *rb = NULL;
-        for (size_t i = 0; i < s->nrows; ++i) {
-            const struct row *r = &s->rows[i];
-            if (r->point != p || r->status != ROW_OK)
-                continue;
-            if (r->series == a)
-                ra = r;
-            else if (r->series == b)
-                rb = r;
-        }
-        if (!ra || !rb)
-            continue;
-        common++;
-        double ta = ra->wall.median, tb = rb->wall.median;
-        int f = ta < tb ? 0 : tb < ta ? 1 : cur;
-        if (f >= 0 && cur >= 0 && f != cur)
-            out[(*n)++] = (struct crossing){s->pts[p].x, prev_x, f};
-        if (cur < 0 && f >= 0)
-            *first = f;
-        if (f >= 0)
-            cur = f;
-        prev_x = s->pts[p].x;
+    double *t = malloc((2 * s->npts + 1) * sizeof *t);
+    long *x = malloc((s->npts + 1) * sizeof *x);
+    if (!t || !x) {
+        free(t);
+        free(x);
+        *n = 0;
+        *first = -1;
+        return 0;
     }
+    double *ta = t, *tb = t + s->npts;
+    for (size_t p = 0; p < s->npts; ++p) {
+        ta[p] = tb[p] = -1.0;
+        x[p] = s->pts[p].x;
+    }
+    for (size_t i = 0; i < s->nrows; ++i) {
+        const struct row *r = &s->rows[i];
+        if (r->status != ROW_OK)
+            continue;
+        if (r->series == a)
+            ta[r->point] = r->wall.median;
+        else if (r->series == b)
+            tb[r->point] = r->wall.median;
+    }
+    size_t common = xover_find(ta, tb, x, s->npts, out, n, first);
+    free(t);
+    free(x);
     return common;
 }
 
@@ -838,7 +831,7 @@ static void series_name(const struct sweep *s, size_t i, char *buf, size_t len)
 }
 
 /* "on 0:0 NVIDIA H100, cl:own beats host:openblas on host from batch ≥ 64". */
-static void crossing_text(const struct sweep *s, size_t a, size_t b, const struct crossing *c,
+static void crossing_text(const struct sweep *s, size_t a, size_t b, const struct xover *c,
                           char *buf, size_t len)
 {
     size_t w = c->faster == 0 ? a : b, l = c->faster == 0 ? b : a;
@@ -877,7 +870,7 @@ static void print_crossovers(const struct sweep *s)
         fprintf(s->out, "  none to show: only one device x engine\n");
         return;
     }
-    struct crossing *cx = calloc(s->npts + 1, sizeof *cx);
+    struct xover *cx = calloc(s->npts + 1, sizeof *cx);
     if (!cx)
         return;
     for (size_t a = 0; a < s->nser; ++a)
@@ -990,7 +983,7 @@ static cJSON *series_ref(const struct sweep *s, size_t i)
 static cJSON *crossovers_json(const struct sweep *s)
 {
     cJSON *arr = cJSON_CreateArray();
-    struct crossing *cx = calloc(s->npts + 1, sizeof *cx);
+    struct xover *cx = calloc(s->npts + 1, sizeof *cx);
     if (!arr || !cx) {
         free(cx);
         return arr;
