@@ -620,7 +620,7 @@ static int measure_host(cp_peak *p)
             tasks[i].c = c + lo;
             tasks[i].n = hi - lo;
         }
-        /* Each thread touches its own part first (where the pages land on NUMA machines). */
+        /* b and c are filled here; the first, untimed pass faults a's pages in. */
         for (size_t i = 0; i < n; ++i) {
             b[i] = 1.0f;
             c[i] = 2.0f;
