@@ -51,6 +51,9 @@ static bool one_launch(int path)
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
+/* cl_forward flushes the queue after every this many layers. */
+#define CP_FLUSH_LAYERS 256
+
 static void cl_destroy(cp_engine *e)
 {
     struct cl_state *s = e->state;
@@ -692,6 +695,16 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         if (st != CP_OK) {
             clFinish(s->q);
             return st;
+        }
+        /* Hand the queued layers to the device every CP_FLUSH_LAYERS: PoCL 3.1 slows down
+         * badly when a deep model (131072 layers in sweep's params grid) piles up unflushed
+         * commands, and the device starts working sooner. One synchronisation stays. */
+        if ((l + 1) % CP_FLUSH_LAYERS == 0 && l + 1 < m->n_layers) {
+            rc = clFlush(s->q);
+            if (rc != CL_SUCCESS) {
+                clFinish(s->q);
+                return cp_err_cl(rc, "clFlush");
+            }
         }
     }
     rc = clFinish(s->q);

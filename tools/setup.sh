@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config git
       ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
-      libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema)
+      libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema gnuplot-nox)
 
 missing=()
 for p in "${pkgs[@]}"; do
