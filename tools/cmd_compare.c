@@ -5,6 +5,7 @@
 #include "cmds.h"
 #include "compare.h"
 #include "job.h"
+#include "labels.h"
 
 #include "clparity/report.h"
 
@@ -104,13 +105,19 @@ int cmd_compare(int argc, char **argv)
     }
 
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
-    fprintf(out,
-            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g\n",
-            j.o.layers, j.o.d, j.o.batch, (unsigned long long)j.o.seed, j.o.init_scale);
+    job_print_model(out, &j);
     print_devices(out, &j);
     cmp_print(out, &set, true);
+    st = labels_print(out, &j);
     fflush(out);
+    if (st != CP_OK)
+        goto out;
 
+    if (j.o.out) {
+        st = job_write_out(&j);
+        if (st != CP_OK)
+            goto out;
+    }
     if (j.o.save) {
         st = job_save(&j);
         if (st != CP_OK)
