@@ -1,18 +1,15 @@
-#!/ usr / bin / env python3
-""
-        "Checks a `clparity compare --model ... --save DIR --json FILE` run on a PyTorch fixture.
+#!/usr/bin/env python3
+"""Checks a `clparity compare --model ... --save DIR --json FILE` run on a PyTorch fixture.
 
-        usage : check_fixture.py DIR JSON FIXTURES NAME[DEVICE_SUBSTRING...]
+usage: check_fixture.py DIR JSON FIXTURES NAME [DEVICE_SUBSTRING ...]
 
-        - every result(every device x engine) matches PyTorch's float64 CPU output (
-              FIXTURES / NAME_torch_cpu64.npy) within torch's float32 tolerance |
-    a - r | <= 1e-5 + 1.3e-6 | r |
-    , element by element;
+- every result (every device x engine) matches PyTorch's float64 CPU output
+  (FIXTURES/NAME_torch_cpu64.npy) within torch's float32 tolerance
+  |a - r| <= 1e-5 + 1.3e-6 |r|, element by element;
 - every cl:own result equals host:exact bit for bit;
-- with labels(FIXTURES / NAME_y.npy),
-    the accuracy of every result,
-    both as clparity reports it in the JSON and as recomputed here from the saved outputs,
-    equals PyTorch's float32 CPU accuracy(FIXTURES / fixtures.json);
+- with labels (FIXTURES/NAME_y.npy), the accuracy of every result, both as clparity
+  reports it in the JSON and as recomputed here from the saved outputs, equals PyTorch's
+  float32 CPU accuracy (FIXTURES/fixtures.json);
 - each DEVICE_SUBSTRING names a device present among the results (so that a run that lost
   a platform cannot pass).
 PyTorch's own float32 outputs (CPU and CUDA) are measured the same way and printed, as a
@@ -68,7 +65,8 @@ def main(folder, json_path, fixtures, name, devices):
     labels_path = os.path.join(fixtures, f"{name}_y.npy")
     if os.path.exists(labels_path):
         y = np.load(labels_path)
-        want = json.load(open(os.path.join(fixtures, "fixtures.json")))[f"{name}_accuracy"]["cpu32"]
+        info = json.load(open(os.path.join(fixtures, "fixtures.json")))
+        want = info[f"{name}_accuracy"]["cpu32"]
         report = json.load(open(json_path))["labels"]
         for (dev, eng), a in outputs.items():
             acc = float(np.mean(np.argmax(a, axis=1) == y))
