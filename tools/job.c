@@ -354,9 +354,10 @@ static int load_input(struct job *j)
         char shape[96] = "";
         for (int k = 0, n = 0; k < a.ndim && n < (int)sizeof shape; ++k)
             n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%zu", k ? ", " : "", a.shape[k]);
+        const char *descr = cp_dtype_descr(a.dtype);
         cp_npy_free(&a);
-        return cli_fail(j->cmd, CP_FAIL_USAGE, "--input: %s: %s [%s]: it %s", o->input,
-                        cp_dtype_descr(a.dtype), shape, why);
+        return cli_fail(j->cmd, CP_FAIL_USAGE, "--input: %s: %s [%s]: it %s", o->input, descr,
+                        shape, why);
     }
     size_t rows = a.shape[0], width = a.shape[1];
     size_t want = o->model ? (size_t)j->model.in_width : (size_t)o->d;
