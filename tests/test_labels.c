@@ -70,7 +70,7 @@ static void test_labels(void **state)
     assert_non_null(strstr(out, "input 1 (label 1): R1 host:exact class 0 (margin 9.54e-07) vs R2 "
                                 "host:openblas class 1 (margin 9.54e-07)"));
     assert_non_null(strstr(out, "input 3 (label 0): R1 host:exact class 0 (margin 4) vs R2 "
-                                "host:openblas class -1 (margin nan)"));
+                                "host:openblas no class (all NaN) (margin nan)"));
     assert_non_null(strstr(out, "flips: 2 of 4 inputs"));
     free(out);
 

@@ -127,6 +127,15 @@ static bool flip_pair(const struct lab *l, size_t r, size_t *a, size_t *b)
     return false;
 }
 
+/* "class 3", or "no class (all NaN)" for a row without a number. */
+static void class_str(int pred, char *buf, size_t len)
+{
+    if (pred < 0)
+        snprintf(buf, len, "no class (all NaN)");
+    else
+        snprintf(buf, len, "class %d", pred);
+}
+
 int labels_print(FILE *f, const struct job *j)
 {
     if (!j->labels)
@@ -159,13 +168,15 @@ int labels_print(FILE *f, const struct job *j)
         if (flips == 0)
             fprintf(f, "flips (inputs whose predicted class differs between two results; margin = "
                        "top-1 minus top-2 output of that result):\n");
-        if (flips < FLIPS_SHOWN)
-            fprintf(f,
-                    "  input %zu (label %lld): %s %s class %d (margin %.3g) vs %s %s class %d "
-                    "(margin %.3g)\n",
-                    r, (long long)j->labels[r], l.c[a].id, l.c[a].engine, l.pred[a * l.rows + r],
-                    l.margin[a * l.rows + r], l.c[b].id, l.c[b].engine, l.pred[b * l.rows + r],
-                    l.margin[b * l.rows + r]);
+        if (flips < FLIPS_SHOWN) {
+            char ca[48], cb[48];
+            class_str(l.pred[a * l.rows + r], ca, sizeof ca);
+            class_str(l.pred[b * l.rows + r], cb, sizeof cb);
+            fprintf(
+                f, "  input %zu (label %lld): %s %s %s (margin %.3g) vs %s %s %s (margin %.3g)\n",
+                r, (long long)j->labels[r], l.c[a].id, l.c[a].engine, ca, l.margin[a * l.rows + r],
+                l.c[b].id, l.c[b].engine, cb, l.margin[b * l.rows + r]);
+        }
         flips++;
     }
     if (flips > FLIPS_SHOWN)
