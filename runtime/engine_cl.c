@@ -170,9 +170,9 @@ static size_t round_up(size_t v, size_t m)
     return (v + m - 1) / m * m;
 }
 
-/* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else one launch
- * for the whole model where every layer fits one work-group and the batch is small, else a
- * tiled GEMM per layer on GPUs and a vectorised one on CPUs. */
+/* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
+ * launch for the whole model where the layers are narrow and the batch is small, else a tiled
+ * GEMM per layer; on CPUs the vectorised GEMM per layer. */
 static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
 {
     const cp_model *m = e->model;
@@ -201,8 +201,14 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                           force);
     }
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
-    if (small_ok && e->max_batch <= 16)
-        *path = cpu ? PATH_SMALL : PATH_REG;
+    /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
+     * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores),
+     * since one work-group per row leaves the other cores idle. On the H100 the one-launch reg
+     * kernel wins at d <= 512 and B <= 16, but one work-group streams every weight through
+     * one SM: at d=1024 L=128 B=1 it took 20.0 ms, while the tiled GEMM spread over SMs took
+     * 27.1 ms for four times the weights (d=2048). */
+    if (small_ok && e->max_batch <= 16 && !cpu && m->max_width <= 512)
+        *path = PATH_REG;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
