@@ -394,18 +394,25 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         file = "own_small.cl";
         kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
+        /* The two tiles, (bk rows of 128 + xp floats for x, of 128 for W) times db, must fit
+         * the local memory: give up double buffering, then the padding, then depth. */
         s->tile_bk = tune->tiled_bk;
-        /* Double buffering only where both tiles, twice, fit the local memory. */
         s->tile_xp = tune->tiled_xp;
-        s->tile_db = tune->tiled_db && 2 * (cl_ulong)s->tile_bk * (256 + (cl_ulong)s->tile_xp) *
-                                               sizeof(float) <=
-                                           local_mem
-                         ? 2
-                         : 1;
+        s->tile_db = tune->tiled_db ? 2 : 1;
+        while ((cl_ulong)(s->tile_bk * s->tile_db) * (256 + (cl_ulong)s->tile_xp) * sizeof(float) >
+                   local_mem &&
+               (s->tile_db > 1 || s->tile_xp > 0 || s->tile_bk > 16)) {
+            if (s->tile_db > 1)
+                s->tile_db = 1;
+            else if (s->tile_xp > 0)
+                s->tile_xp = 0;
+            else
+                s->tile_bk = 16;
+        }
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
                  "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d",
-                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, tune->tiled_xp);
+                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp);
         kname = "cp_gemm_tiled";
     } else {
         s->vec_w = tune->vec_w;
