@@ -37,7 +37,7 @@ __kernel void cp_linear(__global const float *restrict x, __global float *restri
     __global const float *xr = x + b * (size_t)in;
     __global const float *wr = p + w_off + o * (size_t)in;
     float acc = 0.0f;
-    for (int k = 0; k <= in; ++k)
+    for (int k = 0; k < in; ++k)
         acc = CP_MAC(xr[k], wr[k], acc);
     if (has_bias)
         acc = acc + p[b_off + o];
