@@ -289,7 +289,7 @@ int cmd_diff(int argc, char **argv)
     if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK)
         return CP_FAIL_RUNTIME;
     d.nf = (size_t)(argc - optind);
-    d.f = calloc(d.nf, sizeof d.f);
+    d.f = calloc(d.nf, sizeof *d.f);
     int st = d.f ? CP_OK : cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
     for (size_t i = 0; st == CP_OK && i < d.nf; ++i) {
         d.f[i].dir = argv[optind + (int)i];
