@@ -85,6 +85,7 @@ static void cl_destroy(cp_engine *e)
     for (size_t c = 0; c < s->n_chunks; ++c)
         if (s->chunks[c])
             clReleaseMemObject(s->chunks[c]);
+    free(s->chunks);
     free(s->chunk_start);
     free(s->layer_chunk);
     if (s->wt)
