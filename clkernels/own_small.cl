@@ -22,6 +22,9 @@
 #define CP_KT 64 /* k-rows of Wt per local tile */
 #endif
 
+/* The kernels with local weight tiles (CP_KT × CP_MAXW floats); left out of the reg path's
+ * build, where CP_KT is not sized and a wide layer would overflow local memory. */
+#ifndef CP_NO_TILES
 /* acc = fma(a[k], w[k * stride], acc) for k = 0..n-1, in that order. The operands of 8 terms
  * are read before their 8 fmas, so that the local-memory latency overlaps the fma chain
  * instead of adding to every link of it. */
@@ -185,6 +188,129 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
         k0 = nk0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < out_last; i += CP_LS)
+        y[row * (size_t)out_last + (size_t)i] = act[cur][i];
+}
+
+#endif /* CP_NO_TILES */
+
+/* cp_model_small_reg (GPUs): the same model with no local memory for the weights. Work-item
+ * o owns output o and streams its own weights straight into registers, CP_RC of them per
+ * chunk, the next chunk in flight while the fma chain runs over this one. The weights come
+ * blocked as Wb[k/4][o][k%4] (the host pads k to a multiple of 4 with zeros), so that a
+ * float4 load of the 32 work-items of a warp is 512 contiguous bytes. Only the activations
+ * pass through local memory, one barrier per layer. The order of each sum is unchanged: the
+ * chain runs k ascending and stops at in exactly (a padded term is never added: 0 × inf would
+ * be NaN). */
+#ifndef CP_RC
+#define CP_RC 64 /* weights per work-item per chunk: a multiple of 4 */
+#endif
+#define CP_RC4 (CP_RC / 4)
+#define CP_MAXW4 ((CP_MAXW + 3) / 4)
+
+void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k0, int lid,
+               float4 *w)
+{
+    const int in = desc[5 * l], out = desc[5 * l + 1];
+    __global const float4 *src = wb + desc[5 * l + 3] / 4 + (size_t)(k0 / 4) * (size_t)out + lid;
+#pragma unroll
+    for (int j = 0; j < CP_RC4; ++j)
+        w[j] = (lid < out && k0 + 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
+}
+
+/* The chain over one chunk. A full chunk reads the activations as float4, four at a time, so
+ * that their loads run ahead of the fma chain instead of adding to each link of it. */
+float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
+{
+    if (n == CP_RC) {
+        __local const float4 *a4 = (__local const float4 *)a;
+#pragma unroll
+        for (int g = 0; g < CP_RC4; g += 4) {
+            const float4 av[4] = {a4[g], a4[g + 1], a4[g + 2], a4[g + 3]};
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                acc = fma(av[j].x, w[g + j].x, acc);
+                acc = fma(av[j].y, w[g + j].y, acc);
+                acc = fma(av[j].z, w[g + j].z, acc);
+                acc = fma(av[j].w, w[g + j].w, acc);
+            }
+        }
+        return acc;
+    }
+#pragma unroll
+    for (int j = 0; j < CP_RC4; ++j) {
+        if (4 * j < n)
+            acc = fma(a[4 * j], w[j].x, acc);
+        if (4 * j + 1 < n)
+            acc = fma(a[4 * j + 1], w[j].y, acc);
+        if (4 * j + 2 < n)
+            acc = fma(a[4 * j + 2], w[j].z, acc);
+        if (4 * j + 3 < n)
+            acc = fma(a[4 * j + 3], w[j].w, acc);
+    }
+    return acc;
+}
+
+/* One chunk: fetch the next one into wn, run the chain over wc, and at the layer's end the
+ * bias, activation, residual and the barrier. Returns whether a chunk follows. */
+bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, int lid,
+              __local float (*act)[CP_MAXW4 * 4], const float4 *wc, float4 *wn, int *l, int *k0,
+              int *cur, float *acc)
+{
+    const int in = desc[5 * *l], out = desc[5 * *l + 1];
+    const int n = min(CP_RC, in - *k0);
+    int nl = *l, nk0 = *k0 + CP_RC;
+    if (nk0 >= in) {
+        nl += 1;
+        nk0 = 0;
+    }
+    const bool more = nl < n_layers;
+    if (more)
+        cp_rfetch((__global const float4 *)p, desc, nl, nk0, lid, wn);
+    if (lid < out)
+        *acc = cp_rchain(*acc, &act[*cur][*k0], wc, n);
+    if (*k0 + n >= in) {
+        if (lid < out) {
+            const int flags = desc[5 * *l + 2];
+            float a = *acc;
+            if (flags & 1)
+                a = a + p[desc[5 * *l + 4] + lid];
+            float r = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
+            act[1 - *cur][lid] = (flags & 4) ? act[*cur][lid] + r : r;
+        }
+        *acc = 0.0f;
+        *cur = 1 - *cur;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *l = nl;
+    *k0 = nk0;
+    return more;
+}
+
+__kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
+cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
+                   __global const float *restrict p, __global const int *restrict desc,
+                   int n_layers, int in0, int out_last)
+{
+    /* float4-aligned, for cp_rchain's float4 reads (CP_MAXW4 rounds the width up to 4) */
+    __local float4 act4[2][CP_MAXW4];
+    __local float(*act)[CP_MAXW4 * 4] = (__local float(*)[CP_MAXW4 * 4])act4;
+    const int lid = (int)get_local_id(0);
+    const size_t row = get_group_id(0);
+    for (int i = lid; i < in0; i += CP_LS)
+        act[0][i] = x[row * (size_t)in0 + (size_t)i];
+    float4 wa[CP_RC4], wb[CP_RC4];
+    int l = 0, k0 = 0, cur = 0;
+    float acc = 0.0f;
+    bool more = n_layers > 0;
+    if (more)
+        cp_rfetch((__global const float4 *)p, desc, 0, 0, lid, wa);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    while (more) {
+        more = cp_rstep(p, desc, n_layers, lid, act, wa, wb, &l, &k0, &cur, &acc);
+        if (more)
+            more = cp_rstep(p, desc, n_layers, lid, act, wb, wa, &l, &k0, &cur, &acc);
+    }
     for (int i = lid; i < out_last; i += CP_LS)
         y[row * (size_t)out_last + (size_t)i] = act[cur][i];
 }

@@ -65,4 +65,7 @@ bool cp_cache_store(const struct cp_cache_key *k, const void *payload, size_t le
 /* The SHA-256 of data; false only when OpenSSL fails. */
 bool cp_sha256(const void *data, size_t len, unsigned char out[32]);
 
+/* mkdir -p with mode 0700; false with the reason in why. */
+bool cp_cache_make_dirs(const char *dir, char *why, size_t why_len);
+
 #endif

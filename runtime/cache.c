@@ -416,7 +416,7 @@ out:
 }
 
 /* mkdir -p, with 0700 as the XDG base directory specification asks for cache folders. */
-static bool make_dirs(const char *dir, char *why, size_t why_len)
+bool cp_cache_make_dirs(const char *dir, char *why, size_t why_len)
 {
     char p[4096];
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
@@ -572,7 +572,7 @@ bool cp_cache_store(const struct cp_cache_key *k, const void *payload, size_t le
         snprintf(why, why_len, "the entry's %llu bytes exceed the cap of %llu bytes", need, cap);
         return false;
     }
-    if (!make_dirs(dir, why, why_len))
+    if (!cp_cache_make_dirs(dir, why, why_len))
         return false;
     evict(dir, k->file, need, cap);
 

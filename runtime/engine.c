@@ -55,6 +55,10 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
     unsigned long long params = (unsigned long long)m->n_params * esz;
     unsigned long long buffers =
         strcmp(info->name, "cl:clblast") == 0 || strcmp(info->name, "host:openblas") == 0 ? 3 : 2;
+    /* cl:own keeps the weights as uploaded (for the round-trip checks) and a copy in its
+     * kernels' layout (transposed or blocked). */
+    if (strcmp(info->name, "cl:own") == 0)
+        params *= 2;
     /* The host engines read the model's float weights in place; host:f64 keeps a double copy. */
     if (info->kind == CP_DEV_HOST && info->dtype == CP_F32)
         params = 0;

@@ -3,6 +3,7 @@
  * synchronise once. */
 #include "engine-impl.h"
 #include "program-impl.h"
+#include "clparity/tune.h"
 
 #include <clblast_c.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ struct cl_state {
     cl_kernel k_path;
     cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
     int tile_bk;       /* PATH_TILED: cp_gemm_tiled4's tile depth */
+    int tile_db;       /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
     cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
     cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
     cl_mem *wt_layer;  /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
@@ -37,9 +39,15 @@ struct cl_state {
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
-enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe"};
-#define N_PATHS 5
+enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE, PATH_REG };
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe", "reg"};
+#define N_PATHS 6
+
+/* The paths that run the whole model in one launch, a work-group per row. */
+static bool one_launch(int path)
+{
+    return path == PATH_SMALL || path == PATH_PIPE || path == PATH_REG;
+}
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
@@ -219,16 +227,18 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
 {
     const cp_model *m = e->model;
     bool small_ok =
-        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30;
+        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30 &&
+        /* the one-launch paths hold every layer in one buffer (padded to float4s) */
+        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
     const char *force = getenv("CLPARITY_OWN_KERNEL");
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
             if (strcmp(force, path_names[p]) == 0) {
-                if ((p == PATH_SMALL || p == PATH_PIPE) && !small_ok)
+                if (one_launch(p) && !small_ok)
                     return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=small: a layer of width %d does not "
+                                      "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not "
                                       "fit one work-group of this device (%zu)",
-                                      m->max_width, max_wg);
+                                      path_names[p], m->max_width, max_wg);
                 if (p == PATH_TILED && max_wg < 256)
                     return cp_err_set(CP_FAIL_USAGE,
                                       "CLPARITY_OWN_KERNEL=tiled needs work-groups of 256");
@@ -236,13 +246,13 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                 return CP_OK;
             }
         return cp_err_set(CP_FAIL_USAGE,
-                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, tiled, "
-                          "vec",
+                          "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
+                          "tiled, vec",
                           force);
     }
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
     if (small_ok && e->max_batch <= 16)
-        *path = cpu ? PATH_SMALL : PATH_PIPE;
+        *path = cpu ? PATH_SMALL : PATH_REG;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
@@ -285,13 +295,36 @@ static int upload(struct cl_state *s, cl_mem *buf, const void *data, size_t byte
     return CP_OK;
 }
 
-/* PATH_SMALL: one buffer with every layer transposed, and the layer table. */
-static int setup_small(cp_engine *e, struct cl_state *s)
+/* Wb[k/4][o][k%4] = W[o][k] for one layer (cp_model_small_reg), k padded to a multiple of 4
+ * with zeros, then the bias. */
+static void block_layer(const cp_model *m, int l, float *dst)
+{
+    const cp_layer *L = &m->layers[l];
+    const float *w = m->params + L->w_off;
+    for (int o = 0; o < L->out; ++o)
+        for (int k = 0; k < L->in; ++k)
+            dst[((size_t)(k / 4) * (size_t)L->out + (size_t)o) * 4 + (size_t)(k % 4)] =
+                w[(size_t)o * (size_t)L->in + (size_t)k];
+    if (L->has_bias)
+        memcpy(dst + round_up((size_t)L->in, 4) * (size_t)L->out, m->params + L->b_off,
+               (size_t)L->out * sizeof(float));
+}
+
+static size_t layer_b_size(const cp_layer *L)
+{
+    return round_up((size_t)L->in, 4) * (size_t)L->out + (L->has_bias ? (size_t)L->out : 0);
+}
+
+/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]) or blocked for
+ * cp_model_small_reg, each layer on a float4 boundary, and the layer table. */
+static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
 {
     const cp_model *m = e->model;
     size_t total = 0;
-    for (int l = 0; l < m->n_layers; ++l)
-        total = round_up(total, 4) + layer_t_size(&m->layers[l], m->layers[l].out);
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        total = round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, L->out));
+    }
     float *wt = calloc(total ? total : 1, sizeof *wt); /* zero padding between layers */
     int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
     int st = CP_OK;
@@ -302,15 +335,19 @@ static int setup_small(cp_engine *e, struct cl_state *s)
     size_t off = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
-        off = round_up(off, 4); /* every layer on a float4 boundary, for CP_V4 */
-        transpose_layer(m, l, L->out, wt + off);
+        off = round_up(off, 4); /* every layer on a float4 boundary, for CP_V4 and reg */
+        size_t k_rows = blocked ? round_up((size_t)L->in, 4) : (size_t)L->in;
+        if (blocked)
+            block_layer(m, l, wt + off);
+        else
+            transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
         desc[5 * l + 2] =
             (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
         desc[5 * l + 3] = (int)off;
-        desc[5 * l + 4] = (int)(off + (size_t)L->in * (size_t)L->out);
-        off += layer_t_size(L, L->out);
+        desc[5 * l + 4] = (int)(off + k_rows * (size_t)L->out);
+        off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
     }
     st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
     if (st == CP_OK)
@@ -321,8 +358,9 @@ out:
     return st;
 }
 
-/* PATH_VEC: one buffer per layer, transposed and padded to the vector width. */
-static int setup_vec(cp_engine *e, struct cl_state *s)
+/* PATH_VEC and PATH_TILED: one buffer per layer, transposed, n padded to a multiple of pad
+ * (the vector width, or 4 for cp_gemm_tiled4's float4 rows). */
+static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
 {
     const cp_model *m = e->model;
     s->wt_layer = calloc((size_t)m->n_layers, sizeof *s->wt_layer);
@@ -332,7 +370,7 @@ static int setup_vec(cp_engine *e, struct cl_state *s)
     int st = CP_OK;
     for (int l = 0; l < m->n_layers && st == CP_OK; ++l) {
         const cp_layer *L = &m->layers[l];
-        s->ldw[l] = (int)round_up((size_t)L->out, (size_t)s->vec_w);
+        s->ldw[l] = (int)round_up((size_t)L->out, (size_t)pad);
         size_t n = layer_t_size(L, s->ldw[l]);
         float *wt = malloc((n ? n : 1) * sizeof *wt);
         if (!wt)
@@ -362,10 +400,24 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         st = choose_path(e, dev, max_wg, &s->path);
     if (st != CP_OK || s->path == PATH_NAIVE)
         return st;
+    cp_own_tune tuned;
+    enum cp_tune_source tsrc;
+    st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
+    if (st != CP_OK)
+        return st;
+    const cp_own_tune *tune = &tuned;
 
     char opts[256];
     const char *file = "own_gemm.cl", *kname = NULL;
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
+    if (s->path == PATH_REG) {
+        size_t w = (size_t)m->max_width;
+        s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
+        snprintf(opts, sizeof opts,
+                 "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d", s->small_ls, w,
+                 tune->reg_rc);
+        file = "own_small.cl";
+        kname = "cp_model_small_reg";
+    } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
         size_t w = (size_t)m->max_width;
         /* The pipelined kernel gets more work-items than outputs: they share the loads of
          * the weight tiles, and more of them keep more loads in flight. */
@@ -386,17 +438,18 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         file = "own_small.cl";
         kname = s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe";
     } else if (s->path == PATH_TILED) {
-        /* CLPARITY_OWN_BK: the depth of cp_gemm_tiled4's tiles (16 or 32), for tuning. */
-        const char *bk = getenv("CLPARITY_OWN_BK");
-        s->tile_bk = bk && strcmp(bk, "16") == 0 ? 16 : 32;
+        s->tile_bk = tune->tiled_bk;
+        /* Double buffering only where both tiles, twice, fit the local memory. */
+        s->tile_db =
+            tune->tiled_db && 4 * (cl_ulong)s->tile_bk * 128 * sizeof(float) <= local_mem ? 2 : 1;
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
-                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d",
-                 s->tile_bk);
+                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d",
+                 s->tile_bk, s->tile_db == 2, tune->tiled_xl);
         kname = "cp_gemm_tiled";
     } else {
-        s->vec_w = pref_vec >= 16 ? 16 : 8;
-        s->vec_rb = 8;
+        s->vec_w = tune->vec_w;
+        s->vec_rb = tune->vec_rb;
         snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d", s->vec_w, s->vec_rb);
         kname = "cp_gemm_vec";
     }
@@ -413,8 +466,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateKernel(cp_gemm_tiled4)");
     }
-    snprintf(e->build_options, sizeof e->build_options, "%s [%s: %s]", "-cl-std=CL1.2",
-             path_names[s->path], opts);
+    static const char *const tune_src[] = {"default", "tuned", "CLPARITY_OWN_TUNE"};
+    snprintf(e->build_options, sizeof e->build_options, "%s [%s, %s: %s]", "-cl-std=CL1.2",
+             path_names[s->path], tune_src[tsrc], opts);
     return CP_OK;
 }
 
@@ -480,10 +534,12 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(weights)");
     }
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE)
-        st = setup_small(e, s);
+    if (one_launch(s->path))
+        st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_VEC)
-        st = setup_vec(e, s);
+        st = setup_transposed(e, s, s->vec_w);
+    else if (s->path == PATH_TILED)
+        st = setup_transposed(e, s, 4);
     if (st != CP_OK)
         return st;
     e->upload_s = cp_now() - t0;
@@ -554,18 +610,33 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int flags = (has_bias ? 1 : 0) | (act == CP_ACT_RELU ? 2 : 0) | (residual ? 4 : 0);
     cl_int m_rows = batch;
     if (s->path == PATH_TILED) {
-        const size_t sizes[] = {sizeof in,    sizeof outb,  sizeof w,
-                                sizeof w_off, sizeof b_off, sizeof m_rows,
-                                sizeof out_w, sizeof in_w,  sizeof flags};
-        const void *const vals[] = {&in, &outb, &w, &w_off, &b_off, &m_rows, &out_w, &in_w, &flags};
-        cl_kernel k = L->in % 4 == 0 ? s->k_path4 : s->k_path;
-        st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
+        cl_kernel k = s->k_path;
+        if (L->in % 4 == 0) {
+            /* cp_gemm_tiled4 reads the layer's transposed weights, the bias after them. */
+            k = s->k_path4;
+            cl_mem wt = s->wt_layer[l];
+            cl_int ldw = s->ldw[l];
+            cl_ulong bt_off = (cl_ulong)L->in * (cl_ulong)ldw;
+            const size_t sizes[] = {sizeof in,    sizeof outb,   sizeof wt,
+                                    sizeof ldw,   sizeof bt_off, sizeof m_rows,
+                                    sizeof out_w, sizeof in_w,   sizeof flags};
+            const void *const vals[] = {&in,     &outb,  &wt,   &ldw,  &bt_off,
+                                        &m_rows, &out_w, &in_w, &flags};
+            st = set_args(k, "cp_gemm_tiled4", 9, sizes, vals);
+        } else {
+            const size_t sizes[] = {sizeof in,    sizeof outb,  sizeof w,
+                                    sizeof w_off, sizeof b_off, sizeof m_rows,
+                                    sizeof out_w, sizeof in_w,  sizeof flags};
+            const void *const vals[] = {&in,     &outb,  &w,    &w_off, &b_off,
+                                        &m_rows, &out_w, &in_w, &flags};
+            st = set_args(k, "cp_gemm_tiled", 9, sizes, vals);
+        }
         if (st != CP_OK)
             return st;
-        /* The two local tiles: tile_bk rows of 128 floats, or 16 rows of 132 (padded) in the
-         * scalar kernel. */
-        size_t tile =
-            L->in % 4 == 0 ? (size_t)s->tile_bk * 128 * sizeof(float) : 16 * 132 * sizeof(float);
+        /* The two local tiles: tile_bk rows of 128 floats (twice, double-buffered), or 16 rows
+         * of 132 (padded) in the scalar kernel. */
+        size_t tile = L->in % 4 == 0 ? (size_t)(s->tile_bk * s->tile_db) * 128 * sizeof(float)
+                                     : 16 * 132 * sizeof(float);
         for (cl_uint a = 9; a < 11; ++a) {
             rc = clSetKernelArg(k, a, tile, NULL);
             if (rc != CL_SUCCESS)
@@ -644,7 +715,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
-    if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
+    if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row. */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width;
         const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,   sizeof s->desc,
@@ -658,11 +729,13 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
-                              s->path == PATH_SMALL ? "cp_model_small" : "cp_model_small_pipe",
+                              s->path == PATH_SMALL  ? "cp_model_small"
+                              : s->path == PATH_PIPE ? "cp_model_small_pipe"
+                                                     : "cp_model_small_reg",
                               cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
-    for (int l = 0; l < m->n_layers && s->path != PATH_SMALL && s->path != PATH_PIPE; ++l) {
+    for (int l = 0; l < m->n_layers && !one_launch(s->path); ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);

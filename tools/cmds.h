@@ -7,5 +7,6 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

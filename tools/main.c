@@ -18,6 +18,7 @@ static const struct {
      "run every selected device x engine on the same inputs and compare them (the main job)"},
     {"diff", cmd_diff, "compare --save folders made on different machines"},
     {"cache", cmd_cache, "list or clear the program-binary cache"},
+    {"tune", cmd_tune, "time cl:own's kernel settings per device and store the fastest"},
 };
 
 static void usage(FILE *f)

@@ -18,9 +18,10 @@ export OCLGRIND_CHECK_API=1 OCLGRIND_DATA_RACES=1 OCLGRIND_UNINITIALIZED=1 OCLGR
 # Oclgrind 21.10's uninitialised-value plugin stops with "Unsupported instruction: freeze" on
 # the optimiser's output for cp_gemm_tiled's index arithmetic.
 export OCLGRIND_BUILD_OPTIONS=-cl-opt-disable
-# Every case builds from source (a cached binary would skip the build options above).
+# Every case builds from source (a cached binary would skip the build options above), and no
+# setting stored by `clparity tune` applies (CLPARITY_OWN_TUNE sets them per case).
 export CLPARITY_CACHE=off
-unset CLPARITY_OWN_KERNEL CLPARITY_OWN_BK CLPARITY_KERNEL_DIR CLPARITY_TEST_HOOK CLPARITY_DEVICES
+unset CLPARITY_OWN_KERNEL CLPARITY_OWN_TUNE CLPARITY_KERNEL_DIR CLPARITY_TEST_HOOK CLPARITY_DEVICES
 [ -f "$OCL_ICD_VENDORS/oclgrind.icd" ] || { echo "oclgrind: no Oclgrind ICD in $OCL_ICD_VENDORS"; exit 1; }
 
 failed=0
@@ -63,14 +64,17 @@ case_() {
 # Widths that are and are not multiples of 4 (the float4 paths), with partial tiles everywhere.
 case_ naive "CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' cp_linear
 case_ relaxed "" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
-case_ small "CLPARITY_OWN_KERNEL=small" cl:own bitwise 13 3 3 '\[small: ' cp_model_small
-case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe: [^]]*CP_KT=[0-9]+\]$' cp_model_small_pipe
-case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe: .*-DCP_V4' cp_model_small_pipe
-case_ tiled "CLPARITY_OWN_KERNEL=tiled" cl:own bitwise 19 2 3 '\[tiled: .*-DCP_BK4=32' cp_gemm_tiled
-case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled" cl:own bitwise 20 2 3 '\[tiled: .*-DCP_BK4=32' cp_gemm_tiled4
-case_ tiled4_bk16 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_BK=16" cl:own bitwise 20 2 3 '\[tiled: .*-DCP_BK4=16' cp_gemm_tiled4
-case_ vec "CLPARITY_OWN_KERNEL=vec" cl:own bitwise 19 2 3 '\[vec: ' cp_gemm_vec
-case_ vec4 "CLPARITY_OWN_KERNEL=vec" cl:own bitwise 20 2 9 '\[vec: ' cp_gemm_vec
+case_ small "CLPARITY_OWN_KERNEL=small" cl:own bitwise 13 3 3 '\[small, ' cp_model_small
+case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe, [a-zA-Z_]+: [^]]*CP_KT=[0-9]+\]$' cp_model_small_pipe
+case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe, .*-DCP_V4' cp_model_small_pipe
+case_ reg_rc16 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16" cl:own bitwise 13 3 3 '\[reg, .*-DCP_RC=16' cp_model_small_reg
+case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128" cl:own bitwise 36 2 3 '\[reg, .*-DCP_RC=128' cp_model_small_reg
+case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0' cp_gemm_tiled
+case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=1" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1' cp_gemm_tiled
+case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0' cp_gemm_tiled4
+case_ tiled4_bk16_db "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=1,xl=1" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=16 -DCP_DB=1 -DCP_XL=1' cp_gemm_tiled4
+case_ vec "CLPARITY_OWN_KERNEL=vec" cl:own bitwise 19 2 3 '\[vec, ' cp_gemm_vec
+case_ vec4 "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=2" cl:own bitwise 20 2 9 '\[vec, .*-DCP_VW=4 -DCP_RB=2' cp_gemm_vec
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # Every kernel of clkernels/ must have run in some case.

@@ -1,0 +1,217 @@
+/* cl:own's tuned parameters: defaults, the store written by `clparity tune`, and the
+ * CLPARITY_OWN_TUNE override. */
+#include "clparity/tune.h"
+#include "clparity/cache.h"
+#include "clparity/report.h"
+#include "cache-impl.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+    const char *name;
+    size_t off;
+    int n, allowed[5];
+} fields[] = {
+    {"rc", offsetof(cp_own_tune, reg_rc), 4, {16, 32, 64, 128}},
+    {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
+    {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
+    {"xl", offsetof(cp_own_tune, tiled_xl), 2, {0, 1}},
+    {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
+    {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static int *field(cp_own_tune *t, size_t i)
+{
+    return (int *)((char *)t + fields[i].off);
+}
+
+static bool allowed(size_t i, long v)
+{
+    for (int a = 0; a < fields[i].n; ++a)
+        if (fields[i].allowed[a] == v)
+            return true;
+    return false;
+}
+
+static void allowed_list(size_t i, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < fields[i].n && n < len; ++a)
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", a ? ", " : "", fields[i].allowed[a]);
+}
+
+int cp_tune_parse(const char *spec, cp_own_tune *t)
+{
+    cp_own_tune out = *t;
+    const char *s = spec;
+    while (*s) {
+        const char *eq = strchr(s, '=');
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        if (!eq || eq > end)
+            return cp_err_set(CP_FAIL_USAGE, "tuning '%s': '%.*s' is not name=value", spec,
+                              (int)(end - s), s);
+        size_t i = 0;
+        while (i < N_FIELDS && !((size_t)(eq - s) == strlen(fields[i].name) &&
+                                 strncmp(s, fields[i].name, (size_t)(eq - s)) == 0))
+            ++i;
+        if (i == N_FIELDS)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, vw, rb)",
+                              spec, (int)(eq - s), s);
+        char *num_end;
+        errno = 0;
+        long v = strtol(eq + 1, &num_end, 10);
+        char list[64];
+        allowed_list(i, list, sizeof list);
+        if (num_end != end || errno || !allowed(i, v))
+            return cp_err_set(CP_FAIL_USAGE, "tuning '%s': %s must be one of %s", spec,
+                              fields[i].name, list);
+        *field(&out, i) = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    *t = out;
+    return CP_OK;
+}
+
+void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
+{
+    snprintf(buf, len, "rc=%d,bk=%d,db=%d,xl=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
+             t->tiled_xl, t->vec_w, t->vec_rb);
+}
+
+void cp_tune_key(const cp_device *dev, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|%s|%s", dev->name, dev->driver, dev->platform_version);
+}
+
+static int store_path(char *buf, size_t len)
+{
+    char dir[4096];
+    int st = cp_cache_dir(dir, sizeof dir);
+    if (st != CP_OK)
+        return st;
+    int n = snprintf(buf, len, "%s/tune.json", dir);
+    if (n < 0 || (size_t)n >= len)
+        return cp_err_set(CP_FAIL_RUNTIME, "tune: the store's path is too long");
+    return CP_OK;
+}
+
+/* The parsed store, or NULL when it is missing or unreadable (never fatal). */
+static cJSON *load_store(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            size_t ncap = cap ? 2 * cap : 8192;
+            char *nb = ncap <= ((size_t)1 << 24) ? realloc(buf, ncap) : NULL;
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + n, 1, 4096, f);
+        n += r;
+        if (r < 4096)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    if (j && !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src)
+{
+    /* Defaults measured on PoCL (AVX-512, 2 and 16 cores) and on the H100. */
+    t->reg_rc = 64;
+    t->tiled_bk = 32;
+    t->tiled_db = 0;
+    t->tiled_xl = 0;
+    t->vec_w = pref_vec >= 16 ? 16 : 8;
+    t->vec_rb = 8;
+    if (src)
+        *src = CP_TUNE_DEFAULT;
+    char path[4200];
+    if (cp_cache_enabled() && store_path(path, sizeof path) == CP_OK) {
+        cJSON *store = load_store(path);
+        char key[800];
+        cp_tune_key(dev, key, sizeof key);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(store, key);
+        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(e, "params");
+        cp_own_tune stored = *t;
+        if (cJSON_IsString(spec) && cp_tune_parse(spec->valuestring, &stored) == CP_OK) {
+            *t = stored;
+            if (src)
+                *src = CP_TUNE_CACHED;
+        }
+        cJSON_Delete(store);
+    }
+    const char *env = getenv("CLPARITY_OWN_TUNE");
+    if (env && env[0]) {
+        int st = cp_tune_parse(env, t);
+        if (st != CP_OK)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_TUNE: %s", cp_err_msg());
+        if (src)
+            *src = CP_TUNE_ENV;
+    }
+    return CP_OK;
+}
+
+int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
+{
+    char path[4200], dir[4096];
+    int st = store_path(path, sizeof path);
+    if (st == CP_OK)
+        st = cp_cache_dir(dir, sizeof dir);
+    if (st != CP_OK)
+        return st;
+    char why[256];
+    if (!cp_cache_make_dirs(dir, why, sizeof why))
+        return cp_err_set(CP_FAIL_RUNTIME, "tune: %s", why);
+    cJSON *store = load_store(path);
+    if (!store)
+        store = cJSON_CreateObject();
+    char key[800], spec[64], date[32];
+    cp_tune_key(dev, key, sizeof key);
+    cp_tune_format(t, spec, sizeof spec);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON *e = cJSON_CreateObject();
+    if (!store || !e || !cJSON_AddStringToObject(e, "params", spec) ||
+        !cJSON_AddStringToObject(e, "date", date)) {
+        cJSON_Delete(store);
+        cJSON_Delete(e);
+        cJSON_Delete(measured);
+        return cp_err_set(CP_FAIL_RUNTIME, "tune: out of memory");
+    }
+    if (measured)
+        cJSON_AddItemToObject(e, "measured", measured);
+    cJSON_DeleteItemFromObjectCaseSensitive(store, key);
+    cJSON_AddItemToObject(store, key, e);
+    st = cp_json_write(path, store);
+    cJSON_Delete(store);
+    return st;
+}

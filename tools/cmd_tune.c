@@ -1,0 +1,342 @@
+/* clparity tune: times cl:own's tunable kernels with each candidate setting on each selected
+ * OpenCL device, checks that every setting gives the same bits, and stores the fastest per
+ * device, driver and platform version (runtime/tune.c). */
+#include "cli.h"
+#include "cmds.h"
+
+#include "clparity/metrics.h"
+#include "clparity/model.h"
+#include "clparity/report.h"
+#include "clparity/tune.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void tune_help(void)
+{
+    printf("usage: clparity tune [-d SELECTOR]... [--quick] [--runs N] [--warmup W]\n"
+           "                     [--dry-run] [--json FILE]\n"
+           "\n"
+           "Times cl:own's tunable kernels with every candidate setting on each selected\n"
+           "OpenCL device and stores the fastest, per device, driver and platform version, in\n"
+           "$XDG_CACHE_HOME/clparity/tune.json (or ~/.cache/clparity/tune.json). cl:own then\n"
+           "uses it on that device (its build options say 'tuned'). No setting changes the\n"
+           "order of a sum: each candidate's output must equal the first one's bit for bit,\n"
+           "or tune fails with status 1 and stores nothing.\n"
+           "\n"
+           "What is tuned, by device type:\n"
+           "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128), on the reference model\n"
+           "              d=128 L=128 B=1 (--quick: L=16)\n"
+           "        tiled: tile depth, double buffering and x loads of the tiled GEMM (bk=16,32;\n"
+           "              db=0,1; xl=0,1),\n"
+           "              at d=2048 L=4 B=2048\n"
+           "              (--quick: d=512 L=2 B=512)\n"
+           "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
+           "              d=1024 L=4 B=1024 (--quick: vw=8,16 x rb=4,8 at d=256 L=2 B=256)\n"
+           "Simulators are left out (their timings say nothing about hardware).\n"
+           "\n"
+           "  -d, --device SEL  devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
+           "                    every non-simulator device); host is skipped\n"
+           "  --quick           smaller shapes and fewer candidates\n"
+           "  --runs N          timed runs per candidate (default 5; the median counts)\n"
+           "  --warmup W        warm-up runs per candidate (default 1)\n"
+           "  --dry-run         measure and print, store nothing\n"
+           "  --json FILE       every candidate's timing as JSON ('-' for stdout)\n"
+           "  --version         print the version and exit\n"
+           "  -h, --help        print this help and exit\n"
+           "\n"
+           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4\" (any subset) overrides\n"
+           "the stored and default settings in every command; CLPARITY_CACHE=off ignores the\n"
+           "stored ones.\n"
+           "\n"
+           "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
+           "3 runtime or I/O error\n");
+}
+
+struct shape {
+    int d, layers, batch;
+};
+
+struct tune_opts {
+    bool quick, dry_run;
+    long runs, warmup;
+    const char *json;
+};
+
+/* Times cl:own with CLPARITY_OWN_KERNEL=path and CLPARITY_OWN_TUNE=spec; the median wall time
+ * and the output's hash. */
+static int time_candidate(const cp_device *dev, const char *path, const char *spec,
+                          const struct shape *sh, const struct tune_opts *o, double *median,
+                          uint64_t *hash)
+{
+    cp_model m;
+    float *x = NULL, *y = NULL;
+    cp_engine *e = NULL;
+    double *t = calloc((size_t)o->runs, sizeof *t);
+    int st = cp_model_builtin(&m, sh->d, sh->layers, 1337, 1.0f);
+    if (st != CP_OK) {
+        free(t);
+        return st;
+    }
+    if (!t)
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    if (st == CP_OK)
+        st = cp_model_input(sh->batch, sh->d, 1337, &x);
+    size_t n_out = (size_t)sh->batch * (size_t)sh->d;
+    if (st == CP_OK && !(y = malloc(n_out * sizeof *y)))
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    setenv("CLPARITY_OWN_KERNEL", path, 1);
+    setenv("CLPARITY_OWN_TUNE", spec, 1);
+    const cp_engine_info *own = cp_engine_find("cl:own");
+    if (st == CP_OK)
+        st = cp_engine_check_memory(own, dev, &m, sh->batch);
+    if (st == CP_OK)
+        st = cp_engine_create(own, dev, &m, sh->batch, &e);
+    for (long r = 0; st == CP_OK && r < o->warmup + o->runs; ++r) {
+        cp_timing tm;
+        st = cp_engine_forward(e, x, sh->batch, y, &tm);
+        if (st == CP_OK && r >= o->warmup)
+            t[r - o->warmup] = tm.wall_s;
+    }
+    if (st == CP_OK) {
+        for (long i = 1; i < o->runs; ++i) /* insertion sort: a handful of values */
+            for (long k = i; k > 0 && t[k] < t[k - 1]; --k) {
+                double v = t[k];
+                t[k] = t[k - 1];
+                t[k - 1] = v;
+            }
+        *median = o->runs % 2 ? t[o->runs / 2] : 0.5 * (t[o->runs / 2 - 1] + t[o->runs / 2]);
+        *hash = cp_hash_fnv1a(y, n_out * sizeof *y);
+    }
+    unsetenv("CLPARITY_OWN_KERNEL");
+    unsetenv("CLPARITY_OWN_TUNE");
+    if (e)
+        cp_engine_destroy(e);
+    cp_model_free(&m);
+    free(x);
+    free(y);
+    free(t);
+    return st;
+}
+
+/* One tunable kernel: its path, its shape and its candidates. */
+struct tunable {
+    const char *path;
+    struct shape full, quick;
+    const char *const *cands, *const *quick_cands;
+};
+
+static const char *const reg_c[] = {"rc=16", "rc=32", "rc=64", "rc=128", NULL};
+static const char *const tiled_c[] = {"bk=16,db=0,xl=0", "bk=32,db=0,xl=0", "bk=16,db=1,xl=0",
+                                      "bk=16,db=0,xl=1", "bk=16,db=1,xl=1", NULL};
+static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
+                                    "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
+                                    "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",
+                                    NULL};
+static const char *const vec_q[] = {"vw=8,rb=4", "vw=8,rb=8", "vw=16,rb=4", "vw=16,rb=8", NULL};
+static const struct tunable gpu_tunables[] = {
+    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c},
+    {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c},
+};
+static const struct tunable cpu_tunables[] = {
+    {"vec", {1024, 4, 1024}, {256, 2, 256}, vec_c, vec_q},
+};
+
+static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *jdev, int *check)
+{
+    bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
+    const struct tunable *tv = gpu ? gpu_tunables : cpu_tunables;
+    size_t nt = gpu ? sizeof gpu_tunables / sizeof gpu_tunables[0]
+                    : sizeof cpu_tunables / sizeof cpu_tunables[0];
+    cp_own_tune best;
+    int st = cp_tune_get(dev, 0, &best, NULL); /* the settings not tuned here stay as they are */
+    if (st != CP_OK)
+        return cli_fail("tune", st, "%s", cp_err_msg());
+    cJSON *jc = cJSON_AddArrayToObject(jdev, "candidates");
+    for (size_t i = 0; i < nt; ++i) {
+        const struct tunable *tu = &tv[i];
+        const struct shape *sh = o->quick ? &tu->quick : &tu->full;
+        const char *const *c = o->quick ? tu->quick_cands : tu->cands;
+        double flops = 2.0 * (double)sh->batch * (double)sh->d * (double)sh->d * sh->layers;
+        double best_t = 0.0;
+        const char *best_spec = NULL;
+        uint64_t first_hash = 0;
+        for (size_t k = 0; c[k]; ++k) {
+            double med = 0.0;
+            uint64_t h = 0;
+            st = time_candidate(dev, tu->path, c[k], sh, o, &med, &h);
+            if (st != CP_OK) {
+                cli_fail("tune", st, "%s on %d:%d %s with %s: %s", tu->path, dev->plat_idx,
+                         dev->dev_idx, dev->name, c[k], cp_err_msg());
+                cli_print_build_log();
+                return st;
+            }
+            bool same = k == 0 || h == first_hash;
+            if (k == 0)
+                first_hash = h;
+            if (!same)
+                *check = 1;
+            printf("%d:%-3d %-32.32s %-6s %-12s d=%-5d L=%-4d B=%-5d %10.3f ms %9.1f GFLOP/s%s\n",
+                   dev->plat_idx, dev->dev_idx, dev->name, tu->path, c[k], sh->d, sh->layers,
+                   sh->batch, med * 1e3, flops / med * 1e-9,
+                   same ? "" : "  OUTPUT DIFFERS from the first setting");
+            fflush(stdout);
+            cJSON *jr = cJSON_CreateObject();
+            cJSON_AddStringToObject(jr, "path", tu->path);
+            cJSON_AddStringToObject(jr, "params", c[k]);
+            cJSON_AddNumberToObject(jr, "d", sh->d);
+            cJSON_AddNumberToObject(jr, "layers", sh->layers);
+            cJSON_AddNumberToObject(jr, "batch", sh->batch);
+            cJSON_AddNumberToObject(jr, "median_ms", med * 1e3);
+            cJSON_AddNumberToObject(jr, "gflops", flops / med * 1e-9);
+            cJSON_AddBoolToObject(jr, "same_bits", same);
+            cJSON_AddItemToArray(jc, jr);
+            if (!best_spec || med < best_t) {
+                best_t = med;
+                best_spec = c[k];
+            }
+        }
+        st = cp_tune_parse(best_spec, &best);
+        if (st != CP_OK)
+            return cli_fail("tune", st, "%s", cp_err_msg());
+        printf("%d:%-3d %-32.32s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, dev->name, tu->path,
+               best_spec);
+    }
+    char spec[64];
+    cp_tune_format(&best, spec, sizeof spec);
+    cJSON_AddStringToObject(jdev, "chosen", spec);
+    if (*check) {
+        cJSON_AddBoolToObject(jdev, "stored", false);
+        return CP_OK;
+    }
+    if (!o->dry_run) {
+        st = cp_tune_store(dev, &best, cJSON_Duplicate(jc, 1));
+        if (st != CP_OK)
+            return cli_fail("tune", st, "%s", cp_err_msg());
+        char key[800];
+        cp_tune_key(dev, key, sizeof key);
+        printf("stored for %s: %s\n", key, spec);
+    }
+    cJSON_AddBoolToObject(jdev, "stored", !o->dry_run);
+    return CP_OK;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    static const struct option opts[] = {{"device", required_argument, NULL, 'd'},
+                                         {"quick", no_argument, NULL, 'q'},
+                                         {"runs", required_argument, NULL, 'r'},
+                                         {"warmup", required_argument, NULL, 'w'},
+                                         {"dry-run", no_argument, NULL, 'n'},
+                                         {"json", required_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {NULL, 0, NULL, 0}};
+    struct tune_opts o = {.runs = 5, .warmup = 1};
+    char **sels = calloc((size_t)argc + 1, sizeof *sels);
+    size_t nsel = 0;
+    int c, st = CP_OK;
+    if (!sels)
+        return cli_fail("tune", CP_FAIL_RUNTIME, "out of memory");
+    opterr = 0;
+    optind = 1;
+    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            sels[nsel++] = optarg;
+            break;
+        case 'q':
+            o.quick = true;
+            break;
+        case 'r':
+            st = cli_parse_long("tune", "--runs", optarg, 1, 1000, &o.runs);
+            break;
+        case 'w':
+            st = cli_parse_long("tune", "--warmup", optarg, 0, 1000, &o.warmup);
+            break;
+        case 'n':
+            o.dry_run = true;
+            break;
+        case 'j':
+            o.json = optarg;
+            break;
+        case 'h':
+            tune_help();
+            free(sels);
+            return CP_OK;
+        case 'V':
+            cli_print_version();
+            free(sels);
+            return CP_OK;
+        case ':':
+            st = cli_fail("tune", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
+            break;
+        default:
+            st = cli_fail("tune", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (st == CP_OK && (getenv("CLPARITY_OWN_TUNE") || getenv("CLPARITY_OWN_KERNEL")))
+        st = cli_fail("tune", CP_FAIL_USAGE,
+                      "CLPARITY_OWN_TUNE or CLPARITY_OWN_KERNEL is set: unset them to tune");
+    if (st == CP_OK && optind < argc)
+        st = cli_fail("tune", CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (st == CP_OK && o.json && cli_check_output_file("tune", "--json", o.json) != CP_OK)
+        st = CP_FAIL_RUNTIME;
+    if (st != CP_OK) {
+        free(sels);
+        return st;
+    }
+    cp_devlist devs = {0};
+    bool *chosen = NULL;
+    st = cli_select_devices("tune", sels, nsel, &devs, &chosen);
+    free(sels);
+    if (st != CP_OK)
+        return st;
+    size_t n = 0;
+    for (size_t i = 0; i < devs.n; ++i)
+        if (chosen[i] && devs.v[i].kind == CP_DEV_OPENCL && !devs.v[i].simulator)
+            ++n;
+    if (n == 0) {
+        st = cli_fail("tune", CP_FAIL_USAGE,
+                      "no OpenCL device to tune among the selected ones (host and simulators "
+                      "have nothing to tune)");
+        goto out;
+    }
+    cJSON *root = cJSON_CreateObject(), *jdevs = cJSON_AddArrayToObject(root, "devices");
+    int check = 0;
+    for (size_t i = 0; i < devs.n && st == CP_OK; ++i) {
+        const cp_device *dev = &devs.v[i];
+        if (!chosen[i] || dev->kind != CP_DEV_OPENCL)
+            continue;
+        if (dev->simulator) {
+            fprintf(stderr, "clparity tune: %d:%d %s is a simulator: skipped\n", dev->plat_idx,
+                    dev->dev_idx, dev->name);
+            continue;
+        }
+        cJSON *jd = cJSON_CreateObject();
+        char key[800];
+        cp_tune_key(dev, key, sizeof key);
+        cJSON_AddStringToObject(jd, "device", key);
+        cJSON_AddItemToArray(jdevs, jd);
+        st = tune_device(dev, &o, jd, &check);
+    }
+    if (st == CP_OK && o.json) {
+        cJSON_AddNumberToObject(root, "schema", 1);
+        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        st = cp_json_write(o.json, root);
+        if (st != CP_OK)
+            cli_fail("tune", st, "%s", cp_err_msg());
+    }
+    cJSON_Delete(root);
+    if (st == CP_OK && check)
+        st = cli_fail("tune", 1,
+                      "a setting changed cl:own's output: nothing stored (this is a bug; "
+                      "please report it with the table above)");
+out:
+    free(chosen);
+    cp_devlist_free(&devs);
+    return st;
+}
