@@ -165,6 +165,14 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
 /* Which row and k-quad of the x tile work-item t loads: CP_XL 0 puts the CP_LQ quads of a
  * row on neighbouring lanes (coalesced reads, CP_LQ-way bank conflicts on the transposed
  * stores); CP_XL 1 gives each lane its own row (conflict-free stores, scattered reads). */
+/* The row stride of the x tile in local memory: CP_XP floats of padding after each 128 (4
+ * keeps float4 alignment and turns the 4-way bank conflicts of CP_XL 0's transposed stores
+ * into 2-way). */
+#ifndef CP_XP
+#define CP_XP 0
+#endif
+#define CP_AS (128 + CP_XP)
+#define CP_AS4 (CP_AS / 4)
 #if CP_XL
 #define CP_XROW(t) ((t) % CP_LROWS)
 #define CP_XQUAD(t) ((t) / CP_LROWS)
@@ -192,17 +200,17 @@ void cp_fetch4(__global const float *x, __global const float *wt, int ldw, int M
 }
 
 /* Stores the fetched share: x transposed into as[k][m], Wt's rows as they are into bs. */
-void cp_stage(__local float4 (*as4)[32], __local float4 (*bs4)[32], int t, const float4 *xa,
+void cp_stage(__local float4 (*as4)[CP_AS4], __local float4 (*bs4)[32], int t, const float4 *xa,
               const float4 *wb)
 {
     __local float *as = (__local float *)as4;
     const int lr = CP_XROW(t), lq = CP_XQUAD(t);
     for (int h = 0; h < CP_LPASS; ++h) {
         const int r = lr + CP_LROWS * h;
-        as[(lq * 4 + 0) * 128 + r] = xa[h].s0;
-        as[(lq * 4 + 1) * 128 + r] = xa[h].s1;
-        as[(lq * 4 + 2) * 128 + r] = xa[h].s2;
-        as[(lq * 4 + 3) * 128 + r] = xa[h].s3;
+        as[(lq * 4 + 0) * CP_AS + r] = xa[h].s0;
+        as[(lq * 4 + 1) * CP_AS + r] = xa[h].s1;
+        as[(lq * 4 + 2) * CP_AS + r] = xa[h].s2;
+        as[(lq * 4 + 3) * CP_AS + r] = xa[h].s3;
     }
     const int q = t % 32, r = t / 32;
     for (int h = 0; h < CP_WPASS; ++h)
@@ -210,7 +218,7 @@ void cp_stage(__local float4 (*as4)[32], __local float4 (*bs4)[32], int t, const
 }
 
 /* acc += the kt k-rows of one tile, k ascending: one fma per term. */
-void cp_tile_fma(__local const float4 (*as4)[32], __local const float4 (*bs4)[32], int tx, int ty,
+void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4)[32], int tx, int ty,
                  int kt, float acc[8][8])
 {
     if (kt == CP_BK4) {
@@ -240,7 +248,7 @@ void cp_tile_fma(__local const float4 (*as4)[32], __local const float4 (*bs4)[32
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
 cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict wtb, int ldw, ulong bt_off, int M, int N, int K,
-               int flags, __local float4 (*as4)[32], __local float4 (*bs4)[32])
+               int flags, __local float4 (*as4)[CP_AS4], __local float4 (*bs4)[32])
 {
     /* as4[k][m / 4] and bs4[k][n / 4]: CP_BK4 rows of 128 floats each (twice that with
      * CP_DB), passed as arguments. */

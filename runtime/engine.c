@@ -66,6 +66,22 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
     *largest = layer_max > act * esz ? layer_max : act * esz;
 }
 
+unsigned long long cp_engine_host_footprint(const cp_engine_info *info, const cp_device *dev,
+                                            const cp_model *m, int batch)
+{
+    unsigned long long total, largest;
+    cp_engine_footprint(info, m, batch, &total, &largest);
+    if (info->kind == CP_DEV_HOST)
+        return total;
+    unsigned long long host = 0;
+    if (dev->type & CL_DEVICE_TYPE_CPU)
+        host += total;
+    /* cl:own's one-launch path transposes every layer into one host buffer before the upload. */
+    if (strcmp(info->name, "cl:own") == 0)
+        host += (unsigned long long)m->n_params * 4ULL;
+    return host;
+}
+
 static void fmt_size(unsigned long long b, char *buf, size_t len)
 {
     if (b >= (1ULL << 30))

@@ -29,6 +29,7 @@ struct cl_state {
     cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
     int tile_bk;       /* PATH_TILED: cp_gemm_tiled4's tile depth */
     int tile_db;       /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
+    int tile_xp;       /* PATH_TILED: padding of the x tile's rows (floats) */
     cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
     cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
     cl_mem *wt_layer;  /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
@@ -70,6 +71,9 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, cons
         return CL_OUT_OF_RESOURCES;
     return clEnqueueNDRangeKernel(q, k, dims, offset, global, local, n_wait, wait, ev);
 }
+
+/* cl_forward flushes the queue after every this many layers. */
+#define CP_FLUSH_LAYERS 256
 
 static void cl_destroy(cp_engine *e)
 {
@@ -440,12 +444,16 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     } else if (s->path == PATH_TILED) {
         s->tile_bk = tune->tiled_bk;
         /* Double buffering only where both tiles, twice, fit the local memory. */
-        s->tile_db =
-            tune->tiled_db && 4 * (cl_ulong)s->tile_bk * 128 * sizeof(float) <= local_mem ? 2 : 1;
+        s->tile_xp = tune->tiled_xp;
+        s->tile_db = tune->tiled_db && 2 * (cl_ulong)s->tile_bk * (256 + (cl_ulong)s->tile_xp) *
+                                               sizeof(float) <=
+                                           local_mem
+                         ? 2
+                         : 1;
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
-                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d",
-                 s->tile_bk, s->tile_db == 2, tune->tiled_xl);
+                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d",
+                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, tune->tiled_xp);
         kname = "cp_gemm_tiled";
     } else {
         s->vec_w = tune->vec_w;
@@ -633,12 +641,15 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         }
         if (st != CP_OK)
             return st;
-        /* The two local tiles: tile_bk rows of 128 floats (twice, double-buffered), or 16 rows
-         * of 132 (padded) in the scalar kernel. */
-        size_t tile = L->in % 4 == 0 ? (size_t)(s->tile_bk * s->tile_db) * 128 * sizeof(float)
-                                     : 16 * 132 * sizeof(float);
+        /* The two local tiles: tile_bk rows of 128 floats (x's padded by tile_xp; twice,
+         * double-buffered), or 16 rows of 132 (padded) in the scalar kernel. */
+        size_t rows = (size_t)(s->tile_bk * s->tile_db);
+        size_t tiles[2] = {rows * (128 + (size_t)s->tile_xp) * sizeof(float),
+                           rows * 128 * sizeof(float)};
+        if (L->in % 4 != 0)
+            tiles[0] = tiles[1] = 16 * 132 * sizeof(float);
         for (cl_uint a = 9; a < 11; ++a) {
-            rc = clSetKernelArg(k, a, tile, NULL);
+            rc = clSetKernelArg(k, a, tiles[a - 9], NULL);
             if (rc != CL_SUCCESS)
                 return cp_err_cl(rc, "clSetKernelArg(cp_gemm_tiled, local tile)");
         }
@@ -740,6 +751,16 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         if (st != CP_OK) {
             clFinish(s->q);
             return st;
+        }
+        /* Hand the queued layers to the device every CP_FLUSH_LAYERS: PoCL 3.1 slows down
+         * badly when a deep model (131072 layers in sweep's params grid) piles up unflushed
+         * commands, and the device starts working sooner. One synchronisation stays. */
+        if ((l + 1) % CP_FLUSH_LAYERS == 0 && l + 1 < m->n_layers) {
+            rc = clFlush(s->q);
+            if (rc != CL_SUCCESS) {
+                clFinish(s->q);
+                return cp_err_cl(rc, "clFlush");
+            }
         }
     }
     rc = clFinish(s->q);

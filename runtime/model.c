@@ -2,7 +2,11 @@
 
 #include "clparity/error.h"
 #include "clparity/gen.h"
+#include "clparity/safetensors.h"
 
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,4 +87,337 @@ int cp_model_input(int batch, int width, uint64_t seed, float **out)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the input (%d x %d)", batch, width);
     cp_gen_fill_normal(*out, n, seed, CP_TENSOR_INPUT);
     return CP_OK;
+}
+
+/* ---- models from safetensors files ------------------------------------------------------ */
+
+struct layer_spec {
+    const cp_st_tensor *w, *b;
+    enum cp_act act;
+    bool residual;
+};
+
+/* Parses "<digits><rest>" at s: the index, or -1 when s does not start that way or the
+ * rest differs. Indices stay below 2^20: more layers than that is not a model. */
+static long name_index(const char *s, const char *rest)
+{
+    long v = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+        return -1;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+        v = v * 10 + (*p - '0');
+        if (v >= (1L << 20))
+            return -1;
+    }
+    return strcmp(p, rest) == 0 ? v : -1;
+}
+
+static long dumb_index(const char *name)
+{
+    static const char prefix[] = "blocks.";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return -1;
+    return name_index(name + sizeof prefix - 1, ".net.0.weight");
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The layers by the names of the post's model or of an nn.Sequential. */
+static int specs_from_names(const cp_st_file *f, enum cp_arch_kind kind, struct layer_spec **out,
+                            int *n_out)
+{
+    long *idx = malloc((f->n ? f->n : 1) * sizeof *idx);
+    if (!idx)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    int n = 0;
+    for (size_t i = 0; i < f->n; ++i) {
+        long v =
+            kind == CP_ARCH_DUMB ? dumb_index(f->t[i].name) : name_index(f->t[i].name, ".weight");
+        if (v >= 0)
+            idx[n++] = v;
+    }
+    int st = CP_OK;
+    struct layer_spec *s = NULL;
+    if (n == 0) {
+        st = cp_err_set(CP_FAIL_USAGE, "%s: no tensor named %s", f->name,
+                        kind == CP_ARCH_DUMB ? "blocks.N.net.0.weight (the post's model)"
+                                             : "N.weight (an nn.Sequential)");
+        goto out;
+    }
+    qsort(idx, (size_t)n, sizeof *idx, cmp_long);
+    if (kind == CP_ARCH_DUMB && idx[n - 1] != n - 1) {
+        long missing = 0;
+        while (missing < n && idx[missing] == missing)
+            missing++;
+        st = cp_err_set(CP_FAIL_USAGE,
+                        "%s: blocks.%ld.net.0.weight is missing: the blocks must be numbered 0 "
+                        "to %d",
+                        f->name, missing, n - 1);
+        goto out;
+    }
+    s = calloc((size_t)n, sizeof *s);
+    if (!s) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+        goto out;
+    }
+    for (int l = 0; l < n; ++l) {
+        char wn[64], bn[64];
+        if (kind == CP_ARCH_DUMB) {
+            snprintf(wn, sizeof wn, "blocks.%ld.net.0.weight", idx[l]);
+            snprintf(bn, sizeof bn, "blocks.%ld.net.0.bias", idx[l]);
+        } else {
+            snprintf(wn, sizeof wn, "%ld.weight", idx[l]);
+            snprintf(bn, sizeof bn, "%ld.bias", idx[l]);
+        }
+        s[l].w = cp_st_find(f, wn);
+        s[l].b = cp_st_find(f, bn);
+        s[l].act = kind == CP_ARCH_DUMB || l + 1 < n ? CP_ACT_RELU : CP_ACT_NONE;
+        s[l].residual = kind == CP_ARCH_DUMB;
+    }
+    *out = s;
+    *n_out = n;
+    s = NULL;
+out:
+    free(s);
+    free(idx);
+    return st;
+}
+
+/* The layers from the metadata key clparity.arch (tools/export_torch.py). */
+static int specs_from_metadata(const cp_st_file *f, struct layer_spec **out, int *n_out)
+{
+    int st = CP_OK;
+    struct layer_spec *s = NULL;
+    cJSON *root = cJSON_Parse(f->arch);
+    const cJSON *layers = root ? cJSON_GetObjectItemCaseSensitive(root, "layers") : NULL;
+    const cJSON *ver = root ? cJSON_GetObjectItemCaseSensitive(root, "version") : NULL;
+    if (!cJSON_IsObject(root) || !cJSON_IsArray(layers) || !cJSON_IsNumber(ver)) {
+        st = cp_err_set(CP_FAIL_USAGE,
+                        "%s: metadata clparity.arch is not a JSON object with \"version\" and "
+                        "\"layers\"",
+                        f->name);
+        goto out;
+    }
+    if (ver->valuedouble != 1.0) {
+        st = cp_err_set(CP_FAIL_USAGE,
+                        "%s: metadata clparity.arch: version %g, this clparity "
+                        "reads version 1",
+                        f->name, ver->valuedouble);
+        goto out;
+    }
+    int n = cJSON_GetArraySize(layers);
+    if (n <= 0) {
+        st = cp_err_set(CP_FAIL_USAGE, "%s: metadata clparity.arch lists no layer", f->name);
+        goto out;
+    }
+    s = calloc((size_t)n, sizeof *s);
+    if (!s) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+        goto out;
+    }
+    int l = 0;
+    for (const cJSON *it = layers->child; it; it = it->next, ++l) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "weight");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "bias");
+        const cJSON *act = cJSON_GetObjectItemCaseSensitive(it, "act");
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(it, "residual");
+        bool act_ok = cJSON_IsString(act) && (strcmp(act->valuestring, "relu") == 0 ||
+                                              strcmp(act->valuestring, "none") == 0);
+        if (!cJSON_IsString(w) || !(cJSON_IsNull(b) || cJSON_IsString(b)) || !act_ok ||
+            !cJSON_IsBool(res)) {
+            st = cp_err_set(CP_FAIL_USAGE,
+                            "%s: metadata clparity.arch, layer %d: needs \"weight\" (a name), "
+                            "\"bias\" (a name or null), \"act\" (\"relu\" or \"none\") and "
+                            "\"residual\" (true or false)",
+                            f->name, l);
+            goto out;
+        }
+        s[l].w = cp_st_find(f, w->valuestring);
+        if (!s[l].w) {
+            st =
+                cp_err_set(CP_FAIL_USAGE, "%s: metadata clparity.arch, layer %d: no tensor '%.80s'",
+                           f->name, l, w->valuestring);
+            goto out;
+        }
+        if (cJSON_IsString(b)) {
+            s[l].b = cp_st_find(f, b->valuestring);
+            if (!s[l].b) {
+                st = cp_err_set(CP_FAIL_USAGE,
+                                "%s: metadata clparity.arch, layer %d: no tensor '%.80s'", f->name,
+                                l, b->valuestring);
+                goto out;
+            }
+        }
+        s[l].act = strcmp(act->valuestring, "relu") == 0 ? CP_ACT_RELU : CP_ACT_NONE;
+        s[l].residual = cJSON_IsTrue(res);
+    }
+    *out = s;
+    *n_out = n;
+    s = NULL;
+out:
+    free(s);
+    cJSON_Delete(root);
+    return st;
+}
+
+#define MAX_FILE_WIDTH (1 << 24)
+
+int cp_model_from_safetensors(cp_model *m, const cp_st_file *f, const cp_arch_opts *a,
+                              const char **from)
+{
+    memset(m, 0, sizeof *m);
+    struct layer_spec *s = NULL;
+    int n = 0, st;
+    enum cp_arch_kind kind = a->kind;
+    if (kind == CP_ARCH_AUTO && f->arch) {
+        st = specs_from_metadata(f, &s, &n);
+        *from = "the metadata clparity.arch";
+    } else {
+        if (kind == CP_ARCH_AUTO) {
+            kind = CP_ARCH_MLP;
+            for (size_t i = 0; i < f->n; ++i)
+                if (dumb_index(f->t[i].name) >= 0)
+                    kind = CP_ARCH_DUMB;
+            bool any = kind == CP_ARCH_DUMB;
+            for (size_t i = 0; i < f->n && !any; ++i)
+                any = name_index(f->t[i].name, ".weight") >= 0;
+            if (!any)
+                return cp_err_set(CP_FAIL_USAGE,
+                                  "%s: cannot tell the architecture: no metadata clparity.arch "
+                                  "and no tensor named blocks.N.net.0.weight or N.weight; pass "
+                                  "--arch dumb|mlp",
+                                  f->name);
+            *from = kind == CP_ARCH_DUMB ? "the tensor names (the post's model)"
+                                         : "the tensor names (an nn.Sequential MLP)";
+        } else {
+            *from = "--arch";
+        }
+        st = specs_from_names(f, kind, &s, &n);
+    }
+    if (st != CP_OK)
+        return st;
+    /* The flags override, layer by layer. */
+    for (int l = 0; l < n; ++l) {
+        if (a->act >= 0 && (l + 1 < n || kind == CP_ARCH_DUMB))
+            s[l].act = (enum cp_act)a->act;
+        if (a->residual >= 0)
+            s[l].residual =
+                a->residual && s[l].w->ndim == 2 && s[l].w->shape[0] == s[l].w->shape[1];
+    }
+    if (a->act >= 0 || a->residual >= 0)
+        *from = a->kind != CP_ARCH_AUTO ? "--arch, --act and --residual"
+                                        : (a->act >= 0 && a->residual >= 0 ? "--act and --residual"
+                                           : a->act >= 0                   ? "--act"
+                                                                           : "--residual");
+    /* Shapes, dtypes and the chain of widths. */
+    size_t total = 0;
+    for (int l = 0; l < n; ++l) {
+        const cp_st_tensor *w = s[l].w, *b = s[l].b;
+        if (w->dtype != CP_ST_F32 || (b && b->dtype != CP_ST_F32)) {
+            const cp_st_tensor *bad = w->dtype != CP_ST_F32 ? w : b;
+            st = cp_err_set(CP_FAIL_USAGE, "%s: tensor '%.80s' is %s, where F32 is needed", f->name,
+                            bad->name, cp_st_dtype_name(bad->dtype));
+            goto out;
+        }
+        if (w->ndim != 2 || w->shape[0] == 0 || w->shape[1] == 0 || w->shape[0] > MAX_FILE_WIDTH ||
+            w->shape[1] > MAX_FILE_WIDTH) {
+            st = cp_err_set(CP_FAIL_USAGE,
+                            "%s: layer %d: weight '%.80s' must be 2-D [out, in] with sizes in "
+                            "[1, %d]",
+                            f->name, l, w->name, MAX_FILE_WIDTH);
+            goto out;
+        }
+        if (b && (b->ndim != 1 || b->shape[0] != w->shape[0])) {
+            st = cp_err_set(CP_FAIL_USAGE, "%s: layer %d: bias '%.80s' must be 1-D [%zu]", f->name,
+                            l, b->name, w->shape[0]);
+            goto out;
+        }
+        if (l > 0 && w->shape[1] != s[l - 1].w->shape[0]) {
+            st = cp_err_set(CP_FAIL_USAGE,
+                            "%s: layer %d ('%.80s') takes %zu inputs, but layer %d gives %zu",
+                            f->name, l, w->name, w->shape[1], l - 1, s[l - 1].w->shape[0]);
+            goto out;
+        }
+        if (s[l].residual && w->shape[0] != w->shape[1]) {
+            st = cp_err_set(CP_FAIL_USAGE,
+                            "%s: layer %d: a residual needs in == out, not %zu -> %zu", f->name, l,
+                            w->shape[1], w->shape[0]);
+            goto out;
+        }
+        total += w->count + (b ? b->count : 0);
+        if (total > SIZE_MAX / sizeof(float) / 2) {
+            st = cp_err_set(CP_FAIL_USAGE, "%s: too many parameters", f->name);
+            goto out;
+        }
+    }
+    m->layers = calloc((size_t)n, sizeof *m->layers);
+    m->params = malloc((total ? total : 1) * sizeof(float));
+    if (!m->layers || !m->params) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory for %zu parameters", f->name, total);
+        goto out;
+    }
+    m->n_layers = n;
+    m->n_params = total;
+    size_t off = 0;
+    for (int l = 0; l < n && st == CP_OK; ++l) {
+        cp_layer *L = &m->layers[l];
+        L->out = (int)s[l].w->shape[0];
+        L->in = (int)s[l].w->shape[1];
+        L->w_off = off;
+        st = cp_st_get_f32(f, s[l].w, m->params + off);
+        off += s[l].w->count;
+        L->has_bias = s[l].b != NULL;
+        if (L->has_bias && st == CP_OK) {
+            L->b_off = off;
+            st = cp_st_get_f32(f, s[l].b, m->params + off);
+            off += s[l].b->count;
+        }
+        L->act = s[l].act;
+        L->residual = s[l].residual;
+        if (L->in > m->max_width)
+            m->max_width = L->in;
+        if (L->out > m->max_width)
+            m->max_width = L->out;
+    }
+    m->in_width = m->layers[0].in;
+    m->out_width = m->layers[n - 1].out;
+    m->d = m->in_width;
+out:
+    free(s);
+    if (st != CP_OK)
+        cp_model_free(m);
+    return st;
+}
+
+static bool same_kind(const cp_layer *a, const cp_layer *b)
+{
+    return a->in == b->in && a->out == b->out && a->has_bias == b->has_bias && a->act == b->act &&
+           a->residual == b->residual;
+}
+
+/* Runs of identical layers are written once with a count: "8 x [64→64 relu +x]". */
+void cp_model_describe(const cp_model *m, char *buf, size_t len)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int l = 0; l < m->n_layers && pos + 1 < len;) {
+        const cp_layer *L = &m->layers[l];
+        int run = 1;
+        while (l + run < m->n_layers && same_kind(L, &m->layers[l + run]))
+            run++;
+        char one[96];
+        snprintf(one, sizeof one, "%d→%d%s%s%s", L->in, L->out, L->has_bias ? " +bias" : "",
+                 L->act == CP_ACT_RELU ? " relu" : "", L->residual ? " +residual" : "");
+        int k = run > 1 ? snprintf(buf + pos, len - pos, "%s%d x [%s]", l ? ", " : "", run, one)
+                        : snprintf(buf + pos, len - pos, "%s%s", l ? ", " : "", one);
+        if (k < 0 || (size_t)k >= len - pos)
+            break;
+        pos += (size_t)k;
+        l += run;
+    }
 }

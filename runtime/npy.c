@@ -578,36 +578,17 @@ static int read_bytes(FILE *f, const char *path, void *buf, size_t n, size_t *go
     return CP_OK;
 }
 
-int cp_npy_read(const char *path, cp_npy *out)
+/* Reads a .npy from a stream; when `regular`, `size` is the stream's length and lets a lying
+ * header be refused before anything is allocated. */
+static int npy_read_stream(FILE *f, const char *path, int regular, uintmax_t size, cp_npy *out)
 {
     unsigned char pre[12];
     size_t got, len_bytes, hlen, data_off, itemsize, nbytes;
     char *hdr = NULL;
-    FILE *f = NULL;
-    struct stat st;
-    int regular;
     cp_npy a;
     int ret;
 
     memset(&a, 0, sizeof(a));
-    if (!out)
-        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no output");
-    memset(out, 0, sizeof(*out));
-    if (!path)
-        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no path");
-
-    errno = 0;
-    f = fopen(path, "rb");
-    if (!f)
-        return io_error(path, "cannot open");
-    errno = 0;
-    if (fstat(fileno(f), &st) != 0) {
-        ret = io_error(path, "cannot stat");
-        goto out;
-    }
-    /* The size is known up front only for regular files; pipes are checked as they read. */
-    regular = S_ISREG(st.st_mode);
-
     ret = read_bytes(f, path, pre, 8, &got);
     if (ret != CP_OK)
         goto out;
@@ -644,9 +625,7 @@ int cp_npy_read(const char *path, cp_npy *out)
         ret = cp_err_set(CP_FAIL_USAGE, "%s: header length %zu is too large", path, hlen);
         goto out;
     }
-    if (regular && (uintmax_t)st.st_size < data_off) {
-        uintmax_t size = (uintmax_t)st.st_size;
-
+    if (regular && size < data_off) {
         ret = cp_err_set(CP_FAIL_USAGE,
                          "%s: truncated header: header length %zu but only %ju bytes follow "
                          "the preamble",
@@ -681,7 +660,7 @@ int cp_npy_read(const char *path, cp_npy *out)
     nbytes = a.count * itemsize;
     /* Checked before allocating, so that a lying header cannot ask for terabytes. */
     if (regular) {
-        uintmax_t avail = (uintmax_t)st.st_size - data_off;
+        uintmax_t avail = size - data_off;
 
         if (avail < nbytes) {
             ret = cp_err_set(CP_FAIL_USAGE, "%s: truncated: expected %zu data bytes, found %ju",
@@ -729,8 +708,41 @@ int cp_npy_read(const char *path, cp_npy *out)
 out:
     free(a.data);
     free(hdr);
-    if (f)
-        fclose(f);
+    return ret;
+}
+
+int cp_npy_read(const char *path, cp_npy *out)
+{
+    struct stat st;
+    if (!out)
+        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no output");
+    memset(out, 0, sizeof(*out));
+    if (!path)
+        return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no path");
+    errno = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return io_error(path, "cannot open");
+    errno = 0;
+    int ret;
+    if (fstat(fileno(f), &st) != 0)
+        ret = io_error(path, "cannot stat");
+    else /* The size is known up front only for regular files; pipes are checked as they read. */
+        ret = npy_read_stream(f, path, S_ISREG(st.st_mode), (uintmax_t)st.st_size, out);
+    fclose(f);
+    return ret;
+}
+
+int cp_npy_parse(const void *buf, size_t len, const char *name, cp_npy *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (len == 0) /* fmemopen refuses an empty buffer */
+        return cp_err_set(CP_FAIL_USAGE, "%s: not a .npy file (bad magic)", name);
+    FILE *f = fmemopen((void *)buf, len, "rb");
+    if (!f)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: fmemopen failed: %s", name, strerror(errno));
+    int ret = npy_read_stream(f, name, 1, (uintmax_t)len, out);
+    fclose(f);
     return ret;
 }
 

@@ -21,6 +21,7 @@ static const struct {
     {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
     {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
     {"xl", offsetof(cp_own_tune, tiled_xl), 2, {0, 1}},
+    {"xp", offsetof(cp_own_tune, tiled_xp), 2, {0, 4}},
     {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
 };
@@ -65,7 +66,7 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
             ++i;
         if (i == N_FIELDS)
             return cp_err_set(CP_FAIL_USAGE,
-                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, vw, rb)",
+                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, xp, vw, rb)",
                               spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
@@ -143,11 +144,14 @@ static cJSON *load_store(const char *path)
 
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src)
 {
-    /* Defaults measured on PoCL (AVX-512, 2 and 16 cores) and on the H100. */
+    /* Defaults: the best measured on the H100 (clparity tune, 2026-11-23: rc=64 of 16-128,
+     * bk=16,db=0,xl=0,xp=4 of 7 tiled settings) and on PoCL (vw from the device's preferred
+     * width, rb=8). */
     t->reg_rc = 64;
-    t->tiled_bk = 32;
+    t->tiled_bk = 16;
     t->tiled_db = 0;
     t->tiled_xl = 0;
+    t->tiled_xp = 4;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
     t->vec_rb = 8;
     if (src)

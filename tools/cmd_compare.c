@@ -5,6 +5,7 @@
 #include "cmds.h"
 #include "compare.h"
 #include "job.h"
+#include "labels.h"
 
 #include "clparity/report.h"
 
@@ -26,7 +27,9 @@ static void compare_help(void)
            "     weights' round trip (write, read back, map, copy: bit-exact);\n"
            "  2. the pairwise matrix: bit-equal fraction and max ULP between results;\n"
            "  3. the worst element of each result, in %%a and in decimal;\n"
-           "  4. a verdict for each preset (torch, clblast, bitwise) with mismatch counts.\n"
+           "  4. a verdict for each preset (torch, clblast, bitwise) with mismatch counts;\n"
+           "  5. with --labels: accuracy per result, the prediction-agreement matrix, and\n"
+           "     the inputs whose predicted class flips between two results, with margins.\n"
            "Each OpenCL device's FP config and profile are printed first; cl:* results on a\n"
            "device without denormals or with the EMBEDDED profile are marked '!'.\n"
            "\n"
@@ -104,13 +107,19 @@ int cmd_compare(int argc, char **argv)
     }
 
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
-    fprintf(out,
-            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g\n",
-            j.o.layers, j.o.d, j.o.batch, (unsigned long long)j.o.seed, j.o.init_scale);
+    job_print_model(out, &j);
     print_devices(out, &j);
     cmp_print(out, &set, true);
+    st = labels_print(out, &j);
     fflush(out);
+    if (st != CP_OK)
+        goto out;
 
+    if (j.o.out) {
+        st = job_write_out(&j);
+        if (st != CP_OK)
+            goto out;
+    }
     if (j.o.save) {
         st = job_save(&j);
         if (st != CP_OK)

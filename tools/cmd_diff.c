@@ -121,10 +121,14 @@ static int check_same_model(const struct folder *a, const struct folder *b)
                             "%s and %s hold different models or inputs: %s %s vs %s", a->dir,
                             b->dir, keys[k], va ? va : "(none)", vb ? vb : "(none)");
     }
-    static const char *const dims[] = {"d", "layers", "batch"};
+    /* The built-in model has d; a --model file has in and out: a key neither has is
+     * skipped, one that only one has differs. */
+    static const char *const dims[] = {"d", "in", "out", "layers", "batch"};
     for (size_t k = 0; k < sizeof dims / sizeof dims[0]; ++k) {
         const cJSON *va = cJSON_GetObjectItemCaseSensitive(ma, dims[k]);
         const cJSON *vb = cJSON_GetObjectItemCaseSensitive(mb, dims[k]);
+        if (!va && !vb)
+            continue;
         if (!cJSON_IsNumber(va) || !cJSON_IsNumber(vb) || va->valuedouble != vb->valuedouble)
             return cli_fail("diff", CP_FAIL_USAGE, "%s and %s hold different models: %s differs",
                             a->dir, b->dir, dims[k]);

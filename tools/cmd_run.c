@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "job.h"
+#include "labels.h"
 
 #include "clparity/report.h"
 
@@ -15,8 +16,9 @@ static void run_help(void)
     printf("usage: clparity run [OPTIONS]\n"
            "\n"
            "Runs the reference model, L blocks y = x + relu(x·Wᵀ) with W [d, d] (PyTorch's\n"
-           "default init from clparity's portable generator, standard normal inputs), on every\n"
-           "selected device × engine, and prints one row per result: median wall time, the\n"
+           "default init from clparity's portable generator, standard normal inputs), or a\n"
+           "--model file on --input, on every selected device × engine, and prints one row per "
+           "result: median wall time, the\n"
            "output's FNV-1a hash, the max ULP distance and max_rel against the host:f64\n"
            "reference, and the count of NaN/Inf outputs.\n"
            "\n"
@@ -85,11 +87,7 @@ int cmd_run(int argc, char **argv)
 
     /* The table goes to stderr when the JSON takes stdout. */
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
-    fprintf(out,
-            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g "
-            "(%.4g multiply-adds per forward)\n",
-            j.o.layers, j.o.d, j.o.batch, (unsigned long long)j.o.seed, j.o.init_scale,
-            cp_model_macs(&j.model, (int)j.o.batch));
+    job_print_model(out, &j);
     fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
             j.ref ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
                   : "no reference (--no-reference): no ULP or max_rel");
@@ -107,8 +105,16 @@ int cmd_run(int argc, char **argv)
                 "of max ULP (marked *; n/a when no pair is left). A smaller --init-scale keeps "
                 "deep models finite.\n",
                 nonfinite);
+    st = labels_print(out, &j);
     fflush(out);
+    if (st != CP_OK)
+        goto out;
 
+    if (j.o.out) {
+        st = job_write_out(&j);
+        if (st != CP_OK)
+            goto out;
+    }
     if (j.o.save) {
         st = job_save(&j);
         if (st != CP_OK)

@@ -8,5 +8,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_peak(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

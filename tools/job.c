@@ -2,9 +2,11 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "labels.h"
 
 #include "clparity/npy.h"
 #include "clparity/report.h"
+#include "clparity/safetensors.h"
 #include "clparity/select.h"
 
 #include <cjson/cJSON.h>
@@ -30,6 +32,20 @@ const char job_model_help[] =
     "  --init-scale X   scale of PyTorch's default init bound 1/sqrt(d) (default 1.0);\n"
     "                   below 1 keeps deep models finite\n"
     "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
+    "  --model FILE     a safetensors file of Linear layers (weight [out, in], optional\n"
+    "                   bias) instead of the built-in model; the architecture comes from\n"
+    "                   the flags below, else the metadata clparity.arch (written by\n"
+    "                   tools/export_torch.py), else the tensor names\n"
+    "  --arch A         dumb (blocks.N.net.0.weight: relu and a residual in every block)\n"
+    "                   or mlp (an nn.Sequential's N.weight/N.bias: relu between layers,\n"
+    "                   none after the last)\n"
+    "  --act A          relu or none: the activation of every hidden layer (and of the\n"
+    "                   last one in the dumb model)\n"
+    "  --residual R     on (every layer with in == out) or off\n"
+    "  --input X.npy    float32 [batch, in]: the inputs (they set the batch)\n"
+    "  --labels Y.npy   int32 or int64 class ids, one per input: accuracy per result,\n"
+    "                   the prediction-agreement matrix and the inputs whose class flips\n"
+    "  --out Y.npy      write the one result (exactly one device x engine) as .npy\n"
     "  --no-reference   (run) skip the host:f64 reference: no ULP or max_rel, for speed\n"
     "                   runs of models where float64 on one core would take minutes\n";
 
@@ -53,6 +69,8 @@ void job_opts_defaults(struct job_opts *o)
     o->runs = 10;
     o->warmup = 2;
     o->expect = -1; /* CMP_EXPECT_NONE */
+    o->arch.act = -1;
+    o->arch.residual = -1;
 }
 
 enum {
@@ -72,6 +90,13 @@ enum {
     OPT_EQUAL_NAN,
     OPT_INVARIANCE,
     OPT_NO_REFERENCE,
+    OPT_MODEL,
+    OPT_INPUT,
+    OPT_LABELS,
+    OPT_OUT,
+    OPT_ARCH,
+    OPT_ACT,
+    OPT_RESIDUAL,
 };
 
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
@@ -96,6 +121,13 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
         {"equal-nan", no_argument, NULL, OPT_EQUAL_NAN},
         {"invariance", no_argument, NULL, OPT_INVARIANCE},
         {"no-reference", no_argument, NULL, OPT_NO_REFERENCE},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"input", required_argument, NULL, OPT_INPUT},
+        {"labels", required_argument, NULL, OPT_LABELS},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"act", required_argument, NULL, OPT_ACT},
+        {"residual", required_argument, NULL, OPT_RESIDUAL},
         {NULL, 0, NULL, 0},
     };
     *handled = false;
@@ -116,18 +148,59 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
             break;
         case OPT_DMODEL:
             st = cli_parse_long(cmd, "--d-model", optarg, 1, 65536, &o->d);
+            o->d_set = true;
             break;
         case OPT_LAYERS:
             st = cli_parse_long(cmd, "--layers", optarg, 1, 16777216, &o->layers);
+            o->layers_set = true;
             break;
         case OPT_BATCH:
             st = cli_parse_long(cmd, "--batch", optarg, 1, 16777216, &o->batch);
+            o->batch_set = true;
             break;
         case OPT_SEED:
             st = cli_parse_u64(cmd, "--seed", optarg, &o->seed);
+            o->seed_set = true;
             break;
         case OPT_INIT_SCALE:
             st = cli_parse_double(cmd, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
+            o->init_scale_set = true;
+            break;
+        case OPT_MODEL:
+            o->model = optarg;
+            break;
+        case OPT_INPUT:
+            o->input = optarg;
+            break;
+        case OPT_LABELS:
+            o->labels = optarg;
+            break;
+        case OPT_OUT:
+            o->out = optarg;
+            break;
+        case OPT_ARCH:
+            if (strcmp(optarg, "dumb") == 0)
+                o->arch.kind = CP_ARCH_DUMB;
+            else if (strcmp(optarg, "mlp") == 0)
+                o->arch.kind = CP_ARCH_MLP;
+            else
+                st = cli_fail(cmd, CP_FAIL_USAGE, "--arch: '%s' is not one of dumb, mlp", optarg);
+            break;
+        case OPT_ACT:
+            if (strcmp(optarg, "relu") == 0)
+                o->arch.act = CP_ACT_RELU;
+            else if (strcmp(optarg, "none") == 0)
+                o->arch.act = CP_ACT_NONE;
+            else
+                st = cli_fail(cmd, CP_FAIL_USAGE, "--act: '%s' is not one of relu, none", optarg);
+            break;
+        case OPT_RESIDUAL:
+            if (strcmp(optarg, "on") == 0)
+                o->arch.residual = 1;
+            else if (strcmp(optarg, "off") == 0)
+                o->arch.residual = 0;
+            else
+                st = cli_fail(cmd, CP_FAIL_USAGE, "--residual: '%s' is not one of on, off", optarg);
             break;
         case OPT_RUNS:
             st = cli_parse_long(cmd, "--runs", optarg, 1, 1000000, &o->runs);
@@ -186,6 +259,17 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
     }
     if (st == CP_OK && optind < argc)
         st = cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (st == CP_OK && !o->model &&
+        (o->arch.kind != CP_ARCH_AUTO || o->arch.act >= 0 || o->arch.residual >= 0))
+        st = cli_fail(cmd, CP_FAIL_USAGE,
+                      "--arch, --act and --residual describe a --model file; the built-in "
+                      "model is always relu with a residual");
+    if (st == CP_OK && o->model && (o->d_set || o->layers_set || o->init_scale_set))
+        st = cli_fail(cmd, CP_FAIL_USAGE,
+                      "--%s: the --model file sets the model's shape and weights",
+                      o->d_set        ? "d-model"
+                      : o->layers_set ? "layers"
+                                      : "init-scale");
     return st;
 }
 
@@ -230,11 +314,118 @@ static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
     return CP_OK;
 }
 
+static void sha256_hex(const void *data, size_t len, char out[65]);
+
+/* --model: the safetensors file, its architecture and its SHA-256. */
+static int load_model_file(struct job *j)
+{
+    cp_st_file f;
+    int st = cp_st_read(j->o.model, &f);
+    if (st == CP_OK)
+        st = cp_model_from_safetensors(&j->model, &f, &j->o.arch, &j->arch_from);
+    if (st == CP_OK)
+        sha256_hex(f.owned, f.file_size, j->model_sha256);
+    cp_st_free(&f);
+    if (st != CP_OK)
+        return cli_fail(j->cmd, st, "%s", cp_err_msg());
+    j->model.seed = j->o.seed;
+    j->model.init_scale = 1.0f;
+    return CP_OK;
+}
+
+/* --input: float32 [batch, in]; it sets the batch. Without --model its width is d. */
+static int load_input(struct job *j)
+{
+    struct job_opts *o = &j->o;
+    if (!o->input)
+        return CP_OK;
+    cp_npy a;
+    int st = cp_npy_read(o->input, &a);
+    if (st != CP_OK)
+        return cli_fail(j->cmd, st, "--input: %s", cp_err_msg());
+    const char *why = NULL;
+    if (a.dtype != CP_F32)
+        why = "must be float32 (<f4)";
+    else if (a.ndim != 2)
+        why = "must be 2-D [batch, width]";
+    else if (a.shape[0] == 0 || a.shape[0] > 16777216 || a.shape[1] == 0)
+        why = "must have between 1 and 16777216 rows and a width of at least 1";
+    if (why) {
+        char shape[96] = "";
+        for (int k = 0, n = 0; k < a.ndim && n < (int)sizeof shape; ++k)
+            n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%zu", k ? ", " : "", a.shape[k]);
+        const char *descr = cp_dtype_descr(a.dtype);
+        cp_npy_free(&a);
+        return cli_fail(j->cmd, CP_FAIL_USAGE, "--input: %s: %s [%s]: it %s", o->input, descr,
+                        shape, why);
+    }
+    size_t rows = a.shape[0], width = a.shape[1];
+    size_t want = o->model ? (size_t)j->model.in_width : (size_t)o->d;
+    if (o->batch_set && (size_t)o->batch != rows)
+        st = cli_fail(j->cmd, CP_FAIL_USAGE,
+                      "--batch %ld conflicts with --input %s, which holds %zu rows", o->batch,
+                      o->input, rows);
+    else if ((o->model || o->d_set) && width != want)
+        st = cli_fail(j->cmd, CP_FAIL_USAGE, "--input: %s has width %zu, but the %s takes %zu",
+                      o->input, width, o->model ? "model" : "--d-model", want);
+    else if (!o->model && width > 65536)
+        st = cli_fail(j->cmd, CP_FAIL_USAGE, "--input: %s has width %zu, above --d-model's 65536",
+                      o->input, width);
+    if (st != CP_OK) {
+        cp_npy_free(&a);
+        return st;
+    }
+    o->batch = (long)rows;
+    if (!o->model)
+        o->d = (long)width;
+    j->x = a.data; /* the job owns it now */
+    return CP_OK;
+}
+
+/* --labels: int32 or int64 class ids, one per input row, each a class of the model. */
+static int load_labels(struct job *j)
+{
+    struct job_opts *o = &j->o;
+    cp_npy a;
+    int st = cp_npy_read(o->labels, &a);
+    if (st != CP_OK)
+        return cli_fail(j->cmd, st, "--labels: %s", cp_err_msg());
+    if (a.dtype != CP_I32 && a.dtype != CP_I64)
+        st = cli_fail(j->cmd, CP_FAIL_USAGE, "--labels: %s is %s; class ids must be int32 or int64",
+                      o->labels, cp_dtype_descr(a.dtype));
+    else if (a.ndim != 1 || a.shape[0] != (size_t)o->batch)
+        st = cli_fail(j->cmd, CP_FAIL_USAGE,
+                      "--labels: %s must be 1-D with one id per input (%ld), not %d-D with %zu "
+                      "elements",
+                      o->labels, o->batch, a.ndim, a.count);
+    if (st != CP_OK) {
+        cp_npy_free(&a);
+        return st;
+    }
+    j->labels = malloc((a.count ? a.count : 1) * sizeof *j->labels);
+    if (!j->labels) {
+        cp_npy_free(&a);
+        return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for the labels");
+    }
+    for (size_t i = 0; i < a.count && st == CP_OK; ++i) {
+        int64_t v = a.dtype == CP_I32 ? ((const int32_t *)a.data)[i] : ((const int64_t *)a.data)[i];
+        if (v < 0 || v >= j->model.out_width)
+            st = cli_fail(j->cmd, CP_FAIL_USAGE,
+                          "--labels: %s: label %lld at row %zu is not a class of the model's %d "
+                          "outputs",
+                          o->labels, (long long)v, i, j->model.out_width);
+        j->labels[i] = v;
+    }
+    cp_npy_free(&a);
+    return st;
+}
+
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
 {
     memset(j, 0, sizeof *j);
     j->cmd = cmd;
     j->o = *o;
+    o = &j->o; /* --input may set the batch */
     if (o->save && cli_check_output_dir(cmd, o->save) != CP_OK)
         return CP_FAIL_RUNTIME;
     if (o->json && cli_check_output_file(cmd, "--json", o->json) != CP_OK)
@@ -249,10 +440,25 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     if (st != CP_OK)
         return st;
 
-    st =
-        cp_model_builtin_shape(&j->model, (int)o->d, (int)o->layers, o->seed, (float)o->init_scale);
+    if (o->model) {
+        st = load_model_file(j);
+        if (st != CP_OK)
+            return st;
+    }
+    st = load_input(j);
     if (st != CP_OK)
-        return cli_fail(cmd, st, "%s", cp_err_msg());
+        return st;
+    if (!o->model) {
+        st = cp_model_builtin_shape(&j->model, (int)o->d, (int)o->layers, o->seed,
+                                    (float)o->init_scale);
+        if (st != CP_OK)
+            return cli_fail(cmd, st, "%s", cp_err_msg());
+    }
+    if (o->labels) {
+        st = load_labels(j);
+        if (st != CP_OK)
+            return st;
+    }
 
     /* The results, in device order and then engine order. */
     size_t nf32 = 0, nf64 = 0;
@@ -293,10 +499,17 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     st = check_host_memory(j, nf32, nf64);
     if (st != CP_OK)
         return st;
+    if (o->out && j->nres != 1)
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--out writes one result, but this job has %zu (devices x engines); use "
+                        "--save DIR for several, or narrow -d and --engines to one",
+                        j->nres);
+    if (o->out && cli_check_output_file(cmd, "--out", o->out) != CP_OK)
+        return CP_FAIL_RUNTIME;
 
     /* Everything that could refuse the job has been checked: now the work. */
-    st = cp_model_builtin_generate(&j->model);
-    if (st == CP_OK)
+    st = o->model ? CP_OK : cp_model_builtin_generate(&j->model);
+    if (st == CP_OK && !j->x)
         st = cp_model_input((int)o->batch, j->model.in_width, o->seed, &j->x);
     if (st != CP_OK)
         return cli_fail(cmd, st, "%s", cp_err_msg());
@@ -522,6 +735,7 @@ void job_free(struct job *j)
         free(j->res[i].y);
     free(j->res);
     free(j->x);
+    free(j->labels);
     cp_model_free(&j->model);
     free(j->use);
     free(j->chosen);
@@ -557,20 +771,70 @@ static cJSON *model_json(const struct job *j)
     cJSON *m = cJSON_CreateObject();
     if (!m)
         return NULL;
-    cJSON_AddStringToObject(m, "arch", "dumb");
-    cJSON_AddNumberToObject(m, "d", j->model.d);
-    cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
-    cJSON_AddNumberToObject(m, "batch", (double)j->o.batch);
-    char seed[32];
+    char seed[32], hex[65];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)j->o.seed);
+    if (j->o.model) {
+        /* A model file is recorded by path and SHA-256, not saved again. */
+        char desc[1024];
+        cp_model_describe(&j->model, desc, sizeof desc);
+        cJSON_AddStringToObject(m, "arch", "file");
+        cJSON_AddStringToObject(m, "file", j->o.model);
+        cJSON_AddStringToObject(m, "model_sha256", j->model_sha256);
+        cJSON_AddStringToObject(m, "layers_summary", desc);
+        cJSON_AddStringToObject(m, "arch_from", j->arch_from);
+        cJSON_AddNumberToObject(m, "in", j->model.in_width);
+        cJSON_AddNumberToObject(m, "out", j->model.out_width);
+        cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
+    } else {
+        cJSON_AddStringToObject(m, "arch", "dumb");
+        cJSON_AddNumberToObject(m, "d", j->model.d);
+        cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
+        cJSON_AddNumberToObject(m, "init_scale", j->o.init_scale);
+    }
+    cJSON_AddNumberToObject(m, "batch", (double)j->o.batch);
     cJSON_AddStringToObject(m, "seed", seed); /* a string: a u64 does not fit a double */
-    cJSON_AddNumberToObject(m, "init_scale", j->o.init_scale);
-    char hex[65];
+    if (j->o.input)
+        cJSON_AddStringToObject(m, "input", j->o.input);
+    if (j->o.labels)
+        cJSON_AddStringToObject(m, "labels", j->o.labels);
     sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
     sha256_hex(j->model.params, j->model.n_params * sizeof(float), hex);
     cJSON_AddStringToObject(m, "weights_sha256", hex);
     return m;
+}
+
+void job_print_model(FILE *f, const struct job *j)
+{
+    char src[64];
+    if (j->o.input)
+        snprintf(src, sizeof src, "inputs from --input");
+    else
+        snprintf(src, sizeof src, "seed %llu", (unsigned long long)j->o.seed);
+    if (!j->o.model) {
+        fprintf(f,
+                "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, %s, init-scale %g "
+                "(%.4g multiply-adds per forward)\n",
+                j->o.layers, j->o.d, j->o.batch, src, j->o.init_scale,
+                cp_model_macs(&j->model, (int)j->o.batch));
+        return;
+    }
+    char desc[1024];
+    cp_model_describe(&j->model, desc, sizeof desc);
+    fprintf(f, "model: %s (sha256 %.16s...), %d Linear layers: %s; architecture from %s\n",
+            j->o.model, j->model_sha256, j->model.n_layers, desc, j->arch_from);
+    fprintf(f, "       batch %ld, %s (%.4g multiply-adds per forward)\n", j->o.batch, src,
+            cp_model_macs(&j->model, (int)j->o.batch));
+}
+
+int job_write_out(const struct job *j)
+{
+    if (!j->o.out || j->nres != 1)
+        return CP_OK;
+    const struct job_result *r = &j->res[0];
+    size_t shape[2] = {(size_t)j->o.batch, (size_t)j->model.out_width};
+    int st = cp_npy_write(j->o.out, r->eng->dtype, 2, shape, r->y);
+    return st == CP_OK ? CP_OK : cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
 }
 
 static cJSON *device_json(const cp_device *d)
@@ -691,6 +955,8 @@ void *job_json(const struct job *j)
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; arr && i < j->nres; ++i)
         cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
+    if (j->labels)
+        cJSON_AddItemToObject(root, "labels", labels_json(j));
     return root;
 }
 
@@ -702,7 +968,7 @@ int job_save(const struct job *j)
     size_t shape[3] = {(size_t)j->o.batch, (size_t)m->in_width, 0};
     snprintf(path, sizeof path, "%s/x.npy", dir);
     int st = cp_npy_write(path, CP_F32, 2, shape, j->x);
-    if (st == CP_OK) {
+    if (st == CP_OK && !j->o.model) { /* a model file is recorded in index.json instead */
         size_t wshape[3] = {(size_t)m->n_layers, (size_t)m->d, (size_t)m->d};
         snprintf(path, sizeof path, "%s/weights.npy", dir);
         st = cp_npy_write(path, CP_F32, 3, wshape, m->params);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct job_opts {
     char **sels; /* -d arguments */
@@ -27,6 +28,13 @@ struct job_opts {
     int expect;   /* CMP_EXPECT_NONE or an enum cp_preset */
     bool equal_nan;
     bool invariance;
+    /* models, inputs and labels from files */
+    const char *model;  /* --model FILE.safetensors */
+    const char *input;  /* --input X.npy: float32 [batch, in] */
+    const char *labels; /* --labels Y.npy: int32 or int64 class ids */
+    const char *out;    /* --out Y.npy: the one result */
+    cp_arch_opts arch;  /* --arch, --act, --residual */
+    bool d_set, layers_set, batch_set, seed_set, init_scale_set;
 };
 
 /* The parsing of the options that every model command shares; returns CP_OK, or an exit
@@ -73,6 +81,10 @@ struct job {
     struct job_result *res;
     size_t nres;
     char build_options[512];
+    /* --model: where the architecture came from, and the file's SHA-256 */
+    const char *arch_from;
+    char model_sha256[65];
+    int64_t *labels; /* --labels: batch class ids */
 };
 
 /* Devices, engines, the simulator guard and the memory checks, then the model and input:
@@ -80,6 +92,10 @@ struct job {
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
 /* Runs every result, the reference and the metrics. */
 int job_execute(struct job *j);
+/* The "model: ..." line of run and compare. */
+void job_print_model(FILE *f, const struct job *j);
+/* --out FILE: the one result, as .npy. */
+int job_write_out(const struct job *j);
 /* --save DIR: x.npy, weights.npy, one .npy per result, index.json. */
 int job_save(const struct job *j);
 void job_free(struct job *j);

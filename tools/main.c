@@ -19,6 +19,8 @@ static const struct {
     {"diff", cmd_diff, "compare --save folders made on different machines"},
     {"cache", cmd_cache, "list or clear the program-binary cache"},
     {"tune", cmd_tune, "time cl:own's kernel settings per device and store the fastest"},
+    {"peak", cmd_peak, "measure each device's fma throughput, bandwidth and launch latency"},
+    {"sweep", cmd_sweep, "time the model over a grid of batch, width, depth or parameter budget"},
 };
 
 static void usage(FILE *f)

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config git
       ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
       libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema
-      valgrind)
+      gnuplot-nox clang libclang-rt-14-dev valgrind)
 
 missing=()
 for p in "${pkgs[@]}"; do

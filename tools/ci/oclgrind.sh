@@ -69,24 +69,36 @@ case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe, [a-zA-Z_]+:
 case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe, .*-DCP_V4' cp_model_small_pipe
 case_ reg_rc16 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16" cl:own bitwise 13 3 3 '\[reg, .*-DCP_RC=16' cp_model_small_reg
 case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128" cl:own bitwise 36 2 3 '\[reg, .*-DCP_RC=128' cp_model_small_reg
-case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0' cp_gemm_tiled
-case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=1" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1' cp_gemm_tiled
-case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0' cp_gemm_tiled4
-case_ tiled4_bk16_db "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=1,xl=1" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=16 -DCP_DB=1 -DCP_XL=1' cp_gemm_tiled4
+case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled
+case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1 -DCP_XP=4' cp_gemm_tiled
+case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled4
+case_ tiled4_bk16 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=16 -DCP_DB=0 -DCP_XL=1 -DCP_XP=4' cp_gemm_tiled4
+# Double buffering and bk=32 with padding need more than Oclgrind's default 32 KiB of local
+# memory: these cases give it 64 KiB, as most GPUs have.
+case_ tiled4_bk16_db "OCLGRIND_LOCAL_MEM_SIZE=65536 CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=1,xl=1,xp=4" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=16 -DCP_DB=1 -DCP_XL=1 -DCP_XP=4' cp_gemm_tiled4
+case_ tiled4_bk32_xp "OCLGRIND_LOCAL_MEM_SIZE=65536 CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=4" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=4' cp_gemm_tiled4
 case_ vec "CLPARITY_OWN_KERNEL=vec" cl:own bitwise 19 2 3 '\[vec, ' cp_gemm_vec
 case_ vec4 "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=2" cl:own bitwise 20 2 9 '\[vec, .*-DCP_VW=4 -DCP_RB=2' cp_gemm_vec
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
-# Every kernel of clkernels/ must have run in some case.
+# Every kernel of clkernels/ must have run in some case, except peak.cl's: `clparity peak`
+# refuses simulators and sizes its loops and 64 MiB arrays for real devices, so they are not run
+# here yet (listed below). A new .cl file is checked until it is added to this list with a reason.
+not_run_files="peak.cl"
 want=$(python3 -c '
-import re, sys, glob
+import re, sys, glob, os
 names = set()
-for f in glob.glob(sys.argv[1] + "/clkernels/*.cl"):
+for f in sorted(glob.glob(sys.argv[1] + "/clkernels/*.cl")):
+    if os.path.basename(f) in sys.argv[2].split():
+        continue
     src = open(f).read()
     names |= set(re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)", src, re.S))
-print(" ".join(sorted(names)))' "$root")
+print(" ".join(sorted(names)))' "$root" "$not_run_files")
+for f in $not_run_files; do
+    echo "not run here: clkernels/$f ($(grep -o '__kernel void [a-z_0-9]*' "$root/clkernels/$f" | sed 's/__kernel void //' | tr '\n' ' '))"
+done
 ran=$(tr ' ' '\n' <"$out/kernels-ran.txt" | grep -v '^$' | sort -u | tr '\n' ' ')
-echo "kernels in clkernels/: $want"
+echo "kernels in the other files of clkernels/: $want"
 missing=""
 for k in $want; do
     case " $ran " in *" $k "*) ;; *) missing="$missing $k" ;; esac

@@ -33,6 +33,13 @@ const cp_engine_info *cp_engine_find(const char *name);
 void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batch,
                          unsigned long long *total, unsigned long long *largest);
 
+/* Host memory the engine needs besides the model's float weights (which every engine reads
+ * from the host copy) while it is created and run: a host engine's footprint; for an OpenCL
+ * engine on a CPU device (PoCL, Oclgrind), whose buffers live in host memory, the device
+ * footprint, plus cl:own's staging copy of the transposed weights during the upload. */
+unsigned long long cp_engine_host_footprint(const cp_engine_info *info, const cp_device *dev,
+                                            const cp_model *m, int batch);
+
 /* Checks the footprint against the device's global memory and max allocation, and each
  * layer against the max allocation. CP_FAIL_USAGE with a message naming both sizes. */
 int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, const cp_model *m,

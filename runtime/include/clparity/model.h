@@ -53,6 +53,36 @@ void cp_model_free(cp_model *m);
 /* Multiply-adds of one forward pass over `batch` rows. */
 double cp_model_macs(const cp_model *m, int batch);
 
+/* ---- models from files ---------------------------------------------------------------- */
+
+struct cp_st_file;
+
+/* Where the architecture comes from: the first of the flags (--arch, --act, --residual),
+ * the metadata key clparity.arch (written by tools/export_torch.py), and the tensor names. */
+enum cp_arch_kind { CP_ARCH_AUTO = 0, CP_ARCH_DUMB, CP_ARCH_MLP };
+
+typedef struct cp_arch_opts {
+    enum cp_arch_kind kind; /* CP_ARCH_AUTO: from the metadata, else from the names */
+    int act;                /* -1: not given; else an enum cp_act for every hidden layer (and,
+                               in the post's model, the last one too) */
+    int residual;           /* -1: not given; 0 off; 1 on wherever in == out */
+} cp_arch_opts;
+
+/* Builds the model from a parsed safetensors file:
+ * - CP_ARCH_DUMB: tensors blocks.N.net.0.weight [d, d] (N = 0..L-1, optional .bias): relu and
+ *   a residual in every block (the post's model);
+ * - CP_ARCH_MLP: an nn.Sequential's N.weight [out, in] and N.bias, N ascending: relu between
+ *   the layers, nothing after the last, no residual;
+ * - CP_ARCH_AUTO: clparity.arch when present, else one of the two above by the names.
+ * Then a->act and a->residual override. Every weight must be F32 and 2-D, every bias 1-D of
+ * the layer's out, each layer's in the previous one's out. *from is set to a short phrase
+ * naming where the architecture came from. Errors are CP_FAIL_USAGE naming the file. */
+int cp_model_from_safetensors(cp_model *m, const struct cp_st_file *f, const cp_arch_opts *a,
+                              const char **from);
+
+/* "64→128 relu, 128→10" style summary of the layers, for the report. */
+void cp_model_describe(const cp_model *m, char *buf, size_t len);
+
 /* The input: batch rows of standard normals from the generator (tensor CP_TENSOR_INPUT). */
 int cp_model_input(int batch, int width, uint64_t seed, float **out);
 

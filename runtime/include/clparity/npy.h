@@ -31,6 +31,8 @@ int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shap
  * an unsupported dtype, a shape that overflows size_t or disagrees with the file size) gives
  * CP_FAIL_USAGE and a message naming the file and the problem; I/O errors CP_FAIL_RUNTIME. */
 int cp_npy_read(const char *path, cp_npy *out);
+/* The same from memory (the fuzzer's entry point); `name` is used in messages. */
+int cp_npy_parse(const void *buf, size_t len, const char *name, cp_npy *out);
 void cp_npy_free(cp_npy *a);
 
 #endif

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Checks the --csv and --json of one `clparity sweep` against each other and against what they
+must hold: the golden CSV header, the provenance line, one row per point x device x engine, every
+field of a finished row (min <= median <= max, e2e >= wall, GFLOP/s = 2·macs/median wall, % of
+peak from the device's peak), n/a kernel time exactly where the engine hides its events, the
+grid, and the JSON schema.
+
+usage: check_sweep.py CSV JSON SCHEMA HEADER VARY GRID SERIES [--refused N] [--interrupted]
+  GRID is the expected comma list of the varied values, or '-' to take the JSON's;
+  SERIES the expected number of device x engine series.
+"""
+import csv
+import json
+import math
+import sys
+
+import jsonschema
+
+
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+
+
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def main():
+    args = sys.argv[1:]
+    refused = 0
+    interrupted = False
+    if "--refused" in args:
+        i = args.index("--refused")
+        refused = int(args[i + 1])
+        del args[i : i + 2]
+    if "--interrupted" in args:
+        args.remove("--interrupted")
+        interrupted = True
+    csv_path, json_path, schema_path, header_path, vary, grid, nseries = args
+    nseries = int(nseries)
+
+    doc = json.load(open(json_path))
+    jsonschema.validate(doc, json.load(open(schema_path)))
+
+    lines = open(csv_path).read().splitlines()
+    prefix = "# provenance: "
+    if not lines[0].startswith(prefix):
+        fail(f"first CSV line is not the provenance: {lines[0][:80]}")
+    prov = json.loads(lines[0][len(prefix) :])
+    for key in ("clparity_version", "git_hash", "command", "date", "host_cpu", "icd",
+                "environment", "kernel_build_options"):
+        if key not in prov:
+            fail(f"CSV provenance lacks {key}")
+    golden = open(header_path).read().rstrip("\n")
+    if lines[1] != golden:
+        fail(f"CSV header differs from the golden one:\n  got  {lines[1]}\n  want {golden}")
+    rows = list(csv.DictReader(lines[1:]))
+
+    sw = doc["sweep"]
+    if sw["vary"] != vary:
+        fail(f"vary {sw['vary']} != {vary}")
+    if grid != "-" and sw["grid"] != [int(v) for v in grid.split(",")]:
+        fail(f"grid {sw['grid']} != {grid}")
+    if doc["interrupted"] != interrupted:
+        fail(f"interrupted is {doc['interrupted']}")
+    res = doc["results"]
+    if len(res) != len(rows):
+        fail(f"{len(res)} JSON results but {len(rows)} CSV rows")
+    if not interrupted and len(rows) != len(sw["grid"]) * nseries:
+        fail(f"{len(rows)} rows, expected {len(sw['grid'])} points x {nseries} series")
+    if interrupted and not 0 < len(rows) < len(sw["grid"]) * nseries:
+        fail(f"an interrupted sweep kept {len(rows)} rows")
+
+    peaks = {d["device"]["label"]: d["peak"] for d in doc["devices"]}
+    n_refused = 0
+    for row, r in zip(rows, res):
+        where = f"{row['device']} {row['engine']} d={row['d']} L={row['layers']} B={row['batch']}"
+        if row["status"] != r["status"] or row["engine"] != r["engine"]:
+            fail(f"CSV and JSON disagree at {where}")
+        d, L, B = int(row["d"]), int(row["layers"]), int(row["batch"])
+        if float(row["macs"]) != B * d * d * L or float(row["params"]) != d * d * L:
+            fail(f"macs or params wrong at {where}")
+        x = {"batch": B, "width": d, "depth": L, "params": d}[vary]
+        if x not in sw["grid"]:
+            fail(f"{where}: {x} is not in the grid")
+        if row["status"] == "refused":
+            n_refused += 1
+            reason = row["reason"]
+            if " > " not in reason or not reason.endswith(")"):
+                fail(f"{where}: a refusal must name size and limit: {reason}")
+            if any(row[k] for k in ("wall_median_s", "gflops", "pct_peak")):
+                fail(f"{where}: a refused row has timings")
+            continue
+        if row["status"] != "ok":
+            fail(f"{where}: status {row['status']}: {row['reason']}")
+        t = r["timing"]
+        wmin, wmed, wmax = (float(row[k]) for k in ("wall_min_s", "wall_median_s", "wall_max_s"))
+        emin, emed, emax = (float(row[k]) for k in ("e2e_min_s", "e2e_median_s", "e2e_max_s"))
+        if not (0 < wmin <= wmed <= wmax and 0 < emin <= emed <= emax):
+            fail(f"{where}: min <= median <= max fails")
+        if emed < wmed:
+            fail(f"{where}: end-to-end median {emed} below the wall median {wmed}")
+        if not close(wmed, t["wall_median_s"]):
+            fail(f"{where}: CSV and JSON wall times differ")
+        gf = float(row["gflops"])
+        if not close(gf, 2 * B * d * d * L / wmed / 1e9):
+            fail(f"{where}: GFLOP/s {gf} is not 2·B·d²·L / median wall")
+        hides = row["engine"] in ("cl:clblast",) or row["engine"].startswith("host:")
+        if hides != (row["kernel_median_s"] == "") or hides != (t["kernel_median_s"] is None):
+            fail(f"{where}: kernel time must be n/a exactly where the engine hides it")
+        pk = peaks[row["device"]]
+        if pk["available"]:
+            if not close(float(row["pct_peak"]), 100 * gf / pk["fma_gflops"]):
+                fail(f"{where}: % of peak is not 100·GFLOP/s / peak")
+            if not close(float(row["peak_gflops"]), pk["fma_gflops"]):
+                fail(f"{where}: peak_gflops differs from the device's peak")
+        elif row["pct_peak"] != "" or r["pct_peak"] is not None:
+            fail(f"{where}: a simulator has no % of peak")
+        for k in ("runs", "warmup"):
+            if int(row[k]) != sw[k]:
+                fail(f"{where}: {k}")
+    if n_refused != refused:
+        fail(f"{n_refused} refused rows, expected {refused}")
+    pairs = nseries * (nseries - 1) // 2
+    if not interrupted and len(doc["crossovers"]) != pairs:
+        fail(f"{len(doc['crossovers'])} crossover pairs, expected {pairs}")
+    # The crossovers, recomputed from the rows: in grid order over the points where both ran,
+    # each change of the faster (ties keep the order before them).
+    x_of = lambda row: int(row[{"batch": "batch", "width": "d", "depth": "layers", "params": "d"}[vary]])
+    series = {}
+    for row in rows:
+        if row["status"] == "ok":
+            series.setdefault((row["device"], row["engine"]), {})[x_of(row)] = float(row["wall_median_s"])
+    for c in doc["crossovers"]:
+        a = series.get((c["a"]["device"], c["a"]["engine"]), {})
+        b = series.get((c["b"]["device"], c["b"]["engine"]), {})
+        common = [x for x in sw["grid"] if x in a and x in b]
+        want, cur, first, prev = [], None, None, None
+        for x in common:
+            f = "a" if a[x] < b[x] else "b" if b[x] < a[x] else cur
+            if f is not None and cur is not None and f != cur:
+                want.append({"at": x, "after": prev, "faster": f})
+            if cur is None and f is not None:
+                first = f
+            if f is not None:
+                cur = f
+            prev = x
+        got = [{k: v for k, v in x.items() if k != "text"} for x in c["crossings"]]
+        if got != want or c["common_points"] != len(common) or c["faster_first"] != first:
+            fail(f"crossovers of {c['a']} and {c['b']}: got {got}, recomputed {want}")
+        if not c["crossings"] and not c["summary"].startswith("never"):
+            fail(f"no crossing but the summary says {c['summary']}")
+        for x in c["crossings"]:
+            w = c[x["faster"]]
+            if not x["text"].startswith(f"on {w['device']}, {w['engine']} beats ") or not x["text"].endswith(f" ≥ {x['at']}"):
+                fail(f"crossing text: {x['text']}")
+    print(f"ok: {len(rows)} rows ({n_refused} refused), {len(doc['crossovers'])} crossover pairs")
+
+
+main()

@@ -1,0 +1,241 @@
+/* clparity peak: each selected device's FP32 fma throughput, streaming bandwidth and launch
+ * latency, measured once per device and driver and then read from the cache. */
+#include "cli.h"
+#include "cmds.h"
+#include "perf.h"
+
+#include "clparity/peak.h"
+#include "clparity/report.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void peak_help(void)
+{
+    printf("usage: clparity peak [-d SEL] [--remeasure] [--json FILE]\n"
+           "\n"
+           "Measures what each selected device can do at best, for sweep's %% of peak:\n"
+           "  FMA GFLOP/s   FP32 fma throughput, 2 flops per fma: OpenCL devices run 8\n"
+           "                independent fma chains per work-item (clkernels/peak.cl), float16\n"
+           "                on CPU devices and float4 elsewhere; the host runs 8 chains of\n"
+           "                AVX-512 (or AVX2+FMA, or plain fmaf) registers on one thread per\n"
+           "                online CPU\n"
+           "  triad GB/s    a = b + s*c over three 64 MiB arrays (less where the device's\n"
+           "                max allocation is smaller), 12 bytes per element, 1 GB = 1e9 bytes;\n"
+           "                OpenCL launches it back to back for about 20 ms per repetition\n"
+           "  launch us     an empty kernel, enqueue + clFinish, median of 200 (n/a on host)\n"
+           "Each is the median of 5 repetitions (after a warm-up). A simulator (Oclgrind) has\n"
+           "no peak: n/a (simulator).\n"
+           "\n"
+           "Results are cached per device and driver (device name, vendor and version, driver\n"
+           "version, platform name and version; host: CPU name and count) as one JSON file\n"
+           "each, $XDG_CACHE_HOME/clparity/peak-<hash>.json (else ~/.cache/clparity). A\n"
+           "missing, corrupt or foreign file means a new measurement, never an error.\n"
+           "CLPARITY_CACHE=off neither reads nor writes it. 'clparity cache clear' leaves these\n"
+           "files alone.\n"
+           "\n"
+           "  -d SEL           devices, as for run (default: $CLPARITY_DEVICES, else every\n"
+           "                   non-simulator OpenCL device plus host)\n"
+           "  --remeasure      measure even when the cache holds a result (and store the new one)\n"
+           "  --json FILE      write the results and provenance as JSON ('-' for stdout; the\n"
+           "                   table then goes to stderr)\n"
+           "  --version        print the version and exit\n"
+           "  -h, --help       print this help and exit\n"
+           "\n"
+           "exit status: 0 success, 2 usage error (bad option, a selector that matches\n"
+           "nothing), 3 runtime error (an OpenCL call failed, I/O)\n");
+}
+
+void *perf_device_json(const cp_device *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char buf[300];
+    cp_device_tag(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "id", buf);
+    cp_device_label(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "label", buf);
+    cJSON_AddStringToObject(o, "kind", d->kind == CP_DEV_HOST ? "host" : "opencl");
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "platform", d->platform);
+    cJSON_AddStringToObject(o, "driver", d->driver);
+    cJSON_AddBoolToObject(o, "simulator", d->kind == CP_DEV_OPENCL && d->simulator);
+    return o;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, bool known, double v)
+{
+    if (known && isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+void *perf_peak_json(const cp_peak *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddBoolToObject(o, "available", p->available);
+    add_num_or_null(o, "fma_gflops", p->available, p->fma_gflops);
+    add_num_or_null(o, "bandwidth_gbs", p->available, p->bandwidth_gbs);
+    add_num_or_null(o, "latency_us", p->available && p->latency_us >= 0.0, p->latency_us);
+    if (p->available) {
+        cJSON_AddStringToObject(o, "source", p->cached ? "cached" : "measured");
+        cJSON_AddStringToObject(o, "measured_at", p->measured_at);
+    } else {
+        cJSON_AddStringToObject(o, "source", "simulator");
+        cJSON_AddNullToObject(o, "measured_at");
+    }
+    cJSON_AddNumberToObject(o, "seconds", p->seconds);
+    return o;
+}
+
+void perf_peak_header(FILE *out)
+{
+    fprintf(out, "%-36s %12s %11s %10s  %s\n", "device", "FMA GFLOP/s", "triad GB/s", "launch us",
+            "source");
+}
+
+void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
+{
+    char label[300];
+    cp_device_label(d, label, sizeof label);
+    if (!p->available) {
+        fprintf(out, "%-36.36s %12s\n", label, "n/a (simulator)");
+        return;
+    }
+    char lat[32];
+    if (p->latency_us >= 0.0)
+        snprintf(lat, sizeof lat, "%.1f", p->latency_us);
+    else
+        snprintf(lat, sizeof lat, "n/a");
+    fprintf(out, "%-36.36s %12.1f %11.1f %10s  ", label, p->fma_gflops, p->bandwidth_gbs, lat);
+    if (p->cached)
+        fprintf(out, "cached, measured %s", p->measured_at);
+    else
+        fprintf(out, "measured in %.1f s", p->seconds);
+    if (p->cache_note[0])
+        fprintf(out, " (%s)", p->cache_note);
+    fputc('\n', out);
+}
+
+enum { OPT_REMEASURE = 256, OPT_JSON, OPT_VERSION };
+
+int cmd_peak(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"remeasure", no_argument, NULL, OPT_REMEASURE},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    char **sels = calloc((size_t)argc + 1, sizeof *sels);
+    size_t nsel = 0;
+    bool remeasure = false;
+    const char *json = NULL;
+    cp_devlist devs = {0};
+    bool *chosen = NULL;
+    cp_peak *peaks = NULL;
+    cJSON *root = NULL;
+    if (!sels)
+        return cli_fail("peak", CP_FAIL_RUNTIME, "out of memory");
+    int c, st = CP_OK;
+    opterr = 0;
+    optind = 1;
+    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            sels[nsel++] = optarg;
+            break;
+        case OPT_REMEASURE:
+            remeasure = true;
+            break;
+        case OPT_JSON:
+            json = optarg;
+            break;
+        case 'h':
+            peak_help();
+            goto out;
+        case OPT_VERSION:
+            cli_print_version();
+            goto out;
+        case ':':
+            st = cli_fail("peak", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
+            break;
+        default:
+            st = cli_fail("peak", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+            break;
+        }
+    }
+    if (st == CP_OK && optind < argc)
+        st = cli_fail("peak", CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (st == CP_OK && json)
+        st = cli_check_output_file("peak", "--json", json);
+    if (st == CP_OK)
+        st = cli_select_devices("peak", sels, nsel, &devs, &chosen);
+    if (st != CP_OK)
+        goto out;
+    peaks = calloc(devs.n, sizeof *peaks);
+    if (!peaks) {
+        st = cli_fail("peak", CP_FAIL_RUNTIME, "out of memory");
+        goto out;
+    }
+    FILE *tab = json && strcmp(json, "-") == 0 ? stderr : stdout;
+    perf_peak_header(tab);
+    for (size_t i = 0; i < devs.n; ++i) {
+        if (!chosen[i])
+            continue;
+        st = cp_peak_get(&devs.v[i], remeasure, &peaks[i]);
+        if (st != CP_OK) {
+            char label[300];
+            cp_device_label(&devs.v[i], label, sizeof label);
+            st = cli_fail("peak", st, "%s: %s", label, cp_err_msg());
+            cli_print_build_log();
+            goto out;
+        }
+        perf_peak_row(tab, &devs.v[i], &peaks[i]);
+        fflush(tab);
+    }
+    if (json) {
+        root = cJSON_CreateObject();
+        cJSON *arr = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
+        if (!arr) {
+            st = cli_fail("peak", CP_FAIL_RUNTIME, "out of memory building JSON");
+            goto out;
+        }
+        cJSON_AddNumberToObject(root, "schema", 1);
+        cJSON_AddStringToObject(root, "command", "peak");
+        cJSON_AddItemToObject(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
+        for (size_t i = 0; i < devs.n; ++i) {
+            if (!chosen[i])
+                continue;
+            cJSON *o = cJSON_CreateObject();
+            if (!o)
+                break;
+            cJSON_AddItemToObject(o, "device", perf_device_json(&devs.v[i]));
+            cJSON_AddItemToObject(o, "peak", perf_peak_json(&peaks[i]));
+            cJSON_AddItemToArray(arr, o);
+        }
+        /* "devices" after the provenance, for a reader's eye. */
+        cJSON_DetachItemViaPointer(root, arr);
+        cJSON_AddItemToObject(root, "devices", arr);
+        st = cp_json_write(json, root);
+        if (st != CP_OK)
+            cli_fail("peak", st, "--json: %s", cp_err_msg());
+    }
+out:
+    cJSON_Delete(root);
+    free(peaks);
+    free(chosen);
+    cp_devlist_free(&devs);
+    free(sels);
+    return st;
+}
