@@ -38,6 +38,14 @@ extern const struct cp_engine_ops cp_engine_ops_host_f64;
 /* True when CLPARITY_TEST_HOOK names this hook: the tests' way to plant a fault. */
 bool cp_test_hook(const char *name);
 
+/* Test hooks "fail-enqueue:N" and "fail-alloc:N": counts the calls of one kind ("enqueue",
+ * "alloc") and is true for the Nth, whose OpenCL call the engine then reports as failed, as a
+ * device that runs out of resources mid-run would. */
+bool cp_test_fail(const char *what);
+
+/* True when any CLPARITY_TEST_HOOK is set. */
+bool cp_test_hook_active(void);
+
 static inline double cp_now(void)
 {
     struct timespec ts;

@@ -6,6 +6,7 @@
 #include "clparity/tune.h"
 
 #include <clblast_c.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,26 @@ static bool one_launch(int path)
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
 
+/* clCreateBuffer and clEnqueueNDRangeKernel, through which the test hooks fail-alloc:N and
+ * fail-enqueue:N make the Nth call fail as a device out of resources would. */
+static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc)
+{
+    if (cp_test_fail("alloc")) {
+        *rc = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    return clCreateBuffer(ctx, flags, size, host, rc);
+}
+
+static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+                             const size_t *global, const size_t *local, cl_uint n_wait,
+                             const cl_event *wait, cl_event *ev)
+{
+    if (cp_test_fail("enqueue"))
+        return CL_OUT_OF_RESOURCES;
+    return clEnqueueNDRangeKernel(q, k, dims, offset, global, local, n_wait, wait, ev);
+}
+
 /* cl_forward flushes the queue after every this many layers. */
 #define CP_FLUSH_LAYERS 256
 
@@ -66,7 +87,9 @@ static void cl_destroy(cp_engine *e)
                 clReleaseEvent(s->events[l]);
         free(s->events);
     }
-    for (int i = 0; i < 2; ++i)
+    /* Test hook "skip-release": one buffer is left unreleased, to show that the check below
+     * catches it. */
+    for (int i = cp_test_hook("skip-release") ? 1 : 0; i < 2; ++i)
         if (s->act[i])
             clReleaseMemObject(s->act[i]);
     if (s->tmp)
@@ -98,10 +121,41 @@ static void cl_destroy(cp_engine *e)
         clReleaseKernel(s->k_epilogue);
     if (s->prog)
         clReleaseProgram(s->prog);
+    if (s->clblast) {
+        /* CLBlast caches its programs per context, each holding a reference to ours: the
+         * context (and the device memory behind it) is freed only when they go. */
+        CLBlastStatusCode cs = CLBlastClearCache();
+        if (cs != CLBlastSuccess)
+            fprintf(stderr, "clparity: warning: CLBlastClearCache failed: %s (%d)\n",
+                    cp_clblast_status_name(cs), (int)cs);
+    }
     if (s->q)
         clReleaseCommandQueue(s->q);
-    if (s->ctx)
+    if (s->ctx) {
+        /* Under a test hook (a planted fault), check that every object made in this context
+         * was released: the objects hold references to it, so ours must be the last. A driver
+         * may drop its own references to finished commands a moment after clFinish (PoCL's
+         * worker threads do), so a count above 1 is read again for up to a second. */
+        cl_uint refs = 1;
+        for (int tries = 0; cp_test_hook_active() && tries < 100; ++tries) {
+            cl_int rc =
+                clGetContextInfo(s->ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+            if (rc != CL_SUCCESS) {
+                fprintf(stderr, "clparity: test hook: clGetContextInfo failed: %s (%d)\n",
+                        cp_cl_error_name(rc), rc);
+                break;
+            }
+            if (refs == 1)
+                break;
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+        }
+        if (refs != 1)
+            fprintf(stderr,
+                    "clparity: test hook: %s: %u references to the OpenCL context remain before "
+                    "its release: an object was not released\n",
+                    e->info->name, refs);
         clReleaseContext(s->ctx);
+    }
     free(s);
     e->state = NULL;
 }
@@ -238,7 +292,7 @@ static size_t layer_t_size(const cp_layer *L, int ldw)
 static int upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, const char *what)
 {
     cl_int rc;
-    *buf = clCreateBuffer(s->ctx, CL_MEM_READ_ONLY, bytes ? bytes : 1, NULL, &rc);
+    *buf = create_buffer(s->ctx, CL_MEM_READ_ONLY, bytes ? bytes : 1, NULL, &rc);
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
                           cp_cl_error_name(rc), rc);
@@ -491,7 +545,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     for (size_t c = 0; c < s->n_chunks; ++c) {
         size_t n = chunk_end(e, s, c) - s->chunk_start[c];
         s->chunks[c] =
-            clCreateBuffer(s->ctx, CL_MEM_READ_ONLY, (n ? n : 1) * sizeof(float), NULL, &rc);
+            create_buffer(s->ctx, CL_MEM_READ_ONLY, (n ? n : 1) * sizeof(float), NULL, &rc);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(weights)");
         if (n == 0)
@@ -513,12 +567,12 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
 
     size_t act = (size_t)e->max_batch * (size_t)m->max_width * sizeof(float);
     for (int i = 0; i < 2; ++i) {
-        s->act[i] = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
+        s->act[i] = create_buffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(activations)");
     }
     if (s->clblast) {
-        s->tmp = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
+        s->tmp = create_buffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(gemm output)");
     }
@@ -614,7 +668,7 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         }
         size_t local[2] = {16, 16};
         size_t grid[2] = {round_up((size_t)L->out, 128) / 8, round_up((size_t)batch, 128) / 8};
-        rc = clEnqueueNDRangeKernel(s->q, k, 2, NULL, grid, local, 0, NULL, &s->events[l]);
+        rc = enqueue_kernel(s->q, k, 2, NULL, grid, local, 0, NULL, &s->events[l]);
         return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_tiled)");
     }
     if (s->path == PATH_VEC) {
@@ -632,7 +686,7 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
             return st;
         size_t grid[2] = {(size_t)ldw / (size_t)s->vec_w,
                           round_up((size_t)batch, (size_t)s->vec_rb) / (size_t)s->vec_rb};
-        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 2, NULL, grid, NULL, 0, NULL, &s->events[l]);
+        rc = enqueue_kernel(s->q, s->k_path, 2, NULL, grid, NULL, 0, NULL, &s->events[l]);
         return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
     }
     if (!s->clblast) {
@@ -644,8 +698,7 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         st = set_args(s->k_linear, "cp_linear", 10, sizes, vals);
         if (st != CP_OK)
             return st;
-        rc = clEnqueueNDRangeKernel(s->q, s->k_linear, 2, NULL, global, NULL, 0, NULL,
-                                    &s->events[l]);
+        rc = enqueue_kernel(s->q, s->k_linear, 2, NULL, global, NULL, 0, NULL, &s->events[l]);
         return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_linear)");
     }
     cl_command_queue q = s->q;
@@ -665,7 +718,7 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     st = set_args(s->k_epilogue, "cp_epilogue", 10, sizes, vals);
     if (st != CP_OK)
         return st;
-    rc = clEnqueueNDRangeKernel(s->q, s->k_epilogue, 2, NULL, global, NULL, 0, NULL, NULL);
+    rc = enqueue_kernel(s->q, s->k_epilogue, 2, NULL, global, NULL, 0, NULL, NULL);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_epilogue)");
 }
 
@@ -697,10 +750,13 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         if (st != CP_OK)
             return st;
         size_t local = s->small_ls, global = s->small_ls * (size_t)batch;
-        rc = clEnqueueNDRangeKernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL,
-                                    &s->events[0]);
+        rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
         if (rc != CL_SUCCESS)
-            return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_model_small)");
+            return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
+                              s->path == PATH_SMALL  ? "cp_model_small"
+                              : s->path == PATH_PIPE ? "cp_model_small_pipe"
+                                                     : "cp_model_small_reg",
+                              cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
     for (int l = 0; l < m->n_layers && !one_launch(s->path); ++l) {
@@ -794,7 +850,7 @@ static int cl_roundtrip(cp_engine *e, int *ok)
             st = cp_err_cl(rc, "clEnqueueUnmapMemObject(weights)");
             goto out;
         }
-        copy = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+        copy = create_buffer(s->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
         if (rc != CL_SUCCESS) {
             st = cp_err_cl(rc, "clCreateBuffer(round-trip copy)");
             goto out;

@@ -4,6 +4,7 @@
 #include "clparity/select.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,7 +161,22 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
         return CP_OK;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return cli_fail(cmd, CP_FAIL_RUNTIME, "%s: %s is a directory", opt, path);
-    return CP_OK;
+    /* The file is written at the end, through a temporary name in its folder: check now,
+     * before any work, that the folder exists and can be written. */
+    char *copy = strdup(path);
+    if (!copy)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    const char *dir = dirname(copy);
+    int st = CP_OK;
+    if (stat(dir, &sb) != 0)
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
+    else if (!S_ISDIR(sb.st_mode))
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path,
+                      strerror(ENOTDIR));
+    else if (access(dir, W_OK | X_OK) != 0)
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
+    free(copy);
+    return st;
 }
 
 void cli_print_version(void)

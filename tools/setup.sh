@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config git
       ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
       libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema
-      gnuplot-nox clang libclang-rt-14-dev)
+      gnuplot-nox clang libclang-rt-14-dev valgrind)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -19,7 +19,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
     $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${pkgs[@]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${missing[@]}"
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release

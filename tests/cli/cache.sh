@@ -10,7 +10,7 @@
 #   off       CLPARITY_CACHE=off, 0, no: nothing written, existing entries untouched
 #   cap       CLPARITY_CACHE_MAX_MB below two entries: the least recently used one goes
 #   listclear `cache list` (text and --json) and `cache clear`, which keeps files not ours
-set -u
+set -u -o pipefail # a failed run fails the pipe into python, whatever python prints
 clp=$1 py=$2 base=$3 scenario=$4
 export POCL_CACHE_DIR=${POCL_CACHE_DIR:-${XDG_CACHE_HOME:-$base}/pocl}
 rm -rf "$base"
@@ -84,8 +84,17 @@ open(sys.argv[1], "wb").write(b)' "$f" ;;
         esac
         [ "$(valid_entries)" = 0 ] || fail "$how: cache list still calls the entry valid"
         expect_run "$hash miss"
-        grep -q 'cache miss; bad entry replaced: ' "$base/run.txt" ||
-            fail "$how: the builds line does not say that the bad entry was replaced"
+        # The builds line names the problem (nothing goes to stderr for it: not an error).
+        case $how in
+        truncated) why='truncated: [0-9]+ bytes where the header says [0-9]+' ;;
+        bitflip) why='(payload|key) checksum mismatch' ;;
+        foreign) why='an entry of another key' ;;
+        garbage) why='not a clparity cache file \(bad magic\)' ;;
+        empty) why='truncated header \(0 bytes\)' ;;
+        esac
+        grep -Eq "^builds: cl:own on 0:0 .*\(cache miss; bad entry replaced: $why\)$" "$base/run.txt" ||
+            fail "$how: the builds line does not say that the bad entry was replaced: /$why/"
+        [ -z "$(find "$dir" -name '*.tmp.*')" ] || fail "$how: a temporary file was left behind"
         [ "$(valid_entries)" = 1 ] || fail "$how: the entry was not replaced by a valid one"
         expect_run "$hash hit"
         echo "ok: $how"
@@ -186,4 +195,7 @@ print("ok: json")' "$base/list.json" "$dir" || fail "cache list --json"
     fail "unknown scenario $scenario"
     ;;
 esac
+# Whatever happened, no temporary file is left behind.
+[ -z "$(find "$base" -path '*clparity*' -name '*.tmp.*' 2>/dev/null)" ] ||
+    fail "temporary files left: $(find "$base" -path '*clparity*' -name '*.tmp.*')"
 echo "ok: $scenario"

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Usage: expect.sh STATUS REGEX [--no-files DIR] -- COMMAND [ARGS...]
+# Usage: expect.sh STATUS REGEX [--no-files DIR]... [--stderr-lacks REGEX2] -- COMMAND [ARGS...]
 # Runs COMMAND and checks that it exits with STATUS and that the first line of its stderr
 # matches REGEX (grep -E; an empty REGEX checks nothing). With --no-files DIR, also checks
-# that DIR holds no file afterwards (no partial output left behind).
+# that DIR holds no file afterwards (no partial output left behind); DIR is emptied first.
+# With --stderr-lacks REGEX2, checks that no line of stderr matches REGEX2.
 set -u
 want=$1 regex=$2
 shift 2
-nofiles=""
-if [ "${1:-}" = "--no-files" ]; then
-    nofiles=$2
+nofiles=()
+lacks=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    case $1 in
+    --no-files) nofiles+=("$2") ;;
+    --stderr-lacks) lacks=$2 ;;
+    *) echo "expect.sh: unknown option $1"; exit 2 ;;
+    esac
     shift 2
-fi
+done
 [ "${1:-}" = "--" ] && shift
+for d in "${nofiles[@]}"; do
+    rm -rf "$d"
+    mkdir -p "$d"
+done
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 "$@" >/dev/null 2>"$err"
@@ -26,9 +36,16 @@ if [ -n "$regex" ] && ! printf '%s\n' "$first" | grep -Eq -- "$regex"; then
     echo "FAIL: first stderr line does not match /$regex/: $first"
     ok=0
 fi
-if [ -n "$nofiles" ] && [ -n "$(find "$nofiles" -type f 2>/dev/null | head -n 1)" ]; then
-    echo "FAIL: files left behind in $nofiles:"
-    find "$nofiles" -type f
+for d in "${nofiles[@]}"; do
+    if [ -n "$(find "$d" -type f 2>/dev/null | head -n 1)" ]; then
+        echo "FAIL: files left behind in $d:"
+        find "$d" -type f
+        ok=0
+    fi
+done
+if [ -n "$lacks" ] && grep -Eq -- "$lacks" "$err"; then
+    echo "FAIL: stderr has a line matching /$lacks/:"
+    grep -E -- "$lacks" "$err"
     ok=0
 fi
 if [ $ok = 1 ]; then
