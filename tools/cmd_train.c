@@ -50,7 +50,8 @@ static void train_help(void)
            "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
            "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
            "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
-           "  --save DIR       final weights per result (.npy) and index.json\n"
+           "  --save DIR       x.npy, target.npy, the initial weights.npy, the final weights\n"
+        "                   per result (<device>.<engine>.npy) and index.json\n"
            "  --version        print the version and exit\n"
            "  -h, --help       print this help and exit\n"
            "\n"
@@ -657,6 +658,19 @@ static int save(const struct train *T)
     const struct opts *o = &T->o;
     char path[4096];
     size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
+    /* The inputs of the training: x, the target and the initial weights. */
+    size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
+    size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
+    const char *names[] = {"x.npy", "target.npy", "weights.npy"};
+    const float *data[] = {T->x, T->t, T->m.params};
+    const size_t *shapes[] = {xs, ts, shape};
+    const int ndims[] = {2, 2, 3};
+    for (size_t i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
+        int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    }
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
         char file[128];
