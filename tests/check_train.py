@@ -2,9 +2,10 @@
 """Checks a `clparity train --save DIR` folder against an independent float64 NumPy
 implementation of the training, written from the formulas of clparity/train.h:
 
-  forward   z = a @ W.T, a' = a + relu(z)           (the built-in model: residual blocks)
+  forward   z = a @ W.T + b, a' = (residual ? a : 0) + act(z)   (index.json's layer_list)
   loss      mean((y - t)^2) over batch x width
-  gradient  g = 2/N (y - t); dz = g * (z > 0); dW = dz.T @ a; da = dz @ W + g (residual)
+  gradient  g = 2/N (y - t); dz = g * (z > 0) for ReLU; dW = dz.T @ a; db = sum(dz);
+            da = dz @ W (+ g with a residual)
   update    W -= lr * dW, with lr the float32 value of --lr
 
 Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
@@ -19,26 +20,39 @@ import sys
 import numpy as np
 
 
-def train_f64(x, t, w, steps, lr):
-    w = w.astype(np.float64).copy()
+def train_f64(x, t, p, layers, steps, lr):
+    """The flat parameters p after `steps` SGD steps; layers is index.json's layer_list."""
+    p = p.astype(np.float64).reshape(-1).copy()
     x = x.astype(np.float64)
     t = t.astype(np.float64)
     n = t.size
+
+    def weight(ly):
+        return p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]].reshape(ly["out"], ly["in"])
+
     for _ in range(steps):
         acts, zs = [x], []
         a = x
-        for l in range(w.shape[0]):
-            z = a @ w[l].T
+        for ly in layers:
+            z = a @ weight(ly).T
+            if ly["has_bias"]:
+                z = z + p[ly["b_off"]:ly["b_off"] + ly["out"]]
             zs.append(z)
-            a = a + np.where(z > 0, z, 0.0)
+            r = np.where(z > 0, z, 0.0) if ly["act"] == "relu" else z
+            a = a + r if ly["residual"] else r
             acts.append(a)
         g = (2.0 / n) * (a - t)
-        for l in reversed(range(w.shape[0])):
-            dz = g * (zs[l] > 0)
+        for l in reversed(range(len(layers))):
+            ly = layers[l]
+            dz = g * (zs[l] > 0) if ly["act"] == "relu" else g
+            w = weight(ly)
             dw = dz.T @ acts[l]
-            g = dz @ w[l] + g
-            w[l] = w[l] - lr * dw
-    return w
+            db = dz.sum(axis=0)
+            g = dz @ w + (g if ly["residual"] else 0.0)  # with the pre-update W
+            p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]] -= lr * dw.reshape(-1)
+            if ly["has_bias"]:
+                p[ly["b_off"]:ly["b_off"] + ly["out"]] -= lr * db
+    return p
 
 
 def main():
@@ -60,8 +74,10 @@ def main():
         print(f"check_train: bad folder {a.dir}: {e}", file=sys.stderr)
         return 2
     lr = float(np.float32(m["lr"]))
-    ref = train_f64(x, t, w0, int(m["steps"]), lr)
+    w0 = w0.reshape(-1)
+    ref = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr)
     ok = True
+    res = {k: v.reshape(-1) for k, v in res.items()}
     f64 = res[("host", "host:f64")]
     if f64.dtype != np.float64:
         print(f"FAIL: host:f64 weights are {f64.dtype}, not float64")

@@ -9,12 +9,14 @@
 #include "clparity/model.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
+#include "clparity/safetensors.h"
 #include "clparity/select.h"
 #include "clparity/train.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,9 @@ static void train_help(void)
            "  -d SEL           devices (keywords all/host/gpu/cpu/accelerator, P:D, P or a\n"
            "                   name substring; comma list or repeated)\n"
            "  --engines LIST   cl:own, host:exact, host:f64 (default: those that apply)\n"
+           "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
+           "                   nn.Sequential MLP, biases included); the input and target are\n"
+           "                   the generator's, of its in and out widths\n"
            "  --d-model D      width (default 32)\n"
            "  --layers L       blocks (default 4)\n"
            "  --batch B        rows per step (default 1)\n"
@@ -51,7 +56,7 @@ static void train_help(void)
            "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
            "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
            "  --save DIR       x.npy, target.npy, the initial weights.npy, the final weights\n"
-        "                   per result (<device>.<engine>.npy) and index.json\n"
+           "                   per result (<device>.<engine>.npy) and index.json\n"
            "  --version        print the version and exit\n"
            "  -h, --help       print this help and exit\n"
            "\n"
@@ -66,7 +71,8 @@ static void train_help(void)
 struct opts {
     char **sels;
     size_t nsel;
-    const char *engines, *json, *csv, *save;
+    const char *engines, *json, *csv, *save, *model;
+    bool shape_set; /* --d-model, --layers or --init-scale given */
     long d, layers, batch, steps, every;
     uint64_t seed;
     double init_scale, lr;
@@ -105,6 +111,8 @@ struct train {
     struct rec *recs;
     size_t nrecs, caprecs;
     char build_options[128];
+    const char *arch_from;
+    char model_sha256[65];
 };
 
 enum {
@@ -122,7 +130,8 @@ enum {
     O_CSV,
     O_SAVE,
     O_SLOW,
-    O_VERSION
+    O_VERSION,
+    O_MODEL
 };
 
 static int parse(int argc, char **argv, struct opts *o, bool *handled)
@@ -142,6 +151,7 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
                                        {"save", required_argument, NULL, O_SAVE},
                                        {"allow-slow", no_argument, NULL, O_SLOW},
                                        {"version", no_argument, NULL, O_VERSION},
+                                       {"model", required_argument, NULL, O_MODEL},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
     *handled = false;
@@ -170,9 +180,11 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
             o->engines = optarg;
             break;
         case O_DMODEL:
+            o->shape_set = true;
             st = cli_parse_long(CMD, "--d-model", optarg, 1, 65536, &o->d);
             break;
         case O_LAYERS:
+            o->shape_set = true;
             st = cli_parse_long(CMD, "--layers", optarg, 1, 100000, &o->layers);
             break;
         case O_BATCH:
@@ -188,6 +200,7 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
             st = cli_parse_u64(CMD, "--seed", optarg, &o->seed);
             break;
         case O_INIT:
+            o->shape_set = true;
             st = cli_parse_double(CMD, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
             break;
         case O_LR:
@@ -210,6 +223,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
         case O_SAVE:
             o->save = optarg;
             break;
+        case O_MODEL:
+            o->model = optarg;
+            break;
         case O_SLOW:
             o->allow_slow = true;
             break;
@@ -223,6 +239,10 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
     }
     if (optind < argc)
         return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->model && o->shape_set)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--model sets the model's shape and weights: --d-model, --layers and "
+                        "--init-scale do not apply");
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(CMD, CP_FAIL_USAGE, "--json and --csv cannot both be '-'");
     return CP_OK;
@@ -253,6 +273,28 @@ static int add_result(struct train *T, const cp_device *dev, const char *engine)
 static void label(const struct result *r, char *buf, size_t len)
 {
     cp_device_label(r->dev, buf, len);
+}
+
+/* --model: the safetensors file, its architecture and its SHA-256. */
+static int load_model_file(struct train *T)
+{
+    cp_st_file f;
+    cp_arch_opts arch = {CP_ARCH_AUTO, -1, -1};
+    int st = cp_st_read(T->o.model, &f);
+    if (st == CP_OK)
+        st = cp_model_from_safetensors(&T->m, &f, &arch, &T->arch_from);
+    if (st == CP_OK) {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+        if (!EVP_Digest(f.owned, f.file_size, md, &n, EVP_sha256(), NULL))
+            st = cp_err_set(CP_FAIL_RUNTIME, "SHA-256 of %s failed", T->o.model);
+        for (unsigned int i = 0; i < n && i < 32; ++i)
+            snprintf(T->model_sha256 + 2 * i, 3, "%02x", md[i]);
+    }
+    cp_st_free(&f);
+    if (st != CP_OK)
+        return cli_fail(CMD, st, "%s", cp_err_msg());
+    return CP_OK;
 }
 
 /* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
@@ -299,8 +341,11 @@ static int prepare(struct train *T)
     free(use);
     if (st != CP_OK)
         return st;
-    if ((st = cp_model_builtin_shape(&T->m, (int)o->d, (int)o->layers, o->seed,
-                                     (float)o->init_scale)) != CP_OK)
+    if (o->model) {
+        if ((st = load_model_file(T)) != CP_OK)
+            return st;
+    } else if ((st = cp_model_builtin_shape(&T->m, (int)o->d, (int)o->layers, o->seed,
+                                            (float)o->init_scale)) != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
     double macs = cp_train_step_macs(&T->m, (int)o->batch) * (double)o->steps;
     for (size_t i = 0; i < T->nr; ++i) {
@@ -317,7 +362,7 @@ static int prepare(struct train *T)
         return st;
     if (o->save && (st = cli_check_output_dir(CMD, o->save)) != CP_OK)
         return st;
-    if ((st = cp_model_builtin_generate(&T->m)) != CP_OK)
+    if (!o->model && (st = cp_model_builtin_generate(&T->m)) != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
     if ((st = cp_model_input((int)o->batch, T->m.in_width, o->seed, &T->x)) != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
@@ -456,6 +501,16 @@ static int train_loop(struct train *T)
 static void print_model(FILE *f, const struct train *T)
 {
     const struct opts *o = &T->o;
+    if (o->model) {
+        char desc[512];
+        cp_model_describe(&T->m, desc, sizeof desc);
+        fprintf(f,
+                "model: %s (%s; %s), batch %ld, seed %llu; SGD %ld steps, lr %.9g (float), MSE "
+                "against %s targets\n",
+                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, o->steps,
+                (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+        return;
+    }
     fprintf(f,
             "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g; "
             "SGD %ld steps, lr %.9g (float), MSE against %s targets\n",
@@ -514,17 +569,37 @@ static cJSON *model_json(const struct train *T)
 {
     const struct opts *o = &T->o;
     cJSON *m = cJSON_CreateObject();
-    cJSON_AddNumberToObject(m, "d", (double)o->d);
-    cJSON_AddNumberToObject(m, "layers", (double)o->layers);
+    if (o->model) {
+        cJSON_AddStringToObject(m, "file", o->model);
+        cJSON_AddStringToObject(m, "sha256", T->model_sha256);
+        cJSON_AddStringToObject(m, "arch_from", T->arch_from);
+    } else {
+        cJSON_AddNumberToObject(m, "d", (double)o->d);
+        cJSON_AddNumberToObject(m, "layers", (double)o->layers);
+        cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
+    }
     cJSON_AddNumberToObject(m, "batch", (double)o->batch);
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     cJSON_AddStringToObject(m, "seed", seed);
-    cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
     cJSON_AddNumberToObject(m, "steps", (double)o->steps);
     cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
+    /* Every layer, so that a reader can rebuild the model from the flat parameters. */
+    cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
+    for (int l = 0; l < T->m.n_layers; ++l) {
+        const cp_layer *ly = &T->m.layers[l];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "in", ly->in);
+        cJSON_AddNumberToObject(j, "out", ly->out);
+        cJSON_AddNumberToObject(j, "w_off", (double)ly->w_off);
+        cJSON_AddBoolToObject(j, "has_bias", ly->has_bias);
+        cJSON_AddNumberToObject(j, "b_off", (double)ly->b_off);
+        cJSON_AddStringToObject(j, "act", ly->act == CP_ACT_RELU ? "relu" : "none");
+        cJSON_AddBoolToObject(j, "residual", ly->residual);
+        cJSON_AddItemToArray(ls, j);
+    }
     return m;
 }
 
@@ -657,14 +732,20 @@ static int save(const struct train *T)
 {
     const struct opts *o = &T->o;
     char path[4096];
+    /* [layers, d, d] for the built-in model; the flat parameters for a --model file. */
     size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
+    int wdims = 3;
+    if (o->model) {
+        shape[0] = T->m.n_params;
+        wdims = 1;
+    }
     /* The inputs of the training: x, the target and the initial weights. */
     size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
     size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
     const char *names[] = {"x.npy", "target.npy", "weights.npy"};
     const float *data[] = {T->x, T->t, T->m.params};
     const size_t *shapes[] = {xs, ts, shape};
-    const int ndims[] = {2, 2, 3};
+    const int ndims[] = {2, 2, wdims};
     for (size_t i = 0; i < 3; ++i) {
         snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
         int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
@@ -676,7 +757,7 @@ static int save(const struct train *T)
         char file[128];
         result_file(r, file, sizeof file);
         snprintf(path, sizeof path, "%s/%s", o->save, file);
-        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), 3, shape, r->w);
+        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), wdims, shape, r->w);
         if (st != CP_OK)
             return cli_fail(CMD, st, "--save: %s", cp_err_msg());
     }
