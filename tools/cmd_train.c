@@ -356,6 +356,38 @@ static int prepare(struct train *T)
                             "it (limit %.3g); pass --allow-slow to run it anyway",
                             dev->plat_idx, dev->dev_idx, dev->name, macs, CP_SIMULATOR_MAC_LIMIT);
     }
+    /* Memory, before any work: cl:own holds the weights, every layer's input and
+     * pre-activation, the output, the target and three gradient rows on the device; each
+     * result holds about as much on the host (host:f64 twice). */
+    size_t stride = (size_t)o->batch * (size_t)T->m.max_width;
+    size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
+    unsigned long long largest =
+        4ull * (unsigned long long)(T->m.n_params > (T->m.n_layers + 1) * stride
+                                        ? T->m.n_params
+                                        : (T->m.n_layers + 1) * stride);
+    unsigned long long per =
+        4ull * ((unsigned long long)T->m.n_params +
+                (2ull * (unsigned long long)T->m.n_layers + 4ull) * stride + nt);
+    unsigned long long host_total = 0;
+    for (size_t i = 0; i < T->nr; ++i) {
+        const cp_device *dev = T->r[i].dev;
+        host_total += strcmp(T->r[i].engine, "host:f64") == 0 ? 2 * per : per;
+        if (dev->kind != CP_DEV_OPENCL)
+            continue;
+        if (per > dev->global_mem || largest > dev->max_alloc)
+            return cli_fail(CMD, CP_FAIL_USAGE,
+                            "the training needs %.3g MiB on %d:%d %s (largest buffer %.3g MiB), "
+                            "more than its %.3g MiB global memory or %.3g MiB max allocation",
+                            (double)per / 1048576.0, dev->plat_idx, dev->dev_idx, dev->name,
+                            (double)largest / 1048576.0, (double)dev->global_mem / 1048576.0,
+                            (double)dev->max_alloc / 1048576.0);
+    }
+    unsigned long long avail = cp_host_mem_available();
+    if (avail && host_total > avail)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "the training needs %.3g MiB of host memory, more than the %.3g MiB "
+                        "available",
+                        (double)host_total / 1048576.0, (double)avail / 1048576.0);
     if (o->json && (st = cli_check_output_file(CMD, "--json", o->json)) != CP_OK)
         return st;
     if (o->csv && (st = cli_check_output_file(CMD, "--csv", o->csv)) != CP_OK)
@@ -366,7 +398,6 @@ static int prepare(struct train *T)
         return cli_fail(CMD, st, "%s", cp_err_msg());
     if ((st = cp_model_input((int)o->batch, T->m.in_width, o->seed, &T->x)) != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
-    size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
     T->t = calloc(nt, sizeof *T->t);
     if (!T->t)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory for the target");
