@@ -20,7 +20,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CMD "train"
 
@@ -52,6 +55,10 @@ static void train_help(void)
            "  --target T       zeros, or random: standard normals from the generator's tensor\n"
            "                   id 2 (default random)\n"
            "  --every K        record every K-th step (and the last; default 1)\n"
+           "  --plot FILE      draw each float32 result's max abs weight difference to host:f64\n"
+           "                   (solid) and to host:exact (dashed, where not 0) against the step,\n"
+           "                   log scale, through gnuplot: FILE.png or FILE.svg. Without gnuplot\n"
+           "                   in PATH this is a usage error (status 2), reported before any work\n"
            "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
            "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
            "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
@@ -71,7 +78,7 @@ static void train_help(void)
 struct opts {
     char **sels;
     size_t nsel;
-    const char *engines, *json, *csv, *save, *model;
+    const char *engines, *json, *csv, *save, *model, *plot;
     bool shape_set; /* --d-model, --layers or --init-scale given */
     long d, layers, batch, steps, every;
     uint64_t seed;
@@ -131,8 +138,33 @@ enum {
     O_SAVE,
     O_SLOW,
     O_VERSION,
-    O_MODEL
+    O_MODEL,
+    O_PLOT
 };
+
+static bool gnuplot_in_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path || !path[0])
+        return false;
+    char *copy = strdup(path), *save = NULL;
+    bool found = false;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char p[4200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/gnuplot", dir[0] ? dir : ".");
+        found = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
 
 static int parse(int argc, char **argv, struct opts *o, bool *handled)
 {
@@ -152,6 +184,7 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
                                        {"allow-slow", no_argument, NULL, O_SLOW},
                                        {"version", no_argument, NULL, O_VERSION},
                                        {"model", required_argument, NULL, O_MODEL},
+                                       {"plot", required_argument, NULL, O_PLOT},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
     *handled = false;
@@ -223,6 +256,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
         case O_SAVE:
             o->save = optarg;
             break;
+        case O_PLOT:
+            o->plot = optarg;
+            break;
         case O_MODEL:
             o->model = optarg;
             break;
@@ -239,6 +275,12 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
     }
     if (optind < argc)
         return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->plot && !ends_with(o->plot, ".png") && !ends_with(o->plot, ".svg"))
+        return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
+    if (o->plot && !gnuplot_in_path())
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
+                        "--plot); nothing was run");
     if (o->model && o->shape_set)
         return cli_fail(CMD, CP_FAIL_USAGE,
                         "--model sets the model's shape and weights: --d-model, --layers and "
@@ -811,6 +853,96 @@ static int save(const struct train *T)
     return CP_OK;
 }
 
+/* A string for gnuplot's double quotes. */
+static void gp_quoted(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const char *c = v; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
+ * step (log y), and dashed its difference to host:exact where any step has one (a log scale
+ * cannot show 0). gnuplot writes a temporary file, renamed when it succeeded. */
+static int write_plot(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    size_t plen = strlen(o->plot) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    snprintf(tmp, plen, "%s.tmp.%ld", o->plot, (long)getpid());
+    fflush(NULL);
+    FILE *gp = popen("gnuplot", "w");
+    if (!gp) {
+        free(tmp);
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s", strerror(errno));
+    }
+    fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n",
+            ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
+    fprintf(gp, "set termoption noenhanced\nset output ");
+    gp_quoted(gp, tmp);
+    char title[300];
+    bool any_div = false;
+    for (size_t i = 0; i < T->nr; ++i)
+        any_div = any_div || (i != T->ref && T->r[i].first_div);
+    snprintf(title, sizeof title, "weights during SGD: max |W - W(host:f64)|%s",
+             any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
+                     : "; every result equals host:exact at every recorded step");
+    fprintf(gp, "\nset title ");
+    gp_quoted(gp, title);
+    fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
+                "set logscale y\nset grid xtics ytics mytics\nset key below\n");
+    size_t nplot = 0;
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        fprintf(gp, "$r%zu << EOD\n", i);
+        for (size_t k = 0; k < T->nrecs; ++k)
+            if (T->recs[k].res == i)
+                fprintf(gp, "%ld %.9g %.9g\n", T->recs[k].step,
+                        T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
+                        T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
+        fprintf(gp, "EOD\n");
+        nplot++;
+    }
+    fprintf(gp, "plot ");
+    const char *sep = "";
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        char lb[300], name[400];
+        label(&T->r[i], lb, sizeof lb);
+        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
+        fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
+        gp_quoted(gp, name);
+        sep = ", \\\n     ";
+        if (T->r[i].first_div) {
+            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
+            fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
+            gp_quoted(gp, name);
+        }
+    }
+    fprintf(gp, "\nset output\n");
+    (void)nplot;
+    int rc = pclose(gp);
+    int st = CP_OK;
+    if (rc != 0) {
+        remove(tmp);
+        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
+    } else if (rename(tmp, o->plot) != 0) {
+        int e = errno;
+        remove(tmp);
+        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", o->plot, strerror(e));
+    }
+    free(tmp);
+    return st;
+}
+
 static void train_free(struct train *T)
 {
     for (size_t i = 0; i < T->nr; ++i) {
@@ -860,6 +992,8 @@ int cmd_train(int argc, char **argv)
     if (T.o.json && (st = write_json(&T)) != CP_OK)
         goto out;
     if (T.o.csv && (st = write_csv(&T)) != CP_OK)
+        goto out;
+    if (T.o.plot && (st = write_plot(&T)) != CP_OK)
         goto out;
     for (size_t i = 0; i < T.nr; ++i) {
         const struct result *r = &T.r[i];
