@@ -105,3 +105,43 @@ __kernel void tr_update_b(__global const float *restrict dz, __global float *res
         acc = acc + dz[(size_t)b * (size_t)out + o];
     p[b_off + o] = fma(neg_lr, acc, p[b_off + o]);
 }
+
+/* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
+ * the pre-activation (with the bias). */
+__kernel void tr_fwd_epi(__global const float *acts_in, ulong x_off, __global float *acts_out,
+                         ulong y_off, __global float *restrict zs, ulong z_off,
+                         __global const float *restrict p, int in, int out, int has_bias,
+                         ulong b_off, int act, int residual)
+{
+    size_t o = get_global_id(0);
+    size_t b = get_global_id(1);
+    if (o >= (size_t)out)
+        return;
+    size_t i = z_off + b * (size_t)out + o;
+    float acc = zs[i];
+    if (has_bias)
+        acc = acc + p[b_off + o];
+    zs[i] = acc;
+    float r = act ? tr_relu(acc) : acc;
+    acts_out[y_off + b * (size_t)out + o] =
+        residual ? acts_in[x_off + b * (size_t)in + o] + r : r;
+}
+
+/* cl:clblast: dx += g (the residual), n elements. */
+__kernel void tr_add(__global float *restrict dx, __global const float *restrict g, int n)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    dx[i] = dx[i] + g[i];
+}
+
+/* cl:clblast: W = fma(−lr, gW, W) over n weights from w_off. */
+__kernel void tr_axpy(__global float *restrict p, ulong w_off, __global const float *restrict gw,
+                      int n, float neg_lr)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    p[w_off + i] = fma(neg_lr, gw[i], p[w_off + i]);
+}

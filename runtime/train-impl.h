@@ -31,6 +31,11 @@ void train_host_step_f32(struct train_host *h, double *loss);
 void train_host_step_f64(struct train_host *h, double *loss);
 void train_host_free(struct train_host *h);
 
+/* host:openblas: the float trainer with cblas_sgemm for the products (hostblas/train_blas.c);
+ * its state comes from train_host_create_f32. */
+void train_blas_forward(struct train_host *h, const void *p);
+int train_blas_step(struct train_host *h, double *loss);
+
 /* The loss of DESIGN: Σ ((double)y − (double)t)² / n, i ascending. */
 double train_loss_f32(const float *y, const float *t, size_t n);
 double train_loss_f64(const double *y, const double *t, size_t n);

@@ -7,18 +7,20 @@
 
 #include "clparity/error.h"
 
+#include <clblast_c.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum train_kind { TK_EXACT, TK_F64, TK_CL };
+enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST };
 
 struct train_cl {
     cl_context ctx;
     cl_command_queue q;
     cl_program prog;
-    cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb;
-    cl_mem p, acts, z, t, g, gn, dz;
+    cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
+    cl_mem p, acts, z, t, g, gn, dz, gw; /* gw: cl:clblast's weight gradient */
+    bool clblast;
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -37,7 +39,8 @@ struct cp_trainer {
 bool cp_train_engine_supported(const char *engine)
 {
     return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0 ||
-           strcmp(engine, "host:f64") == 0;
+           strcmp(engine, "host:f64") == 0 || strcmp(engine, "cl:clblast") == 0 ||
+           strcmp(engine, "host:openblas") == 0;
 }
 
 double cp_train_step_macs(const cp_model *m, int batch)
@@ -101,9 +104,11 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     if (st != CP_OK)
         return st;
     static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
-                                        "tr_dx",      "tr_update_w", "tr_update_b"};
-    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz, &c->k_dx, &c->k_upw, &c->k_upb};
-    for (size_t i = 0; i < 6; ++i) {
+                                        "tr_dx",      "tr_update_w", "tr_update_b",
+                                        "tr_fwd_epi", "tr_add",      "tr_axpy"};
+    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,  &c->k_upw,
+                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy};
+    for (size_t i = 0; i < 9; ++i) {
         *ks[i] = clCreateKernel(c->prog, names[i], &rc);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
@@ -125,6 +130,15 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
         (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
         return st;
+    if (c->clblast) {
+        size_t maxw = 0;
+        for (size_t l = 0; l < L; ++l) {
+            size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
+            maxw = nw > maxw ? nw : maxw;
+        }
+        if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
+            return st;
+    }
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)
@@ -144,6 +158,35 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
         cl_ulong w_off = ly->w_off, b_off = ly->b_off;
         cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
                res = ly->residual;
+        if (c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs = CLBlastSgemm(
+                CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, (size_t)tr->batch,
+                (size_t)out, (size_t)in, 1.0f, c->acts, (size_t)x_off, (size_t)in, p, (size_t)w_off,
+                (size_t)in, 0.0f, c->z, (size_t)z_off, (size_t)out, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME,
+                                  "CLBlastSgemm (forward, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            cl_kernel e = c->k_epi;
+            SET(e, 0, c->acts);
+            SET(e, 1, x_off);
+            SET(e, 2, c->acts);
+            SET(e, 3, y_off);
+            SET(e, 4, c->z);
+            SET(e, 5, z_off);
+            SET(e, 6, p);
+            SET(e, 7, in);
+            SET(e, 8, out);
+            SET(e, 9, hb);
+            SET(e, 10, b_off);
+            SET(e, 11, act);
+            SET(e, 12, res);
+            int st = enqueue(c, e, "tr_fwd_epi", 2, (size_t)out, (size_t)tr->batch);
+            if (st != CP_OK)
+                return st;
+            continue;
+        }
         SET(k, 0, c->acts);
         SET(k, 1, x_off);
         SET(k, 2, c->acts);
@@ -211,7 +254,24 @@ static int cl_step(cp_trainer *tr, double *loss)
         SET(c->k_dz, 5, act);
         if ((st = enqueue(c, c->k_dz, "tr_dz", 1, (size_t)nz, 0)) != CP_OK)
             return st;
-        if (l > 0) {
+        if (l > 0 && c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs =
+                CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo,
+                             (size_t)batch, (size_t)in, (size_t)out, 1.0f, c->dz, 0, (size_t)out,
+                             c->p, (size_t)w_off, (size_t)in, 0.0f, gn, 0, (size_t)in, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (dx, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            if (res) {
+                cl_int nx = batch * in;
+                SET(c->k_add, 0, gn);
+                SET(c->k_add, 1, g);
+                SET(c->k_add, 2, nx);
+                if ((st = enqueue(c, c->k_add, "tr_add", 1, (size_t)nx, 0)) != CP_OK)
+                    return st;
+            }
+        } else if (l > 0) {
             SET(c->k_dx, 0, c->dz);
             SET(c->k_dx, 1, c->p);
             SET(c->k_dx, 2, w_off);
@@ -223,17 +283,36 @@ static int cl_step(cp_trainer *tr, double *loss)
             if ((st = enqueue(c, c->k_dx, "tr_dx", 2, (size_t)in, (size_t)batch)) != CP_OK)
                 return st;
         }
-        SET(c->k_upw, 0, c->dz);
-        SET(c->k_upw, 1, c->acts);
-        SET(c->k_upw, 2, off);
-        SET(c->k_upw, 3, c->p);
-        SET(c->k_upw, 4, w_off);
-        SET(c->k_upw, 5, in);
-        SET(c->k_upw, 6, out);
-        SET(c->k_upw, 7, batch);
-        SET(c->k_upw, 8, neg_lr);
-        if ((st = enqueue(c, c->k_upw, "tr_update_w", 2, (size_t)in, (size_t)out)) != CP_OK)
-            return st;
+        if (c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs = CLBlastSgemm(
+                CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, (size_t)out,
+                (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out, c->acts, (size_t)off,
+                (size_t)in, 0.0f, c->gw, 0, (size_t)in, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (gW, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            cl_int nw = in * out;
+            SET(c->k_axpy, 0, c->p);
+            SET(c->k_axpy, 1, w_off);
+            SET(c->k_axpy, 2, c->gw);
+            SET(c->k_axpy, 3, nw);
+            SET(c->k_axpy, 4, neg_lr);
+            if ((st = enqueue(c, c->k_axpy, "tr_axpy", 1, (size_t)nw, 0)) != CP_OK)
+                return st;
+        } else {
+            SET(c->k_upw, 0, c->dz);
+            SET(c->k_upw, 1, c->acts);
+            SET(c->k_upw, 2, off);
+            SET(c->k_upw, 3, c->p);
+            SET(c->k_upw, 4, w_off);
+            SET(c->k_upw, 5, in);
+            SET(c->k_upw, 6, out);
+            SET(c->k_upw, 7, batch);
+            SET(c->k_upw, 8, neg_lr);
+            if ((st = enqueue(c, c->k_upw, "tr_update_w", 2, (size_t)in, (size_t)out)) != CP_OK)
+                return st;
+        }
         if (ly->has_bias) {
             SET(c->k_upb, 0, c->dz);
             SET(c->k_upb, 1, c->p);
@@ -273,8 +352,12 @@ int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *
     } else if (strcmp(engine, "host:f64") == 0) {
         tr->kind = TK_F64;
         st = train_host_create_f64(&tr->h, m, batch, x, t, lr);
-    } else if (strcmp(engine, "cl:own") == 0) {
-        tr->kind = TK_CL;
+    } else if (strcmp(engine, "host:openblas") == 0) {
+        tr->kind = TK_BLAS;
+        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0) {
+        tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
+        tr->c.clblast = tr->kind == TK_CLBLAST;
         st = cl_create(tr, dev, x, t);
     } else {
         st = cp_err_set(CP_FAIL_USAGE, "train does not support the engine %s", engine);
@@ -296,7 +379,10 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
     case TK_F64:
         train_host_step_f64(&tr->h, loss);
         return CP_OK;
+    case TK_BLAS:
+        return train_blas_step(&tr->h, loss);
     case TK_CL:
+    case TK_CLBLAST:
         return cl_step(tr, loss);
     }
     return cp_err_set(CP_FAIL_RUNTIME, "bad trainer");
@@ -309,13 +395,13 @@ enum cp_dtype cp_trainer_dtype(const cp_trainer *tr)
 
 const char *cp_trainer_build_options(const cp_trainer *tr)
 {
-    return tr->kind == TK_CL ? tr->build_options : "";
+    return tr->kind == TK_CL || tr->kind == TK_CLBLAST ? tr->build_options : "";
 }
 
 int cp_trainer_weights(cp_trainer *tr, void *dst)
 {
     size_t n = tr->m->n_params;
-    if (tr->kind != TK_CL) {
+    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
         memcpy(dst, tr->h.p, n * cp_dtype_size(cp_trainer_dtype(tr)));
         return CP_OK;
     }
@@ -335,7 +421,7 @@ int cp_trainer_poke_ulp(cp_trainer *tr, size_t i)
         p[i] = nextafter(p[i], INFINITY);
         return CP_OK;
     }
-    if (tr->kind == TK_EXACT) {
+    if (tr->kind == TK_EXACT || tr->kind == TK_BLAS) {
         float *p = tr->h.p;
         p[i] = nextafterf(p[i], INFINITY);
         return CP_OK;
@@ -395,7 +481,7 @@ out:
 
 int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
 {
-    if (tr->kind == TK_CL)
+    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST)
         return cl_roundtrip(tr, y, ok);
     const cp_model *m = tr->m;
     size_t es = cp_dtype_size(cp_trainer_dtype(tr));
@@ -408,12 +494,16 @@ int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
     }
     const char *yo = (const char *)tr->h.acts + (size_t)m->n_layers * tr->h.stride * es;
     memcpy(w, tr->h.p, n * es);
-    if (tr->kind == TK_EXACT)
+    if (tr->kind == TK_BLAS)
+        train_blas_forward(&tr->h, tr->h.p);
+    else if (tr->kind == TK_EXACT)
         train_host_forward_f32(&tr->h, tr->h.p);
     else
         train_host_forward_f64(&tr->h, tr->h.p);
     memcpy(y1, yo, nt * es);
-    if (tr->kind == TK_EXACT)
+    if (tr->kind == TK_BLAS)
+        train_blas_forward(&tr->h, w);
+    else if (tr->kind == TK_EXACT)
         train_host_forward_f32(&tr->h, w);
     else
         train_host_forward_f64(&tr->h, w);
@@ -428,14 +518,15 @@ void cp_trainer_destroy(cp_trainer *tr)
 {
     if (!tr)
         return;
-    if (tr->kind == TK_CL) {
+    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST) {
         struct train_cl *c = &tr->c;
-        cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz};
+        cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz, &c->gw};
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
             if (*ms[i])
                 clReleaseMemObject(*ms[i]);
-        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz, c->k_dx, c->k_upw, c->k_upb};
-        for (size_t i = 0; i < 6; ++i)
+        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz,  c->k_dx,  c->k_upw,
+                          c->k_upb, c->k_epi,     c->k_add, c->k_axpy};
+        for (size_t i = 0; i < 9; ++i)
             if (ks[i])
                 clReleaseKernel(ks[i]);
         if (c->prog)

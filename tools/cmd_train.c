@@ -41,7 +41,9 @@ static void train_help(void)
            "\n"
            "  -d SEL           devices (keywords all/host/gpu/cpu/accelerator, P:D, P or a\n"
            "                   name substring; comma list or repeated)\n"
-           "  --engines LIST   cl:own, host:exact, host:f64 (default: those that apply)\n"
+           "  --engines LIST   cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
+           "                   and host:openblas, close to host:exact but not equal (default:\n"
+           "                   cl:own, host:exact and host:f64 where they apply)\n"
            "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
            "                   nn.Sequential MLP, biases included); the input and target are\n"
            "                   the generator's, of its in and out widths\n"
@@ -353,12 +355,15 @@ static int prepare(struct train *T)
     st = cli_select_engines(CMD, o->engines, &T->devs, T->chosen, use);
     for (size_t i = 0; st == CP_OK && i < ne; ++i) {
         const cp_engine_info *e = cp_engine_at(i);
-        if (!use[i] || cp_train_engine_supported(e->name))
+        bool exact = strcmp(e->name, "cl:own") == 0 || strcmp(e->name, "host:exact") == 0 ||
+                     strcmp(e->name, "host:f64") == 0;
+        /* Without --engines: the exact engines and the reference; the fast ones by name. */
+        if (!use[i] || (cp_train_engine_supported(e->name) && (o->engines || exact)))
             continue;
         if (o->engines)
             st = cli_fail(CMD, CP_FAIL_USAGE,
                           "--engines: %s cannot train (train supports cl:own, host:exact, "
-                          "host:f64)",
+                          "host:f64, cl:clblast, host:openblas)",
                           e->name);
         use[i] = false;
     }
@@ -370,6 +375,9 @@ static int prepare(struct train *T)
         st = add_result(T, host, "host:f64");
     T->base = 0;
     T->ref = 1;
+    for (size_t i = 0; st == CP_OK && i < ne; ++i)
+        if (use[i] && strcmp(cp_engine_at(i)->name, "host:openblas") == 0)
+            st = add_result(T, host, "host:openblas");
     for (size_t di = 0; st == CP_OK && di < T->devs.n; ++di) {
         const cp_device *dev = &T->devs.v[di];
         if (!T->chosen[di] || dev->kind == CP_DEV_HOST)
@@ -594,19 +602,19 @@ static void print_model(FILE *f, const struct train *T)
 static void print_tables(FILE *f, const struct train *T)
 {
     print_model(f, T);
-    fprintf(f, "%-6s %-30s %-10s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
+    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
             "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
     for (size_t i = 0; i < T->nrecs; ++i) {
         const struct rec *rc = &T->recs[i];
         char lb[300];
         label(&T->r[rc->res], lb, sizeof lb);
-        fprintf(f, "%-6ld %-30.30s %-10s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
+        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
                 T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
     fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
                "steps):\n");
-    fprintf(f, "%-30s %-10s %13s %-16s %8s %9s %10s %12s\n", "device", "engine", "final loss",
+    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s\n", "device", "engine", "final loss",
             "weights hash", "max ULP", "first div", "round trip", "fwd = exact");
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
@@ -618,7 +626,7 @@ static void print_tables(FILE *f, const struct train *T)
             snprintf(fd, sizeof fd, "%ld", r->first_div);
         else
             snprintf(fd, sizeof fd, "none");
-        fprintf(f, "%-30.30s %-10s %13.6e %016llx %8llu %9s %10s %12s\n", lb, r->engine, r->loss,
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s\n", lb, r->engine, r->loss,
                 (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
                 r->roundtrip ? "ok" : "FAILED",
                 r->forward_base < 0 ? "-"
