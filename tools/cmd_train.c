@@ -319,6 +319,17 @@ static void label(const struct result *r, char *buf, size_t len)
     cp_device_label(r->dev, buf, len);
 }
 
+static void sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
+        return;
+    for (unsigned int i = 0; i < n && i < 32; ++i)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
 /* --model: the safetensors file, its architecture and its SHA-256. */
 static int load_model_file(struct train *T)
 {
@@ -328,12 +339,7 @@ static int load_model_file(struct train *T)
     if (st == CP_OK)
         st = cp_model_from_safetensors(&T->m, &f, &arch, &T->arch_from);
     if (st == CP_OK) {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        if (!EVP_Digest(f.owned, f.file_size, md, &n, EVP_sha256(), NULL))
-            st = cp_err_set(CP_FAIL_RUNTIME, "SHA-256 of %s failed", T->o.model);
-        for (unsigned int i = 0; i < n && i < 32; ++i)
-            snprintf(T->model_sha256 + 2 * i, 3, "%02x", md[i]);
+        sha256_hex(f.owned, f.file_size, T->model_sha256);
     }
     cp_st_free(&f);
     if (st != CP_OK)
@@ -651,10 +657,12 @@ static cJSON *model_json(const struct train *T)
     const struct opts *o = &T->o;
     cJSON *m = cJSON_CreateObject();
     if (o->model) {
+        cJSON_AddStringToObject(m, "arch", "file");
         cJSON_AddStringToObject(m, "file", o->model);
-        cJSON_AddStringToObject(m, "sha256", T->model_sha256);
+        cJSON_AddStringToObject(m, "model_sha256", T->model_sha256);
         cJSON_AddStringToObject(m, "arch_from", T->arch_from);
     } else {
+        cJSON_AddStringToObject(m, "arch", "dumb");
         cJSON_AddNumberToObject(m, "d", (double)o->d);
         cJSON_AddNumberToObject(m, "layers", (double)o->layers);
         cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
@@ -667,6 +675,13 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
+    char hex[65];
+    sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "input_sha256", hex);
+    sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "target_sha256", hex);
+    sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cJSON_AddStringToObject(m, "weights_sha256", hex);
     /* Every layer, so that a reader can rebuild the model from the flat parameters. */
     cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
     for (int l = 0; l < T->m.n_layers; ++l) {
@@ -905,7 +920,6 @@ static int write_plot(const struct train *T)
     gp_quoted(gp, title);
     fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
                 "set logscale y\nset grid xtics ytics mytics\nset key below\n");
-    size_t nplot = 0;
     for (size_t i = 0; i < T->nr; ++i) {
         if (i == T->ref)
             continue;
@@ -916,7 +930,6 @@ static int write_plot(const struct train *T)
                         T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
                         T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
         fprintf(gp, "EOD\n");
-        nplot++;
     }
     fprintf(gp, "plot ");
     const char *sep = "";
@@ -936,7 +949,6 @@ static int write_plot(const struct train *T)
         }
     }
     fprintf(gp, "\nset output\n");
-    (void)nplot;
     int rc = pclose(gp);
     int st = CP_OK;
     if (rc != 0) {
