@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CMD "train"
@@ -100,6 +101,7 @@ struct result {
     int roundtrip;    /* 1 ok, 0 failed */
     int forward_base; /* cl:own: the round trip's output equals host:exact's; -1 n/a */
     uint64_t hash;
+    double step_s; /* total seconds in cp_trainer_step (each ends with the loss on the host) */
 };
 
 struct rec {
@@ -507,6 +509,13 @@ static void measure(const struct train *T, size_t i, struct rec *rc)
     rc->base_bitwise = n ? (double)eq / (double)n : 1.0;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int train_loop(struct train *T)
 {
     const struct opts *o = &T->o;
@@ -539,7 +548,10 @@ static int train_loop(struct train *T)
             struct result *r = &T->r[i];
             char lb[300];
             label(r, lb, sizeof lb);
-            if ((st = cp_trainer_step(r->tr, &r->loss)) != CP_OK)
+            double t0 = now_s();
+            st = cp_trainer_step(r->tr, &r->loss);
+            r->step_s += now_s() - t0;
+            if (st != CP_OK)
                 return cli_fail(CMD, st, "%s on %s, step %ld: %s", r->engine, lb, step,
                                 cp_err_msg());
             if (!isfinite(r->loss))
@@ -620,8 +632,8 @@ static void print_tables(FILE *f, const struct train *T)
     }
     fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
                "steps):\n");
-    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s\n", "device", "engine", "final loss",
-            "weights hash", "max ULP", "first div", "round trip", "fwd = exact");
+    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s\n", "device", "engine", "final loss",
+            "weights hash", "max ULP", "first div", "round trip", "fwd = exact", "ms/step");
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
         char lb[300], fd[32];
@@ -632,12 +644,13 @@ static void print_tables(FILE *f, const struct train *T)
             snprintf(fd, sizeof fd, "%ld", r->first_div);
         else
             snprintf(fd, sizeof fd, "none");
-        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s\n", lb, r->engine, r->loss,
-                (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9.3f\n", lb, r->engine,
+                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
                 r->roundtrip ? "ok" : "FAILED",
                 r->forward_base < 0 ? "-"
                 : r->forward_base   ? "yes"
-                                    : "NO");
+                                    : "NO",
+                1e3 * r->step_s / (double)T->o.steps);
     }
 }
 
@@ -717,9 +730,9 @@ static cJSON *result_json(const struct train *T, const struct result *r)
     cJSON_AddNumberToObject(j, "max_ulp_base", (double)r->max_ulp_base);
     cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
     cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
+    cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)T->o.steps);
     if (r->forward_base >= 0)
         cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
-    (void)T;
     return j;
 }
 
