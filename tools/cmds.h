@@ -10,5 +10,6 @@ int cmd_cache(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 #endif

@@ -1,0 +1,128 @@
+/* The host trainer, written once for both element types: train_host.c includes this file
+ * with T (float or double), FMA (fmaf or fma) and SFX (f32 or f64) defined. The order of
+ * every operation is the one that clparity/train.h states and clkernels/train.cl follows. */
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define FN(name) CAT(name, SFX)
+
+static T FN(relu_)(T v)
+{
+    return (v <= (T)0) ? (T)0 : v;
+}
+
+int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, const float *x,
+                           const float *t, double lr)
+{
+    memset(h, 0, sizeof *h);
+    h->m = m;
+    h->batch = batch;
+    h->stride = (size_t)batch * (size_t)m->max_width;
+    size_t L = (size_t)m->n_layers;
+    size_t nt = (size_t)batch * (size_t)m->out_width;
+    h->p = malloc((m->n_params ? m->n_params : 1) * sizeof(T));
+    h->acts = calloc((L + 1) * h->stride, sizeof(T));
+    h->z = calloc(L * h->stride + 1, sizeof(T));
+    h->g = calloc(h->stride, sizeof(T));
+    h->gn = calloc(h->stride, sizeof(T));
+    h->dz = calloc(h->stride, sizeof(T));
+    h->t = calloc(nt + 1, sizeof(T));
+    if (!h->p || !h->acts || !h->z || !h->g || !h->gn || !h->dz || !h->t) {
+        train_host_free(h);
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
+    }
+    T *p = h->p, *a = h->acts, *tt = h->t;
+    for (size_t i = 0; i < m->n_params; ++i)
+        p[i] = (T)m->params[i];
+    for (size_t b = 0; b < (size_t)batch; ++b)
+        for (size_t k = 0; k < (size_t)m->in_width; ++k)
+            a[b * (size_t)m->in_width + k] = (T)x[b * (size_t)m->in_width + k];
+    for (size_t i = 0; i < nt; ++i)
+        tt[i] = (T)t[i];
+    h->lr = (double)(float)lr;
+    return CP_OK;
+}
+
+void FN(train_host_forward_)(struct train_host *h, const void *pv)
+{
+    const cp_model *m = h->m;
+    const T *p = pv;
+    T *acts = h->acts, *zs = h->z;
+    size_t B = (size_t)h->batch;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        size_t in = (size_t)ly->in, out = (size_t)ly->out;
+        const T *x = acts + (size_t)l * h->stride;
+        T *y = acts + (size_t)(l + 1) * h->stride;
+        T *z = zs + (size_t)l * h->stride;
+        const T *w = p + ly->w_off;
+        for (size_t b = 0; b < B; ++b)
+            for (size_t o = 0; o < out; ++o) {
+                T acc = (T)0;
+                for (size_t k = 0; k < in; ++k)
+                    acc = FMA(x[b * in + k], w[o * in + k], acc);
+                if (ly->has_bias)
+                    acc = acc + p[ly->b_off + o];
+                z[b * out + o] = acc;
+                T r = ly->act == CP_ACT_RELU ? FN(relu_)(acc) : acc;
+                y[b * out + o] = ly->residual ? x[b * in + o] + r : r;
+            }
+    }
+}
+
+void FN(train_host_step_)(struct train_host *h, double *loss)
+{
+    const cp_model *m = h->m;
+    T *p = h->p, *acts = h->acts, *zs = h->z, *tt = h->t;
+    size_t B = (size_t)h->batch;
+    size_t L = (size_t)m->n_layers;
+    FN(train_host_forward_)(h, p);
+    size_t n = B * (size_t)m->out_width;
+    const T *y = acts + L * h->stride;
+    *loss = FN(train_loss_)(y, tt, n);
+    T *g = h->g, *gn = h->gn, *dz = h->dz;
+    T s = (T)2 / (T)n;
+    for (size_t i = 0; i < n; ++i)
+        g[i] = s * (y[i] - tt[i]);
+    T neg_lr = (T)(-h->lr);
+    for (size_t li = L; li-- > 0;) {
+        const cp_layer *ly = &m->layers[li];
+        size_t in = (size_t)ly->in, out = (size_t)ly->out;
+        const T *x = acts + li * h->stride;
+        const T *z = zs + li * h->stride;
+        T *w = p + ly->w_off;
+        for (size_t i = 0; i < B * out; ++i)
+            dz[i] = ly->act == CP_ACT_RELU ? (z[i] > (T)0 ? g[i] : (T)0) : g[i];
+        if (li > 0) /* dx with the pre-update W */
+            for (size_t b = 0; b < B; ++b)
+                for (size_t k = 0; k < in; ++k) {
+                    T acc = (T)0;
+                    for (size_t o = 0; o < out; ++o)
+                        acc = FMA(dz[b * out + o], w[o * in + k], acc);
+                    if (ly->residual)
+                        acc = acc + g[b * out + k];
+                    gn[b * in + k] = acc;
+                }
+        for (size_t o = 0; o < out; ++o)
+            for (size_t k = 0; k < in; ++k) {
+                T acc = (T)0;
+                for (size_t b = 0; b < B; ++b)
+                    acc = FMA(dz[b * out + o], x[b * in + k], acc);
+                w[o * in + k] = FMA(neg_lr, acc, w[o * in + k]);
+            }
+        if (ly->has_bias)
+            for (size_t o = 0; o < out; ++o) {
+                T acc = (T)0;
+                for (size_t b = 0; b < B; ++b)
+                    acc = acc + dz[b * out + o];
+                p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
+            }
+        T *tmp = g;
+        g = gn;
+        gn = tmp;
+    }
+}
+
+#undef FN
+#undef CAT
+#undef CAT2

@@ -1,0 +1,544 @@
+/* Training engines (clparity/train.h): the host trainers of hostblas/train_host.c and cl:own
+ * on OpenCL, whose weights, activations and gradients stay on the device between steps. */
+#include "clparity/train.h"
+
+#include "program-impl.h"
+#include "train-impl.h"
+
+#include "clparity/error.h"
+
+#include <clblast_c.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST };
+
+struct train_cl {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
+    cl_mem p, acts, z, t, g, gn, dz, gw; /* gw: cl:clblast's weight gradient */
+    bool clblast;
+    size_t stride;
+    float *y; /* host copy of the output, for the loss */
+    float *t_host;
+};
+
+struct cp_trainer {
+    enum train_kind kind;
+    const cp_model *m;
+    int batch;
+    float lr;
+    struct train_host h;
+    struct train_cl c;
+    char build_options[128];
+};
+
+bool cp_train_engine_supported(const char *engine)
+{
+    return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0 ||
+           strcmp(engine, "host:f64") == 0 || strcmp(engine, "cl:clblast") == 0 ||
+           strcmp(engine, "host:openblas") == 0;
+}
+
+double cp_train_step_macs(const cp_model *m, int batch)
+{
+    double s = 0.0;
+    for (int l = 0; l < m->n_layers; ++l)
+        s += 3.0 * (double)batch * (double)m->layers[l].in * (double)m->layers[l].out;
+    return s;
+}
+
+static size_t round_up(size_t n, size_t r)
+{
+    return (n + r - 1) / r * r;
+}
+
+#define SET(k, i, v)                                                                               \
+    do {                                                                                           \
+        cl_int rc_ = clSetKernelArg(k, i, sizeof(v), &(v));                                        \
+        if (rc_ != CL_SUCCESS)                                                                     \
+            return cp_err_cl(rc_, "clSetKernelArg(" #k ", " #i ")");                               \
+    } while (0)
+
+static int enqueue(struct train_cl *c, cl_kernel k, const char *name, cl_uint dims, size_t g0,
+                   size_t g1)
+{
+    size_t gws[2] = {round_up(g0 ? g0 : 1, 8), g1 ? g1 : 1};
+    cl_int rc = clEnqueueNDRangeKernel(c->q, k, dims, NULL, gws, NULL, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
+static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out, const char *what)
+{
+    cl_int rc;
+    *out = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0),
+                          (n ? n : 1) * sizeof(float), (void *)init, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
+static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    struct train_cl *c = &tr->c;
+    const cp_model *m = tr->m;
+    cl_int rc;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
+                                     0};
+    c->ctx = clCreateContext(props, 1, &dev->device_id, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clCreateContext");
+    c->q = clCreateCommandQueue(c->ctx, dev->device_id, 0, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clCreateCommandQueue");
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2");
+    int st =
+        cp_program_build_ex(c->ctx, dev->device_id, "train.cl", tr->build_options, &c->prog, NULL);
+    if (st != CP_OK)
+        return st;
+    static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
+                                        "tr_dx",      "tr_update_w", "tr_update_b",
+                                        "tr_fwd_epi", "tr_add",      "tr_axpy"};
+    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,  &c->k_upw,
+                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy};
+    for (size_t i = 0; i < 9; ++i) {
+        *ks[i] = clCreateKernel(c->prog, names[i], &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
+                              cp_cl_error_name(rc), rc);
+    }
+    size_t B = (size_t)tr->batch, L = (size_t)m->n_layers;
+    c->stride = B * (size_t)m->max_width;
+    size_t nt = B * (size_t)m->out_width;
+    c->y = malloc((nt ? nt : 1) * sizeof(float));
+    c->t_host = malloc((nt ? nt : 1) * sizeof(float));
+    if (!c->y || !c->t_host)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    memcpy(c->t_host, t, nt * sizeof(float));
+    if ((st = cl_buffer(c, m->n_params, m->params, &c->p, "weights")) != CP_OK ||
+        (st = cl_buffer(c, (L + 1) * c->stride, NULL, &c->acts, "activations")) != CP_OK ||
+        (st = cl_buffer(c, L * c->stride, NULL, &c->z, "pre-activations")) != CP_OK ||
+        (st = cl_buffer(c, nt, t, &c->t, "target")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->g, "gradient")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
+        return st;
+    if (c->clblast) {
+        size_t maxw = 0;
+        for (size_t l = 0; l < L; ++l) {
+            size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
+            maxw = nw > maxw ? nw : maxw;
+        }
+        if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
+            return st;
+    }
+    rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
+                              0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
+    return CP_OK;
+}
+
+/* The forward from weights buffer p into acts/z. */
+static int cl_forward(cp_trainer *tr, cl_mem p)
+{
+    struct train_cl *c = &tr->c;
+    const cp_model *m = tr->m;
+    cl_kernel k = c->k_fwd;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
+        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
+               res = ly->residual;
+        if (c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs = CLBlastSgemm(
+                CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, (size_t)tr->batch,
+                (size_t)out, (size_t)in, 1.0f, c->acts, (size_t)x_off, (size_t)in, p, (size_t)w_off,
+                (size_t)in, 0.0f, c->z, (size_t)z_off, (size_t)out, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME,
+                                  "CLBlastSgemm (forward, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            cl_kernel e = c->k_epi;
+            SET(e, 0, c->acts);
+            SET(e, 1, x_off);
+            SET(e, 2, c->acts);
+            SET(e, 3, y_off);
+            SET(e, 4, c->z);
+            SET(e, 5, z_off);
+            SET(e, 6, p);
+            SET(e, 7, in);
+            SET(e, 8, out);
+            SET(e, 9, hb);
+            SET(e, 10, b_off);
+            SET(e, 11, act);
+            SET(e, 12, res);
+            int st = enqueue(c, e, "tr_fwd_epi", 2, (size_t)out, (size_t)tr->batch);
+            if (st != CP_OK)
+                return st;
+            continue;
+        }
+        SET(k, 0, c->acts);
+        SET(k, 1, x_off);
+        SET(k, 2, c->acts);
+        SET(k, 3, y_off);
+        SET(k, 4, c->z);
+        SET(k, 5, z_off);
+        SET(k, 6, p);
+        SET(k, 7, w_off);
+        SET(k, 8, in);
+        SET(k, 9, out);
+        SET(k, 10, hb);
+        SET(k, 11, b_off);
+        SET(k, 12, act);
+        SET(k, 13, res);
+        int st = enqueue(c, k, "tr_forward", 2, (size_t)out, (size_t)tr->batch);
+        if (st != CP_OK)
+            return st;
+    }
+    return CP_OK;
+}
+
+static int cl_read_output(cp_trainer *tr, float *y)
+{
+    struct train_cl *c = &tr->c;
+    size_t nt = (size_t)tr->batch * (size_t)tr->m->out_width;
+    cl_int rc = clEnqueueReadBuffer(c->q, c->acts, CL_TRUE,
+                                    (size_t)tr->m->n_layers * c->stride * sizeof(float),
+                                    nt * sizeof(float), y, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
+    return CP_OK;
+}
+
+static int cl_step(cp_trainer *tr, double *loss)
+{
+    struct train_cl *c = &tr->c;
+    const cp_model *m = tr->m;
+    int st = cl_forward(tr, c->p);
+    if (st != CP_OK)
+        return st;
+    cl_int n = tr->batch * m->out_width;
+    cl_ulong y_off = (cl_ulong)m->n_layers * c->stride;
+    float s = 2.0f / (float)n;
+    SET(c->k_outgrad, 0, c->acts);
+    SET(c->k_outgrad, 1, y_off);
+    SET(c->k_outgrad, 2, c->t);
+    SET(c->k_outgrad, 3, c->g);
+    SET(c->k_outgrad, 4, n);
+    SET(c->k_outgrad, 5, s);
+    if ((st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
+        return st;
+    float neg_lr = -tr->lr;
+    cl_int batch = tr->batch;
+    cl_mem g = c->g, gn = c->gn;
+    for (int l = m->n_layers - 1; l >= 0; --l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
+        cl_int nz = batch * out;
+        cl_ulong off = (cl_ulong)l * c->stride, w_off = ly->w_off, b_off = ly->b_off;
+        SET(c->k_dz, 0, g);
+        SET(c->k_dz, 1, c->z);
+        SET(c->k_dz, 2, off);
+        SET(c->k_dz, 3, c->dz);
+        SET(c->k_dz, 4, nz);
+        SET(c->k_dz, 5, act);
+        if ((st = enqueue(c, c->k_dz, "tr_dz", 1, (size_t)nz, 0)) != CP_OK)
+            return st;
+        if (l > 0 && c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs =
+                CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo,
+                             (size_t)batch, (size_t)in, (size_t)out, 1.0f, c->dz, 0, (size_t)out,
+                             c->p, (size_t)w_off, (size_t)in, 0.0f, gn, 0, (size_t)in, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (dx, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            if (res) {
+                cl_int nx = batch * in;
+                SET(c->k_add, 0, gn);
+                SET(c->k_add, 1, g);
+                SET(c->k_add, 2, nx);
+                if ((st = enqueue(c, c->k_add, "tr_add", 1, (size_t)nx, 0)) != CP_OK)
+                    return st;
+            }
+        } else if (l > 0) {
+            SET(c->k_dx, 0, c->dz);
+            SET(c->k_dx, 1, c->p);
+            SET(c->k_dx, 2, w_off);
+            SET(c->k_dx, 3, g);
+            SET(c->k_dx, 4, gn);
+            SET(c->k_dx, 5, in);
+            SET(c->k_dx, 6, out);
+            SET(c->k_dx, 7, res);
+            if ((st = enqueue(c, c->k_dx, "tr_dx", 2, (size_t)in, (size_t)batch)) != CP_OK)
+                return st;
+        }
+        if (c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs = CLBlastSgemm(
+                CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, (size_t)out,
+                (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out, c->acts, (size_t)off,
+                (size_t)in, 0.0f, c->gw, 0, (size_t)in, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (gW, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+            cl_int nw = in * out;
+            SET(c->k_axpy, 0, c->p);
+            SET(c->k_axpy, 1, w_off);
+            SET(c->k_axpy, 2, c->gw);
+            SET(c->k_axpy, 3, nw);
+            SET(c->k_axpy, 4, neg_lr);
+            if ((st = enqueue(c, c->k_axpy, "tr_axpy", 1, (size_t)nw, 0)) != CP_OK)
+                return st;
+        } else {
+            SET(c->k_upw, 0, c->dz);
+            SET(c->k_upw, 1, c->acts);
+            SET(c->k_upw, 2, off);
+            SET(c->k_upw, 3, c->p);
+            SET(c->k_upw, 4, w_off);
+            SET(c->k_upw, 5, in);
+            SET(c->k_upw, 6, out);
+            SET(c->k_upw, 7, batch);
+            SET(c->k_upw, 8, neg_lr);
+            if ((st = enqueue(c, c->k_upw, "tr_update_w", 2, (size_t)in, (size_t)out)) != CP_OK)
+                return st;
+        }
+        if (ly->has_bias) {
+            SET(c->k_upb, 0, c->dz);
+            SET(c->k_upb, 1, c->p);
+            SET(c->k_upb, 2, b_off);
+            SET(c->k_upb, 3, out);
+            SET(c->k_upb, 4, batch);
+            SET(c->k_upb, 5, neg_lr);
+            if ((st = enqueue(c, c->k_upb, "tr_update_b", 1, (size_t)out, 0)) != CP_OK)
+                return st;
+        }
+        cl_mem tmp = g;
+        g = gn;
+        gn = tmp;
+    }
+    /* The output was computed by this step's forward; reading it after the updates is safe:
+     * the backward never writes the last layer's activations. */
+    if ((st = cl_read_output(tr, c->y)) != CP_OK)
+        return st;
+    *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
+    return CP_OK;
+}
+
+int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                      const float *x, const float *t, double lr, cp_trainer **out)
+{
+    *out = NULL;
+    cp_trainer *tr = calloc(1, sizeof *tr);
+    if (!tr)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the trainer");
+    tr->m = m;
+    tr->batch = batch;
+    tr->lr = (float)lr;
+    int st;
+    if (strcmp(engine, "host:exact") == 0) {
+        tr->kind = TK_EXACT;
+        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+    } else if (strcmp(engine, "host:f64") == 0) {
+        tr->kind = TK_F64;
+        st = train_host_create_f64(&tr->h, m, batch, x, t, lr);
+    } else if (strcmp(engine, "host:openblas") == 0) {
+        tr->kind = TK_BLAS;
+        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0) {
+        tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
+        tr->c.clblast = tr->kind == TK_CLBLAST;
+        st = cl_create(tr, dev, x, t);
+    } else {
+        st = cp_err_set(CP_FAIL_USAGE, "train does not support the engine %s", engine);
+    }
+    if (st != CP_OK) {
+        cp_trainer_destroy(tr);
+        return st;
+    }
+    *out = tr;
+    return CP_OK;
+}
+
+int cp_trainer_step(cp_trainer *tr, double *loss)
+{
+    switch (tr->kind) {
+    case TK_EXACT:
+        train_host_step_f32(&tr->h, loss);
+        return CP_OK;
+    case TK_F64:
+        train_host_step_f64(&tr->h, loss);
+        return CP_OK;
+    case TK_BLAS:
+        return train_blas_step(&tr->h, loss);
+    case TK_CL:
+    case TK_CLBLAST:
+        return cl_step(tr, loss);
+    }
+    return cp_err_set(CP_FAIL_RUNTIME, "bad trainer");
+}
+
+enum cp_dtype cp_trainer_dtype(const cp_trainer *tr)
+{
+    return tr->kind == TK_F64 ? CP_F64 : CP_F32;
+}
+
+const char *cp_trainer_build_options(const cp_trainer *tr)
+{
+    return tr->kind == TK_CL || tr->kind == TK_CLBLAST ? tr->build_options : "";
+}
+
+int cp_trainer_weights(cp_trainer *tr, void *dst)
+{
+    size_t n = tr->m->n_params;
+    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
+        memcpy(dst, tr->h.p, n * cp_dtype_size(cp_trainer_dtype(tr)));
+        return CP_OK;
+    }
+    cl_int rc =
+        clEnqueueReadBuffer(tr->c.q, tr->c.p, CL_TRUE, 0, n * sizeof(float), dst, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(weights)");
+    return CP_OK;
+}
+
+int cp_trainer_poke_ulp(cp_trainer *tr, size_t i)
+{
+    if (i >= tr->m->n_params)
+        return cp_err_set(CP_FAIL_RUNTIME, "test hook: weight %zu out of range", i);
+    if (tr->kind == TK_F64) {
+        double *p = tr->h.p;
+        p[i] = nextafter(p[i], INFINITY);
+        return CP_OK;
+    }
+    if (tr->kind == TK_EXACT || tr->kind == TK_BLAS) {
+        float *p = tr->h.p;
+        p[i] = nextafterf(p[i], INFINITY);
+        return CP_OK;
+    }
+    float v;
+    cl_int rc =
+        clEnqueueReadBuffer(tr->c.q, tr->c.p, CL_TRUE, i * sizeof v, sizeof v, &v, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(test hook)");
+    v = nextafterf(v, INFINITY);
+    rc = clEnqueueWriteBuffer(tr->c.q, tr->c.p, CL_TRUE, i * sizeof v, sizeof v, &v, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(test hook)");
+    return CP_OK;
+}
+
+static int cl_roundtrip(cp_trainer *tr, float *y, int *ok)
+{
+    struct train_cl *c = &tr->c;
+    const cp_model *m = tr->m;
+    size_t n = m->n_params, nt = (size_t)tr->batch * (size_t)m->out_width;
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    float *back = malloc((n ? n : 1) * sizeof *back);
+    float *y1 = malloc((nt ? nt : 1) * sizeof *y1);
+    cl_mem p2 = NULL;
+    int st = CP_OK;
+    if (!w || !back || !y1) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "round trip: out of memory");
+        goto out;
+    }
+    if ((st = cp_trainer_weights(tr, w)) != CP_OK || (st = cl_forward(tr, c->p)) != CP_OK ||
+        (st = cl_read_output(tr, y1)) != CP_OK)
+        goto out;
+    if ((st = cl_buffer(c, n, NULL, &p2, "round-trip weights")) != CP_OK)
+        goto out;
+    cl_int rc = clEnqueueWriteBuffer(c->q, p2, CL_TRUE, 0, n * sizeof(float), w, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        st = cp_err_cl(rc, "clEnqueueWriteBuffer(round-trip weights)");
+        goto out;
+    }
+    rc = clEnqueueReadBuffer(c->q, p2, CL_TRUE, 0, n * sizeof(float), back, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(round-trip weights)");
+        goto out;
+    }
+    if ((st = cl_forward(tr, p2)) != CP_OK || (st = cl_read_output(tr, y)) != CP_OK)
+        goto out;
+    *ok = memcmp(w, back, n * sizeof(float)) == 0 && memcmp(y1, y, nt * sizeof(float)) == 0;
+out:
+    if (p2)
+        clReleaseMemObject(p2);
+    free(w);
+    free(back);
+    free(y1);
+    return st;
+}
+
+int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
+{
+    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST)
+        return cl_roundtrip(tr, y, ok);
+    const cp_model *m = tr->m;
+    size_t es = cp_dtype_size(cp_trainer_dtype(tr));
+    size_t n = m->n_params, nt = (size_t)tr->batch * (size_t)m->out_width;
+    void *w = malloc((n ? n : 1) * es), *y1 = malloc((nt ? nt : 1) * es);
+    if (!w || !y1) {
+        free(w);
+        free(y1);
+        return cp_err_set(CP_FAIL_RUNTIME, "round trip: out of memory");
+    }
+    const char *yo = (const char *)tr->h.acts + (size_t)m->n_layers * tr->h.stride * es;
+    memcpy(w, tr->h.p, n * es);
+    if (tr->kind == TK_BLAS)
+        train_blas_forward(&tr->h, tr->h.p);
+    else if (tr->kind == TK_EXACT)
+        train_host_forward_f32(&tr->h, tr->h.p);
+    else
+        train_host_forward_f64(&tr->h, tr->h.p);
+    memcpy(y1, yo, nt * es);
+    if (tr->kind == TK_BLAS)
+        train_blas_forward(&tr->h, w);
+    else if (tr->kind == TK_EXACT)
+        train_host_forward_f32(&tr->h, w);
+    else
+        train_host_forward_f64(&tr->h, w);
+    memcpy(y, yo, nt * es);
+    *ok = memcmp(y1, y, nt * es) == 0;
+    free(w);
+    free(y1);
+    return CP_OK;
+}
+
+void cp_trainer_destroy(cp_trainer *tr)
+{
+    if (!tr)
+        return;
+    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST) {
+        struct train_cl *c = &tr->c;
+        cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz, &c->gw};
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
+            if (*ms[i])
+                clReleaseMemObject(*ms[i]);
+        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz,  c->k_dx,  c->k_upw,
+                          c->k_upb, c->k_epi,     c->k_add, c->k_axpy};
+        for (size_t i = 0; i < 9; ++i)
+            if (ks[i])
+                clReleaseKernel(ks[i]);
+        if (c->prog)
+            clReleaseProgram(c->prog);
+        if (c->q)
+            clReleaseCommandQueue(c->q);
+        if (c->ctx)
+            clReleaseContext(c->ctx);
+        free(c->y);
+        free(c->t_host);
+    } else {
+        train_host_free(&tr->h);
+    }
+    free(tr);
+}

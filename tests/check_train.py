@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Checks a `clparity train --save DIR` folder against an independent float64 NumPy
+implementation of the training, written from the formulas of clparity/train.h:
+
+  forward   z = a @ W.T + b, a' = (residual ? a : 0) + act(z)   (index.json's layer_list)
+  loss      mean((y - t)^2) over batch x width
+  gradient  g = 2/N (y - t); dz = g * (z > 0) for ReLU; dW = dz.T @ a; db = sum(dz);
+            da = dz @ W (+ g with a residual)
+  update    W -= lr * dW, with lr the float32 value of --lr
+
+Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
+  - host:f64's final weights must match NumPy's within rel_to_max = max|a-r| / max|r| <= tol;
+  - every float32 result must be within rel_to_max 1e-4 of NumPy's;
+  - with --exact-equal, every cl:own result's weights must be bit-identical to host:exact's.
+Exit status 0 on success, 1 on a failed check, 2 on a bad folder."""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def train_f64(x, t, p, layers, steps, lr):
+    """The flat parameters p after `steps` SGD steps; layers is index.json's layer_list."""
+    p = p.astype(np.float64).reshape(-1).copy()
+    x = x.astype(np.float64)
+    t = t.astype(np.float64)
+    n = t.size
+
+    def weight(ly):
+        return p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]].reshape(ly["out"], ly["in"])
+
+    for _ in range(steps):
+        acts, zs = [x], []
+        a = x
+        for ly in layers:
+            z = a @ weight(ly).T
+            if ly["has_bias"]:
+                z = z + p[ly["b_off"]:ly["b_off"] + ly["out"]]
+            zs.append(z)
+            r = np.where(z > 0, z, 0.0) if ly["act"] == "relu" else z
+            a = a + r if ly["residual"] else r
+            acts.append(a)
+        g = (2.0 / n) * (a - t)
+        for l in reversed(range(len(layers))):
+            ly = layers[l]
+            dz = g * (zs[l] > 0) if ly["act"] == "relu" else g
+            w = weight(ly)
+            dw = dz.T @ acts[l]
+            db = dz.sum(axis=0)
+            g = dz @ w + (g if ly["residual"] else 0.0)  # with the pre-update W
+            p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]] -= lr * dw.reshape(-1)
+            if ly["has_bias"]:
+                p[ly["b_off"]:ly["b_off"] + ly["out"]] -= lr * db
+    return p
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--tol", type=float, default=1e-12)
+    ap.add_argument("--exact-equal", action="store_true")
+    a = ap.parse_args()
+    try:
+        with open(os.path.join(a.dir, "index.json")) as f:
+            index = json.load(f)
+        m = index["model"]
+        x = np.load(os.path.join(a.dir, "x.npy"))
+        t = np.load(os.path.join(a.dir, "target.npy"))
+        w0 = np.load(os.path.join(a.dir, "weights.npy"))
+        res = {(r["device"], r["engine"]): np.load(os.path.join(a.dir, r["file"]))
+               for r in index["results"]}
+    except (OSError, KeyError, ValueError) as e:
+        print(f"check_train: bad folder {a.dir}: {e}", file=sys.stderr)
+        return 2
+    lr = float(np.float32(m["lr"]))
+    w0 = w0.reshape(-1)
+    ref = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr)
+    ok = True
+    res = {k: v.reshape(-1) for k, v in res.items()}
+    f64 = res[("host", "host:f64")]
+    if f64.dtype != np.float64:
+        print(f"FAIL: host:f64 weights are {f64.dtype}, not float64")
+        ok = False
+    rel = float(np.max(np.abs(f64 - ref)) / np.max(np.abs(ref)))
+    print(f"host:f64 vs NumPy float64 after {m['steps']} steps: rel_to_max = {rel:.3e} "
+          f"(tol {a.tol:g})")
+    if not rel <= a.tol:
+        ok = False
+        print("FAIL: host:f64 differs from the NumPy implementation")
+    # The training must have moved the weights, or the comparison proves nothing.
+    moved = float(np.max(np.abs(ref - w0.astype(np.float64))))
+    print(f"largest weight change over the training: {moved:.3e}")
+    if not moved > 0:
+        ok = False
+        print("FAIL: the weights did not change")
+    exact = res[("host", "host:exact")]
+    for (dev, eng), w in sorted(res.items()):
+        if w.dtype != np.float32:
+            continue
+        rel32 = float(np.max(np.abs(w.astype(np.float64) - ref)) / np.max(np.abs(ref)))
+        print(f"{dev} {eng} vs NumPy float64: rel_to_max = {rel32:.3e}")
+        if not rel32 <= 1e-4:
+            ok = False
+            print(f"FAIL: {dev} {eng} is far from the float64 training")
+        if a.exact_equal and eng in ("cl:own", "host:exact"):
+            same = w.tobytes() == exact.tobytes()
+            print(f"{dev} {eng}: {'bit-identical to' if same else 'DIFFERS from'} host:exact")
+            ok = ok and same
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1064 @@
+/* clparity train: SGD on the model with every selected device × training engine, step by
+ * step, and the divergence of their weights from host:exact (the baseline) and host:f64. */
+#include "cli.h"
+#include "cmds.h"
+
+#include "clparity/error.h"
+#include "clparity/gen.h"
+#include "clparity/metrics.h"
+#include "clparity/model.h"
+#include "clparity/npy.h"
+#include "clparity/report.h"
+#include "clparity/safetensors.h"
+#include "clparity/select.h"
+#include "clparity/train.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMD "train"
+
+static void train_help(void)
+{
+    printf("usage: clparity train [OPTIONS]\n"
+           "\n"
+           "Trains the reference model (L blocks y = x + relu(x·Wᵀ), W [d, d]) with plain SGD on\n"
+           "an MSE loss (mean over batch × width) against a fixed target, on every selected\n"
+           "device × engine, and reports per recorded step the loss and how far each result's\n"
+           "weights are from host:exact's (the baseline: max abs, max ULP, bitwise fraction) and\n"
+           "from host:f64's. host:exact and host:f64 always run: they are the references.\n"
+           "cl:own keeps its weights on the device between steps and follows host:exact's order\n"
+           "of operations, so any difference from it is a divergence (exit status 1).\n"
+           "\n"
+           "  -d SEL           devices (keywords all/host/gpu/cpu/accelerator, P:D, P or a\n"
+           "                   name substring; comma list or repeated)\n"
+           "  --engines LIST   cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
+           "                   and host:openblas, close to host:exact but not equal (default:\n"
+           "                   cl:own, host:exact and host:f64 where they apply)\n"
+           "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
+           "                   nn.Sequential MLP, biases included); the input and target are\n"
+           "                   the generator's, of its in and out widths\n"
+           "  --d-model D      width (default 32)\n"
+           "  --layers L       blocks (default 4)\n"
+           "  --batch B        rows per step (default 1)\n"
+           "  --seed S         generator seed (default 1337)\n"
+           "  --init-scale X   weight init scale (default 1.0)\n"
+           "  --steps N        SGD steps (default 100)\n"
+           "  --lr X           learning rate, rounded to float (default 0.01)\n"
+           "  --target T       zeros, or random: standard normals from the generator's tensor\n"
+           "                   id 2 (default random)\n"
+           "  --every K        record every K-th step (and the last; default 1)\n"
+           "  --plot FILE      draw each float32 result's max abs weight difference to host:f64\n"
+           "                   (solid) and to host:exact (dashed, where not 0) against the step,\n"
+           "                   log scale, through gnuplot: FILE.png or FILE.svg. Without gnuplot\n"
+           "                   in PATH this is a usage error (status 2), reported before any work\n"
+           "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
+           "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
+           "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
+           "  --save DIR       x.npy, target.npy, the initial weights.npy, the final weights\n"
+           "                   per result (<device>.<engine>.npy) and index.json\n"
+           "  --version        print the version and exit\n"
+           "  -h, --help       print this help and exit\n"
+           "\n"
+           "After the last step each result's weights are read back, uploaded into fresh memory\n"
+           "and run forward again: the output must be bit-identical (the round trip), and\n"
+           "cl:own's must equal host:exact's.\n"
+           "\n"
+           "exit status: 0 success, 1 cl:own diverged from host:exact, a failed round trip, or a\n"
+           "non-finite loss, 2 usage or input error, 3 runtime error\n");
+}
+
+struct opts {
+    char **sels;
+    size_t nsel;
+    const char *engines, *json, *csv, *save, *model, *plot;
+    bool shape_set; /* --d-model, --layers or --init-scale given */
+    long d, layers, batch, steps, every;
+    uint64_t seed;
+    double init_scale, lr;
+    bool target_zeros, allow_slow;
+};
+
+struct result {
+    const cp_device *dev;
+    const char *engine;
+    cp_trainer *tr;
+    void *w; /* current weights, n_params of the dtype */
+    double loss;
+    uint64_t max_ulp_base; /* over the recorded steps */
+    long first_div;        /* first recorded step that differs from the baseline; 0: none */
+    void *y_rt;
+    int roundtrip;    /* 1 ok, 0 failed */
+    int forward_base; /* cl:own: the round trip's output equals host:exact's; -1 n/a */
+    uint64_t hash;
+    /* seconds in cp_trainer_step (each ends with the loss on the host): the first step (a
+     * driver may compile kernels at their first launch), and the sum over the others */
+    double first_s, step_s;
+};
+
+struct rec {
+    long step;
+    size_t res;
+    double loss, base_abs, base_bitwise, f64_abs;
+    uint64_t base_ulp, f64_ulp;
+};
+
+struct train {
+    struct opts o;
+    cp_devlist devs;
+    bool *chosen;
+    cp_model m;
+    float *x, *t;
+    struct result *r;
+    size_t nr, base, ref; /* indices of host:exact and host:f64 */
+    struct rec *recs;
+    size_t nrecs, caprecs;
+    char build_options[128];
+    const char *arch_from;
+    char model_sha256[65];
+};
+
+enum {
+    O_ENGINES = 256,
+    O_DMODEL,
+    O_LAYERS,
+    O_BATCH,
+    O_SEED,
+    O_INIT,
+    O_STEPS,
+    O_LR,
+    O_TARGET,
+    O_EVERY,
+    O_JSON,
+    O_CSV,
+    O_SAVE,
+    O_SLOW,
+    O_VERSION,
+    O_MODEL,
+    O_PLOT
+};
+
+static bool gnuplot_in_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path || !path[0])
+        return false;
+    char *copy = strdup(path), *save = NULL;
+    bool found = false;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char p[4200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/gnuplot", dir[0] ? dir : ".");
+        found = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int parse(int argc, char **argv, struct opts *o, bool *handled)
+{
+    static const struct option lo[] = {{"engines", required_argument, NULL, O_ENGINES},
+                                       {"d-model", required_argument, NULL, O_DMODEL},
+                                       {"layers", required_argument, NULL, O_LAYERS},
+                                       {"batch", required_argument, NULL, O_BATCH},
+                                       {"seed", required_argument, NULL, O_SEED},
+                                       {"init-scale", required_argument, NULL, O_INIT},
+                                       {"steps", required_argument, NULL, O_STEPS},
+                                       {"lr", required_argument, NULL, O_LR},
+                                       {"target", required_argument, NULL, O_TARGET},
+                                       {"every", required_argument, NULL, O_EVERY},
+                                       {"json", required_argument, NULL, O_JSON},
+                                       {"csv", required_argument, NULL, O_CSV},
+                                       {"save", required_argument, NULL, O_SAVE},
+                                       {"allow-slow", no_argument, NULL, O_SLOW},
+                                       {"version", no_argument, NULL, O_VERSION},
+                                       {"model", required_argument, NULL, O_MODEL},
+                                       {"plot", required_argument, NULL, O_PLOT},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    *handled = false;
+    opterr = 0;
+    optind = 1;
+    int c, st = CP_OK;
+    while ((c = getopt_long(argc, argv, ":d:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd': {
+            char **v = realloc(o->sels, (o->nsel + 1) * sizeof *v);
+            if (!v)
+                return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+            o->sels = v;
+            o->sels[o->nsel++] = optarg;
+            break;
+        }
+        case 'h':
+            train_help();
+            *handled = true;
+            return CP_OK;
+        case O_VERSION:
+            cli_print_version();
+            *handled = true;
+            return CP_OK;
+        case O_ENGINES:
+            o->engines = optarg;
+            break;
+        case O_DMODEL:
+            o->shape_set = true;
+            st = cli_parse_long(CMD, "--d-model", optarg, 1, 65536, &o->d);
+            break;
+        case O_LAYERS:
+            o->shape_set = true;
+            st = cli_parse_long(CMD, "--layers", optarg, 1, 100000, &o->layers);
+            break;
+        case O_BATCH:
+            st = cli_parse_long(CMD, "--batch", optarg, 1, 1 << 20, &o->batch);
+            break;
+        case O_STEPS:
+            st = cli_parse_long(CMD, "--steps", optarg, 1, 100000000, &o->steps);
+            break;
+        case O_EVERY:
+            st = cli_parse_long(CMD, "--every", optarg, 1, 100000000, &o->every);
+            break;
+        case O_SEED:
+            st = cli_parse_u64(CMD, "--seed", optarg, &o->seed);
+            break;
+        case O_INIT:
+            o->shape_set = true;
+            st = cli_parse_double(CMD, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
+            break;
+        case O_LR:
+            st = cli_parse_double(CMD, "--lr", optarg, 0.0, 1e6, &o->lr);
+            break;
+        case O_TARGET:
+            if (strcmp(optarg, "zeros") == 0)
+                o->target_zeros = true;
+            else if (strcmp(optarg, "random") == 0)
+                o->target_zeros = false;
+            else
+                st = cli_fail(CMD, CP_FAIL_USAGE, "--target: '%s' is not zeros or random", optarg);
+            break;
+        case O_JSON:
+            o->json = optarg;
+            break;
+        case O_CSV:
+            o->csv = optarg;
+            break;
+        case O_SAVE:
+            o->save = optarg;
+            break;
+        case O_PLOT:
+            o->plot = optarg;
+            break;
+        case O_MODEL:
+            o->model = optarg;
+            break;
+        case O_SLOW:
+            o->allow_slow = true;
+            break;
+        case ':':
+            return cli_fail(CMD, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_fail(CMD, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+        if (st != CP_OK)
+            return st;
+    }
+    if (optind < argc)
+        return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->plot && !ends_with(o->plot, ".png") && !ends_with(o->plot, ".svg"))
+        return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
+    if (o->plot && !gnuplot_in_path())
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
+                        "--plot); nothing was run");
+    if (o->model && o->shape_set)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--model sets the model's shape and weights: --d-model, --layers and "
+                        "--init-scale do not apply");
+    if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
+        return cli_fail(CMD, CP_FAIL_USAGE, "--json and --csv cannot both be '-'");
+    return CP_OK;
+}
+
+static const cp_device *host_device(const cp_devlist *l)
+{
+    for (size_t i = 0; i < l->n; ++i)
+        if (l->v[i].kind == CP_DEV_HOST)
+            return &l->v[i];
+    return NULL;
+}
+
+static int add_result(struct train *T, const cp_device *dev, const char *engine)
+{
+    struct result *v = realloc(T->r, (T->nr + 1) * sizeof *v);
+    if (!v)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    T->r = v;
+    memset(&T->r[T->nr], 0, sizeof T->r[T->nr]);
+    T->r[T->nr].dev = dev;
+    T->r[T->nr].engine = engine;
+    T->r[T->nr].forward_base = -1;
+    T->nr++;
+    return CP_OK;
+}
+
+static void label(const struct result *r, char *buf, size_t len)
+{
+    cp_device_label(r->dev, buf, len);
+}
+
+static void sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
+        return;
+    for (unsigned int i = 0; i < n && i < 32; ++i)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* --model: the safetensors file, its architecture and its SHA-256. */
+static int load_model_file(struct train *T)
+{
+    cp_st_file f;
+    cp_arch_opts arch = {CP_ARCH_AUTO, -1, -1};
+    int st = cp_st_read(T->o.model, &f);
+    if (st == CP_OK)
+        st = cp_model_from_safetensors(&T->m, &f, &arch, &T->arch_from);
+    if (st == CP_OK) {
+        sha256_hex(f.owned, f.file_size, T->model_sha256);
+    }
+    cp_st_free(&f);
+    if (st != CP_OK)
+        return cli_fail(CMD, st, "%s", cp_err_msg());
+    return CP_OK;
+}
+
+/* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
+static int prepare(struct train *T)
+{
+    const struct opts *o = &T->o;
+    int st = cli_select_devices(CMD, o->sels, o->nsel, &T->devs, &T->chosen);
+    if (st != CP_OK)
+        return st;
+    size_t ne = cp_engine_count();
+    bool *use = calloc(ne, sizeof *use);
+    if (!use)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    st = cli_select_engines(CMD, o->engines, &T->devs, T->chosen, use);
+    for (size_t i = 0; st == CP_OK && i < ne; ++i) {
+        const cp_engine_info *e = cp_engine_at(i);
+        bool exact = strcmp(e->name, "cl:own") == 0 || strcmp(e->name, "host:exact") == 0 ||
+                     strcmp(e->name, "host:f64") == 0;
+        /* Without --engines: the exact engines and the reference; the fast ones by name. */
+        if (!use[i] || (cp_train_engine_supported(e->name) && (o->engines || exact)))
+            continue;
+        if (o->engines)
+            st = cli_fail(CMD, CP_FAIL_USAGE,
+                          "--engines: %s cannot train (train supports cl:own, host:exact, "
+                          "host:f64, cl:clblast, host:openblas)",
+                          e->name);
+        use[i] = false;
+    }
+    const cp_device *host = host_device(&T->devs);
+    if (st == CP_OK && !host)
+        st = cli_fail(CMD, CP_FAIL_RUNTIME, "no host device in the device list");
+    /* The references first: host:exact is the baseline, host:f64 the float64 reference. */
+    if (st == CP_OK && (st = add_result(T, host, "host:exact")) == CP_OK)
+        st = add_result(T, host, "host:f64");
+    T->base = 0;
+    T->ref = 1;
+    for (size_t i = 0; st == CP_OK && i < ne; ++i)
+        if (use[i] && strcmp(cp_engine_at(i)->name, "host:openblas") == 0)
+            st = add_result(T, host, "host:openblas");
+    for (size_t di = 0; st == CP_OK && di < T->devs.n; ++di) {
+        const cp_device *dev = &T->devs.v[di];
+        if (!T->chosen[di] || dev->kind == CP_DEV_HOST)
+            continue;
+        for (size_t i = 0; st == CP_OK && i < ne; ++i) {
+            const cp_engine_info *e = cp_engine_at(i);
+            if (use[i] && e->kind == CP_DEV_OPENCL)
+                st = add_result(T, dev, e->name);
+        }
+    }
+    free(use);
+    if (st != CP_OK)
+        return st;
+    if (o->model) {
+        if ((st = load_model_file(T)) != CP_OK)
+            return st;
+    } else if ((st = cp_model_builtin_shape(&T->m, (int)o->d, (int)o->layers, o->seed,
+                                            (float)o->init_scale)) != CP_OK)
+        return cli_fail(CMD, st, "%s", cp_err_msg());
+    double macs = cp_train_step_macs(&T->m, (int)o->batch) * (double)o->steps;
+    for (size_t i = 0; i < T->nr; ++i) {
+        const cp_device *dev = T->r[i].dev;
+        if (dev->simulator && !o->allow_slow && macs > CP_SIMULATOR_MAC_LIMIT)
+            return cli_fail(CMD, CP_FAIL_USAGE,
+                            "%d:%d %s is a simulator: this training needs %.3g multiply-adds on "
+                            "it (limit %.3g); pass --allow-slow to run it anyway",
+                            dev->plat_idx, dev->dev_idx, dev->name, macs, CP_SIMULATOR_MAC_LIMIT);
+    }
+    /* Memory, before any work: cl:own holds the weights, every layer's input and
+     * pre-activation, the output, the target and three gradient rows on the device; each
+     * result holds about as much on the host (host:f64 twice). */
+    size_t stride = (size_t)o->batch * (size_t)T->m.max_width;
+    size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
+    unsigned long long largest =
+        4ull * (unsigned long long)(T->m.n_params > (T->m.n_layers + 1) * stride
+                                        ? T->m.n_params
+                                        : (T->m.n_layers + 1) * stride);
+    unsigned long long per =
+        4ull * ((unsigned long long)T->m.n_params +
+                (2ull * (unsigned long long)T->m.n_layers + 4ull) * stride + nt);
+    unsigned long long host_total = 0;
+    for (size_t i = 0; i < T->nr; ++i) {
+        const cp_device *dev = T->r[i].dev;
+        host_total += strcmp(T->r[i].engine, "host:f64") == 0 ? 2 * per : per;
+        if (dev->kind != CP_DEV_OPENCL)
+            continue;
+        if (per > dev->global_mem || largest > dev->max_alloc)
+            return cli_fail(CMD, CP_FAIL_USAGE,
+                            "the training needs %.3g MiB on %d:%d %s (largest buffer %.3g MiB), "
+                            "more than its %.3g MiB global memory or %.3g MiB max allocation",
+                            (double)per / 1048576.0, dev->plat_idx, dev->dev_idx, dev->name,
+                            (double)largest / 1048576.0, (double)dev->global_mem / 1048576.0,
+                            (double)dev->max_alloc / 1048576.0);
+    }
+    unsigned long long avail = cp_host_mem_available();
+    if (avail && host_total > avail)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "the training needs %.3g MiB of host memory, more than the %.3g MiB "
+                        "available",
+                        (double)host_total / 1048576.0, (double)avail / 1048576.0);
+    if (o->json && (st = cli_check_output_file(CMD, "--json", o->json)) != CP_OK)
+        return st;
+    if (o->csv && (st = cli_check_output_file(CMD, "--csv", o->csv)) != CP_OK)
+        return st;
+    if (o->save && (st = cli_check_output_dir(CMD, o->save)) != CP_OK)
+        return st;
+    if (!o->model && (st = cp_model_builtin_generate(&T->m)) != CP_OK)
+        return cli_fail(CMD, st, "%s", cp_err_msg());
+    if ((st = cp_model_input((int)o->batch, T->m.in_width, o->seed, &T->x)) != CP_OK)
+        return cli_fail(CMD, st, "%s", cp_err_msg());
+    T->t = calloc(nt, sizeof *T->t);
+    if (!T->t)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory for the target");
+    if (!o->target_zeros)
+        cp_gen_fill_normal(T->t, nt, o->seed, CP_TENSOR_TARGET);
+    return CP_OK;
+}
+
+static int add_rec(struct train *T, const struct rec *r)
+{
+    if (T->nrecs == T->caprecs) {
+        size_t cap = T->caprecs ? 2 * T->caprecs : 64;
+        struct rec *v = realloc(T->recs, cap * sizeof *v);
+        if (!v)
+            return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+        T->recs = v;
+        T->caprecs = cap;
+    }
+    T->recs[T->nrecs++] = *r;
+    return CP_OK;
+}
+
+/* Weight differences of result i against the baseline and the float64 reference. */
+static void measure(const struct train *T, size_t i, struct rec *rc)
+{
+    const struct result *r = &T->r[i];
+    const float *base = T->r[T->base].w;
+    const double *ref = T->r[T->ref].w;
+    size_t n = T->m.n_params, eq = 0;
+    rc->base_abs = rc->f64_abs = 0.0;
+    rc->base_ulp = rc->f64_ulp = 0;
+    for (size_t k = 0; k < n; ++k) {
+        double a = cp_trainer_dtype(r->tr) == CP_F64 ? ((const double *)r->w)[k]
+                                                     : (double)((const float *)r->w)[k];
+        float a32 = (float)a;
+        double db = fabs(a - (double)base[k]), dr = fabs(a - ref[k]);
+        if (db > rc->base_abs || isnan(db))
+            rc->base_abs = db;
+        if (dr > rc->f64_abs || isnan(dr))
+            rc->f64_abs = dr;
+        uint64_t ub = cp_ulp_dist(a32, base[k]), ur = cp_ulp_dist(a32, (float)ref[k]);
+        if (ub > rc->base_ulp)
+            rc->base_ulp = ub;
+        if (ur > rc->f64_ulp)
+            rc->f64_ulp = ur;
+        if (cp_trainer_dtype(r->tr) == CP_F32 && memcmp(&a32, &base[k], sizeof a32) == 0)
+            ++eq;
+        else if (cp_trainer_dtype(r->tr) == CP_F64 && (double)base[k] == a)
+            ++eq;
+    }
+    rc->base_bitwise = n ? (double)eq / (double)n : 1.0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int train_loop(struct train *T)
+{
+    const struct opts *o = &T->o;
+    int st;
+    for (size_t i = 0; i < T->nr; ++i) {
+        struct result *r = &T->r[i];
+        st = cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
+        if (st != CP_OK) {
+            char lb[300];
+            label(r, lb, sizeof lb);
+            cli_fail(CMD, st, "%s on %s: %s", r->engine, lb, cp_err_msg());
+            cli_print_build_log();
+            return st;
+        }
+        if (cp_trainer_build_options(r->tr)[0])
+            snprintf(T->build_options, sizeof T->build_options, "%s",
+                     cp_trainer_build_options(r->tr));
+        size_t es = cp_dtype_size(cp_trainer_dtype(r->tr));
+        size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
+        r->w = malloc((T->m.n_params ? T->m.n_params : 1) * es);
+        r->y_rt = malloc((nt ? nt : 1) * es);
+        if (!r->w || !r->y_rt)
+            return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    }
+    bool hook =
+        getenv("CLPARITY_TEST_HOOK") && strcmp(getenv("CLPARITY_TEST_HOOK"), "train-ulp") == 0;
+    bool poked = false;
+    for (long step = 1; step <= o->steps; ++step) {
+        for (size_t i = 0; i < T->nr; ++i) {
+            struct result *r = &T->r[i];
+            char lb[300];
+            label(r, lb, sizeof lb);
+            double t0 = now_s();
+            st = cp_trainer_step(r->tr, &r->loss);
+            if (step == 1)
+                r->first_s = now_s() - t0;
+            else
+                r->step_s += now_s() - t0;
+            if (st != CP_OK)
+                return cli_fail(CMD, st, "%s on %s, step %ld: %s", r->engine, lb, step,
+                                cp_err_msg());
+            if (!isfinite(r->loss))
+                return cli_fail(CMD, CP_FAIL_CHECK,
+                                "step %ld: the loss of %s on %s is not finite (%g); a smaller "
+                                "--init-scale (or --lr) keeps training finite",
+                                step, r->engine, lb, r->loss);
+            /* Test hook: one weight of the first cl:own result moves one ULP, once. */
+            if (hook && !poked && strcmp(r->engine, "cl:own") == 0) {
+                if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
+                    return cli_fail(CMD, st, "%s", cp_err_msg());
+                poked = true;
+            }
+        }
+        if (step % o->every != 0 && step != o->steps)
+            continue;
+        for (size_t i = 0; i < T->nr; ++i)
+            if ((st = cp_trainer_weights(T->r[i].tr, T->r[i].w)) != CP_OK)
+                return cli_fail(CMD, st, "%s", cp_err_msg());
+        for (size_t i = 0; i < T->nr; ++i) {
+            struct rec rc = {.step = step, .res = i, .loss = T->r[i].loss};
+            measure(T, i, &rc);
+            if (rc.base_ulp > T->r[i].max_ulp_base)
+                T->r[i].max_ulp_base = rc.base_ulp;
+            if (i != T->ref && !T->r[i].first_div && (rc.base_ulp || rc.base_bitwise < 1.0))
+                T->r[i].first_div = step;
+            if ((st = add_rec(T, &rc)) != CP_OK)
+                return st;
+        }
+    }
+    /* The round trip, and cl:own's forward against host:exact's. */
+    size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
+    for (size_t i = 0; i < T->nr; ++i) {
+        struct result *r = &T->r[i];
+        if ((st = cp_trainer_roundtrip(r->tr, r->y_rt, &r->roundtrip)) != CP_OK)
+            return cli_fail(CMD, st, "%s", cp_err_msg());
+        r->hash = cp_hash_fnv1a(r->w, T->m.n_params * cp_dtype_size(cp_trainer_dtype(r->tr)));
+    }
+    for (size_t i = 0; i < T->nr; ++i)
+        if (strcmp(T->r[i].engine, "cl:own") == 0)
+            T->r[i].forward_base =
+                memcmp(T->r[i].y_rt, T->r[T->base].y_rt, nt * sizeof(float)) == 0;
+    return CP_OK;
+}
+
+static void print_model(FILE *f, const struct train *T)
+{
+    const struct opts *o = &T->o;
+    if (o->model) {
+        char desc[512];
+        cp_model_describe(&T->m, desc, sizeof desc);
+        fprintf(f,
+                "model: %s (%s; %s), batch %ld, seed %llu; SGD %ld steps, lr %.9g (float), MSE "
+                "against %s targets\n",
+                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, o->steps,
+                (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+        return;
+    }
+    fprintf(f,
+            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g; "
+            "SGD %ld steps, lr %.9g (float), MSE against %s targets\n",
+            o->layers, o->d, o->batch, (unsigned long long)o->seed, o->init_scale, o->steps,
+            (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+}
+
+static void print_tables(FILE *f, const struct train *T)
+{
+    print_model(f, T);
+    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
+            "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        char lb[300];
+        label(&T->r[rc->res], lb, sizeof lb);
+        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
+                T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
+    }
+    fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
+               "steps; the first step's time, and the mean of the others):\n");
+    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s\n", "device", "engine",
+            "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
+            "1st ms", "ms/step");
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char lb[300], fd[32];
+        label(r, lb, sizeof lb);
+        if (i == T->ref)
+            snprintf(fd, sizeof fd, "ref");
+        else if (r->first_div)
+            snprintf(fd, sizeof fd, "%ld", r->first_div);
+        else
+            snprintf(fd, sizeof fd, "none");
+        char mean[32] = "-";
+        if (T->o.steps > 1)
+            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->o.steps - 1));
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9.3f %9s\n", lb, r->engine,
+                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
+                r->roundtrip ? "ok" : "FAILED",
+                r->forward_base < 0 ? "-"
+                : r->forward_base   ? "yes"
+                                    : "NO",
+                1e3 * r->first_s, mean);
+    }
+}
+
+static void result_file(const struct result *r, char *buf, size_t len)
+{
+    char tag[32], eng[64];
+    cp_device_tag(r->dev, tag, sizeof tag);
+    snprintf(eng, sizeof eng, "%s", r->engine);
+    for (char *c = eng; *c; ++c)
+        if (*c == ':')
+            *c = '-';
+    snprintf(buf, len, "%s.%s.npy", tag, eng);
+}
+
+static cJSON *model_json(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    cJSON *m = cJSON_CreateObject();
+    if (o->model) {
+        cJSON_AddStringToObject(m, "arch", "file");
+        cJSON_AddStringToObject(m, "file", o->model);
+        cJSON_AddStringToObject(m, "model_sha256", T->model_sha256);
+        cJSON_AddStringToObject(m, "arch_from", T->arch_from);
+    } else {
+        cJSON_AddStringToObject(m, "arch", "dumb");
+        cJSON_AddNumberToObject(m, "d", (double)o->d);
+        cJSON_AddNumberToObject(m, "layers", (double)o->layers);
+        cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
+    }
+    cJSON_AddNumberToObject(m, "batch", (double)o->batch);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    cJSON_AddStringToObject(m, "seed", seed);
+    cJSON_AddNumberToObject(m, "steps", (double)o->steps);
+    cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
+    cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
+    cJSON_AddNumberToObject(m, "every", (double)o->every);
+    char hex[65];
+    sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "input_sha256", hex);
+    sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "target_sha256", hex);
+    sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cJSON_AddStringToObject(m, "weights_sha256", hex);
+    /* Every layer, so that a reader can rebuild the model from the flat parameters. */
+    cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
+    for (int l = 0; l < T->m.n_layers; ++l) {
+        const cp_layer *ly = &T->m.layers[l];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "in", ly->in);
+        cJSON_AddNumberToObject(j, "out", ly->out);
+        cJSON_AddNumberToObject(j, "w_off", (double)ly->w_off);
+        cJSON_AddBoolToObject(j, "has_bias", ly->has_bias);
+        cJSON_AddNumberToObject(j, "b_off", (double)ly->b_off);
+        cJSON_AddStringToObject(j, "act", ly->act == CP_ACT_RELU ? "relu" : "none");
+        cJSON_AddBoolToObject(j, "residual", ly->residual);
+        cJSON_AddItemToArray(ls, j);
+    }
+    return m;
+}
+
+static cJSON *result_json(const struct train *T, const struct result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    char lb[300], hash[32], file[128];
+    label(r, lb, sizeof lb);
+    result_file(r, file, sizeof file);
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
+    cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddStringToObject(j, "device", lb);
+    cJSON_AddStringToObject(j, "platform", r->dev->kind == CP_DEV_HOST ? "host" : r->dev->platform);
+    cJSON_AddStringToObject(j, "driver", r->dev->kind == CP_DEV_HOST ? "" : r->dev->driver);
+    cJSON_AddStringToObject(j, "engine", r->engine);
+    cJSON_AddStringToObject(j, "dtype", cp_dtype_descr(cp_trainer_dtype(r->tr)));
+    cJSON_AddStringToObject(j, "hash", hash);
+    cJSON_AddNumberToObject(j, "final_loss", r->loss);
+    cJSON_AddNumberToObject(j, "max_ulp_base", (double)r->max_ulp_base);
+    cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
+    cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
+    cJSON_AddNumberToObject(j, "first_step_ms", 1e3 * r->first_s);
+    if (T->o.steps > 1)
+        cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->o.steps - 1));
+    if (r->forward_base >= 0)
+        cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
+    return j;
+}
+
+static int write_json(const struct train *T)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "command", "train");
+    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(T->build_options));
+    cJSON_AddItemToObject(root, "model", model_json(T));
+    cJSON *steps = cJSON_AddArrayToObject(root, "steps");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        const struct result *r = &T->r[rc->res];
+        cJSON *s = cJSON_CreateObject();
+        char lb[300];
+        label(r, lb, sizeof lb);
+        cJSON_AddNumberToObject(s, "step", (double)rc->step);
+        cJSON_AddStringToObject(s, "device", lb);
+        cJSON_AddStringToObject(s, "engine", r->engine);
+        cJSON_AddNumberToObject(s, "loss", rc->loss);
+        cJSON_AddNumberToObject(s, "base_max_abs", rc->base_abs);
+        cJSON_AddNumberToObject(s, "base_max_ulp", (double)rc->base_ulp);
+        cJSON_AddNumberToObject(s, "base_bitwise", rc->base_bitwise);
+        cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
+        cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
+        cJSON_AddItemToArray(steps, s);
+    }
+    cJSON *res = cJSON_AddArrayToObject(root, "results");
+    for (size_t i = 0; i < T->nr; ++i)
+        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    int st = cp_json_write(T->o.json, root);
+    cJSON_Delete(root);
+    if (st != CP_OK)
+        return cli_fail(CMD, st, "--json: %s", cp_err_msg());
+    return CP_OK;
+}
+
+struct text {
+    char *s;
+    size_t len, cap;
+    bool oom;
+};
+
+static void __attribute__((format(printf, 2, 3))) text_add(struct text *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = (t->cap ? 2 * t->cap : 4096) + (n > 0 ? (size_t)n : 0);
+        char *v = realloc(t->s, cap);
+        if (!v || n < 0) {
+            t->oom = true;
+            free(v);
+            t->s = NULL;
+            return;
+        }
+        t->s = v;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+static int write_csv(const struct train *T)
+{
+    struct text t = {0};
+    cJSON *prov = cp_provenance_json(T->build_options);
+    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
+    cJSON_Delete(prov);
+    if (!pj)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
+    text_add(&t, "# provenance: %s\n", pj);
+    cJSON_free(pj);
+    text_add(&t, "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
+                 "f64_max_ulp\n");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        char lb[300];
+        label(&T->r[rc->res], lb, sizeof lb);
+        for (char *c = lb; *c; ++c)
+            if (*c == ',' || *c == '"')
+                *c = ' ';
+        text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g,%.17g,%llu\n", rc->step, lb,
+                 T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
+    }
+    if (t.oom)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
+    int st = cp_file_write_atomic(T->o.csv, t.s, t.len);
+    free(t.s);
+    if (st != CP_OK)
+        return cli_fail(CMD, st, "--csv: %s", cp_err_msg());
+    return CP_OK;
+}
+
+static int save(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    char path[4096];
+    /* [layers, d, d] for the built-in model; the flat parameters for a --model file. */
+    size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
+    int wdims = 3;
+    if (o->model) {
+        shape[0] = T->m.n_params;
+        wdims = 1;
+    }
+    /* The inputs of the training: x, the target and the initial weights. */
+    size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
+    size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
+    const char *names[] = {"x.npy", "target.npy", "weights.npy"};
+    const float *data[] = {T->x, T->t, T->m.params};
+    const size_t *shapes[] = {xs, ts, shape};
+    const int ndims[] = {2, 2, wdims};
+    for (size_t i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
+        int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    }
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char file[128];
+        result_file(r, file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", o->save, file);
+        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), wdims, shape, r->w);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    }
+    cJSON *index = cJSON_CreateObject();
+    if (!index)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building index.json");
+    cJSON_AddNumberToObject(index, "schema", 1);
+    cJSON_AddStringToObject(index, "version", cp_version());
+    cJSON_AddStringToObject(index, "command", "train");
+    cJSON_AddItemToObject(index, "provenance", cp_provenance_json(T->build_options));
+    cJSON_AddItemToObject(index, "model", model_json(T));
+    cJSON *res = cJSON_AddArrayToObject(index, "results");
+    for (size_t i = 0; i < T->nr; ++i)
+        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    snprintf(path, sizeof path, "%s/index.json", o->save);
+    int st = cp_json_write(path, index);
+    cJSON_Delete(index);
+    if (st != CP_OK)
+        return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    return CP_OK;
+}
+
+/* A string for gnuplot's double quotes. */
+static void gp_quoted(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const char *c = v; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
+ * step (log y), and dashed its difference to host:exact where any step has one (a log scale
+ * cannot show 0). gnuplot writes a temporary file, renamed when it succeeded. */
+static int write_plot(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    size_t plen = strlen(o->plot) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    snprintf(tmp, plen, "%s.tmp.%ld", o->plot, (long)getpid());
+    fflush(NULL);
+    FILE *gp = popen("gnuplot", "w");
+    if (!gp) {
+        free(tmp);
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s", strerror(errno));
+    }
+    fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n",
+            ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
+    fprintf(gp, "set termoption noenhanced\nset output ");
+    gp_quoted(gp, tmp);
+    char title[300];
+    bool any_div = false;
+    for (size_t i = 0; i < T->nr; ++i)
+        any_div = any_div || (i != T->ref && T->r[i].first_div);
+    snprintf(title, sizeof title, "weights during SGD: max |W - W(host:f64)|%s",
+             any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
+                     : "; every result equals host:exact at every recorded step");
+    fprintf(gp, "\nset title ");
+    gp_quoted(gp, title);
+    fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
+                "set logscale y\nset grid xtics ytics mytics\nset key below\n");
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        fprintf(gp, "$r%zu << EOD\n", i);
+        for (size_t k = 0; k < T->nrecs; ++k)
+            if (T->recs[k].res == i)
+                fprintf(gp, "%ld %.9g %.9g\n", T->recs[k].step,
+                        T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
+                        T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
+        fprintf(gp, "EOD\n");
+    }
+    fprintf(gp, "plot ");
+    const char *sep = "";
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        char lb[300], name[400];
+        label(&T->r[i], lb, sizeof lb);
+        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
+        fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
+        gp_quoted(gp, name);
+        sep = ", \\\n     ";
+        if (T->r[i].first_div) {
+            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
+            fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
+            gp_quoted(gp, name);
+        }
+    }
+    fprintf(gp, "\nset output\n");
+    int rc = pclose(gp);
+    int st = CP_OK;
+    if (rc != 0) {
+        remove(tmp);
+        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
+    } else if (rename(tmp, o->plot) != 0) {
+        int e = errno;
+        remove(tmp);
+        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", o->plot, strerror(e));
+    }
+    free(tmp);
+    return st;
+}
+
+static void train_free(struct train *T)
+{
+    for (size_t i = 0; i < T->nr; ++i) {
+        cp_trainer_destroy(T->r[i].tr);
+        free(T->r[i].w);
+        free(T->r[i].y_rt);
+    }
+    free(T->r);
+    free(T->recs);
+    free(T->x);
+    free(T->t);
+    cp_model_free(&T->m);
+    free(T->chosen);
+    cp_devlist_free(&T->devs);
+    free(T->o.sels);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    struct train T;
+    memset(&T, 0, sizeof T);
+    T.o.d = 32;
+    T.o.layers = 4;
+    T.o.batch = 1;
+    T.o.seed = 1337;
+    T.o.init_scale = 1.0;
+    T.o.steps = 100;
+    T.o.lr = 0.01;
+    T.o.every = 1;
+    bool handled;
+    int st = parse(argc, argv, &T.o, &handled);
+    if (st != CP_OK || handled) {
+        free(T.o.sels);
+        return st;
+    }
+    if ((st = prepare(&T)) == CP_OK)
+        st = train_loop(&T);
+    if (st != CP_OK)
+        goto out;
+    bool json_out = T.o.json && strcmp(T.o.json, "-") == 0;
+    bool csv_out = T.o.csv && strcmp(T.o.csv, "-") == 0;
+    FILE *out = json_out || csv_out ? stderr : stdout;
+    print_tables(out, &T);
+    fflush(out);
+    if (T.o.save && (st = save(&T)) != CP_OK)
+        goto out;
+    if (T.o.json && (st = write_json(&T)) != CP_OK)
+        goto out;
+    if (T.o.csv && (st = write_csv(&T)) != CP_OK)
+        goto out;
+    if (T.o.plot && (st = write_plot(&T)) != CP_OK)
+        goto out;
+    for (size_t i = 0; i < T.nr; ++i) {
+        const struct result *r = &T.r[i];
+        char lb[300];
+        label(r, lb, sizeof lb);
+        bool exact = strcmp(r->engine, "cl:own") == 0 || strcmp(r->engine, "host:exact") == 0;
+        if (exact && r->first_div) {
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s diverged from host:exact at step %ld (max %llu ULP)", r->engine,
+                          lb, r->first_div, (unsigned long long)r->max_ulp_base);
+        }
+        if (!r->roundtrip)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the final weights' round trip changed the forward output",
+                          r->engine, lb);
+        if (r->forward_base == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the forward of the final weights differs from host:exact's",
+                          r->engine, lb);
+    }
+out:
+    train_free(&T);
+    return st;
+}
