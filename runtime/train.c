@@ -77,11 +77,18 @@ static int enqueue(struct train_cl *c, cl_kernel k, const char *name, cl_uint di
 static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out, const char *what)
 {
     cl_int rc;
-    *out = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0),
-                          (n ? n : 1) * sizeof(float), (void *)init, &rc);
+    *out = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, (n ? n : 1) * sizeof(float), NULL, &rc);
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
                           cp_cl_error_name(rc), rc);
+    /* A write, not CL_MEM_COPY_HOST_PTR: Oclgrind's uninitialised-value check does not see
+     * the data a buffer was created with. */
+    if (init && n) {
+        rc = clEnqueueWriteBuffer(c->q, *out, CL_TRUE, 0, n * sizeof(float), init, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
+                              cp_cl_error_name(rc), rc);
+    }
     return CP_OK;
 }
 
