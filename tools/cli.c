@@ -191,3 +191,27 @@ void cli_print_build_log(void)
         fprintf(stderr, "--- build log ---\n%s%s--- end of build log ---\n", log,
                 log[strlen(log) - 1] == '\n' ? "" : "\n");
 }
+
+bool cli_gnuplot_in_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path || !path[0])
+        return false;
+    char *copy = strdup(path), *save = NULL;
+    bool found = false;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char p[4200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/gnuplot", dir[0] ? dir : ".");
+        found = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+bool cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}

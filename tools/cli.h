@@ -42,4 +42,9 @@ void cli_print_version(void);
 /* After a failed kernel build: the compiler's log on stderr, when there is one. */
 void cli_print_build_log(void);
 
+/* Whether an executable gnuplot is in PATH (for --plot). */
+bool cli_gnuplot_in_path(void);
+/* Whether s ends with suffix (and is longer than it). */
+bool cli_ends_with(const char *s, const char *suffix);
+
 #endif

@@ -216,30 +216,6 @@ enum {
     OPT_VERSION,
 };
 
-static bool gnuplot_in_path(void)
-{
-    const char *path = getenv("PATH");
-    if (!path || !path[0])
-        return false;
-    char *copy = strdup(path), *save = NULL;
-    bool found = false;
-    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char p[4200];
-        struct stat sb;
-        snprintf(p, sizeof p, "%s/gnuplot", dir[0] ? dir : ".");
-        found = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n > k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* Options, then the checks between them; CP_OK or an exit status after the message. */
 static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled)
 {
@@ -387,9 +363,9 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled
         if (!o->params_set)
             o->params = QUICK_PARAMS;
     }
-    if (o->plot && !ends_with(o->plot, ".png") && !ends_with(o->plot, ".svg"))
+    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
         return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
-    if (o->plot && !gnuplot_in_path())
+    if (o->plot && !cli_gnuplot_in_path())
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
                         "--plot); nothing was run");
@@ -1232,7 +1208,7 @@ static int write_plot(const struct sweep *s)
         return cli_fail("sweep", CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s",
                         strerror(errno));
     }
-    bool svg = ends_with(o->plot, ".svg");
+    bool svg = cli_ends_with(o->plot, ".svg");
     fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n", svg ? "svg dynamic" : "pngcairo");
     fprintf(gp, "set termoption noenhanced\nset output ");
     gp_quoted(gp, tmp);

@@ -148,30 +148,6 @@ enum {
     O_PLOT
 };
 
-static bool gnuplot_in_path(void)
-{
-    const char *path = getenv("PATH");
-    if (!path || !path[0])
-        return false;
-    char *copy = strdup(path), *save = NULL;
-    bool found = false;
-    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char p[4200];
-        struct stat sb;
-        snprintf(p, sizeof p, "%s/gnuplot", dir[0] ? dir : ".");
-        found = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n > k && strcmp(s + n - k, suffix) == 0;
-}
-
 static int parse(int argc, char **argv, struct opts *o, bool *handled)
 {
     static const struct option lo[] = {{"engines", required_argument, NULL, O_ENGINES},
@@ -281,9 +257,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
     }
     if (optind < argc)
         return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (o->plot && !ends_with(o->plot, ".png") && !ends_with(o->plot, ".svg"))
+    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
         return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
-    if (o->plot && !gnuplot_in_path())
+    if (o->plot && !cli_gnuplot_in_path())
         return cli_fail(CMD, CP_FAIL_USAGE,
                         "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
                         "--plot); nothing was run");
@@ -930,7 +906,7 @@ static int write_plot(const struct train *T)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s", strerror(errno));
     }
     fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n",
-            ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
+            cli_ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
     fprintf(gp, "set termoption noenhanced\nset output ");
     gp_quoted(gp, tmp);
     char title[300];
