@@ -215,3 +215,14 @@ bool cli_ends_with(const char *s, const char *suffix)
     size_t n = strlen(s), k = strlen(suffix);
     return n > k && strcmp(s + n - k, suffix) == 0;
 }
+
+void cli_gp_quoted(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const char *c = v; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Prints "clparity <cmd>: <message>" on stderr and returns status. */
 int cli_fail(const char *cmd, int status, const char *fmt, ...)
@@ -46,5 +47,8 @@ void cli_print_build_log(void);
 bool cli_gnuplot_in_path(void);
 /* Whether s ends with suffix (and is longer than it). */
 bool cli_ends_with(const char *s, const char *suffix);
+
+/* Writes v in gnuplot's double quotes, with quotes and backslashes escaped. */
+void cli_gp_quoted(FILE *f, const char *v);
 
 #endif

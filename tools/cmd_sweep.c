@@ -1178,18 +1178,6 @@ static int write_csv(const struct sweep *s)
     return st;
 }
 
-/* A string for gnuplot's double quotes. */
-static void gp_quoted(FILE *f, const char *v)
-{
-    fputc('"', f);
-    for (const char *c = v; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fputc('\\', f);
-        fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 /* The blog post's plot: median wall time against the varied parameter, log axes, one line
  * per device x engine. gnuplot reads the script on its stdin and writes a temporary file,
  * renamed when it succeeded. */
@@ -1211,7 +1199,7 @@ static int write_plot(const struct sweep *s)
     bool svg = cli_ends_with(o->plot, ".svg");
     fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n", svg ? "svg dynamic" : "pngcairo");
     fprintf(gp, "set termoption noenhanced\nset output ");
-    gp_quoted(gp, tmp);
+    cli_gp_quoted(gp, tmp);
     char title[256];
     switch (o->vary) {
     case VARY_BATCH:
@@ -1231,11 +1219,11 @@ static int write_plot(const struct sweep *s)
         break;
     }
     fprintf(gp, "\nset title ");
-    gp_quoted(gp, title);
+    cli_gp_quoted(gp, title);
     fprintf(gp, "\nset xlabel ");
-    gp_quoted(gp, o->vary == VARY_BATCH   ? "batch size B"
-                  : o->vary == VARY_DEPTH ? "layers L"
-                                          : "width d");
+    cli_gp_quoted(gp, o->vary == VARY_BATCH   ? "batch size B"
+                      : o->vary == VARY_DEPTH ? "layers L"
+                                              : "width d");
     fprintf(gp, "\nset ylabel \"median wall time (ms)\"\n"
                 "set logscale xy\nset grid xtics ytics mxtics mytics\n"
                 "set key below\nset pointsize 1\n");
@@ -1272,7 +1260,7 @@ static int write_plot(const struct sweep *s)
             char name[400];
             series_name(s, k, name, sizeof name);
             fprintf(gp, "%s$s%zu using 1:2 with linespoints lw 2 title ", sep, k);
-            gp_quoted(gp, name);
+            cli_gp_quoted(gp, name);
             sep = ", \\\n     ";
         }
         fprintf(gp, "\n");

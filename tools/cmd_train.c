@@ -876,18 +876,6 @@ static int save(const struct train *T)
     return CP_OK;
 }
 
-/* A string for gnuplot's double quotes. */
-static void gp_quoted(FILE *f, const char *v)
-{
-    fputc('"', f);
-    for (const char *c = v; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fputc('\\', f);
-        fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 /* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
  * step (log y), and dashed its difference to host:exact where any step has one (a log scale
  * cannot show 0). gnuplot writes a temporary file, renamed when it succeeded. */
@@ -908,7 +896,7 @@ static int write_plot(const struct train *T)
     fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n",
             cli_ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
     fprintf(gp, "set termoption noenhanced\nset output ");
-    gp_quoted(gp, tmp);
+    cli_gp_quoted(gp, tmp);
     char title[300];
     bool any_div = false;
     for (size_t i = 0; i < T->nr; ++i)
@@ -917,7 +905,7 @@ static int write_plot(const struct train *T)
              any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
                      : "; every result equals host:exact at every recorded step");
     fprintf(gp, "\nset title ");
-    gp_quoted(gp, title);
+    cli_gp_quoted(gp, title);
     fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
                 "set logscale y\nset grid xtics ytics mytics\nset key below\n");
     for (size_t i = 0; i < T->nr; ++i) {
@@ -940,12 +928,12 @@ static int write_plot(const struct train *T)
         label(&T->r[i], lb, sizeof lb);
         snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
         fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
-        gp_quoted(gp, name);
+        cli_gp_quoted(gp, name);
         sep = ", \\\n     ";
         if (T->r[i].first_div) {
             snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
             fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
-            gp_quoted(gp, name);
+            cli_gp_quoted(gp, name);
         }
     }
     fprintf(gp, "\nset output\n");
