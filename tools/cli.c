@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <openssl/evp.h>
+
 #include "clparity/report.h"
 #include "clparity/select.h"
 
@@ -225,4 +227,15 @@ void cli_gp_quoted(FILE *f, const char *v)
         fputc(*c, f);
     }
     fputc('"', f);
+}
+
+void cli_sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
+        return;
+    for (unsigned int i = 0; i < n && i < 32; ++i)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
 }

@@ -51,4 +51,7 @@ bool cli_ends_with(const char *s, const char *suffix);
 /* Writes v in gnuplot's double quotes, with quotes and backslashes escaped. */
 void cli_gp_quoted(FILE *f, const char *v);
 
+/* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
+void cli_sha256_hex(const void *data, size_t len, char out[65]);
+
 #endif

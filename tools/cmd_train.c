@@ -16,7 +16,6 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,17 +298,6 @@ static void label(const struct result *r, char *buf, size_t len)
     cp_device_label(r->dev, buf, len);
 }
 
-static void sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    out[0] = '\0';
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
-        return;
-    for (unsigned int i = 0; i < n && i < 32; ++i)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 /* --model: the safetensors file, its architecture and its SHA-256. */
 static int load_model_file(struct train *T)
 {
@@ -319,7 +307,7 @@ static int load_model_file(struct train *T)
     if (st == CP_OK)
         st = cp_model_from_safetensors(&T->m, &f, &arch, &T->arch_from);
     if (st == CP_OK) {
-        sha256_hex(f.owned, f.file_size, T->model_sha256);
+        cli_sha256_hex(f.owned, f.file_size, T->model_sha256);
     }
     cp_st_free(&f);
     if (st != CP_OK)
@@ -674,11 +662,11 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
     char hex[65];
-    sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cli_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
-    sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cli_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "target_sha256", hex);
-    sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cli_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
     cJSON_AddStringToObject(m, "weights_sha256", hex);
     /* Every layer, so that a reader can rebuild the model from the flat parameters. */
     cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");

@@ -12,7 +12,6 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,8 +313,6 @@ static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
     return CP_OK;
 }
 
-static void sha256_hex(const void *data, size_t len, char out[65]);
-
 /* --model: the safetensors file, its architecture and its SHA-256. */
 static int load_model_file(struct job *j)
 {
@@ -324,7 +321,7 @@ static int load_model_file(struct job *j)
     if (st == CP_OK)
         st = cp_model_from_safetensors(&j->model, &f, &j->o.arch, &j->arch_from);
     if (st == CP_OK)
-        sha256_hex(f.owned, f.file_size, j->model_sha256);
+        cli_sha256_hex(f.owned, f.file_size, j->model_sha256);
     cp_st_free(&f);
     if (st != CP_OK)
         return cli_fail(j->cmd, st, "%s", cp_err_msg());
@@ -755,17 +752,6 @@ void job_result_file(const struct job_result *r, char *buf, size_t len)
     snprintf(buf, len, "%s.%s.npy", tag, eng);
 }
 
-static void sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    out[0] = '\0';
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
-        return;
-    for (unsigned int i = 0; i < n && i < 32; ++i)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 static cJSON *model_json(const struct job *j)
 {
     cJSON *m = cJSON_CreateObject();
@@ -797,9 +783,9 @@ static cJSON *model_json(const struct job *j)
         cJSON_AddStringToObject(m, "input", j->o.input);
     if (j->o.labels)
         cJSON_AddStringToObject(m, "labels", j->o.labels);
-    sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), hex);
+    cli_sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
-    sha256_hex(j->model.params, j->model.n_params * sizeof(float), hex);
+    cli_sha256_hex(j->model.params, j->model.n_params * sizeof(float), hex);
     cJSON_AddStringToObject(m, "weights_sha256", hex);
     return m;
 }
