@@ -1,6 +1,7 @@
 /* NumPy .npy files: an atomic writer and a strict, bounds-checked reader. */
 #include "clparity/npy.h"
 #include "clparity/error.h"
+#include "clparity/report.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -210,7 +211,7 @@ static int write_le(FILE *f, const void *data, size_t count, size_t size)
 int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shape, const void *data)
 {
     char header[NPY_HEADER_CAP];
-    size_t header_len, count, itemsize, tmp_size;
+    size_t header_len, count, itemsize;
     char *tmp = NULL;
     FILE *f = NULL;
     int created = 0;
@@ -232,11 +233,9 @@ int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shap
     if (header_len == 0)
         return cp_err_set(CP_FAIL_USAGE, "%s: header does not fit", path);
 
-    tmp_size = strlen(path) + 32;
-    tmp = malloc(tmp_size);
+    tmp = cp_atomic_tmp_name(path);
     if (!tmp)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", path);
-    snprintf(tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
 
     errno = 0;
     f = fopen(tmp, "wb");
@@ -260,18 +259,18 @@ int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shap
     }
     f = NULL;
     /* Readers see the old file or the whole new one, never a partial write. */
-    errno = 0;
-    if (rename(tmp, path) != 0) {
+    created = 0;
+    errno = cp_atomic_commit(tmp, path);
+    if (errno != 0) {
         ret = io_error(path, "cannot rename temporary file");
         goto out;
     }
-    created = 0;
     ret = CP_OK;
 out:
     if (f)
         fclose(f);
     if (created)
-        remove(tmp);
+        cp_atomic_abort(tmp, path);
     free(tmp);
     return ret;
 }

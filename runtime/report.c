@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,6 +118,35 @@ void *cp_provenance_json(const char *build_options)
     return p;
 }
 
+char *cp_atomic_tmp_name(const char *path)
+{
+    struct stat sb;
+    size_t plen = strlen(path) + 32;
+    char *tmp = malloc(plen);
+    if (!tmp)
+        return NULL;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        snprintf(tmp, plen, "%s", path);
+    else
+        snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+    return tmp;
+}
+
+int cp_atomic_commit(const char *tmp, const char *path)
+{
+    if (strcmp(tmp, path) == 0 || rename(tmp, path) == 0)
+        return 0;
+    int e = errno;
+    remove(tmp);
+    return e;
+}
+
+void cp_atomic_abort(const char *tmp, const char *path)
+{
+    if (strcmp(tmp, path) != 0)
+        remove(tmp);
+}
+
 int cp_file_write_atomic(const char *path, const void *data, size_t len)
 {
     if (strcmp(path, "-") == 0) {
@@ -124,11 +154,9 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len)
             return cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
         return CP_OK;
     }
-    size_t plen = strlen(path) + 32;
-    char *tmp = malloc(plen);
+    char *tmp = cp_atomic_tmp_name(path);
     if (!tmp)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
-    snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
     int st = CP_OK;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
@@ -141,10 +169,10 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len)
         ok = false;
         saved = errno;
     }
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok)
-            saved = errno;
-        remove(tmp);
+    if (!ok) {
+        cp_atomic_abort(tmp, path);
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
+    } else if ((saved = cp_atomic_commit(tmp, path)) != 0) {
         st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
     }
 out_free:

@@ -870,11 +870,9 @@ static int save(const struct train *T)
 static int write_plot(const struct train *T)
 {
     const struct opts *o = &T->o;
-    size_t plen = strlen(o->plot) + 32;
-    char *tmp = malloc(plen);
+    char *tmp = cp_atomic_tmp_name(o->plot);
     if (!tmp)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
-    snprintf(tmp, plen, "%s.tmp.%ld", o->plot, (long)getpid());
     fflush(NULL);
     FILE *gp = popen("gnuplot", "w");
     if (!gp) {
@@ -927,12 +925,11 @@ static int write_plot(const struct train *T)
     fprintf(gp, "\nset output\n");
     int rc = pclose(gp);
     int st = CP_OK;
+    int e = 0;
     if (rc != 0) {
-        remove(tmp);
+        cp_atomic_abort(tmp, o->plot);
         st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
-    } else if (rename(tmp, o->plot) != 0) {
-        int e = errno;
-        remove(tmp);
+    } else if ((e = cp_atomic_commit(tmp, o->plot)) != 0) {
         st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", o->plot, strerror(e));
     }
     free(tmp);

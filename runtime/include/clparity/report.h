@@ -16,8 +16,21 @@ void cp_provenance_set_argv(int argc, char *const *argv);
  * memory. */
 void *cp_provenance_json(const char *build_options);
 
+/* The name to write before renaming to path: "<path>.tmp.<pid>", or a copy of path itself
+ * where path names something other than a regular file (/dev/null, a FIFO, /dev/stdout),
+ * which a rename() would replace. NULL when out of memory; free() it. */
+char *cp_atomic_tmp_name(const char *path);
+
+/* Renames tmp (from cp_atomic_tmp_name) to path; nothing when they are the same name.
+ * Returns 0, or errno after removing tmp. */
+int cp_atomic_commit(const char *tmp, const char *path);
+
+/* Removes tmp after a failed write, unless it is path itself. */
+void cp_atomic_abort(const char *tmp, const char *path);
+
 /* Writes len bytes to path through "<path>.tmp.<pid>" and rename(), so that a failure leaves
- * no partial file; "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
+ * no partial file (a path that is not a regular file, such as /dev/null, is written
+ * directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
 int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
