@@ -85,6 +85,11 @@ struct job {
     const char *arch_from;
     char model_sha256[65];
     int64_t *labels; /* --labels: batch class ids */
+    /* The work that needs no device (the hidden reference and baseline, the SHA-256 of the
+     * input and weights) runs on a second thread while the first result's engine is built,
+     * and is joined before its first forward: timed runs never share the CPU with it. */
+    void *bg;
+    char input_sha256[65], weights_sha256[65];
 };
 
 /* Devices, engines, the simulator guard and the memory checks, then the model and input:
