@@ -251,22 +251,29 @@ float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
     return acc;
 }
 
-/* One chunk: fetch the next one into wn, run the chain over wc, and at the layer's end the
- * bias, activation, residual and the barrier. Returns whether a chunk follows. */
+/* Moves a chunk cursor (layer l, first k k0) to the next chunk. */
+void cp_radvance(__global const int *desc, int *l, int *k0)
+{
+    *k0 += CP_RC;
+    if (*k0 >= desc[5 * *l]) {
+        *l += 1;
+        *k0 = 0;
+    }
+}
+
+/* One chunk: fetch the chunk at the fetch cursor (fl, fk0; CP_RD - 1 chunks ahead) into wn,
+ * run the chain over wc, and at the layer's end the bias, activation, residual and the
+ * barrier. Returns whether a chunk follows. */
 bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, int lid,
               __local float (*act)[CP_MAXW4 * 4], const float4 *wc, float4 *wn, int *l, int *k0,
-              int *cur, float *acc)
+              int *fl, int *fk0, int *cur, float *acc)
 {
     const int in = desc[5 * *l], out = desc[5 * *l + 1];
     const int n = min(CP_RC, in - *k0);
-    int nl = *l, nk0 = *k0 + CP_RC;
-    if (nk0 >= in) {
-        nl += 1;
-        nk0 = 0;
+    if (*fl < n_layers) {
+        cp_rfetch((__global const float4 *)p, desc, *fl, *fk0, lid, wn);
+        cp_radvance(desc, fl, fk0);
     }
-    const bool more = nl < n_layers;
-    if (more)
-        cp_rfetch((__global const float4 *)p, desc, nl, nk0, lid, wn);
     if (lid < out)
         *acc = cp_rchain(*acc, &act[*cur][*k0], wc, n);
     if (*k0 + n >= in) {
@@ -282,10 +289,16 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
         *cur = 1 - *cur;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    *l = nl;
-    *k0 = nk0;
-    return more;
+    cp_radvance(desc, l, k0);
+    return *l < n_layers;
 }
+
+/* CP_RD chunk buffers: the chain runs over one while the loads of the next CP_RD - 1 are in
+ * flight (2, 3 or 4). */
+#ifndef CP_RD
+#define CP_RD 2
+#endif
+#define CP_RSTEP(wc, wn) cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, &acc)
 
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
@@ -300,16 +313,53 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
     for (int i = lid; i < in0; i += CP_LS)
         act[0][i] = x[row * (size_t)in0 + (size_t)i];
     float4 wa[CP_RC4], wb[CP_RC4];
-    int l = 0, k0 = 0, cur = 0;
+#if CP_RD >= 3
+    float4 wc[CP_RC4];
+#endif
+#if CP_RD >= 4
+    float4 wd[CP_RC4];
+#endif
+    int l = 0, k0 = 0, fl = 0, fk0 = 0, cur = 0;
     float acc = 0.0f;
     bool more = n_layers > 0;
-    if (more)
-        cp_rfetch((__global const float4 *)p, desc, 0, 0, lid, wa);
+    /* the first CP_RD - 1 chunks */
+    if (fl < n_layers) {
+        cp_rfetch((__global const float4 *)p, desc, fl, fk0, lid, wa);
+        cp_radvance(desc, &fl, &fk0);
+    }
+#if CP_RD >= 3
+    if (fl < n_layers) {
+        cp_rfetch((__global const float4 *)p, desc, fl, fk0, lid, wb);
+        cp_radvance(desc, &fl, &fk0);
+    }
+#endif
+#if CP_RD >= 4
+    if (fl < n_layers) {
+        cp_rfetch((__global const float4 *)p, desc, fl, fk0, lid, wc);
+        cp_radvance(desc, &fl, &fk0);
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     while (more) {
-        more = cp_rstep(p, desc, n_layers, lid, act, wa, wb, &l, &k0, &cur, &acc);
+#if CP_RD == 2
+        more = CP_RSTEP(wa, wb);
         if (more)
-            more = cp_rstep(p, desc, n_layers, lid, act, wb, wa, &l, &k0, &cur, &acc);
+            more = CP_RSTEP(wb, wa);
+#elif CP_RD == 3
+        more = CP_RSTEP(wa, wc);
+        if (more)
+            more = CP_RSTEP(wb, wa);
+        if (more)
+            more = CP_RSTEP(wc, wb);
+#else
+        more = CP_RSTEP(wa, wd);
+        if (more)
+            more = CP_RSTEP(wb, wa);
+        if (more)
+            more = CP_RSTEP(wc, wb);
+        if (more)
+            more = CP_RSTEP(wd, wc);
+#endif
     }
     for (int i = lid; i < out_last; i += CP_LS)
         y[row * (size_t)out_last + (size_t)i] = act[cur][i];

@@ -423,8 +423,8 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         size_t w = (size_t)m->max_width;
         s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
         snprintf(opts, sizeof opts,
-                 "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d", s->small_ls, w,
-                 tune->reg_rc);
+                 "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d -DCP_RD=%d",
+                 s->small_ls, w, tune->reg_rc, tune->reg_rd);
         file = "own_small.cl";
         kname = "cp_model_small_reg";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {

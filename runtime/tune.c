@@ -18,6 +18,7 @@ static const struct {
     int n, allowed[5];
 } fields[] = {
     {"rc", offsetof(cp_own_tune, reg_rc), 4, {16, 32, 64, 128}},
+    {"rd", offsetof(cp_own_tune, reg_rd), 3, {2, 3, 4}},
     {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
     {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
     {"xl", offsetof(cp_own_tune, tiled_xl), 2, {0, 1}},
@@ -65,9 +66,10 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
                                  strncmp(s, fields[i].name, (size_t)(eq - s)) == 0))
             ++i;
         if (i == N_FIELDS)
-            return cp_err_set(CP_FAIL_USAGE,
-                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, xp, vw, rb)",
-                              spec, (int)(eq - s), s);
+            return cp_err_set(
+                CP_FAIL_USAGE,
+                "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, vw, rb)", spec,
+                (int)(eq - s), s);
         char *num_end;
         errno = 0;
         long v = strtol(eq + 1, &num_end, 10);
@@ -85,8 +87,8 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,bk=%d,db=%d,xl=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
-             t->tiled_xl, t->vec_w, t->vec_rb);
+    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,vw=%d,rb=%d", t->reg_rc, t->reg_rd,
+             t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->vec_w, t->vec_rb);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -148,6 +150,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
      * bk=16,db=0,xl=0,xp=4 of 7 tiled settings) and on PoCL (vw from the device's preferred
      * width, rb=8). */
     t->reg_rc = 64;
+    t->reg_rd = 2;
     t->tiled_bk = 16;
     t->tiled_db = 0;
     t->tiled_xl = 0;

@@ -29,7 +29,8 @@ static void tune_help(void)
         "or tune fails with status 1 and stores nothing.\n"
         "\n"
         "What is tuned, by device type:\n"
-        "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128), on the reference model\n"
+        "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in registers\n"
+        "        (rd=2,3,4), on the reference model\n"
         "              d=128 L=128 B=1 (--quick: L=16)\n"
         "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
         "              (bk=16,32; db=0,1; xl=0,1; xp=0,4),\n"
@@ -130,7 +131,9 @@ struct tunable {
     const char *const *cands, *const *quick_cands;
 };
 
-static const char *const reg_c[] = {"rc=16", "rc=32", "rc=64", "rc=128", NULL};
+static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
+                                    "rc=128,rd=2", "rc=16,rd=4", "rc=32,rd=3",
+                                    "rc=32,rd=4",  "rc=64,rd=3", NULL};
 static const char *const tiled_c[] = {
     "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0", "bk=32,db=0,xl=0,xp=4",
     "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4", "bk=16,db=0,xl=1,xp=0", NULL};

@@ -68,6 +68,8 @@ case_ small "CLPARITY_OWN_KERNEL=small" cl:own bitwise 13 3 3 '\[small, ' cp_mod
 case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe, [a-zA-Z_]+: [^]]*CP_KT=[0-9]+\]$' cp_model_small_pipe
 case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe, .*-DCP_V4' cp_model_small_pipe
 case_ reg_rc16 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16" cl:own bitwise 13 3 3 '\[reg, .*-DCP_RC=16' cp_model_small_reg
+case_ reg_rd3 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=3" cl:own bitwise 37 3 3 '\[reg, .*-DCP_RC=16 -DCP_RD=3' cp_model_small_reg
+case_ reg_rd4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=4" cl:own bitwise 13 4 2 '\[reg, .*-DCP_RC=16 -DCP_RD=4' cp_model_small_reg
 case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128" cl:own bitwise 36 2 3 '\[reg, .*-DCP_RC=128' cp_model_small_reg
 case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled
 case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1 -DCP_XP=4' cp_gemm_tiled

@@ -11,6 +11,7 @@
 
 typedef struct cp_own_tune {
     int reg_rc;   /* reg path: weights per work-item per chunk (16, 32, 64, 128) */
+    int reg_rd;   /* reg path: chunks in registers, CP_RD - 1 of them in flight (2, 3, 4) */
     int tiled_bk; /* tiled path: depth of cp_gemm_tiled4's tiles (16, 32) */
     int tiled_db; /* tiled path: 1 double-buffers the tiles in local memory (0, 1) */
     int tiled_xl; /* tiled path: 1 loads x a row per lane, 0 a row per CP_LQ lanes (0, 1) */
@@ -24,12 +25,13 @@ enum cp_tune_source { CP_TUNE_DEFAULT, CP_TUNE_CACHED, CP_TUNE_ENV };
 
 /* The settings for dev: the defaults (pref_vec: CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
  * replaced by what `clparity tune` stored for this device, driver and platform version
- * (unless CLPARITY_CACHE=off), replaced by CLPARITY_OWN_TUNE ("rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4", any
- * subset). CP_FAIL_USAGE when CLPARITY_OWN_TUNE does not parse; a stored entry that does not
- * parse is ignored. */
+ * (unless CLPARITY_CACHE=off), replaced by CLPARITY_OWN_TUNE
+ * ("rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4", any subset). CP_FAIL_USAGE when CLPARITY_OWN_TUNE does
+ * not parse; a stored entry that does not parse is ignored. */
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src);
 
-/* Parses "rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4" (any subset) over *t. CP_FAIL_USAGE names the problem. */
+/* Parses "rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4" (any subset) over *t. CP_FAIL_USAGE names the
+ * problem. */
 int cp_tune_parse(const char *spec, cp_own_tune *t);
 /* "rc=64,bk=32,db=0,xl=0,xp=0,vw=16,rb=8" */
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len);
