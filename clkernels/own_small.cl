@@ -208,11 +208,29 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
 #define CP_RC4 (CP_RC / 4)
 #define CP_MAXW4 ((CP_MAXW + 3) / 4)
 
+/* The layer table: read from desc, or, for a uniform model (every layer d x d with the same
+ * flags: the reference model), compile-time constants (CP_UD, CP_UFLAGS, and CP_US floats
+ * from one layer's blocked weights to the next), so that no link of the chain waits for a
+ * load of the table. */
+#ifdef CP_UD
+#define CP_LIN(l) CP_UD
+#define CP_LOUT(l) CP_UD
+#define CP_LFLAGS(l) CP_UFLAGS
+#define CP_LWOFF(l) ((l) * CP_US)
+#define CP_LBOFF(l) ((l) * CP_US + ((CP_UD + 3) / 4) * 4 * CP_UD)
+#else
+#define CP_LIN(l) desc[5 * (l)]
+#define CP_LOUT(l) desc[5 * (l) + 1]
+#define CP_LFLAGS(l) desc[5 * (l) + 2]
+#define CP_LWOFF(l) desc[5 * (l) + 3]
+#define CP_LBOFF(l) desc[5 * (l) + 4]
+#endif
+
 void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k0, int lid,
                float4 *w)
 {
-    const int in = desc[5 * l], out = desc[5 * l + 1];
-    __global const float4 *src = wb + desc[5 * l + 3] / 4 + (size_t)(k0 / 4) * (size_t)out + lid;
+    const int in = CP_LIN(l), out = CP_LOUT(l);
+    __global const float4 *src = wb + CP_LWOFF(l) / 4 + (size_t)(k0 / 4) * (size_t)out + lid;
 #pragma unroll
     for (int j = 0; j < CP_RC4; ++j)
         w[j] = (lid < out && k0 + 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
@@ -255,7 +273,7 @@ float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
 void cp_radvance(__global const int *desc, int *l, int *k0)
 {
     *k0 += CP_RC;
-    if (*k0 >= desc[5 * *l]) {
+    if (*k0 >= CP_LIN(*l)) {
         *l += 1;
         *k0 = 0;
     }
@@ -268,7 +286,7 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
               __local float (*act)[CP_MAXW4 * 4], const float4 *wc, float4 *wn, int *l, int *k0,
               int *fl, int *fk0, int *cur, float *acc)
 {
-    const int in = desc[5 * *l], out = desc[5 * *l + 1];
+    const int in = CP_LIN(*l), out = CP_LOUT(*l);
     const int n = min(CP_RC, in - *k0);
     if (*fl < n_layers) {
         cp_rfetch((__global const float4 *)p, desc, *fl, *fk0, lid, wn);
@@ -278,10 +296,10 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
         *acc = cp_rchain(*acc, &act[*cur][*k0], wc, n);
     if (*k0 + n >= in) {
         if (lid < out) {
-            const int flags = desc[5 * *l + 2];
+            const int flags = CP_LFLAGS(*l);
             float a = *acc;
             if (flags & 1)
-                a = a + p[desc[5 * *l + 4] + lid];
+                a = a + p[CP_LBOFF(*l) + lid];
             float r = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
             act[1 - *cur][lid] = (flags & 4) ? act[*cur][lid] + r : r;
         }

@@ -325,6 +325,11 @@ static size_t layer_b_size(const cp_layer *L)
     return round_up((size_t)L->in, 4) * (size_t)L->out + (L->has_bias ? (size_t)L->out : 0);
 }
 
+static int layer_flags(const cp_layer *L)
+{
+    return (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
+}
+
 /* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]) or blocked for
  * cp_model_small_reg, each layer on a float4 boundary, and the layer table. */
 static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
@@ -353,8 +358,7 @@ static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
             transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
-        desc[5 * l + 2] =
-            (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
+        desc[5 * l + 2] = layer_flags(L);
         desc[5 * l + 3] = (int)off;
         desc[5 * l + 4] = (int)(off + k_rows * (size_t)L->out);
         off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
@@ -392,6 +396,22 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
     return st;
 }
 
+/* Whether every layer is d x d with the same flags (the reference model): cp_model_small_reg
+ * then takes the layer table as constants. The offsets must fit the kernel's int. */
+static bool uniform_model(const cp_model *m, int *flags)
+{
+    if (m->n_layers < 1)
+        return false;
+    const cp_layer *L0 = &m->layers[0];
+    *flags = layer_flags(L0);
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        if (L->in != L0->in || L->out != L0->in || layer_flags(L) != *flags)
+            return false;
+    }
+    return (double)m->n_layers * (double)round_up(layer_b_size(L0), 4) < 2147483647.0;
+}
+
 static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev)
 {
     const cp_model *m = e->model;
@@ -422,9 +442,14 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     if (s->path == PATH_REG) {
         size_t w = (size_t)m->max_width;
         s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
-        snprintf(opts, sizeof opts,
-                 "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d -DCP_RD=%d",
-                 s->small_ls, w, tune->reg_rc, tune->reg_rd);
+        int n =
+            snprintf(opts, sizeof opts,
+                     "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d -DCP_RD=%d",
+                     s->small_ls, w, tune->reg_rc, tune->reg_rd);
+        int flags;
+        if (uniform_model(m, &flags))
+            snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
+                     m->layers[0].in, flags, round_up(layer_b_size(&m->layers[0]), 4));
         file = "own_small.cl";
         kname = "cp_model_small_reg";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
@@ -628,7 +653,7 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     size_t global[2] = {(size_t)L->out, (size_t)batch};
     cl_int rc;
     int st;
-    cl_int flags = (has_bias ? 1 : 0) | (act == CP_ACT_RELU ? 2 : 0) | (residual ? 4 : 0);
+    cl_int flags = layer_flags(L);
     cl_int m_rows = batch;
     if (s->path == PATH_TILED) {
         cl_kernel k = s->k_path;
