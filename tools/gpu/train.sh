@@ -40,7 +40,7 @@ done
     date -u
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     clinfo -l
-    $clp devices
+    "$clp" devices
 } >"$out/devices.txt" 2>&1
 status=0
 
@@ -49,7 +49,7 @@ status=0
 train() {
     local name=$1 text=$2 secs=$3
     shift 3
-    local cmd=($clp train --engines "$engines" --steps 100 "$@" --json "$out/$name.json"
+    local cmd=("$clp" train --engines "$engines" --steps 100 "$@" --json "$out/$name.json"
         --csv "$out/$name.csv")
     echo "== ${cmd[*]}" >>"$text"
     timeout "$secs" "${cmd[@]}" >>"$text" 2>&1
