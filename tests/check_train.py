@@ -11,6 +11,9 @@ implementation of the training, written from the formulas of clparity/train.h:
 Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
   - host:f64's final weights must match NumPy's within rel_to_max = max|a-r| / max|r| <= tol;
   - every float32 result must be within rel_to_max 1e-4 of NumPy's;
+  - host:f64's final loss (index.json) must match NumPy's loss at the last step within tol,
+    every other result's within 1e-4 relative, and the loss must have gone down from the
+    first step (the training learned something, whatever the target);
   - with --exact-equal, every cl:own result's weights must be bit-identical to host:exact's.
 Exit status 0 on success, 1 on a failed check, 2 on a bad folder."""
 import argparse
@@ -22,11 +25,13 @@ import numpy as np
 
 
 def train_f64(x, t, p, layers, steps, lr):
-    """The flat parameters p after `steps` SGD steps; layers is index.json's layer_list."""
+    """The flat parameters p after `steps` SGD steps, and the loss of each step (at its
+    forward, before its update); layers is index.json's layer_list."""
     p = p.astype(np.float64).reshape(-1).copy()
     x = x.astype(np.float64)
     t = t.astype(np.float64)
     n = t.size
+    losses = []
 
     def weight(ly):
         return p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]].reshape(ly["out"], ly["in"])
@@ -42,6 +47,7 @@ def train_f64(x, t, p, layers, steps, lr):
             r = np.where(z > 0, z, 0.0) if ly["act"] == "relu" else z
             a = a + r if ly["residual"] else r
             acts.append(a)
+        losses.append(float(np.sum((a - t) ** 2) / n))
         g = (2.0 / n) * (a - t)
         for l in reversed(range(len(layers))):
             ly = layers[l]
@@ -53,7 +59,7 @@ def train_f64(x, t, p, layers, steps, lr):
             p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]] -= lr * dw.reshape(-1)
             if ly["has_bias"]:
                 p[ly["b_off"]:ly["b_off"] + ly["out"]] -= lr * db
-    return p
+    return p, losses
 
 
 def main():
@@ -76,7 +82,7 @@ def main():
         return 2
     lr = float(np.float32(m["lr"]))
     w0 = w0.reshape(-1)
-    ref = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr)
+    ref, losses = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr)
     ok = True
     res = {k: v.reshape(-1) for k, v in res.items()}
     f64 = res[("host", "host:f64")]
@@ -95,6 +101,17 @@ def main():
     if not moved > 0:
         ok = False
         print("FAIL: the weights did not change")
+    print(f"NumPy's loss: {losses[0]:.6e} at step 1, {losses[-1]:.6e} at step {len(losses)}")
+    if len(losses) > 1 and not losses[-1] < losses[0]:
+        ok = False
+        print("FAIL: the loss did not go down")
+    for r in index["results"]:
+        rl = abs(r["final_loss"] - losses[-1]) / abs(losses[-1]) if losses[-1] else r["final_loss"]
+        tol = a.tol if r["engine"] == "host:f64" else 1e-4
+        if not rl <= tol:
+            ok = False
+            print(f"FAIL: {r['device']} {r['engine']}: final loss {r['final_loss']!r} is "
+                  f"{rl:.3e} from NumPy's (tol {tol:g})")
     exact = res[("host", "host:exact")]
     for (dev, eng), w in sorted(res.items()):
         if w.dtype != np.float32:

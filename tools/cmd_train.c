@@ -45,8 +45,8 @@ static void train_help(void)
            "                   and host:openblas, close to host:exact but not equal (default:\n"
            "                   cl:own, host:exact and host:f64 where they apply)\n"
            "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
-           "                   nn.Sequential MLP, biases included); the input and target are\n"
-           "                   the generator's, of its in and out widths\n"
+           "                   nn.Sequential MLP, biases included); the input (the\n"
+           "                   generator's) and the target have its in and out widths\n"
            "  --d-model D      width (default 32)\n"
            "  --layers L       blocks (default 4)\n"
            "  --batch B        rows per step (default 1)\n"
@@ -54,8 +54,9 @@ static void train_help(void)
            "  --init-scale X   weight init scale (default 1.0)\n"
            "  --steps N        SGD steps (default 100)\n"
            "  --lr X           learning rate, rounded to float (default 0.01)\n"
-           "  --target T       zeros, or random: standard normals from the generator's tensor\n"
-           "                   id 2 (default random)\n"
+           "  --target T       zeros (the default, as in the PyTorch example: the loss is\n"
+           "                   the output's mean square), or random: standard normals from the\n"
+           "                   generator's tensor id 2\n"
            "  --every K        record every K-th step (and the last; default 1)\n"
            "  --plot FILE      draw each float32 result's max abs weight difference to host:f64\n"
            "                   (solid) and to host:exact (dashed, where not 0) against the step,\n"
@@ -965,6 +966,7 @@ int cmd_train(int argc, char **argv)
     T.o.steps = 100;
     T.o.lr = 0.01;
     T.o.every = 1;
+    T.o.target_zeros = true;
     bool handled;
     int st = parse(argc, argv, &T.o, &handled);
     if (st != CP_OK || handled) {
