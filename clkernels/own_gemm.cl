@@ -228,7 +228,9 @@ void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4
             const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
             const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
             const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+#pragma unroll
             for (int i = 0; i < 8; ++i)
+#pragma unroll
                 for (int j = 0; j < 8; ++j)
                     acc[i][j] = fma(a[i], b[j], acc[i][j]);
         }
@@ -239,7 +241,9 @@ void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4
         const float4 b0 = bs4[k][tx], b1 = bs4[k][16 + tx];
         const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
         const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+#pragma unroll
         for (int i = 0; i < 8; ++i)
+#pragma unroll
             for (int j = 0; j < 8; ++j)
                 acc[i][j] = fma(a[i], b[j], acc[i][j]);
     }
@@ -257,7 +261,9 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
     const int m0 = (int)get_group_id(1) * 128, n0 = (int)get_group_id(0) * 128;
     float4 xa[CP_LPASS], wb[CP_WPASS];
     float acc[8][8];
+#pragma unroll
     for (int i = 0; i < 8; ++i)
+#pragma unroll
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
     cp_fetch4(x, wtb, ldw, M, K, m0, n0, 0, tid, xa, wb);
@@ -289,10 +295,13 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
         cp_tile_fma(as4, bs4, tx, ty, kt, acc);
     }
 #endif
+    /* unrolled, so that acc stays in registers (a loop indexing it would put it on the stack) */
+#pragma unroll
     for (int i = 0; i < 8; ++i) {
         const int gm = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
         if (gm >= M)
             continue;
+#pragma unroll
         for (int j = 0; j < 8; ++j) {
             const int gn = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
             if (gn >= N)

@@ -29,11 +29,12 @@ static void tune_help(void)
         "or tune fails with status 1 and stores nothing.\n"
         "\n"
         "What is tuned, by device type:\n"
-        "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in registers\n"
-        "        (rd=2,3,4), on the reference model\n"
+        "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
+        "              registers (rd=2,3,4), 8 settings, on the reference model\n"
         "              d=128 L=128 B=1 (--quick: L=16)\n"
         "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
-        "              (bk=16,32; db=0,1; xl=0,1; xp=0,4),\n"
+        "              (bk=16,32; db=0,1; xl=0,1; xp=0,4; 7 settings) and, on NVIDIA, a cap\n"
+        "              of 128 registers (mr=128, -cl-nv-maxrregcount; 3 more settings),\n"
         "              at d=2048 L=4 B=2048\n"
         "              (--quick: d=512 L=2 B=512)\n"
         "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
@@ -136,7 +137,10 @@ static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
                                     "rc=32,rd=4",  "rc=64,rd=3", NULL};
 static const char *const tiled_c[] = {
     "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0", "bk=32,db=0,xl=0,xp=4",
-    "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4", "bk=16,db=0,xl=1,xp=0", NULL};
+    "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4", "bk=16,db=0,xl=1,xp=0",
+    /* NVIDIA only (-cl-nv-maxrregcount); elsewhere these repeat the settings above */
+    "bk=16,db=0,xl=0,xp=4,mr=128", "bk=16,db=1,xl=0,xp=4,mr=128", "bk=32,db=0,xl=0,xp=4,mr=128",
+    NULL};
 static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
                                     "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
                                     "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",
