@@ -219,31 +219,6 @@ static int dev_info(cl_device_id d, cl_device_info what, size_t size, void *out,
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
 }
 
-/* Whether the device lists the extension name (a whole word of CL_DEVICE_EXTENSIONS). */
-static int has_extension(cl_device_id d, const char *name, bool *yes)
-{
-    size_t n = 0;
-    *yes = false;
-    cl_int rc = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
-    char *ext = malloc(n + 1);
-    if (!ext)
-        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
-    rc = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, ext, NULL);
-    if (rc != CL_SUCCESS) {
-        free(ext);
-        return cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
-    }
-    ext[n] = '\0';
-    size_t len = strlen(name);
-    for (const char *p = ext; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == ext || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-            *yes = true;
-    free(ext);
-    return CP_OK;
-}
-
 static size_t round_up(size_t v, size_t m)
 {
     return (v + m - 1) / m * m;
@@ -516,21 +491,10 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
             else
                 s->tile_bk = 16;
         }
-        bool nv_opts = false;
-        if (tune->tiled_mr) {
-            int st2 = has_extension(dev->device_id, "cl_nv_compiler_options", &nv_opts);
-            if (st2 != CP_OK)
-                return st2;
-        }
-        int n = snprintf(opts, sizeof opts,
-                         "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
-                         "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d",
-                         s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp);
-        /* NVIDIA: at 129 registers (ptxas, H100) a work-group of 256 leaves no room for a
-         * second one on the SM; a cap of 128 lets two share it. Register allocation only:
-         * the arithmetic, and so every bit, is the same. */
-        if (nv_opts)
-            snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", tune->tiled_mr);
+        snprintf(opts, sizeof opts,
+                 "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
+                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d",
+                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp);
         kname = "cp_gemm_tiled";
     } else {
         s->vec_w = tune->vec_w;

@@ -17,46 +17,44 @@
 
 static void tune_help(void)
 {
-    printf(
-        "usage: clparity tune [-d SELECTOR]... [--quick] [--runs N] [--warmup W]\n"
-        "                     [--dry-run] [--json FILE]\n"
-        "\n"
-        "Times cl:own's tunable kernels with every candidate setting on each selected\n"
-        "OpenCL device and stores the fastest, per device, driver and platform version, in\n"
-        "$XDG_CACHE_HOME/clparity/tune.json (or ~/.cache/clparity/tune.json). cl:own then\n"
-        "uses it on that device (its build options say 'tuned'). No setting changes the\n"
-        "order of a sum: each candidate's output must equal the first one's bit for bit,\n"
-        "or tune fails with status 1 and stores nothing.\n"
-        "\n"
-        "What is tuned, by device type:\n"
-        "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
-        "              registers (rd=2,3,4), 8 settings, on the reference model\n"
-        "              d=128 L=128 B=1 (--quick: L=16)\n"
-        "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
-        "              (bk=16,32; db=0,1; xl=0,1; xp=0,4; 7 settings) and, on NVIDIA, a cap\n"
-        "              of 128 registers (mr=128, -cl-nv-maxrregcount; 3 more settings),\n"
-        "              at d=2048 L=4 B=2048\n"
-        "              (--quick: d=512 L=2 B=512)\n"
-        "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
-        "              d=1024 L=4 B=1024 (--quick: vw=8,16 x rb=4,8 at d=256 L=2 B=256)\n"
-        "Simulators are left out (their timings say nothing about hardware).\n"
-        "\n"
-        "  -d, --device SEL  devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
-        "                    every non-simulator device); host is skipped\n"
-        "  --quick           smaller shapes and fewer candidates\n"
-        "  --runs N          timed runs per candidate (default 5; the median counts)\n"
-        "  --warmup W        warm-up runs per candidate (default 1)\n"
-        "  --dry-run         measure and print, store nothing\n"
-        "  --json FILE       every candidate's timing as JSON ('-' for stdout)\n"
-        "  --version         print the version and exit\n"
-        "  -h, --help        print this help and exit\n"
-        "\n"
-        "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4\" (any subset) overrides\n"
-        "the stored and default settings in every command; CLPARITY_CACHE=off ignores the\n"
-        "stored ones.\n"
-        "\n"
-        "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
-        "3 runtime or I/O error\n");
+    printf("usage: clparity tune [-d SELECTOR]... [--quick] [--runs N] [--warmup W]\n"
+           "                     [--dry-run] [--json FILE]\n"
+           "\n"
+           "Times cl:own's tunable kernels with every candidate setting on each selected\n"
+           "OpenCL device and stores the fastest, per device, driver and platform version, in\n"
+           "$XDG_CACHE_HOME/clparity/tune.json (or ~/.cache/clparity/tune.json). cl:own then\n"
+           "uses it on that device (its build options say 'tuned'). No setting changes the\n"
+           "order of a sum: each candidate's output must equal the first one's bit for bit,\n"
+           "or tune fails with status 1 and stores nothing.\n"
+           "\n"
+           "What is tuned, by device type:\n"
+           "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
+           "              registers (rd=2,3,4), 8 settings, on the reference model\n"
+           "              d=128 L=128 B=1 (--quick: L=16)\n"
+           "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
+           "              (bk=16,32; db=0,1; xl=0,1; xp=0,4; 8 settings),\n"
+           "              at d=2048 L=4 B=2048\n"
+           "              (--quick: d=512 L=2 B=512)\n"
+           "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
+           "              d=1024 L=4 B=1024 (--quick: vw=8,16 x rb=4,8 at d=256 L=2 B=256)\n"
+           "Simulators are left out (their timings say nothing about hardware).\n"
+           "\n"
+           "  -d, --device SEL  devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
+           "                    every non-simulator device); host is skipped\n"
+           "  --quick           smaller shapes and fewer candidates\n"
+           "  --runs N          timed runs per candidate (default 5; the median counts)\n"
+           "  --warmup W        warm-up runs per candidate (default 1)\n"
+           "  --dry-run         measure and print, store nothing\n"
+           "  --json FILE       every candidate's timing as JSON ('-' for stdout)\n"
+           "  --version         print the version and exit\n"
+           "  -h, --help        print this help and exit\n"
+           "\n"
+           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4\" (any subset) overrides\n"
+           "the stored and default settings in every command; CLPARITY_CACHE=off ignores the\n"
+           "stored ones.\n"
+           "\n"
+           "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
+           "3 runtime or I/O error\n");
 }
 
 struct shape {
@@ -136,11 +134,9 @@ static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
                                     "rc=128,rd=2", "rc=16,rd=4", "rc=32,rd=3",
                                     "rc=32,rd=4",  "rc=64,rd=3", NULL};
 static const char *const tiled_c[] = {
-    "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0", "bk=32,db=0,xl=0,xp=4",
-    "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4", "bk=16,db=0,xl=1,xp=0",
-    /* NVIDIA only (-cl-nv-maxrregcount); elsewhere these repeat the settings above */
-    "bk=16,db=0,xl=0,xp=4,mr=128", "bk=16,db=1,xl=0,xp=4,mr=128", "bk=32,db=0,xl=0,xp=4,mr=128",
-    NULL};
+    "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0",
+    "bk=32,db=0,xl=0,xp=4", "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4",
+    "bk=16,db=0,xl=1,xp=0", "bk=32,db=1,xl=0,xp=4", NULL};
 static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
                                     "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
                                     "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",

@@ -16,8 +16,6 @@ typedef struct cp_own_tune {
     int tiled_db; /* tiled path: 1 double-buffers the tiles in local memory (0, 1) */
     int tiled_xl; /* tiled path: 1 loads x a row per lane, 0 a row per CP_LQ lanes (0, 1) */
     int tiled_xp; /* tiled path: floats of padding per row of the local x tile (0, 4) */
-    int tiled_mr; /* tiled path: -cl-nv-maxrregcount where the device takes NVIDIA's
-                   * compiler options (0: the compiler's choice, 128: two work-groups per SM) */
     int vec_w;    /* vec path: vector width along the outputs (4, 8, 16) */
     int vec_rb;   /* vec path: batch rows per work-item (2, 4, 8, 12, 16) */
 } cp_own_tune;
