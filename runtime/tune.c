@@ -15,7 +15,7 @@
 static const struct {
     const char *name;
     size_t off;
-    int n, allowed[5];
+    int n, allowed[7];
 } fields[] = {
     {"rc", offsetof(cp_own_tune, reg_rc), 4, {16, 32, 64, 128}},
     {"bk", offsetof(cp_own_tune, tiled_bk), 2, {16, 32}},
@@ -24,6 +24,8 @@ static const struct {
     {"xp", offsetof(cp_own_tune, tiled_xp), 2, {0, 4}},
     {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
+    {"nv", offsetof(cp_own_tune, vec_nv), 3, {1, 2, 4}},
+    {"mc", offsetof(cp_own_tune, vec_mc), 7, {16, 32, 64, 128, 256, 512, 1024}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -65,9 +67,10 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
                                  strncmp(s, fields[i].name, (size_t)(eq - s)) == 0))
             ++i;
         if (i == N_FIELDS)
-            return cp_err_set(CP_FAIL_USAGE,
-                              "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, xp, vw, rb)",
-                              spec, (int)(eq - s), s);
+            return cp_err_set(
+                CP_FAIL_USAGE,
+                "tuning '%s': unknown parameter '%.*s' (rc, bk, db, xl, xp, vw, rb, nv, mc)", spec,
+                (int)(eq - s), s);
         char *num_end;
         errno = 0;
         long v = strtol(eq + 1, &num_end, 10);
@@ -85,8 +88,9 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,bk=%d,db=%d,xl=%d,vw=%d,rb=%d", t->reg_rc, t->tiled_bk, t->tiled_db,
-             t->tiled_xl, t->vec_w, t->vec_rb);
+    snprintf(buf, len, "rc=%d,bk=%d,db=%d,xl=%d,xp=%d,vw=%d,rb=%d,nv=%d,mc=%d", t->reg_rc,
+             t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->vec_w, t->vec_rb, t->vec_nv,
+             t->vec_mc);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -146,14 +150,17 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
 {
     /* Defaults: the best measured on the H100 (clparity tune, 2026-11-23: rc=64 of 16-128,
      * bk=16,db=0,xl=0,xp=4 of 7 tiled settings) and on PoCL (vw from the device's preferred
-     * width, rb=8). */
+     * width; 8 rows × 2 vectors in registers with AVX-512's 32 vector registers, 4 × 2 with
+     * 16; 128 rows per work-item: docs/PERFORMANCE.md, target 3). */
     t->reg_rc = 64;
     t->tiled_bk = 16;
     t->tiled_db = 0;
     t->tiled_xl = 0;
     t->tiled_xp = 4;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
-    t->vec_rb = 8;
+    t->vec_rb = pref_vec >= 16 ? 8 : 4;
+    t->vec_nv = 2;
+    t->vec_mc = 128;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];
@@ -196,7 +203,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     cJSON *store = load_store(path);
     if (!store)
         store = cJSON_CreateObject();
-    char key[800], spec[64], date[32];
+    char key[800], spec[128], date[32];
     cp_tune_key(dev, key, sizeof key);
     cp_tune_format(t, spec, sizeof spec);
     time_t now = time(NULL);
