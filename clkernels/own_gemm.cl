@@ -6,8 +6,8 @@
  *
  * cp_gemm_tiled (GPUs): a CP_BM × CP_BN block of outputs per work-group, CP_TM × CP_TN per
  * work-item in registers, CP_BK-deep tiles of x and W staged through local memory.
- * cp_gemm_vec (CPUs, PoCL): no local memory; each work-item keeps CP_RB rows × CP_VW outputs
- * in vector registers and streams the transposed weights Wt[k][n] (padded to ldw columns). */
+ * cp_gemm_vec (CPUs, PoCL): no local memory; each work-item keeps CP_RB rows × CP_NV vectors of
+ * CP_VW outputs in registers and streams its panel of the packed weights (below). */
 #pragma OPENCL FP_CONTRACT OFF
 
 #ifndef CP_BM
@@ -97,9 +97,13 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
 #ifndef CP_VW
 #define CP_VW 8 /* vector width along n: 8 for AVX2, 16 for AVX-512 */
 #endif
-#ifndef CP_RB
-#define CP_RB 8 /* rows per work-item */
+#ifndef CP_NV
+#define CP_NV 1 /* vectors along n per work-item */
 #endif
+#ifndef CP_RB
+#define CP_RB 8 /* rows per register tile */
+#endif
+#define CP_NR (CP_VW * CP_NV) /* columns per work-item: the width of a packed panel */
 #define CP_VEC_(n) float##n
 #define CP_VEC(n) CP_VEC_(n)
 #define CP_VLOAD_(n) vload##n
@@ -108,34 +112,67 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
 #define CP_VSTORE(n) CP_VSTORE_(n)
 typedef CP_VEC(CP_VW) cp_vec;
 
+/* cp_gemm_vec: work-item (g0, g1) computes columns g0·CP_NR.. (one panel) of rows g1·mc..
+ * (mc a multiple of CP_RB), CP_RB rows × CP_NR columns at a time in vector registers. The
+ * weights come packed in panels, Wp[n / CP_NR][k][n % CP_NR] (n padded to ldw, a multiple of
+ * CP_NR, the bias after them at b_off), so that a work-item streams one contiguous panel, which
+ * stays in cache while all its rows pass over it. Each output is one fma chain from 0.0f, k
+ * ascending, then cp_epi. */
 __kernel void cp_gemm_vec(__global const float *restrict x, __global float *restrict y,
                           __global const float *restrict p, __global const float *restrict wt,
-                          ulong wt_off, int ldw, ulong b_off, int M, int N, int K, int flags)
+                          ulong wt_off, int ldw, ulong b_off, int M, int N, int K, int flags,
+                          int mc)
 {
-    const int n0 = (int)get_global_id(0) * CP_VW;
-    const int m0 = (int)get_global_id(1) * CP_RB;
-    if (n0 >= N || m0 >= M)
+    const int pn = (int)get_global_id(0);
+    const int n0 = pn * CP_NR;
+    const int mb = (int)get_global_id(1) * mc;
+    if (n0 >= N || mb >= M)
         return;
-    __global const float *xr[CP_RB];
-    for (int r = 0; r < CP_RB; ++r) /* rows past M repeat the last one; never stored */
-        xr[r] = x + (size_t)min(m0 + r, M - 1) * (size_t)K;
-    cp_vec acc[CP_RB];
-    for (int r = 0; r < CP_RB; ++r)
-        acc[r] = (cp_vec)(0.0f);
-    __global const float *wk = wt + wt_off + (size_t)n0;
-    for (int k = 0; k < K; ++k) {
-        const cp_vec w = CP_VLOAD(CP_VW)(0, wk + (size_t)k * (size_t)ldw);
+    (void)ldw;
+    const int me = min(mb + mc, M);
+    __global const float *wp = wt + wt_off + (size_t)pn * (size_t)K * CP_NR;
+    for (int m0 = mb; m0 < me; m0 += CP_RB) {
+        __global const float *xr[CP_RB];
+#pragma unroll
+        for (int r = 0; r < CP_RB; ++r) /* rows past M repeat the last one; never stored */
+            xr[r] = x + (size_t)min(m0 + r, M - 1) * (size_t)K;
+        cp_vec acc[CP_RB][CP_NV];
+#pragma unroll
         for (int r = 0; r < CP_RB; ++r)
-            acc[r] = fma((cp_vec)(xr[r][k]), w, acc[r]);
-    }
-    for (int r = 0; r < CP_RB && m0 + r < M; ++r) {
-        float v[CP_VW];
-        CP_VSTORE(CP_VW)(acc[r], 0, v);
-        for (int j = 0; j < CP_VW && n0 + j < N; ++j) {
-            const int gn = n0 + j;
-            const float bias = (flags & 1) ? p[b_off + (size_t)gn] : 0.0f;
-            const float xo = (flags & 4) ? xr[r][gn] : 0.0f;
-            y[(size_t)(m0 + r) * (size_t)N + (size_t)gn] = cp_epi(v[j], flags, bias, xo);
+#pragma unroll
+            for (int j = 0; j < CP_NV; ++j)
+                acc[r][j] = (cp_vec)(0.0f);
+        for (int k = 0; k < K; ++k) {
+            cp_vec w[CP_NV];
+#pragma unroll
+            for (int j = 0; j < CP_NV; ++j)
+                w[j] = CP_VLOAD(CP_VW)(0, wp + (size_t)k * CP_NR + j * CP_VW);
+#pragma unroll
+            for (int r = 0; r < CP_RB; ++r) {
+                const cp_vec a = (cp_vec)(xr[r][k]);
+#pragma unroll
+                for (int j = 0; j < CP_NV; ++j)
+                    acc[r][j] = fma(a, w[j], acc[r][j]);
+            }
+        }
+        /* The epilogue from a copy, in loops that are not unrolled: it is a small part of the
+         * time, and unrolled it multiplied PoCL's compile time. */
+        float out[CP_RB * CP_NR];
+#pragma unroll
+        for (int r = 0; r < CP_RB; ++r)
+#pragma unroll
+            for (int j = 0; j < CP_NV; ++j)
+                CP_VSTORE(CP_VW)(acc[r][j], r * CP_NV + j, out);
+        const int nn = min(CP_NR, N - n0);
+#pragma unroll 1
+        for (int r = 0; r < CP_RB && m0 + r < M; ++r) {
+            __global float *yr = y + (size_t)(m0 + r) * (size_t)N + n0;
+#pragma unroll 1
+            for (int c = 0; c < nn; ++c) {
+                const float bias = (flags & 1) ? p[b_off + (size_t)(n0 + c)] : 0.0f;
+                const float xo = (flags & 4) ? xr[r][n0 + c] : 0.0f;
+                yr[c] = cp_epi(out[r * CP_NR + c], flags, bias, xo);
+            }
         }
     }
 }

@@ -32,10 +32,14 @@ struct cl_state {
     int tile_xp;       /* PATH_TILED: padding of the x tile's rows (floats) */
     cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
     cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
-    cl_mem *wt_layer;  /* PATH_VEC: each layer's Wt[k][n], n padded to ldw[l], then bias */
+    cl_mem *wt_layer;  /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
+                        * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
     int *ldw;
     size_t small_ls;   /* PATH_SMALL: work-group size */
-    int vec_w, vec_rb; /* PATH_VEC: vector width and rows per work-item */
+    int vec_w, vec_rb; /* PATH_VEC: vector width and rows per register tile */
+    int vec_nv;        /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
+    int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
+    unsigned cus;      /* PATH_VEC: the device's compute units */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -375,8 +379,26 @@ out:
     return st;
 }
 
-/* PATH_VEC and PATH_TILED: one buffer per layer, transposed, n padded to a multiple of pad
- * (the vector width, or 4 for cp_gemm_tiled4's float4 rows). */
+/* Wp[n / nr][k][n % nr] = W[n][k] for one layer (cp_gemm_vec's panels), n padded to ldw (a
+ * multiple of nr) with zeros, then the bias. */
+static void pack_layer(const cp_model *m, int l, int ldw, int nr, float *dst)
+{
+    const cp_layer *L = &m->layers[l];
+    const float *w = m->params + L->w_off;
+    for (int o = 0; o < ldw; ++o) {
+        float *panel = dst + (size_t)(o / nr) * (size_t)L->in * (size_t)nr + (size_t)(o % nr);
+        for (int k = 0; k < L->in; ++k)
+            panel[(size_t)k * (size_t)nr] =
+                o < L->out ? w[(size_t)o * (size_t)L->in + (size_t)k] : 0.0f;
+    }
+    if (L->has_bias)
+        memcpy(dst + (size_t)L->in * (size_t)ldw, m->params + L->b_off,
+               (size_t)L->out * sizeof(float));
+}
+
+/* PATH_VEC and PATH_TILED: one buffer per layer, n padded to a multiple of pad: packed in
+ * panels of pad columns (PATH_VEC, pad = vec_w·vec_nv), or transposed (PATH_TILED, pad 4 for
+ * cp_gemm_tiled4's float4 rows). */
 static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
 {
     const cp_model *m = e->model;
@@ -392,7 +414,10 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
         float *wt = malloc((n ? n : 1) * sizeof *wt);
         if (!wt)
             return cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for layer %d", l);
-        transpose_layer(m, l, s->ldw[l], wt);
+        if (s->path == PATH_VEC)
+            pack_layer(m, l, s->ldw[l], pad, wt);
+        else
+            transpose_layer(m, l, s->ldw[l], wt);
         st = upload(s, &s->wt_layer[l], wt, n * sizeof *wt, "transposed layer");
         free(wt);
     }
@@ -499,7 +524,11 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
     } else {
         s->vec_w = tune->vec_w;
         s->vec_rb = tune->vec_rb;
-        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d", s->vec_w, s->vec_rb);
+        s->vec_nv = tune->vec_nv;
+        s->vec_mc = tune->vec_mc;
+        s->cus = dev->compute_units;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d -DCP_NV=%d", s->vec_w,
+                 s->vec_rb, s->vec_nv);
         kname = "cp_gemm_vec";
     }
     st = cp_program_build_ex(s->ctx, dev->device_id, file, opts, &s->prog_path, &e->build_cache);
@@ -586,7 +615,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     if (one_launch(s->path))
         st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_VEC)
-        st = setup_transposed(e, s, s->vec_w);
+        st = setup_transposed(e, s, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
         st = setup_transposed(e, s, 4);
     if (st != CP_OK)
@@ -703,18 +732,28 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         cl_mem wt = s->wt_layer[l];
         cl_ulong wt_off = 0, bt_off = (cl_ulong)L->in * (cl_ulong)s->ldw[l];
         cl_int ldw = s->ldw[l];
+        /* Rows per work-item: the tuned number (a multiple of the register tile), no more than
+         * the batch needs, and fewer where that leaves under 4 work-items per compute unit. */
+        size_t panels = (size_t)ldw / (size_t)(s->vec_w * s->vec_nv), rb = (size_t)s->vec_rb;
+        size_t mc = round_up((size_t)s->vec_mc, rb);
+        if (mc > round_up((size_t)batch, rb))
+            mc = round_up((size_t)batch, rb);
+        while (mc > rb && panels * (((size_t)batch + mc - 1) / mc) < 4 * (size_t)s->cus)
+            mc = round_up(mc / 2, rb);
+        cl_int mc_i = (cl_int)mc;
         const size_t sizes[] = {sizeof in,     sizeof outb, sizeof wt,     sizeof wt,
                                 sizeof wt_off, sizeof ldw,  sizeof bt_off, sizeof m_rows,
-                                sizeof out_w,  sizeof in_w, sizeof flags};
-        /* The bias sits after the transposed weights in the same buffer: p is that buffer. */
+                                sizeof out_w,  sizeof in_w, sizeof flags,  sizeof mc_i};
+        /* The bias sits after the packed weights in the same buffer: p is that buffer. */
         const void *const vals[] = {&in,     &outb,   &wt,    &wt,   &wt_off, &ldw,
-                                    &bt_off, &m_rows, &out_w, &in_w, &flags};
-        st = set_args(s->k_path, "cp_gemm_vec", 11, sizes, vals);
+                                    &bt_off, &m_rows, &out_w, &in_w, &flags,  &mc_i};
+        st = set_args(s->k_path, "cp_gemm_vec", 12, sizes, vals);
         if (st != CP_OK)
             return st;
-        size_t grid[2] = {(size_t)ldw / (size_t)s->vec_w,
-                          round_up((size_t)batch, (size_t)s->vec_rb) / (size_t)s->vec_rb};
-        rc = enqueue_kernel(s->q, s->k_path, 2, NULL, grid, NULL, 0, NULL, &s->events[l]);
+        /* Work-groups of one work-item: as many groups as work-items for the cores to share
+         * (PoCL's own choice could make fewer groups than cores). */
+        size_t grid[2] = {panels, ((size_t)batch + mc - 1) / mc}, one[2] = {1, 1};
+        rc = enqueue_kernel(s->q, s->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
         return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
     }
     if (!s->clblast) {

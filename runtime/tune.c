@@ -15,7 +15,7 @@
 static const struct {
     const char *name;
     size_t off;
-    int n, allowed[5];
+    int n, allowed[7];
 } fields[] = {
     {"rc", offsetof(cp_own_tune, reg_rc), 4, {16, 32, 64, 128}},
     {"rd", offsetof(cp_own_tune, reg_rd), 3, {2, 3, 4}},
@@ -25,6 +25,8 @@ static const struct {
     {"xp", offsetof(cp_own_tune, tiled_xp), 2, {0, 4}},
     {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
+    {"nv", offsetof(cp_own_tune, vec_nv), 3, {1, 2, 4}},
+    {"mc", offsetof(cp_own_tune, vec_mc), 7, {16, 32, 64, 128, 256, 512, 1024}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -68,8 +70,8 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
         if (i == N_FIELDS)
             return cp_err_set(
                 CP_FAIL_USAGE,
-                "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, vw, rb)", spec,
-                (int)(eq - s), s);
+                "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, vw, rb, nv, mc)",
+                spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
         long v = strtol(eq + 1, &num_end, 10);
@@ -87,8 +89,9 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,vw=%d,rb=%d", t->reg_rc, t->reg_rd,
-             t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->vec_w, t->vec_rb);
+    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,vw=%d,rb=%d,nv=%d,mc=%d", t->reg_rc,
+             t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->vec_w, t->vec_rb,
+             t->vec_nv, t->vec_mc);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -149,7 +152,8 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     /* Defaults: the best measured on the H100 (clparity tune, 2026-11-23: rc=64,rd=2 of 8 reg
      * settings, rd=3 the same within 1 %; bk=32,db=0,xl=0,xp=4 of 7 tiled settings, 4 %
      * ahead of bk=16 once the epilogue was unrolled) and on PoCL (vw from the device's
-     * preferred width, rb=8). */
+     * preferred width; 8 rows × 2 vectors in registers with AVX-512's 32 vector registers,
+     * 4 × 2 with 16; 128 rows per work-item: docs/PERFORMANCE.md, target 3). */
     t->reg_rc = 64;
     t->reg_rd = 2;
     t->tiled_bk = 32;
@@ -157,7 +161,9 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->tiled_xl = 0;
     t->tiled_xp = 4;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
-    t->vec_rb = 8;
+    t->vec_rb = pref_vec >= 16 ? 8 : 4;
+    t->vec_nv = 2;
+    t->vec_mc = 128;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];
@@ -200,7 +206,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     cJSON *store = load_store(path);
     if (!store)
         store = cJSON_CreateObject();
-    char key[800], spec[64], date[32];
+    char key[800], spec[128], date[32];
     cp_tune_key(dev, key, sizeof key);
     cp_tune_format(t, spec, sizeof spec);
     time_t now = time(NULL);

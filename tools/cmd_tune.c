@@ -35,8 +35,9 @@ static void tune_help(void)
            "              (bk=16,32; db=0,1; xl=0,1; xp=0,4; 8 settings),\n"
            "              at d=2048 L=4 B=2048\n"
            "              (--quick: d=512 L=2 B=512)\n"
-           "  CPU   vec: vector width and rows per work-item (vw=4,8,16 x rb=4,8,12,16), at\n"
-           "              d=1024 L=4 B=1024 (--quick: vw=8,16 x rb=4,8 at d=256 L=2 B=256)\n"
+           "  CPU   vec: vector width, register tile (rb rows x nv vectors) and rows per\n"
+           "              work-item (13 settings of vw=8,16, rb=2..12, nv=1,2,4, mc=32,128,512),\n"
+           "              at d=1024 L=4 B=1024 (--quick: 4 of them at d=256 L=2 B=256)\n"
            "Simulators are left out (their timings say nothing about hardware).\n"
            "\n"
            "  -d, --device SEL  devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
@@ -49,9 +50,9 @@ static void tune_help(void)
            "  --version         print the version and exit\n"
            "  -h, --help        print this help and exit\n"
            "\n"
-           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4\" (any subset) overrides\n"
-           "the stored and default settings in every command; CLPARITY_CACHE=off ignores the\n"
-           "stored ones.\n"
+           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4,nv=2,mc=128\" (any subset)\n"
+           "overrides the stored and default settings in every command; CLPARITY_CACHE=off\n"
+           "ignores the stored ones.\n"
            "\n"
            "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
            "3 runtime or I/O error\n");
@@ -137,11 +138,17 @@ static const char *const tiled_c[] = {
     "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0",
     "bk=32,db=0,xl=0,xp=4", "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4",
     "bk=16,db=0,xl=1,xp=0", "bk=32,db=1,xl=0,xp=4", NULL};
-static const char *const vec_c[] = {"vw=4,rb=4",  "vw=4,rb=8",  "vw=4,rb=12",  "vw=4,rb=16",
-                                    "vw=8,rb=4",  "vw=8,rb=8",  "vw=8,rb=12",  "vw=8,rb=16",
-                                    "vw=16,rb=4", "vw=16,rb=8", "vw=16,rb=12", "vw=16,rb=16",
-                                    NULL};
-static const char *const vec_q[] = {"vw=8,rb=4", "vw=8,rb=8", "vw=16,rb=4", "vw=16,rb=8", NULL};
+/* vec: register tiles of rb rows × nv vectors that fit 16 (vw=8, AVX2) or 32 (vw=16,
+ * AVX-512) vector registers, then the rows per work-item around the best tiles. */
+static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc=128",
+                                    "vw=8,rb=8,nv=1,mc=128",  "vw=8,rb=2,nv=4,mc=128",
+                                    "vw=16,rb=8,nv=1,mc=128", "vw=16,rb=4,nv=2,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=12,nv=2,mc=128",
+                                    "vw=16,rb=4,nv=4,mc=128", "vw=16,rb=8,nv=2,mc=32",
+                                    "vw=16,rb=8,nv=2,mc=512", "vw=16,rb=4,nv=4,mc=32",
+                                    "vw=16,rb=4,nv=4,mc=512", NULL};
+static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
 static const struct tunable gpu_tunables[] = {
     {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c},
     {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c},
@@ -210,7 +217,7 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
         printf("%d:%-3d %-32.32s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, dev->name, tu->path,
                best_spec);
     }
-    char spec[64];
+    char spec[128];
     cp_tune_format(&best, spec, sizeof spec);
     cJSON_AddStringToObject(jdev, "chosen", spec);
     if (*check) {

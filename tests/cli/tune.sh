@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$clp" tune -d 0 --quick --runs 1 --warmup 0 --json "$base/tune.json" >"$base/out.txt" ||
     fail "tune failed"
 cat "$base/out.txt"
-grep -Eq '^0:0 +pthread-.* vec +best: vw=(4|8|16),rb=(2|4|8|12|16)$' "$base/out.txt" ||
+grep -Eq '^0:0 +pthread-.* vec +best: vw=(4|8|16),rb=(2|4|8|12|16),nv=(1|2|4),mc=[0-9]+$' "$base/out.txt" ||
     fail "no best line"
 "$py" - "$base/tune.json" "$XDG_CACHE_HOME/clparity/tune.json" <<'PY' || fail "JSON"
 import json, sys
@@ -35,6 +35,8 @@ o=$(CLPARITY_CACHE=off opts)
 echo "$o" | grep -q '\[vec, default: ' || fail "CLPARITY_CACHE=off still reads the store: $o"
 o=$(CLPARITY_OWN_TUNE=vw=4,rb=2 opts)
 echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_VW=4 -DCP_RB=2' || fail "override: $o"
+o=$(CLPARITY_OWN_TUNE=nv=4,mc=32 opts)
+echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_NV=4' || fail "override nv: $o"
 # A damaged store is ignored, never fatal.
 echo '{"broken' >"$XDG_CACHE_HOME/clparity/tune.json"
 o=$(opts)

@@ -81,6 +81,9 @@ case_ tiled4_bk16_db "OCLGRIND_LOCAL_MEM_SIZE=65536 CLPARITY_OWN_KERNEL=tiled CL
 case_ tiled4_bk32_xp "OCLGRIND_LOCAL_MEM_SIZE=65536 CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=4" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=4' cp_gemm_tiled4
 case_ vec "CLPARITY_OWN_KERNEL=vec" cl:own bitwise 19 2 3 '\[vec, ' cp_gemm_vec
 case_ vec4 "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=2" cl:own bitwise 20 2 9 '\[vec, .*-DCP_VW=4 -DCP_RB=2' cp_gemm_vec
+# Panels of nv vectors (the only one of d=19 partial), several row blocks per launch (mc=16
+# of B=37: the last one partial).
+case_ vec_nv4_mc "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=4,nv=4,mc=16" cl:own bitwise 19 2 37 '\[vec, .*-DCP_VW=4 -DCP_RB=4 -DCP_NV=4' cp_gemm_vec
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on

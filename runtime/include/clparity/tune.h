@@ -17,7 +17,9 @@ typedef struct cp_own_tune {
     int tiled_xl; /* tiled path: 1 loads x a row per lane, 0 a row per CP_LQ lanes (0, 1) */
     int tiled_xp; /* tiled path: floats of padding per row of the local x tile (0, 4) */
     int vec_w;    /* vec path: vector width along the outputs (4, 8, 16) */
-    int vec_rb;   /* vec path: batch rows per work-item (2, 4, 8, 12, 16) */
+    int vec_rb;   /* vec path: batch rows per register tile (2, 4, 8, 12, 16) */
+    int vec_nv;   /* vec path: vectors along the outputs per work-item (1, 2, 4) */
+    int vec_mc;   /* vec path: batch rows per work-item (16 ... 1024, rounded up to rb) */
 } cp_own_tune;
 
 /* Where a setting came from. */
@@ -26,14 +28,14 @@ enum cp_tune_source { CP_TUNE_DEFAULT, CP_TUNE_CACHED, CP_TUNE_ENV };
 /* The settings for dev: the defaults (pref_vec: CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
  * replaced by what `clparity tune` stored for this device, driver and platform version
  * (unless CLPARITY_CACHE=off), replaced by CLPARITY_OWN_TUNE
- * ("rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4", any subset). CP_FAIL_USAGE when CLPARITY_OWN_TUNE does
- * not parse; a stored entry that does not parse is ignored. */
+ * ("rc=32,rd=2,bk=16,db=1,xl=0,xp=4,vw=8,rb=4,nv=2,mc=128", any subset). CP_FAIL_USAGE when
+ * CLPARITY_OWN_TUNE does not parse; a stored entry that does not parse is ignored. */
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src);
 
-/* Parses "rc=32,bk=16,db=1,xl=0,xp=4,vw=8,rb=4" (any subset) over *t. CP_FAIL_USAGE names the
- * problem. */
+/* Parses "rc=32,rd=2,bk=16,db=1,xl=0,xp=4,vw=8,rb=4,nv=2,mc=128" (any subset) over *t.
+ * CP_FAIL_USAGE names the problem. */
 int cp_tune_parse(const char *spec, cp_own_tune *t);
-/* "rc=64,bk=32,db=0,xl=0,xp=0,vw=16,rb=8" */
+/* "rc=64,bk=32,db=0,xl=0,xp=4,vw=16,rb=8,nv=2,mc=128" */
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len);
 
 /* Stores t for dev in <cache dir>/tune.json (atomically), with the date and what was
