@@ -303,7 +303,12 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
 #pragma unroll
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
+#ifndef CP_PF
+#define CP_PF 1
+#endif
+#if CP_PF || CP_DB
     cp_fetch4(x, wtb, ldw, M, K, m0, n0, 0, tid, xa, wb);
+#endif
 #if CP_DB
     /* Double-buffered: tile t is multiplied from one half of as4/bs4 while tile t+1, already
      * in registers, is stored into the other; one barrier per tile. */
@@ -325,10 +330,17 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
     for (int k0 = 0; k0 < K; k0 += CP_BK4) {
         const int kt = min(CP_BK4, K - k0);
         barrier(CLK_LOCAL_MEM_FENCE);
+#if !CP_PF
+        /* CP_PF 0: no tile held in registers across the products (fewer registers, so
+         * that more work-groups may share a compute unit and hide the loads instead) */
+        cp_fetch4(x, wtb, ldw, M, K, m0, n0, k0, tid, xa, wb);
+#endif
         cp_stage(as4, bs4, tid, xa, wb);
         barrier(CLK_LOCAL_MEM_FENCE);
+#if CP_PF
         if (k0 + CP_BK4 < K) /* the next tile, in flight during the products below */
             cp_fetch4(x, wtb, ldw, M, K, m0, n0, k0 + CP_BK4, tid, xa, wb);
+#endif
         cp_tile_fma(as4, bs4, tx, ty, kt, acc);
     }
 #endif

@@ -518,8 +518,8 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         }
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
-                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d",
-                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp);
+                 "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d -DCP_PF=%d",
+                 s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp, tune->tiled_pf);
         kname = "cp_gemm_tiled";
     } else {
         s->vec_w = tune->vec_w;

@@ -23,6 +23,7 @@ static const struct {
     {"db", offsetof(cp_own_tune, tiled_db), 2, {0, 1}},
     {"xl", offsetof(cp_own_tune, tiled_xl), 2, {0, 1}},
     {"xp", offsetof(cp_own_tune, tiled_xp), 2, {0, 4}},
+    {"pf", offsetof(cp_own_tune, tiled_pf), 2, {0, 1}},
     {"vw", offsetof(cp_own_tune, vec_w), 3, {4, 8, 16}},
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
     {"nv", offsetof(cp_own_tune, vec_nv), 3, {1, 2, 4}},
@@ -68,10 +69,10 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
                                  strncmp(s, fields[i].name, (size_t)(eq - s)) == 0))
             ++i;
         if (i == N_FIELDS)
-            return cp_err_set(
-                CP_FAIL_USAGE,
-                "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, vw, rb, nv, mc)",
-                spec, (int)(eq - s), s);
+            return cp_err_set(CP_FAIL_USAGE,
+                              "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, pf, "
+                              "vw, rb, nv, mc)",
+                              spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
         long v = strtol(eq + 1, &num_end, 10);
@@ -89,9 +90,9 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,vw=%d,rb=%d,nv=%d,mc=%d", t->reg_rc,
-             t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->vec_w, t->vec_rb,
-             t->vec_nv, t->vec_mc);
+    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,pf=%d,vw=%d,rb=%d,nv=%d,mc=%d",
+             t->reg_rc, t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->tiled_pf,
+             t->vec_w, t->vec_rb, t->vec_nv, t->vec_mc);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -160,6 +161,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->tiled_db = 0;
     t->tiled_xl = 0;
     t->tiled_xp = 4;
+    t->tiled_pf = 1;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
     t->vec_rb = pref_vec >= 16 ? 8 : 4;
     t->vec_nv = 2;

@@ -32,7 +32,8 @@ static void tune_help(void)
            "              registers (rd=2,3,4), 8 settings, on the reference model\n"
            "              d=128 L=128 B=1 (--quick: L=16)\n"
            "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
-           "              (bk=16,32; db=0,1; xl=0,1; xp=0,4; 8 settings),\n"
+           "              (bk=16,32; db=0,1; xl=0,1; xp=0,4) and whether the next tile waits in\n"
+           "              registers (pf=1,0): 10 settings,\n"
            "              at d=2048 L=4 B=2048\n"
            "              (--quick: d=512 L=2 B=512)\n"
            "  CPU   vec: vector width, register tile (rb rows x nv vectors) and rows per\n"
@@ -134,10 +135,17 @@ struct tunable {
 static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
                                     "rc=128,rd=2", "rc=16,rd=4", "rc=32,rd=3",
                                     "rc=32,rd=4",  "rc=64,rd=3", NULL};
-static const char *const tiled_c[] = {
-    "bk=16,db=0,xl=0,xp=0", "bk=16,db=0,xl=0,xp=4", "bk=32,db=0,xl=0,xp=0",
-    "bk=32,db=0,xl=0,xp=4", "bk=16,db=1,xl=0,xp=0", "bk=16,db=1,xl=0,xp=4",
-    "bk=16,db=0,xl=1,xp=0", "bk=32,db=1,xl=0,xp=4", NULL};
+static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0",
+                                      "bk=16,db=0,xl=0,xp=4",
+                                      "bk=32,db=0,xl=0,xp=0",
+                                      "bk=32,db=0,xl=0,xp=4",
+                                      "bk=16,db=1,xl=0,xp=0",
+                                      "bk=16,db=1,xl=0,xp=4",
+                                      "bk=16,db=0,xl=1,xp=0",
+                                      "bk=32,db=1,xl=0,xp=4",
+                                      "bk=16,db=0,xl=0,xp=4,pf=0",
+                                      "bk=32,db=0,xl=0,xp=4,pf=0",
+                                      NULL};
 /* vec: register tiles of rb rows × nv vectors that fit 16 (vw=8, AVX2) or 32 (vw=16,
  * AVX-512) vector registers, then the rows per work-item around the best tiles. */
 static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc=128",

@@ -19,7 +19,7 @@ export XDG_CACHE_HOME="$out/xdg"
 status=0
 for v in "reg 128 128 1" "reg 67 5 13" "reg 1024 4 3" "reg 128 128 1 rc=32,rd=4" \
     "reg 200 9 3 rc=16,rd=4" "reg 130 7 2 rc=64,rd=3" "tiled 4096 2 300" "tiled 130 3 131" \
-    "tiled 4096 2 300 bk=32,db=1" "tiled 132 3 131 bk=32"; do
+    "tiled 4096 2 300 bk=32,db=1" "tiled 132 3 131 bk=32" "tiled 4096 2 260 pf=0"; do
     set -- $v
     echo "== CLPARITY_OWN_KERNEL=$1 CLPARITY_OWN_TUNE=${5:-} compare -d gpu -d host --d-model $2 --layers $3 --batch $4"
     CLPARITY_OWN_KERNEL=$1 CLPARITY_OWN_TUNE=${5:-} $clp compare -d gpu -d host --expect bitwise \

@@ -16,6 +16,7 @@ typedef struct cp_own_tune {
     int tiled_db; /* tiled path: 1 double-buffers the tiles in local memory (0, 1) */
     int tiled_xl; /* tiled path: 1 loads x a row per lane, 0 a row per CP_LQ lanes (0, 1) */
     int tiled_xp; /* tiled path: floats of padding per row of the local x tile (0, 4) */
+    int tiled_pf; /* tiled path: 1 holds the next tile in registers during the products (0, 1) */
     int vec_w;    /* vec path: vector width along the outputs (4, 8, 16) */
     int vec_rb;   /* vec path: batch rows per register tile (2, 4, 8, 12, 16) */
     int vec_nv;   /* vec path: vectors along the outputs per work-item (1, 2, 4) */
