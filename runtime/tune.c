@@ -151,8 +151,9 @@ static cJSON *load_store(const char *path)
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src)
 {
     /* Defaults: the best measured on the H100 (clparity tune, 2026-11-23: rc=64,rd=2 of 8 reg
-     * settings, rd=3 the same within 1 %; bk=32,db=0,xl=0,xp=4 of 7 tiled settings, 4 %
-     * ahead of bk=16 once the epilogue was unrolled) and on PoCL (vw from the device's
+     * settings, rd=3 the same within 1 %; bk=32,db=0,xl=0,xp=4,pf=0 of 10 tiled settings:
+     * 39.5 TFLOP/s at d=2048, against 36.0 with the next tile held in registers (pf=1, 163
+     * registers: one work-group per SM; pf=0 needs 128: two)) and on PoCL (vw from the device's
      * preferred width; 8 rows × 2 vectors in registers with AVX-512's 32 vector registers,
      * 4 × 2 with 16; 128 rows per work-item: docs/PERFORMANCE.md, target 3). */
     t->reg_rc = 64;
@@ -161,7 +162,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->tiled_db = 0;
     t->tiled_xl = 0;
     t->tiled_xp = 4;
-    t->tiled_pf = 1;
+    t->tiled_pf = 0;
     t->vec_w = pref_vec >= 16 ? 16 : 8;
     t->vec_rb = pref_vec >= 16 ? 8 : 4;
     t->vec_nv = 2;

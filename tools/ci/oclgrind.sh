@@ -74,7 +74,7 @@ case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128" cl:own bitwis
 case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled
 case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1 -DCP_XP=4' cp_gemm_tiled
 case_ tiled4_pf0 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=0,xp=4,pf=0" cl:own bitwise 20 3 130 '\[tiled, .*-DCP_BK4=16 -DCP_DB=0 -DCP_XL=0 -DCP_XP=4 -DCP_PF=0' cp_gemm_tiled4
-case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled4
+case_ tiled4_bk32 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0,pf=1" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0 -DCP_PF=1' cp_gemm_tiled4
 case_ tiled4_bk16 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 20 2 3 '\[tiled, .*-DCP_BK4=16 -DCP_DB=0 -DCP_XL=1 -DCP_XP=4' cp_gemm_tiled4
 # Double buffering and bk=32 with padding need more than Oclgrind's default 32 KiB of local
 # memory: these cases give it 64 KiB, as most GPUs have.
