@@ -22,9 +22,11 @@ const char *cp_version(void)
     return CLPARITY_VERSION;
 }
 
+extern const char clparity_git_hash_text[]; /* git_hash.c, written at build time */
+
 const char *cp_git_hash(void)
 {
-    return CLPARITY_GIT_HASH;
+    return clparity_git_hash_text;
 }
 
 void cp_provenance_set_argv(int argc, char *const *argv)
