@@ -281,8 +281,9 @@ static void fmt_bytes(unsigned long long b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
 }
 
-/* Host memory: the model, the input, every result and the reference, plus the largest host
- * engine's working set (engines run one at a time). */
+/* Host memory: the model, the input, every result and the reference, plus the largest
+ * engine's working set in host memory (engines run one at a time): a host engine's, or an
+ * OpenCL engine's on a CPU device, whose buffers are host memory too. */
 static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
 {
     const cp_model *m = &j->model;
@@ -291,15 +292,16 @@ static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
         (unsigned long long)m->n_params * 4ULL + b * (unsigned long long)m->in_width * 4ULL +
         b * (unsigned long long)m->out_width * (4ULL * nres_f32 + 8ULL * (nres_f64 + 1));
     unsigned long long eng_max = 0;
-    for (size_t e = 0; e < cp_engine_count(); ++e) {
-        unsigned long long tot, largest;
-        const cp_engine_info *info = cp_engine_at(e);
-        if (info->kind != CP_DEV_HOST || !(j->use[e] || strcmp(info->name, "host:f64") == 0))
-            continue;
-        cp_engine_footprint(info, m, (int)j->o.batch, &tot, &largest);
-        if (tot > eng_max)
-            eng_max = tot;
+    for (size_t i = 0; i < j->nres; ++i) {
+        unsigned long long tot =
+            cp_engine_host_footprint(j->res[i].eng, j->res[i].dev, m, (int)j->o.batch);
+        eng_max = tot > eng_max ? tot : eng_max;
     }
+    /* The hidden reference (or baseline, never both at once) runs on a second thread while
+     * the first result's engine is built: its working set comes on top. */
+    if (j->nres > 0 && !j->o.no_reference)
+        eng_max +=
+            cp_engine_host_footprint(cp_engine_find("host:f64"), j->res[0].dev, m, (int)j->o.batch);
     need += eng_max;
     unsigned long long avail = cp_host_mem_available();
     if (avail && need > avail) {
