@@ -72,6 +72,19 @@ static int check_all(const cp_model *m, int batch, const float *x, const float *
     return ran;
 }
 
+/* One post block y = x + relu(x·Wᵀ), 2 → 2, on the weights p[4] (W row-major). */
+static cp_model block_2x2(cp_layer *ly, float *p)
+{
+    *ly = (cp_layer){.in = 2, .out = 2, .w_off = 0, .act = CP_ACT_RELU, .residual = true};
+    return (cp_model){.n_layers = 1,
+                      .layers = ly,
+                      .params = p,
+                      .n_params = 4,
+                      .in_width = 2,
+                      .out_width = 2,
+                      .max_width = 2};
+}
+
 /* One residual ReLU block, d = 2: x = [1, 2], W = [[0.5, -1], [0.25, 0.25]], t = 0.
  * z = [-1.5, 0.75], y = x + relu(z) = [1, 2.75], loss = (1 + 7.5625) / 2 = 4.28125,
  * g = 2/2 · y = [1, 2.75], dz = [0, 2.75], gW = dz ⊗ x = [[0, 0], [2.75, 5.5]],
@@ -79,15 +92,9 @@ static int check_all(const cp_model *m, int batch, const float *x, const float *
 static void test_block(void **state)
 {
     (void)state;
-    cp_layer ly = {.in = 2, .out = 2, .w_off = 0, .act = CP_ACT_RELU, .residual = true};
+    cp_layer ly;
     float p[4] = {0.5f, -1.0f, 0.25f, 0.25f};
-    cp_model m = {.n_layers = 1,
-                  .layers = &ly,
-                  .params = p,
-                  .n_params = 4,
-                  .in_width = 2,
-                  .out_width = 2,
-                  .max_width = 2};
+    cp_model m = block_2x2(&ly, p);
     const float x[2] = {1.0f, 2.0f}, t[2] = {0.0f, 0.0f};
     const double want[4] = {0.5, -1.0, -0.09375, -0.4375};
     assert_true(check_all(&m, 1, x, t, 0.125, 4.28125, want, 4) >= 3);
@@ -98,15 +105,9 @@ static void test_block(void **state)
 static void test_relu_zero(void **state)
 {
     (void)state;
-    cp_layer ly = {.in = 2, .out = 2, .w_off = 0, .act = CP_ACT_RELU, .residual = true};
+    cp_layer ly;
     float p[4] = {1.0f, -1.0f, 0.5f, 0.5f};
-    cp_model m = {.n_layers = 1,
-                  .layers = &ly,
-                  .params = p,
-                  .n_params = 4,
-                  .in_width = 2,
-                  .out_width = 2,
-                  .max_width = 2};
+    cp_model m = block_2x2(&ly, p);
     const float x[2] = {1.0f, 1.0f}, t[2] = {0.0f, 0.0f};
     /* y = [1, 2], loss = (1 + 4) / 2 = 2.5, g = [1, 2], dz = [0, 2], gW[1] = [2, 2]. */
     const double want[4] = {1.0, -1.0, 0.25, 0.25};
@@ -147,15 +148,9 @@ static void test_two_layers_bias(void **state)
 static void test_batch(void **state)
 {
     (void)state;
-    cp_layer ly = {.in = 2, .out = 2, .w_off = 0, .act = CP_ACT_RELU, .residual = true};
+    cp_layer ly;
     float p[4] = {0.5f, -1.0f, 0.25f, 0.25f};
-    cp_model m = {.n_layers = 1,
-                  .layers = &ly,
-                  .params = p,
-                  .n_params = 4,
-                  .in_width = 2,
-                  .out_width = 2,
-                  .max_width = 2};
+    cp_model m = block_2x2(&ly, p);
     const float x[4] = {1.0f, 2.0f, -1.0f, -2.0f}, t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     const double want[4] = {0.53125, -0.9375, 0.078125, -0.09375};
     assert_true(check_all(&m, 2, x, t, 0.125, 3.203125, want, 4) >= 3);
