@@ -56,11 +56,14 @@ static size_t round_up(size_t n, size_t r)
     return (n + r - 1) / r * r;
 }
 
+/* Sets argument i of kernel k (i evaluated once); names the kernel variable and the index. */
 #define SET(k, i, v)                                                                               \
     do {                                                                                           \
-        cl_int rc_ = clSetKernelArg(k, i, sizeof(v), &(v));                                        \
+        cl_uint ai_ = (i);                                                                         \
+        cl_int rc_ = clSetKernelArg(k, ai_, sizeof(v), &(v));                                      \
         if (rc_ != CL_SUCCESS)                                                                     \
-            return cp_err_cl(rc_, "clSetKernelArg(" #k ", " #i ")");                               \
+            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %u) failed: %s (%d)", #k, ai_,  \
+                              cp_cl_error_name(rc_), (int)rc_);                                    \
     } while (0)
 
 static int enqueue(struct train_cl *c, cl_kernel k, const char *name, cl_uint dims, size_t g0,
@@ -158,7 +161,6 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
 {
     struct train_cl *c = &tr->c;
     const cp_model *m = tr->m;
-    cl_kernel k = c->k_fwd;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
@@ -175,40 +177,27 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
                 return cp_err_set(CP_FAIL_RUNTIME,
                                   "CLBlastSgemm (forward, layer %d) failed: %s (%d)", l,
                                   cp_clblast_status_name(bs), (int)bs);
-            cl_kernel e = c->k_epi;
-            SET(e, 0, c->acts);
-            SET(e, 1, x_off);
-            SET(e, 2, c->acts);
-            SET(e, 3, y_off);
-            SET(e, 4, c->z);
-            SET(e, 5, z_off);
-            SET(e, 6, p);
-            SET(e, 7, in);
-            SET(e, 8, out);
-            SET(e, 9, hb);
-            SET(e, 10, b_off);
-            SET(e, 11, act);
-            SET(e, 12, res);
-            int st = enqueue(c, e, "tr_fwd_epi", 2, (size_t)out, (size_t)tr->batch);
-            if (st != CP_OK)
-                return st;
-            continue;
         }
-        SET(k, 0, c->acts);
-        SET(k, 1, x_off);
-        SET(k, 2, c->acts);
-        SET(k, 3, y_off);
-        SET(k, 4, c->z);
-        SET(k, 5, z_off);
-        SET(k, 6, p);
-        SET(k, 7, w_off);
-        SET(k, 8, in);
-        SET(k, 9, out);
-        SET(k, 10, hb);
-        SET(k, 11, b_off);
-        SET(k, 12, act);
-        SET(k, 13, res);
-        int st = enqueue(c, k, "tr_forward", 2, (size_t)out, (size_t)tr->batch);
+        /* tr_fwd_epi (after CLBlast's GEMM) takes tr_forward's arguments but w_off. */
+        cl_kernel k = c->clblast ? c->k_epi : c->k_fwd;
+        cl_uint i = 0;
+        SET(k, i++, c->acts);
+        SET(k, i++, x_off);
+        SET(k, i++, c->acts);
+        SET(k, i++, y_off);
+        SET(k, i++, c->z);
+        SET(k, i++, z_off);
+        SET(k, i++, p);
+        if (!c->clblast)
+            SET(k, i++, w_off);
+        SET(k, i++, in);
+        SET(k, i++, out);
+        SET(k, i++, hb);
+        SET(k, i++, b_off);
+        SET(k, i++, act);
+        SET(k, i++, res);
+        int st = enqueue(c, k, c->clblast ? "tr_fwd_epi" : "tr_forward", 2, (size_t)out,
+                         (size_t)tr->batch);
         if (st != CP_OK)
             return st;
     }
