@@ -688,11 +688,19 @@ static int run_hidden(struct job *j, const char *name, void **out)
 struct bg_work {
     pthread_t thread;
     struct job *j;
-    bool want_ref, want_base;
+    bool threaded; /* false: bg_main ran in the caller */
+    bool want_ref, want_base, want_hashes;
     double *ref;
     float *base;
     int st;
 };
+
+/* The SHA-256 of the input and of the weights, as hex: the JSON's and index.json's. */
+static void hash_inputs(const struct job *j, char in_hex[65], char w_hex[65])
+{
+    cli_sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), in_hex);
+    cli_sha256_hex(j->model.params, j->model.n_params * sizeof(float), w_hex);
+}
 
 static void *bg_main(void *arg)
 {
@@ -703,9 +711,8 @@ static void *bg_main(void *arg)
         w->st = run_hidden(j, "host:f64", (void **)&w->ref);
     if (w->st == CP_OK && w->want_base)
         w->st = run_hidden(j, "host:exact", (void **)&w->base);
-    cli_sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float),
-                   j->input_sha256);
-    cli_sha256_hex(j->model.params, j->model.n_params * sizeof(float), j->weights_sha256);
+    if (w->want_hashes)
+        hash_inputs(j, j->input_sha256, j->weights_sha256);
     return NULL;
 }
 
@@ -723,10 +730,10 @@ static void bg_start(struct job *j)
     }
     w->want_ref = !ref_listed && !j->o.no_reference;
     w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
-    if (pthread_create(&w->thread, NULL, bg_main, w) != 0) {
+    w->want_hashes = j->o.json || j->o.save; /* only the JSON and index.json show them */
+    w->threaded = pthread_create(&w->thread, NULL, bg_main, w) == 0;
+    if (!w->threaded)
         bg_main(w);
-        w->thread = pthread_self();
-    }
     j->bg = w;
 }
 
@@ -736,7 +743,7 @@ static int bg_join(struct job *j)
     struct bg_work *w = j->bg;
     if (!w)
         return CP_OK;
-    if (!pthread_equal(w->thread, pthread_self()))
+    if (w->threaded)
         pthread_join(w->thread, NULL);
     j->bg = NULL;
     int st = w->st;
@@ -834,7 +841,7 @@ static cJSON *model_json(const struct job *j)
     cJSON *m = cJSON_CreateObject();
     if (!m)
         return NULL;
-    char seed[32], hex[65];
+    char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)j->o.seed);
     if (j->o.model) {
         /* A model file is recorded by path and SHA-256, not saved again. */
@@ -860,16 +867,15 @@ static cJSON *model_json(const struct job *j)
         cJSON_AddStringToObject(m, "input", j->o.input);
     if (j->o.labels)
         cJSON_AddStringToObject(m, "labels", j->o.labels);
-    if (j->input_sha256[0])
-        snprintf(hex, sizeof hex, "%s", j->input_sha256);
-    else
-        cli_sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), hex);
-    cJSON_AddStringToObject(m, "input_sha256", hex);
-    if (j->weights_sha256[0])
-        snprintf(hex, sizeof hex, "%s", j->weights_sha256);
-    else
-        cli_sha256_hex(j->model.params, j->model.n_params * sizeof(float), hex);
-    cJSON_AddStringToObject(m, "weights_sha256", hex);
+    const char *in_hex = j->input_sha256, *w_hex = j->weights_sha256;
+    char in_buf[65], w_buf[65];
+    if (!in_hex[0]) { /* not hashed while the engines ran */
+        hash_inputs(j, in_buf, w_buf);
+        in_hex = in_buf;
+        w_hex = w_buf;
+    }
+    cJSON_AddStringToObject(m, "input_sha256", in_hex);
+    cJSON_AddStringToObject(m, "weights_sha256", w_hex);
     return m;
 }
 
