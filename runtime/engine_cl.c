@@ -554,7 +554,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
 /* Writes the weights as stored into their chunk buffers (once). */
 static int write_chunks(cp_engine *e, struct cl_state *s)
 {
-    for (size_t c = 0; c < s->n_chunks && !s->chunks_written; ++c) {
+    if (s->chunks_written)
+        return CP_OK;
+    for (size_t c = 0; c < s->n_chunks; ++c) {
         size_t n = chunk_end(e, s, c) - s->chunk_start[c];
         if (n == 0)
             continue;
