@@ -578,21 +578,15 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     e->state = s;
     s->clblast = variant == CL_CLBLAST;
     cl_int rc;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
-                                     0};
-    s->ctx = clCreateContext(props, 1, &dev->device_id, NULL, NULL, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateContext");
-    s->q = clCreateCommandQueue(s->ctx, dev->device_id, CL_QUEUE_PROFILING_ENABLE, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateCommandQueue");
+    int st = cp_cl_open(dev, CL_QUEUE_PROFILING_ENABLE, &s->ctx, &s->q);
+    if (st != CP_OK)
+        return st;
 
     snprintf(e->build_options, sizeof e->build_options, "%s",
              variant == CL_RELAXED
                  ? "-cl-std=CL1.2 -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
                  : "-cl-std=CL1.2");
     double t0 = cp_now();
-    int st = CP_OK;
     if (variant == CL_OWN) {
         st = setup_own_path(e, s, dev);
         if (st != CP_OK)

@@ -373,19 +373,9 @@ static int measure_cl(const cp_device *dev, cp_peak *p)
 {
     struct cl_peak s = {0};
     cl_int rc;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
-                                     0};
-    int st = CP_OK;
-    s.ctx = clCreateContext(props, 1, &dev->device_id, NULL, NULL, &rc);
-    if (rc != CL_SUCCESS) {
-        st = cp_err_cl(rc, "clCreateContext");
+    int st = cp_cl_open(dev, 0, &s.ctx, &s.q);
+    if (st != CP_OK)
         goto out;
-    }
-    s.q = clCreateCommandQueue(s.ctx, dev->device_id, 0, &rc);
-    if (rc != CL_SUCCESS) {
-        st = cp_err_cl(rc, "clCreateCommandQueue");
-        goto out;
-    }
     /* float16 chains on CPUs (PoCL runs them in one AVX-512 register; measured 5x the
      * float4 kernel there), float4 elsewhere. */
     int width = (dev->type & CL_DEVICE_TYPE_CPU) ? 16 : 4;

@@ -3,6 +3,7 @@
 #define CLPARITY_PROGRAM_IMPL_H
 
 #include "clparity/cache.h"
+#include "clparity/device.h"
 #include "clparity/error.h"
 
 #include <stddef.h>
@@ -36,5 +37,11 @@ struct cp_build_cache {
  * binary; otherwise the source is built and its binary stored. bc may be NULL. */
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc);
+
+/* A context on dev alone and one in-order queue on it with the given properties (0, or
+ * CL_QUEUE_PROFILING_ENABLE). On failure the call is named; what was created is left in
+ * *ctx / *q for the caller's cleanup, which releases it as usual. */
+int cp_cl_open(const cp_device *dev, cl_command_queue_properties props, cl_context *ctx,
+               cl_command_queue *q);
 
 #endif

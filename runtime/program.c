@@ -298,3 +298,18 @@ out:
     free(override);
     return st;
 }
+
+int cp_cl_open(const cp_device *dev, cl_command_queue_properties props, cl_context *ctx,
+               cl_command_queue *q)
+{
+    cl_int rc;
+    cl_context_properties cprops[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
+                                      0};
+    *ctx = clCreateContext(cprops, 1, &dev->device_id, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clCreateContext");
+    *q = clCreateCommandQueue(*ctx, dev->device_id, props, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clCreateCommandQueue");
+    return CP_OK;
+}

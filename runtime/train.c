@@ -100,17 +100,11 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     struct train_cl *c = &tr->c;
     const cp_model *m = tr->m;
     cl_int rc;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform_id,
-                                     0};
-    c->ctx = clCreateContext(props, 1, &dev->device_id, NULL, NULL, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateContext");
-    c->q = clCreateCommandQueue(c->ctx, dev->device_id, 0, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clCreateCommandQueue");
+    int st = cp_cl_open(dev, 0, &c->ctx, &c->q);
+    if (st != CP_OK)
+        return st;
     snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2");
-    int st =
-        cp_program_build_ex(c->ctx, dev->device_id, "train.cl", tr->build_options, &c->prog, NULL);
+    st = cp_program_build_ex(c->ctx, dev->device_id, "train.cl", tr->build_options, &c->prog, NULL);
     if (st != CP_OK)
         return st;
     static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
