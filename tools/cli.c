@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "clparity/report.h"
+#include "clparity/safetensors.h"
 #include "clparity/select.h"
 
 #include <errno.h>
@@ -238,4 +239,17 @@ void cli_sha256_hex(const void *data, size_t len, char out[65])
         return;
     for (unsigned int i = 0; i < n && i < 32; ++i)
         snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+int cli_load_model(const char *cmd, const char *path, const cp_arch_opts *arch, cp_model *m,
+                   const char **arch_from, char sha[65])
+{
+    cp_st_file f;
+    int st = cp_st_read(path, &f);
+    if (st == CP_OK)
+        st = cp_model_from_safetensors(m, &f, arch, arch_from);
+    if (st == CP_OK)
+        cli_sha256_hex(f.owned, f.file_size, sha);
+    cp_st_free(&f);
+    return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }

@@ -6,6 +6,7 @@
 
 #include "clparity/device.h"
 #include "clparity/engine.h"
+#include "clparity/model.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,5 +54,11 @@ void cli_gp_quoted(FILE *f, const char *v);
 
 /* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
 void cli_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* --model FILE: reads the safetensors file into m (architecture from arch, the flags, or as
+ * cp_model_from_safetensors finds it: *arch_from says where) and its SHA-256 into sha.
+ * On failure prints "clparity CMD: ..." and returns the status. */
+int cli_load_model(const char *cmd, const char *path, const cp_arch_opts *arch, cp_model *m,
+                   const char **arch_from, char sha[65]);
 
 #endif

@@ -9,7 +9,6 @@
 #include "clparity/model.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
-#include "clparity/safetensors.h"
 #include "clparity/select.h"
 #include "clparity/train.h"
 
@@ -299,21 +298,12 @@ static void label(const struct result *r, char *buf, size_t len)
     cp_device_label(r->dev, buf, len);
 }
 
-/* --model: the safetensors file, its architecture and its SHA-256. */
+/* --model: the safetensors file, its architecture (from the tensor names or the file's
+ * metadata: train has no --arch flags) and its SHA-256. */
 static int load_model_file(struct train *T)
 {
-    cp_st_file f;
     cp_arch_opts arch = {CP_ARCH_AUTO, -1, -1};
-    int st = cp_st_read(T->o.model, &f);
-    if (st == CP_OK)
-        st = cp_model_from_safetensors(&T->m, &f, &arch, &T->arch_from);
-    if (st == CP_OK) {
-        cli_sha256_hex(f.owned, f.file_size, T->model_sha256);
-    }
-    cp_st_free(&f);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "%s", cp_err_msg());
-    return CP_OK;
+    return cli_load_model(CMD, T->o.model, &arch, &T->m, &T->arch_from, T->model_sha256);
 }
 
 /* Devices, engines, the simulator guard and the model: everything that can refuse the run. */

@@ -6,7 +6,6 @@
 
 #include "clparity/npy.h"
 #include "clparity/report.h"
-#include "clparity/safetensors.h"
 #include "clparity/select.h"
 
 #include <cjson/cJSON.h>
@@ -319,15 +318,10 @@ static int check_host_memory(struct job *j, size_t nres_f32, size_t nres_f64)
 /* --model: the safetensors file, its architecture and its SHA-256. */
 static int load_model_file(struct job *j)
 {
-    cp_st_file f;
-    int st = cp_st_read(j->o.model, &f);
-    if (st == CP_OK)
-        st = cp_model_from_safetensors(&j->model, &f, &j->o.arch, &j->arch_from);
-    if (st == CP_OK)
-        cli_sha256_hex(f.owned, f.file_size, j->model_sha256);
-    cp_st_free(&f);
+    int st =
+        cli_load_model(j->cmd, j->o.model, &j->o.arch, &j->model, &j->arch_from, j->model_sha256);
     if (st != CP_OK)
-        return cli_fail(j->cmd, st, "%s", cp_err_msg());
+        return st;
     j->model.seed = j->o.seed;
     j->model.init_scale = 1.0f;
     return CP_OK;
