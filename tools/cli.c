@@ -253,3 +253,39 @@ int cli_load_model(const char *cmd, const char *path, const cp_arch_opts *arch, 
     cp_st_free(&f);
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
+
+int cli_plot_open(const char *cmd, const char *path, struct cli_plot *p)
+{
+    p->path = path;
+    p->tmp = cp_atomic_tmp_name(path);
+    if (!p->tmp)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    fflush(NULL);
+    p->gp = popen("gnuplot", "w");
+    if (!p->gp) {
+        int st = cli_fail(cmd, CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s", strerror(errno));
+        free(p->tmp);
+        return st;
+    }
+    fprintf(p->gp, "set terminal %s size 1000,650 font 'sans,10'\n",
+            cli_ends_with(path, ".svg") ? "svg dynamic" : "pngcairo");
+    fprintf(p->gp, "set termoption noenhanced\nset output ");
+    cli_gp_quoted(p->gp, p->tmp);
+    fprintf(p->gp, "\n");
+    return CP_OK;
+}
+
+int cli_plot_close(const char *cmd, struct cli_plot *p)
+{
+    fprintf(p->gp, "\nset output\n");
+    int rc = pclose(p->gp);
+    int st = CP_OK, e;
+    if (rc != 0) {
+        cp_atomic_abort(p->tmp, p->path);
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
+    } else if ((e = cp_atomic_commit(p->tmp, p->path)) != 0) {
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", p->path, strerror(e));
+    }
+    free(p->tmp);
+    return st;
+}

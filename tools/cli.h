@@ -52,6 +52,21 @@ bool cli_ends_with(const char *s, const char *suffix);
 /* Writes v in gnuplot's double quotes, with quotes and backslashes escaped. */
 void cli_gp_quoted(FILE *f, const char *v);
 
+/* A plot being drawn: gnuplot writes path's temporary name (cp_atomic_tmp_name), renamed into
+ * place when gnuplot succeeded. */
+struct cli_plot {
+    FILE *gp; /* gnuplot's standard input: the caller's commands after the terminal's */
+    char *tmp;
+    const char *path;
+};
+/* Starts gnuplot with the terminal for path (SVG for .svg, else PNG; 1000 x 650, sans 10, no
+ * enhanced text) and its output set. On failure prints "clparity CMD: --plot: ..." and
+ * returns the status. */
+int cli_plot_open(const char *cmd, const char *path, struct cli_plot *p);
+/* Closes the output, waits for gnuplot and renames its file into place (removed when gnuplot
+ * failed). Returns the status, printing the problem. */
+int cli_plot_close(const char *cmd, struct cli_plot *p);
+
 /* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
 void cli_sha256_hex(const void *data, size_t len, char out[65]);
 

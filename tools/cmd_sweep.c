@@ -1184,20 +1184,11 @@ static int write_csv(const struct sweep *s)
 static int write_plot(const struct sweep *s)
 {
     const struct sweep_opts *o = &s->o;
-    char *tmp = cp_atomic_tmp_name(o->plot);
-    if (!tmp)
-        return cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory");
-    fflush(NULL);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) {
-        free(tmp);
-        return cli_fail("sweep", CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s",
-                        strerror(errno));
-    }
-    bool svg = cli_ends_with(o->plot, ".svg");
-    fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n", svg ? "svg dynamic" : "pngcairo");
-    fprintf(gp, "set termoption noenhanced\nset output ");
-    cli_gp_quoted(gp, tmp);
+    struct cli_plot pl;
+    int st = cli_plot_open("sweep", o->plot, &pl);
+    if (st != CP_OK)
+        return st;
+    FILE *gp = pl.gp;
     char title[256];
     switch (o->vary) {
     case VARY_BATCH:
@@ -1263,19 +1254,7 @@ static int write_plot(const struct sweep *s)
         }
         fprintf(gp, "\n");
     }
-    fprintf(gp, "set output\n");
-    int rc = pclose(gp);
-    int st = CP_OK;
-    int e = 0;
-    if (rc != 0) {
-        cp_atomic_abort(tmp, o->plot);
-        st = cli_fail("sweep", CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
-    } else if ((e = cp_atomic_commit(tmp, o->plot)) != 0) {
-        st =
-            cli_fail("sweep", CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", o->plot, strerror(e));
-    }
-    free(tmp);
-    return st;
+    return cli_plot_close("sweep", &pl);
 }
 
 /* ---- the sweep ---------------------------------------------------------------------------- */

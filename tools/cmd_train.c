@@ -861,19 +861,11 @@ static int save(const struct train *T)
 static int write_plot(const struct train *T)
 {
     const struct opts *o = &T->o;
-    char *tmp = cp_atomic_tmp_name(o->plot);
-    if (!tmp)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
-    fflush(NULL);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) {
-        free(tmp);
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot run gnuplot: %s", strerror(errno));
-    }
-    fprintf(gp, "set terminal %s size 1000,650 font 'sans,10'\n",
-            cli_ends_with(o->plot, ".svg") ? "svg dynamic" : "pngcairo");
-    fprintf(gp, "set termoption noenhanced\nset output ");
-    cli_gp_quoted(gp, tmp);
+    struct cli_plot pl;
+    int st = cli_plot_open(CMD, o->plot, &pl);
+    if (st != CP_OK)
+        return st;
+    FILE *gp = pl.gp;
     char title[300];
     bool any_div = false;
     for (size_t i = 0; i < T->nr; ++i)
@@ -913,18 +905,7 @@ static int write_plot(const struct train *T)
             cli_gp_quoted(gp, name);
         }
     }
-    fprintf(gp, "\nset output\n");
-    int rc = pclose(gp);
-    int st = CP_OK;
-    int e = 0;
-    if (rc != 0) {
-        cp_atomic_abort(tmp, o->plot);
-        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
-    } else if ((e = cp_atomic_commit(tmp, o->plot)) != 0) {
-        st = cli_fail(CMD, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", o->plot, strerror(e));
-    }
-    free(tmp);
-    return st;
+    return cli_plot_close(CMD, &pl);
 }
 
 static void train_free(struct train *T)
