@@ -199,14 +199,20 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
  * chunk, the next chunk in flight while the fma chain runs over this one. The weights come
  * blocked as Wb[k/4][o][k%4] (the host pads k to a multiple of 4 with zeros), so that a
  * float4 load of the 32 work-items of a warp is 512 contiguous bytes. Only the activations
- * pass through local memory, one barrier per layer. The order of each sum is unchanged: the
- * chain runs k ascending and stops at in exactly (a padded term is never added: 0 × inf would
- * be NaN). */
+ * pass through local memory, one barrier per layer. A work-group takes CP_RR batch rows: each
+ * chunk of weights in registers then feeds CP_RR chains (one accumulator per row), which
+ * divides the weight traffic by CP_RR and gives the fma unit independent work. The order of
+ * each sum is unchanged: each chain runs k ascending and stops at in exactly (a padded term
+ * is never added: 0 × inf would be NaN). */
 #ifndef CP_RC
 #define CP_RC 64 /* weights per work-item per chunk: a multiple of 4 */
 #endif
+#ifndef CP_RR
+#define CP_RR 1 /* batch rows per work-group */
+#endif
 #define CP_RC4 (CP_RC / 4)
 #define CP_MAXW4 ((CP_MAXW + 3) / 4)
+#define CP_AP (CP_MAXW4 * 4) /* floats per activation row in local memory */
 
 /* The layer table: read from desc, or, for a uniform model (every layer d x d with the same
  * flags: the reference model), compile-time constants (CP_UD, CP_UFLAGS, and CP_US floats
@@ -236,37 +242,50 @@ void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k
         w[j] = (lid < out && k0 + 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
 }
 
-/* The chain over one chunk. A full chunk reads the activations as float4, four at a time, so
- * that their loads run ahead of the fma chain instead of adding to each link of it. */
-float cp_rchain(float acc, __local const float *a, const float4 *w, int n)
+/* The chains of the CP_RR rows over one chunk (a: row 0 of the activations at the chunk's
+ * first k, rows CP_AP floats apart), interleaved row by row at every k. A full chunk reads
+ * the activations as float4, so that their loads run ahead of the chains instead of adding
+ * to each link. */
+void cp_rchain(float *acc, __local const float *a, const float4 *w, int n)
 {
     if (n == CP_RC) {
         __local const float4 *a4 = (__local const float4 *)a;
 #pragma unroll
-        for (int g = 0; g < CP_RC4; g += 4) {
-            const float4 av[4] = {a4[g], a4[g + 1], a4[g + 2], a4[g + 3]};
+        for (int j = 0; j < CP_RC4; ++j) {
+            float4 av[CP_RR];
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                acc = fma(av[j].x, w[g + j].x, acc);
-                acc = fma(av[j].y, w[g + j].y, acc);
-                acc = fma(av[j].z, w[g + j].z, acc);
-                acc = fma(av[j].w, w[g + j].w, acc);
-            }
+            for (int r = 0; r < CP_RR; ++r)
+                av[r] = a4[r * CP_MAXW4 + j];
+#pragma unroll
+            for (int r = 0; r < CP_RR; ++r)
+                acc[r] = fma(av[r].x, w[j].x, acc[r]);
+#pragma unroll
+            for (int r = 0; r < CP_RR; ++r)
+                acc[r] = fma(av[r].y, w[j].y, acc[r]);
+#pragma unroll
+            for (int r = 0; r < CP_RR; ++r)
+                acc[r] = fma(av[r].z, w[j].z, acc[r]);
+#pragma unroll
+            for (int r = 0; r < CP_RR; ++r)
+                acc[r] = fma(av[r].w, w[j].w, acc[r]);
         }
-        return acc;
+        return;
     }
 #pragma unroll
     for (int j = 0; j < CP_RC4; ++j) {
-        if (4 * j < n)
-            acc = fma(a[4 * j], w[j].x, acc);
-        if (4 * j + 1 < n)
-            acc = fma(a[4 * j + 1], w[j].y, acc);
-        if (4 * j + 2 < n)
-            acc = fma(a[4 * j + 2], w[j].z, acc);
-        if (4 * j + 3 < n)
-            acc = fma(a[4 * j + 3], w[j].w, acc);
+#pragma unroll
+        for (int r = 0; r < CP_RR; ++r) {
+            __local const float *ar = a + r * CP_AP + 4 * j;
+            if (4 * j < n)
+                acc[r] = fma(ar[0], w[j].x, acc[r]);
+            if (4 * j + 1 < n)
+                acc[r] = fma(ar[1], w[j].y, acc[r]);
+            if (4 * j + 2 < n)
+                acc[r] = fma(ar[2], w[j].z, acc[r]);
+            if (4 * j + 3 < n)
+                acc[r] = fma(ar[3], w[j].w, acc[r]);
+        }
     }
-    return acc;
 }
 
 /* Moves a chunk cursor (layer l, first k k0) to the next chunk. */
@@ -280,10 +299,11 @@ void cp_radvance(__global const int *desc, int *l, int *k0)
 }
 
 /* One chunk: fetch the chunk at the fetch cursor (fl, fk0; CP_RD - 1 chunks ahead) into wn,
- * run the chain over wc, and at the layer's end the bias, activation, residual and the
- * barrier. Returns whether a chunk follows. */
+ * run the chains over wc, and at the layer's end the bias, activation, residual and the
+ * barrier. act holds 2 × CP_RR rows: rows cur·CP_RR ... are the layer's input. Returns
+ * whether a chunk follows. */
 bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, int lid,
-              __local float (*act)[CP_MAXW4 * 4], const float4 *wc, float4 *wn, int *l, int *k0,
+              __local float (*act)[CP_AP], const float4 *wc, float4 *wn, int *l, int *k0,
               int *fl, int *fk0, int *cur, float *acc)
 {
     const int in = CP_LIN(*l), out = CP_LOUT(*l);
@@ -293,17 +313,28 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
         cp_radvance(desc, fl, fk0);
     }
     if (lid < out)
-        *acc = cp_rchain(*acc, &act[*cur][*k0], wc, n);
+        cp_rchain(acc, &act[*cur * CP_RR][*k0], wc, n);
     if (*k0 + n >= in) {
         if (lid < out) {
             const int flags = CP_LFLAGS(*l);
-            float a = *acc;
-            if (flags & 1)
-                a = a + p[CP_LBOFF(*l) + lid];
-            float r = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
-            act[1 - *cur][lid] = (flags & 4) ? act[*cur][lid] + r : r;
+            const float bias = (flags & 1) ? p[CP_LBOFF(*l) + lid] : 0.0f;
+#pragma unroll
+            for (int r = 0; r < CP_RR; ++r) {
+                float a = acc[r];
+                if (flags & 1)
+                    a = a + bias;
+                float v = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
+                v = (flags & 4) ? act[*cur * CP_RR + r][lid] + v : v;
+#ifdef CP_PLANT_BIT
+                if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
+                    v = as_float(as_uint(v) ^ 1u);
+#endif
+                act[(1 - *cur) * CP_RR + r][lid] = v;
+            }
         }
-        *acc = 0.0f;
+#pragma unroll
+        for (int r = 0; r < CP_RR; ++r)
+            acc[r] = 0.0f;
         *cur = 1 - *cur;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -311,25 +342,26 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
     return *l < n_layers;
 }
 
-/* CP_RD chunk buffers: the chain runs over one while the loads of the next CP_RD - 1 are in
+/* CP_RD chunk buffers: the chains run over one while the loads of the next CP_RD - 1 are in
  * flight (2, 3 or 4). */
 #ifndef CP_RD
 #define CP_RD 2
 #endif
-#define CP_RSTEP(wc, wn) cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, &acc)
+#define CP_RSTEP(wc, wn) cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, acc)
 
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
                    __global const float *restrict p, __global const int *restrict desc,
-                   int n_layers, int in0, int out_last)
+                   int n_layers, int in0, int out_last, int batch)
 {
     /* float4-aligned, for cp_rchain's float4 reads (CP_MAXW4 rounds the width up to 4) */
-    __local float4 act4[2][CP_MAXW4];
-    __local float(*act)[CP_MAXW4 * 4] = (__local float(*)[CP_MAXW4 * 4])act4;
+    __local float4 act4[2 * CP_RR][CP_MAXW4];
+    __local float(*act)[CP_AP] = (__local float(*)[CP_AP])act4;
     const int lid = (int)get_local_id(0);
-    const size_t row = get_group_id(0);
-    for (int i = lid; i < in0; i += CP_LS)
-        act[0][i] = x[row * (size_t)in0 + (size_t)i];
+    const size_t row0 = get_group_id(0) * (size_t)CP_RR;
+    for (int r = 0; r < CP_RR; ++r)
+        for (int i = lid; i < in0; i += CP_LS)
+            act[r][i] = row0 + r < (size_t)batch ? x[(row0 + r) * (size_t)in0 + (size_t)i] : 0.0f;
     float4 wa[CP_RC4], wb[CP_RC4];
 #if CP_RD >= 3
     float4 wc[CP_RC4];
@@ -338,7 +370,9 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
     float4 wd[CP_RC4];
 #endif
     int l = 0, k0 = 0, fl = 0, fk0 = 0, cur = 0;
-    float acc = 0.0f;
+    float acc[CP_RR];
+    for (int r = 0; r < CP_RR; ++r)
+        acc[r] = 0.0f;
     bool more = n_layers > 0;
     /* the first CP_RD - 1 chunks */
     if (fl < n_layers) {
@@ -379,6 +413,7 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
             more = CP_RSTEP(wd, wc);
 #endif
     }
-    for (int i = lid; i < out_last; i += CP_LS)
-        y[row * (size_t)out_last + (size_t)i] = act[cur][i];
+    for (int r = 0; r < CP_RR && row0 + r < (size_t)batch; ++r)
+        for (int i = lid; i < out_last; i += CP_LS)
+            y[(row0 + r) * (size_t)out_last + (size_t)i] = act[cur * CP_RR + r][i];
 }

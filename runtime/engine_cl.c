@@ -40,14 +40,21 @@ struct cl_state {
     int vec_w, vec_rb; /* PATH_VEC: vector width and rows per register tile */
     int vec_nv;        /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
     int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
-    unsigned cus;      /* PATH_VEC: the device's compute units */
+    unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
+    int reg_rr;        /* PATH_REG: batch rows per work-group */
+    int str_rb;        /* PATH_STREAM: batch rows per tile */
+    int str_no;        /* PATH_STREAM: outputs per tile */
+    int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
+    int str_sg;        /* PATH_STREAM, one launch: work-groups per compute unit */
+    long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
+    cl_mem ctl;        /* PATH_STREAM, one launch: the barrier's counters */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
-enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE, PATH_REG };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe", "reg"};
-#define N_PATHS 6
+enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE, PATH_REG, PATH_STREAM };
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe", "reg", "stream"};
+#define N_PATHS 7
 
 /* The paths that run the whole model in one launch, a work-group per row. */
 static bool one_launch(int path)
@@ -109,6 +116,9 @@ static void cl_destroy(cp_engine *e)
         clReleaseMemObject(s->wt);
     if (s->desc)
         clReleaseMemObject(s->desc);
+    if (s->ctl)
+        clReleaseMemObject(s->ctl);
+    free(s->str_desc);
     for (int l = 0; s->wt_layer && l < e->model->n_layers; ++l)
         if (s->wt_layer[l])
             clReleaseMemObject(s->wt_layer[l]);
@@ -229,6 +239,20 @@ static size_t round_up(size_t v, size_t m)
     return (v + m - 1) / m * m;
 }
 
+static size_t stream_layer_size(const cp_layer *L)
+{
+    return (size_t)L->out * round_up((size_t)L->in, 4) + (L->has_bias ? (size_t)L->out : 0);
+}
+
+/* Floats of the stream path's buffer: every layer on a float4 boundary. */
+static size_t stream_total(const cp_model *m)
+{
+    size_t total = 0;
+    for (int l = 0; l < m->n_layers; ++l)
+        total = round_up(total, 4) + stream_layer_size(&m->layers[l]);
+    return total;
+}
+
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
@@ -239,6 +263,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
         (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30 &&
         /* the one-launch paths hold every layer in one buffer (padded to float4s) */
         ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
     const char *force = getenv("CLPARITY_OWN_KERNEL");
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
@@ -248,15 +273,21 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                                       "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not "
                                       "fit one work-group of this device (%zu)",
                                       path_names[p], m->max_width, max_wg);
-                if (p == PATH_TILED && max_wg < 256)
+                if ((p == PATH_TILED || p == PATH_STREAM) && max_wg < 256)
                     return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=tiled needs work-groups of 256");
+                                      "CLPARITY_OWN_KERNEL=%s needs work-groups of 256",
+                                      path_names[p]);
+                if (p == PATH_STREAM && !stream_ok)
+                    return cp_err_set(CP_FAIL_USAGE,
+                                      "CLPARITY_OWN_KERNEL=stream: the model (%zu floats with "
+                                      "padding) does not fit one buffer of this device",
+                                      stream_total(m));
                 *path = p;
                 return CP_OK;
             }
         return cp_err_set(CP_FAIL_USAGE,
                           "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
-                          "tiled, vec",
+                          "stream, tiled, vec",
                           force);
     }
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
@@ -267,9 +298,11 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
      * vs 5.3 ms) and at d=512 up to B = 64 (5.6 vs 8.3 ms; B=256: 37 vs 9.0 ms), but one
      * work-group streams every weight through one SM: at d=1024 L=128 B=1 it took 20.0 ms,
      * while the tiled GEMM spread over SMs took 27.1 ms for four times the weights (d=2048). */
-    bool reg_wins = (m->max_width <= 256 && e->max_batch <= 1024) ||
-                    (m->max_width <= 512 && e->max_batch <= 64);
-    if (small_ok && reg_wins && !cpu)
+    bool reg_wins = (m->max_width <= 256) || (m->max_width <= 512 && e->max_batch <= 64);
+    bool stream_wins = e->max_batch <= 16 && m->max_width > 256;
+    if (stream_ok && stream_wins && max_wg >= 256 && !cpu)
+        *path = PATH_STREAM;
+    else if (small_ok && reg_wins && !cpu)
         *path = PATH_REG;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
@@ -425,6 +458,55 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
     return st;
 }
 
+/* The stream path (own_stream.cl): every layer's W[o][k] as stored, rows padded to a multiple
+ * of 4 with zeros, the bias after them, each layer on a float4 boundary; the layer table (5
+ * longs per layer: in, out, flags, offsets of W and bias), and for the one-launch form the
+ * barrier's counters. */
+static int setup_stream(cp_engine *e, struct cl_state *s)
+{
+    const cp_model *m = e->model;
+    size_t total = stream_total(m);
+    float *w = calloc(total ? total : 1, sizeof *w);
+    s->str_desc = malloc((size_t)m->n_layers * 5 * sizeof *s->str_desc);
+    int st = CP_OK;
+    if (!w || !s->str_desc) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for the stream layout");
+        goto out;
+    }
+    size_t off = 0;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        size_t ldk = round_up((size_t)L->in, 4);
+        off = round_up(off, 4);
+        for (int o = 0; o < L->out; ++o)
+            memcpy(w + off + (size_t)o * ldk, m->params + L->w_off + (size_t)o * (size_t)L->in,
+                   (size_t)L->in * sizeof(float));
+        if (L->has_bias)
+            memcpy(w + off + (size_t)L->out * ldk, m->params + L->b_off,
+                   (size_t)L->out * sizeof(float));
+        long long *d = s->str_desc + 5 * (size_t)l;
+        d[0] = L->in;
+        d[1] = L->out;
+        d[2] = layer_flags(L);
+        d[3] = (long long)off;
+        d[4] = (long long)(off + (size_t)L->out * ldk);
+        off += stream_layer_size(L);
+    }
+    st = upload(s, &s->wt, w, total * sizeof *w, "stream weights");
+    if (st == CP_OK)
+        st = upload(s, &s->desc, s->str_desc, (size_t)m->n_layers * 5 * sizeof *s->str_desc,
+                    "layer table");
+    if (st == CP_OK && s->str_sp) {
+        cl_int rc;
+        s->ctl = create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "clCreateBuffer(barrier counters)");
+    }
+out:
+    free(w);
+    return st;
+}
+
 /* Whether every layer is d x d with the same flags (the reference model): cp_model_small_reg
  * then takes the layer table as constants. The offsets must fit the kernel's int. */
 static bool uniform_model(const cp_model *m, int *flags)
@@ -466,21 +548,47 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         return st;
     const cp_own_tune *tune = &tuned;
 
-    char opts[256];
+    char opts[320];
     const char *file = "own_gemm.cl", *kname = NULL;
     if (s->path == PATH_REG) {
         size_t w = (size_t)m->max_width;
         s->small_ls = round_up(w, 32) <= max_wg ? round_up(w, 32) : w;
-        int n =
-            snprintf(opts, sizeof opts,
-                     "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d -DCP_RD=%d",
-                     s->small_ls, w, tune->reg_rc, tune->reg_rd);
+        /* Rows per work-group: up to the tuned number, while every compute unit keeps a
+         * work-group and the 2 x rr rows of activations fit the local memory. */
+        size_t row_bytes = 2 * round_up(w, 4) * sizeof(float);
+        s->reg_rr = 1;
+        while (2 * s->reg_rr <= tune->reg_rr &&
+               (size_t)e->max_batch / (size_t)(2 * s->reg_rr) >= dev->compute_units &&
+               (cl_ulong)(2 * s->reg_rr) * row_bytes <= (local_mem < 49152 ? local_mem : 49152))
+            s->reg_rr *= 2;
+        int n = snprintf(opts, sizeof opts,
+                         "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
+                         "-DCP_RD=%d -DCP_RR=%d",
+                         s->small_ls, w, tune->reg_rc, tune->reg_rd, s->reg_rr);
         int flags;
         if (uniform_model(m, &flags))
             snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
                      m->layers[0].in, flags, round_up(layer_b_size(&m->layers[0]), 4));
         file = "own_small.cl";
         kname = "cp_model_small_reg";
+    } else if (s->path == PATH_STREAM) {
+        /* Tiles of no outputs × rb rows (rb: the batch rounded up to a power of 2, while the
+         * owners fit the work-group); the chunk shrinks until both tiles fit local memory. */
+        int no = tune->str_no, kc = tune->str_kc, rb = 1;
+        while (rb < e->max_batch && 2 * rb * no <= 256 && rb < 16)
+            rb *= 2;
+        while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem &&
+               kc > 32)
+            kc /= 2;
+        s->str_no = no;
+        s->str_rb = rb;
+        s->str_sp = tune->str_sp;
+        s->str_sg = tune->str_sg;
+        s->cus = dev->compute_units;
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=256 -DCP_NO=%d -DCP_RB=%d -DCP_KC=%d%s",
+                 no, rb, kc, s->str_sp ? " -DCP_PERSIST" : "");
+        file = "own_stream.cl";
+        kname = "cp_stream";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
         size_t w = (size_t)m->max_width;
         /* The pipelined kernel gets more work-items than outputs: they share the loads of
@@ -532,6 +640,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                  s->vec_rb, s->vec_nv);
         kname = "cp_gemm_vec";
     }
+    /* Test hook kernel-bit: the reg and stream kernels flip one bit of one output. */
+    if (cp_test_hook("kernel-bit") && (s->path == PATH_REG || s->path == PATH_STREAM))
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DCP_PLANT_BIT");
     st = cp_program_build_ex(s->ctx, dev->device_id, file, opts, &s->prog_path, &e->build_cache);
     if (st != CP_OK)
         return st;
@@ -621,13 +732,15 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     }
     /* The weights as stored: read by the naive and tiled kernels and by CLBlast; for the
      * others only by the round trip (compare), which writes them first. */
-    if (!one_launch(s->path) && s->path != PATH_VEC) {
+    if (!one_launch(s->path) && s->path != PATH_VEC && s->path != PATH_STREAM) {
         st = write_chunks(e, s);
         if (st != CP_OK)
             return st;
     }
     if (one_launch(s->path))
         st = setup_small(e, s, s->path == PATH_REG);
+    else if (s->path == PATH_STREAM)
+        st = setup_stream(e, s);
     else if (s->path == PATH_VEC)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
@@ -687,6 +800,44 @@ static int set_args(cl_kernel k, const char *kname, size_t n, const size_t *size
     return CP_OK;
 }
 
+/* The stream kernel over layers [l0, l1): a work-group per tile of layer l0 (a launch per
+ * layer), or, with str_sp, every layer in one launch of str_sg work-groups per compute unit
+ * that meet at a device-wide barrier (its counters zeroed first). */
+static int enqueue_stream(struct cl_state *s, int l0, int l1, int batch)
+{
+    cl_mem ctl = s->ctl;
+    cl_int a = l0, b = l1, nb = batch, max_tiles = 0;
+    for (int l = l0; l < l1; ++l) {
+        const long long *d = s->str_desc + 5 * (size_t)l;
+        long long t = (d[1] + s->str_no - 1) / s->str_no * ((batch + s->str_rb - 1) / s->str_rb);
+        if (t > max_tiles)
+            max_tiles = t > INT32_MAX ? INT32_MAX : (cl_int)t;
+    }
+    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
+                            sizeof s->desc,   sizeof ctl,       sizeof a,
+                            sizeof b,         sizeof nb,        sizeof max_tiles};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->wt, &s->desc,  &ctl,
+                                &a,         &b,         &nb,    &max_tiles};
+    int st = set_args(s->k_path, "cp_stream", 9, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t groups;
+    cl_int rc;
+    if (s->str_sp) {
+        const cl_int zero = 0;
+        rc = clEnqueueFillBuffer(s->q, s->ctl, &zero, sizeof zero, 0, 4 * sizeof(cl_int), 0, NULL,
+                                 NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clEnqueueFillBuffer(barrier counters)");
+        groups = (size_t)s->cus * (size_t)s->str_sg;
+    } else {
+        groups = (size_t)max_tiles;
+    }
+    size_t local = 256, global = 256 * groups;
+    rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[l0]);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_stream)");
+}
+
 static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const cp_layer *L = &e->model->layers[l];
@@ -701,6 +852,8 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     int st;
     cl_int flags = layer_flags(L);
     cl_int m_rows = batch;
+    if (s->path == PATH_STREAM)
+        return enqueue_stream(s, l, l + 1, batch);
     if (s->path == PATH_TILED) {
         cl_kernel k = s->k_path;
         if (L->in % 4 == 0) {
@@ -820,17 +973,29 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
+    bool persistent = s->path == PATH_STREAM && s->str_sp;
+    if (persistent) {
+        int st = enqueue_stream(s, 0, m->n_layers, batch);
+        if (st != CP_OK) {
+            clFinish(s->q);
+            return st;
+        }
+    }
     if (one_launch(s->path)) {
-        /* The whole model in one launch, a work-group per row. */
-        cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width;
-        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,   sizeof s->desc,
-                                sizeof n_layers,  sizeof in0,       sizeof out_last};
-        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,   &s->desc,
-                                    &n_layers,  &in0,       &out_last};
-        int st = set_args(s->k_path, path_names[s->path], 7, sizes, vals);
+        /* The whole model in one launch, a work-group per row (reg: per reg_rr rows). */
+        cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
+        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
+                                sizeof s->desc,   sizeof n_layers,  sizeof in0,
+                                sizeof out_last,  sizeof nb};
+        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,       &s->desc,
+                                    &n_layers,  &in0,       &out_last,    &nb};
+        int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 8 : 7, sizes, vals);
         if (st != CP_OK)
             return st;
-        size_t local = s->small_ls, global = s->small_ls * (size_t)batch;
+        size_t groups = s->path == PATH_REG
+                            ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr
+                            : (size_t)batch;
+        size_t local = s->small_ls, global = s->small_ls * groups;
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
@@ -840,7 +1005,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                               cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
-    for (int l = 0; l < m->n_layers && !one_launch(s->path); ++l) {
+    for (int l = 0; l < m->n_layers && !one_launch(s->path) && !persistent; ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
@@ -866,6 +1031,19 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                             (size_t)batch * (size_t)m->out_width * sizeof(float), y, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
+    if (persistent) {
+        /* A wait given up inside the kernel (ctl[3]) leaves layers unfinished: no result. */
+        cl_int ctl[4];
+        rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
+        if (ctl[3] || ctl[1] < 1)
+            return cp_err_set(CP_FAIL_RUNTIME,
+                              "cl:own stream: a device-wide barrier wait was given up (%d of %zu "
+                              "work-groups joined); set CLPARITY_OWN_TUNE=sp=0 for a launch per "
+                              "layer",
+                              ctl[1], (size_t)s->cus * (size_t)s->str_sg);
+    }
     t->h2d_s = t1 - t0;
     t->wall_s = t2 - t1;
     t->d2h_s = cp_now() - t2;

@@ -28,6 +28,11 @@ static const struct {
     {"rb", offsetof(cp_own_tune, vec_rb), 5, {2, 4, 8, 12, 16}},
     {"nv", offsetof(cp_own_tune, vec_nv), 3, {1, 2, 4}},
     {"mc", offsetof(cp_own_tune, vec_mc), 7, {16, 32, 64, 128, 256, 512, 1024}},
+    {"rr", offsetof(cp_own_tune, reg_rr), 5, {1, 2, 4, 8, 16}},
+    {"so", offsetof(cp_own_tune, str_no), 5, {4, 8, 16, 32, 64}},
+    {"sk", offsetof(cp_own_tune, str_kc), 6, {32, 64, 128, 256, 512, 1024}},
+    {"sp", offsetof(cp_own_tune, str_sp), 2, {0, 1}},
+    {"sg", offsetof(cp_own_tune, str_sg), 4, {1, 2, 4, 8}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -71,7 +76,7 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
         if (i == N_FIELDS)
             return cp_err_set(CP_FAIL_USAGE,
                               "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, pf, "
-                              "vw, rb, nv, mc)",
+                              "vw, rb, nv, mc, rr, so, sk, sp, sg)",
                               spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
@@ -90,9 +95,12 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,pf=%d,vw=%d,rb=%d,nv=%d,mc=%d",
+    snprintf(buf, len,
+             "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,pf=%d,vw=%d,rb=%d,nv=%d,mc=%d,rr=%d,so=%d,sk=%d,"
+             "sp=%d,sg=%d",
              t->reg_rc, t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->tiled_pf,
-             t->vec_w, t->vec_rb, t->vec_nv, t->vec_mc);
+             t->vec_w, t->vec_rb, t->vec_nv, t->vec_mc, t->reg_rr, t->str_no, t->str_kc, t->str_sp,
+             t->str_sg);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -167,6 +175,11 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->vec_rb = pref_vec >= 16 ? 8 : 4;
     t->vec_nv = 2;
     t->vec_mc = 128;
+    t->reg_rr = 8;
+    t->str_no = 16;
+    t->str_kc = 512;
+    t->str_sp = 1;
+    t->str_sg = 2;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];
@@ -209,7 +222,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     cJSON *store = load_store(path);
     if (!store)
         store = cJSON_CreateObject();
-    char key[800], spec[128], date[32];
+    char key[800], spec[256], date[32];
     cp_tune_key(dev, key, sizeof key);
     cp_tune_format(t, spec, sizeof spec);
     time_t now = time(NULL);

@@ -115,7 +115,7 @@ static void test_general(void **state)
         {{16, 16, 16}, 2, 3, 0, 3},          /* identity activations with residuals */
     };
     static const int batches[] = {1, 5, 131};
-    static const char *const paths[] = {"naive", "small", "pipe", "reg", "tiled", "vec"};
+    static const char *const paths[] = {"naive", "small", "pipe", "reg", "stream", "tiled", "vec"};
     const cp_device *host = find_kind(&devs, CP_DEV_HOST);
     int checked = 0;
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; ++mi) {

@@ -225,7 +225,7 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
         printf("%d:%-3d %-32.32s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, dev->name, tu->path,
                best_spec);
     }
-    char spec[128];
+    char spec[256];
     cp_tune_format(&best, spec, sizeof spec);
     cJSON_AddStringToObject(jdev, "chosen", spec);
     if (*check) {

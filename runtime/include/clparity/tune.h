@@ -21,6 +21,12 @@ typedef struct cp_own_tune {
     int vec_rb;   /* vec path: batch rows per register tile (2, 4, 8, 12, 16) */
     int vec_nv;   /* vec path: vectors along the outputs per work-item (1, 2, 4) */
     int vec_mc;   /* vec path: batch rows per work-item (16 ... 1024, rounded up to rb) */
+    int reg_rr;   /* reg path: at most this many batch rows per work-group (1 ... 16) */
+    int str_no;   /* stream path: outputs per tile (4 ... 64) */
+    int str_kc;   /* stream path: k-values per chunk (32 ... 512) */
+    int str_sp;   /* stream path: 1 runs the model in one launch (device-wide barrier), 0 a
+                   * launch per layer */
+    int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8) */
 } cp_own_tune;
 
 /* Where a setting came from. */
@@ -29,7 +35,7 @@ enum cp_tune_source { CP_TUNE_DEFAULT, CP_TUNE_CACHED, CP_TUNE_ENV };
 /* The settings for dev: the defaults (pref_vec: CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
  * replaced by what `clparity tune` stored for this device, driver and platform version
  * (unless CLPARITY_CACHE=off), replaced by CLPARITY_OWN_TUNE
- * ("rc=32,rd=2,bk=16,db=1,xl=0,xp=4,vw=8,rb=4,nv=2,mc=128", any subset). CP_FAIL_USAGE when
+ * ("rc=32,rd=2,bk=16,...", any subset of the names of cp_tune_format). CP_FAIL_USAGE when
  * CLPARITY_OWN_TUNE does not parse; a stored entry that does not parse is ignored. */
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src);
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 12's kernel variants on the GPU machine, as run through the device tool:
+#   source .gpu/setup.sh; bash tools/gpu/variants.sh "$OUT"
+# cl:own's paths and tune settings at points of the four sweeps (median wall ms, 10 runs after
+# 2 warm-ups), then PyTorch's CUDA-graph replay at the same points; every setting's hash must
+# equal the first one's at that point (the kernels keep one summation order).
+set -u
+out=${1:-gpu-out}
+mkdir -p "$out"
+clp=build/clparity
+export XDG_CACHE_HOME="$out/xdg"
+log="$out/variants.txt"
+: >"$log"
+one() { # kernel tune d L B
+    local j
+    j=$(CLPARITY_OWN_KERNEL=$1 CLPARITY_OWN_TUNE=$2 $clp run -d gpu --engines cl:own --no-reference \
+        --init-scale 0.5 --d-model "$3" --layers "$4" --batch "$5" --runs 10 --warmup 2 --json - 2>"$out/last.err") || j="$j $(head -c 300 "$out/last.err")"
+    {
+    python3 - "$j" "$1" "${2:--}" "$3" "$4" "$5" <<'PY' 
+import json, sys
+a = sys.argv
+try:
+    r = json.loads(a[1])["results"][0]
+    ms = r["timing"]["wall_median_s"] * 1e3
+    print(f"{a[2]:<7}{a[3]:<28}d={a[4]:<5} L={a[5]:<5} B={a[6]:<5} {ms:9.3f} ms  {r['hash']}")
+except Exception:
+    print(a[2], a[3], a[4:], "FAILED:", a[1][-300:].replace("\n", " "))
+PY
+    } | tee -a "$log"
+}
+for pt in "512 128 1" "1024 128 1" "2048 64 1" "4096 16 1"; do
+    set -- $pt
+    for t in "sp=1,so=8,sk=128,sg=1" "sp=1,so=8,sk=128,sg=2" "sp=1,so=16,sk=128,sg=2" \
+        "sp=1,so=16,sk=256,sg=2" "sp=1,so=32,sk=256,sg=1" "sp=1,so=32,sk=256,sg=2" \
+        "sp=1,so=16,sk=512,sg=2" "sp=1,so=8,sk=256,sg=4" "sp=0,so=16,sk=256" "sp=0,so=32,sk=256" \
+        "sp=0,so=8,sk=128"; do
+        one stream "$t" "$@"
+    done
+    [ "$1" -le 512 ] && one reg "" "$@"
+    one tiled "" "$@"
+done
+for pt in "128 128 1" "256 128 1" "128 3840 1"; do
+    set -- $pt
+    one reg "" "$@"
+    one reg "rc=32,rd=4" "$@"
+    one stream "sp=1,so=4,sk=128,sg=1" "$@"
+    one stream "sp=1,so=8,sk=128,sg=1" "$@"
+    one stream "sp=1,so=16,sk=128,sg=1" "$@"
+done
+for pt in "128 128 64" "128 128 256" "128 128 2048" "512 128 16" "512 128 64"; do
+    set -- $pt
+    for rr in 1 2 4 8 16; do one reg "rr=$rr" "$@"; done
+    one tiled "" "$@"
+    [ "$3" -le 16 ] && one stream "sp=1,so=16,sk=256,sg=2" "$@"
+done
+echo "== PyTorch CUDA graph (eager, graph ms)" | tee -a "$log"
+for pt in "512 128 1" "1024 128 1" "2048 64 1" "4096 16 1" "128 128 1" "256 128 1" "128 3840 1" \
+    "128 128 64" "128 128 256" "128 128 2048" "512 128 16"; do
+    set -- $pt
+    echo "torch d=$1 L=$2 B=$3 $(python3 tools/bench --torch-graph-worker "[$1, $2, $3, 10, 2, 0.5]" 2>&1 | tail -1)" |
+        tee -a "$log"
+done
