@@ -30,33 +30,21 @@ PY
 }
 for pt in "512 128 1" "1024 128 1" "2048 64 1" "4096 16 1"; do
     set -- $pt
-    for t in "sp=1,so=8,sk=128,sg=1" "sp=1,so=8,sk=128,sg=2" "sp=1,so=16,sk=128,sg=2" \
-        "sp=1,so=16,sk=256,sg=2" "sp=1,so=32,sk=256,sg=1" "sp=1,so=32,sk=256,sg=2" \
-        "sp=1,so=16,sk=512,sg=2" "sp=1,so=8,sk=256,sg=4" "sp=0,so=16,sk=256" "sp=0,so=32,sk=256" \
-        "sp=0,so=8,sk=128"; do
+    for t in "sp=1,so=16,sk=512,sg=2" "sp=1,so=16,sk=512,sg=1" "sp=1,so=8,sk=1024,sg=1" \
+        "sp=1,so=8,sk=1024,sg=2" "sp=1,so=8,sk=512,sg=2" "sp=1,so=4,sk=1024,sg=2" \
+        "sp=1,so=32,sk=256,sg=1" "sp=0,so=16,sk=512" "sp=0,so=8,sk=1024"; do
         one stream "$t" "$@"
     done
-    [ "$1" -le 512 ] && one reg "" "$@"
-    one tiled "" "$@"
 done
-for pt in "128 128 1" "256 128 1" "128 3840 1"; do
+for pt in "128 3840 1" "128 128 1"; do
+    set -- $pt
+    for t in "" "rc=128,rd=2" "rc=64,rd=3" "rc=64,rd=4" "rc=32,rd=3"; do one reg "$t" "$@"; done
+done
+for pt in "256 128 1" "512 128 16" "512 128 64" "1024 128 16" "1024 16 64"; do
     set -- $pt
     one reg "" "$@"
-    one reg "rc=32,rd=4" "$@"
-    one stream "sp=1,so=4,sk=128,sg=1" "$@"
-    one stream "sp=1,so=8,sk=128,sg=1" "$@"
-    one stream "sp=1,so=16,sk=128,sg=1" "$@"
-done
-for pt in "128 128 64" "128 128 256" "128 128 2048" "512 128 16" "512 128 64"; do
-    set -- $pt
-    for rr in 1 2 4 8 16; do one reg "rr=$rr" "$@"; done
     one tiled "" "$@"
-    [ "$3" -le 16 ] && one stream "sp=1,so=16,sk=256,sg=2" "$@"
-done
-echo "== PyTorch CUDA graph (eager, graph ms)" | tee -a "$log"
-for pt in "512 128 1" "1024 128 1" "2048 64 1" "4096 16 1" "128 128 1" "256 128 1" "128 3840 1" \
-    "128 128 64" "128 128 256" "128 128 2048" "512 128 16"; do
-    set -- $pt
-    echo "torch d=$1 L=$2 B=$3 $(python3 tools/bench --torch-graph-worker "[$1, $2, $3, 10, 2, 0.5]" 2>&1 | tail -1)" |
-        tee -a "$log"
+    one stream "sp=1,so=16,sk=512,sg=2" "$@"
+    one stream "sp=1,so=8,sk=1024,sg=2" "$@"
+    one stream "sp=0,so=16,sk=512" "$@"
 done
