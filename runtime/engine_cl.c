@@ -253,6 +253,23 @@ static size_t stream_total(const cp_model *m)
     return total;
 }
 
+/* The stream path's tile and chunk where the tune leaves them to the width (0), as measured on
+ * the H100 (2026-11-25, docs/PERFORMANCE.md: tools/gpu/variants.sh): chunks of 8192 floats
+ * (32 KiB) streamed best; 16 outputs per tile at d <= 512 (few, large tiles: the chain is
+ * short and fewer groups meet at each barrier), else 8 while that leaves at most two tiles per
+ * compute unit, else 16. rb: the batch rounded up to a power of 2 (at most 16), while the
+ * owners of the tile's outputs fit the work-group of 256. */
+static void stream_shape(const cp_model *m, int batch, unsigned cus, int *no, int *kc, int *rb)
+{
+    if (*no == 0)
+        *no = m->max_width <= 512 || (size_t)m->max_width / 8 > 2 * (size_t)cus ? 16 : 8;
+    if (*kc == 0)
+        *kc = 8192 / *no < 32 ? 32 : 8192 / *no > 1024 ? 1024 : 8192 / *no;
+    *rb = 1;
+    while (*rb < batch && 2 * *rb * *no <= 256 && *rb < 16)
+        *rb *= 2;
+}
+
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
@@ -293,13 +310,13 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
     /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
      * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores),
-     * since one work-group per row leaves the other cores idle. On the H100 the one-launch reg
-     * kernel (a work-group per row) wins at d <= 256 up to B = 1024 (d=256 L=128 B=1024: 3.7
-     * vs 5.3 ms) and at d=512 up to B = 64 (5.6 vs 8.3 ms; B=256: 37 vs 9.0 ms), but one
-     * work-group streams every weight through one SM: at d=1024 L=128 B=1 it took 20.0 ms,
-     * while the tiled GEMM spread over SMs took 27.1 ms for four times the weights (d=2048). */
+     * since one work-group per row leaves the other cores idle. On the H100 (2026-11-25,
+     * tools/gpu/variants.sh): the one-launch reg kernel wins at d <= 256 at every batch of the
+     * sweeps (several rows per work-group: d=128 L=128 B=2048 0.45 ms against the tiled GEMM's
+     * 3.06), and stream wins at d > 256 up to B = 64 (d=512 L=128 B=1 0.43 ms against reg's 5.3
+     * and tiled's 7.8; d=1024 L=16 B=64 0.33 against tiled's 1.91). */
     bool reg_wins = (m->max_width <= 256) || (m->max_width <= 512 && e->max_batch <= 64);
-    bool stream_wins = e->max_batch <= 16 && m->max_width > 256;
+    bool stream_wins = e->max_batch <= 64 && m->max_width > 256;
     if (stream_ok && stream_wins && max_wg >= 256 && !cpu)
         *path = PATH_STREAM;
     else if (small_ok && reg_wins && !cpu)
@@ -575,15 +592,19 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         /* Tiles of no outputs × rb rows (rb: the batch rounded up to a power of 2, while the
          * owners fit the work-group); the chunk shrinks until both tiles fit local memory. */
         int no = tune->str_no, kc = tune->str_kc, rb = 1;
-        while (rb < e->max_batch && 2 * rb * no <= 256 && rb < 16)
-            rb *= 2;
+        stream_shape(m, e->max_batch, dev->compute_units, &no, &kc, &rb);
+        s->str_sg = tune->str_sg ? tune->str_sg
+                                 : (size_t)(m->max_width + no - 1) / (size_t)no *
+                                               (size_t)((e->max_batch + rb - 1) / rb) >
+                                           dev->compute_units
+                                       ? 2
+                                       : 1;
         while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem &&
                kc > 32)
             kc /= 2;
         s->str_no = no;
         s->str_rb = rb;
         s->str_sp = tune->str_sp;
-        s->str_sg = tune->str_sg;
         s->cus = dev->compute_units;
         snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCP_LS=256 -DCP_NO=%d -DCP_RB=%d -DCP_KC=%d%s",
                  no, rb, kc, s->str_sp ? " -DCP_PERSIST" : "");

@@ -29,10 +29,10 @@ static const struct {
     {"nv", offsetof(cp_own_tune, vec_nv), 3, {1, 2, 4}},
     {"mc", offsetof(cp_own_tune, vec_mc), 7, {16, 32, 64, 128, 256, 512, 1024}},
     {"rr", offsetof(cp_own_tune, reg_rr), 5, {1, 2, 4, 8, 16}},
-    {"so", offsetof(cp_own_tune, str_no), 5, {4, 8, 16, 32, 64}},
-    {"sk", offsetof(cp_own_tune, str_kc), 6, {32, 64, 128, 256, 512, 1024}},
+    {"so", offsetof(cp_own_tune, str_no), 6, {0, 4, 8, 16, 32, 64}},
+    {"sk", offsetof(cp_own_tune, str_kc), 7, {0, 32, 64, 128, 256, 512, 1024}},
     {"sp", offsetof(cp_own_tune, str_sp), 2, {0, 1}},
-    {"sg", offsetof(cp_own_tune, str_sg), 4, {1, 2, 4, 8}},
+    {"sg", offsetof(cp_own_tune, str_sg), 5, {0, 1, 2, 4, 8}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -176,10 +176,11 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->vec_nv = 2;
     t->vec_mc = 128;
     t->reg_rr = 8;
-    t->str_no = 16;
-    t->str_kc = 512;
+    /* stream: 0 = chosen from the layer width (engine_cl.c, stream_shape) */
+    t->str_no = 0;
+    t->str_kc = 0;
     t->str_sp = 1;
-    t->str_sg = 2;
+    t->str_sg = 0;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];

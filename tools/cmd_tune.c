@@ -31,6 +31,10 @@ static void tune_help(void)
            "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
            "              registers (rd=2,3,4), 8 settings, on the reference model\n"
            "              d=128 L=128 B=1 (--quick: L=16)\n"
+           "        stream: outputs per tile, k per chunk, groups per compute unit, one launch\n"
+           "              or a launch per layer (so, sk, sg: 0 = from the width; sp=1,0): 7\n"
+           "              settings, each timed as the sum over d=1024 L=64, d=512 L=64,\n"
+           "              d=2048 L=16 and d=4096 L=4, B=1 (--quick: 3 settings, d=1024 L=8)\n"
            "        tiled: tile depth, double buffering, x loads and x padding of the tiled GEMM\n"
            "              (bk=16,32; db=0,1; xl=0,1; xp=0,4) and whether the next tile waits in\n"
            "              registers (pf=1,0): 10 settings,\n"
@@ -125,11 +129,14 @@ static int time_candidate(const cp_device *dev, const char *path, const char *sp
     return st;
 }
 
-/* One tunable kernel: its path, its shape and its candidates. */
+/* One tunable kernel: its path, its shape and its candidates; where `more` names further
+ * shapes (d = 0 ends the list), a candidate's time is the sum over all of them, so that a
+ * setting is kept for the range of widths that the path serves, not for one point. */
 struct tunable {
     const char *path;
     struct shape full, quick;
     const char *const *cands, *const *quick_cands;
+    const struct shape *more;
 };
 
 static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
@@ -157,12 +164,22 @@ static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc
                                     "vw=16,rb=4,nv=4,mc=512", NULL};
 static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc=128",
                                     "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
+/* stream: the width rule (0s) against fixed tiles, chunks and groups per compute unit, and a
+ * launch per layer (sp=0). */
+static const char *const stream_c[] = {"so=0,sk=0,sp=1,sg=0",    "so=16,sk=512,sp=1,sg=1",
+                                       "so=16,sk=512,sp=1,sg=2", "so=8,sk=1024,sp=1,sg=1",
+                                       "so=8,sk=1024,sp=1,sg=2", "so=32,sk=256,sp=1,sg=1",
+                                       "so=0,sk=0,sp=0,sg=0",    NULL};
+static const char *const stream_q[] = {"so=0,sk=0,sp=1,sg=0", "so=16,sk=512,sp=1,sg=2",
+                                       "so=0,sk=0,sp=0,sg=0", NULL};
+static const struct shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
 static const struct tunable gpu_tunables[] = {
-    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c},
-    {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c},
+    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c, NULL},
+    {"stream", {1024, 64, 1}, {1024, 8, 1}, stream_c, stream_q, stream_more},
+    {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c, NULL},
 };
 static const struct tunable cpu_tunables[] = {
-    {"vec", {1024, 4, 1024}, {256, 2, 256}, vec_c, vec_q},
+    {"vec", {1024, 4, 1024}, {256, 2, 256}, vec_c, vec_q, NULL},
 };
 
 static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *jdev, int *check)
@@ -181,6 +198,8 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
         const struct shape *sh = o->quick ? &tu->quick : &tu->full;
         const char *const *c = o->quick ? tu->quick_cands : tu->cands;
         double flops = 2.0 * (double)sh->batch * (double)sh->d * (double)sh->d * sh->layers;
+        for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
+            flops += 2.0 * (double)ms->batch * (double)ms->d * (double)ms->d * ms->layers;
         double best_t = 0.0;
         const char *best_spec = NULL;
         uint64_t first_hash = 0;
@@ -188,6 +207,13 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
             double med = 0.0;
             uint64_t h = 0;
             st = time_candidate(dev, tu->path, c[k], sh, o, &med, &h);
+            for (const struct shape *ms = o->quick ? NULL : tu->more; st == CP_OK && ms && ms->d;
+                 ++ms) {
+                double more_med = 0.0;
+                uint64_t more_h = 0;
+                st = time_candidate(dev, tu->path, c[k], ms, o, &more_med, &more_h);
+                med += more_med;
+            }
             if (st != CP_OK) {
                 cli_fail("tune", st, "%s on %d:%d %s with %s: %s", tu->path, dev->plat_idx,
                          dev->dev_idx, dev->name, c[k], cp_err_msg());

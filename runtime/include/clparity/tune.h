@@ -22,11 +22,12 @@ typedef struct cp_own_tune {
     int vec_nv;   /* vec path: vectors along the outputs per work-item (1, 2, 4) */
     int vec_mc;   /* vec path: batch rows per work-item (16 ... 1024, rounded up to rb) */
     int reg_rr;   /* reg path: at most this many batch rows per work-group (1 ... 16) */
-    int str_no;   /* stream path: outputs per tile (4 ... 64) */
-    int str_kc;   /* stream path: k-values per chunk (32 ... 512) */
+    int str_no;   /* stream path: outputs per tile (4 ... 64; 0: from the width) */
+    int str_kc;   /* stream path: k-values per chunk (32 ... 1024; 0: 8192 / outputs per tile) */
     int str_sp;   /* stream path: 1 runs the model in one launch (device-wide barrier), 0 a
                    * launch per layer */
-    int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8) */
+    int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8;
+                   * 0: 2 where a layer has more tiles than compute units, else 1) */
 } cp_own_tune;
 
 /* Where a setting came from. */
