@@ -317,7 +317,12 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
      * and tiled's 7.8; d=1024 L=16 B=64 0.33 against tiled's 1.91). */
     bool reg_wins = (m->max_width <= 256) || (m->max_width <= 512 && e->max_batch <= 64);
     bool stream_wins = e->max_batch <= 64 && m->max_width > 256;
-    if (stream_ok && stream_wins && max_wg >= 256 && !cpu)
+    /* reg holds the model in one buffer of int offsets (small_ok): past 2^30 parameters (the
+     * params sweep's d = 128, 256 at 2^31) stream takes its narrow widths too. */
+    if (small_ok && m->max_width <= 256 && !cpu)
+        *path = PATH_REG;
+    else if (stream_ok && e->max_batch <= 64 && max_wg >= 256 && !cpu &&
+             (stream_wins || !small_ok))
         *path = PATH_STREAM;
     else if (small_ok && reg_wins && !cpu)
         *path = PATH_REG;
