@@ -42,6 +42,7 @@ struct cl_state {
     int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
     unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
     int reg_rr;        /* PATH_REG: batch rows per work-group */
+    int reg_pfg;       /* PATH_REG: prefetch work-groups (models larger than the cache), or 0 */
     int str_rb;        /* PATH_STREAM: batch rows per tile */
     int str_no;        /* PATH_STREAM: outputs per tile */
     int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
@@ -270,22 +271,27 @@ static void stream_shape(const cp_model *m, int batch, unsigned cus, int *no, in
         *rb *= 2;
 }
 
+static bool uniform_model(const cp_model *m, int *flags);
+
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
 static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
 {
     const cp_model *m = e->model;
-    bool small_ok =
-        (size_t)m->max_width <= max_wg && m->max_width <= 1024 && m->n_params < (size_t)1 << 30 &&
-        /* the one-launch paths hold every layer in one buffer (padded to float4s) */
-        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    /* the one-launch paths hold every layer in one buffer (padded to float4s), with int offsets
+     * in their layer table; reg computes a uniform model's offsets in size_t instead */
+    int uflags;
+    bool fits = (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
+                ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    bool small_ok = fits && m->n_params < (size_t)1 << 30;
+    bool reg_ok = fits && (m->n_params < (size_t)1 << 30 || uniform_model(m, &uflags));
     bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
     const char *force = getenv("CLPARITY_OWN_KERNEL");
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
             if (strcmp(force, path_names[p]) == 0) {
-                if (one_launch(p) && !small_ok)
+                if (one_launch(p) && !(p == PATH_REG ? reg_ok : small_ok))
                     return cp_err_set(CP_FAIL_USAGE,
                                       "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not "
                                       "fit one work-group of this device (%zu)",
@@ -317,14 +323,14 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
      * and tiled's 7.8; d=1024 L=16 B=64 0.33 against tiled's 1.91). */
     bool reg_wins = (m->max_width <= 256) || (m->max_width <= 512 && e->max_batch <= 64);
     bool stream_wins = e->max_batch <= 64 && m->max_width > 256;
-    /* reg holds the model in one buffer of int offsets (small_ok): past 2^30 parameters (the
-     * params sweep's d = 128, 256 at 2^31) stream takes its narrow widths too. */
-    if (small_ok && m->max_width <= 256 && !cpu)
+    /* reg holds the model in one buffer of int offsets unless it is uniform (reg_ok): past
+     * 2^30 parameters stream takes the narrow layers of other models too. */
+    if (reg_ok && m->max_width <= 256 && !cpu)
         *path = PATH_REG;
     else if (stream_ok && e->max_batch <= 64 && max_wg >= 256 && !cpu &&
-             (stream_wins || !small_ok))
+             (stream_wins || !reg_ok))
         *path = PATH_STREAM;
-    else if (small_ok && reg_wins && !cpu)
+    else if (reg_ok && reg_wins && !cpu)
         *path = PATH_REG;
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
@@ -422,8 +428,11 @@ static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
         desc[5 * l + 2] = layer_flags(L);
-        desc[5 * l + 3] = (int)off;
-        desc[5 * l + 4] = (int)(off + k_rows * (size_t)L->out);
+        /* past INT_MAX only a uniform model takes this path, and its kernel does not read the
+         * table's offsets (reg: -DCP_UD) */
+        desc[5 * l + 3] = off <= INT32_MAX ? (int)off : -1;
+        desc[5 * l + 4] =
+            off + k_rows * (size_t)L->out <= INT32_MAX ? (int)(off + k_rows * (size_t)L->out) : -1;
         off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
     }
     st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
@@ -480,6 +489,23 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
     return st;
 }
 
+/* The counters of the stream kernel's device-wide barrier and of reg's prefetch groups. */
+static int create_ctl(struct cl_state *s)
+{
+    cl_int rc;
+    s->ctl = create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clCreateBuffer(barrier counters)");
+}
+
+/* Zeroes the counters before a launch that uses them. */
+static int clear_ctl(struct cl_state *s)
+{
+    const cl_int zero = 0;
+    cl_int rc =
+        clEnqueueFillBuffer(s->q, s->ctl, &zero, sizeof zero, 0, 4 * sizeof(cl_int), 0, NULL, NULL);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueFillBuffer(barrier counters)");
+}
+
 /* The stream path (own_stream.cl): every layer's W[o][k] as stored, rows padded to a multiple
  * of 4 with zeros, the bias after them, each layer on a float4 boundary; the layer table (5
  * longs per layer: in, out, flags, offsets of W and bias), and for the one-launch form the
@@ -518,19 +544,15 @@ static int setup_stream(cp_engine *e, struct cl_state *s)
     if (st == CP_OK)
         st = upload(s, &s->desc, s->str_desc, (size_t)m->n_layers * 5 * sizeof *s->str_desc,
                     "layer table");
-    if (st == CP_OK && s->str_sp) {
-        cl_int rc;
-        s->ctl = create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
-        if (rc != CL_SUCCESS)
-            st = cp_err_cl(rc, "clCreateBuffer(barrier counters)");
-    }
+    if (st == CP_OK && s->str_sp)
+        st = create_ctl(s);
 out:
     free(w);
     return st;
 }
 
 /* Whether every layer is d x d with the same flags (the reference model): cp_model_small_reg
- * then takes the layer table as constants. The offsets must fit the kernel's int. */
+ * then takes the layer table as constants, and computes the offsets in size_t. */
 static bool uniform_model(const cp_model *m, int *flags)
 {
     if (m->n_layers < 1)
@@ -542,7 +564,7 @@ static bool uniform_model(const cp_model *m, int *flags)
         if (L->in != L0->in || L->out != L0->in || layer_flags(L) != *flags)
             return false;
     }
-    return (double)m->n_layers * (double)round_up(layer_b_size(L0), 4) < 2147483647.0;
+    return true;
 }
 
 static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev)
@@ -587,6 +609,21 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                          "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                          "-DCP_RD=%d -DCP_RR=%d",
                          s->small_ls, w, tune->reg_rc, tune->reg_rd, s->reg_rr);
+        /* On a GPU, a model larger than the device's cache gets prefetch groups that read the
+         * weights a few layers ahead of the chains (own_small.cl, cp_prefetch). */
+        s->reg_pfg = tune->reg_pg; /* a number set by hand applies on any device */
+        if (s->reg_pfg == 0 && !(dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator) {
+            cl_ulong cache = 0;
+            st = dev_info(dev->device_id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache,
+                          "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)");
+            if (st != CP_OK)
+                return st;
+            if ((cl_ulong)m->n_params * sizeof(float) > cache)
+                s->reg_pfg = 16;
+        }
+        if (s->reg_pfg)
+            n += snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_PFG=%d -DCP_PFA=%d",
+                          s->reg_pfg, tune->reg_pa);
         int flags;
         if (uniform_model(m, &flags))
             snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
@@ -767,6 +804,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_STREAM)
         st = setup_stream(e, s);
+    if (st == CP_OK && s->path == PATH_REG && s->reg_pfg)
+        st = create_ctl(s);
     else if (s->path == PATH_VEC)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
@@ -850,11 +889,9 @@ static int enqueue_stream(struct cl_state *s, int l0, int l1, int batch)
     size_t groups;
     cl_int rc;
     if (s->str_sp) {
-        const cl_int zero = 0;
-        rc = clEnqueueFillBuffer(s->q, s->ctl, &zero, sizeof zero, 0, 4 * sizeof(cl_int), 0, NULL,
-                                 NULL);
-        if (rc != CL_SUCCESS)
-            return cp_err_cl(rc, "clEnqueueFillBuffer(barrier counters)");
+        st = clear_ctl(s);
+        if (st != CP_OK)
+            return st;
         groups = (size_t)s->cus * (size_t)s->str_sg;
     } else {
         groups = (size_t)max_tiles;
@@ -1010,16 +1047,22 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row (reg: per reg_rr rows). */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
+        cl_int sink = 0; /* reg's prefetch groups write their sums only where this is set */
         const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
                                 sizeof s->desc,   sizeof n_layers,  sizeof in0,
-                                sizeof out_last,  sizeof nb};
-        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,       &s->desc,
-                                    &n_layers,  &in0,       &out_last,    &nb};
-        int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 8 : 7, sizes, vals);
+                                sizeof out_last,  sizeof nb,        sizeof s->ctl,
+                                sizeof sink};
+        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt, &s->desc, &n_layers,
+                                    &in0,       &out_last,  &nb,    &s->ctl,  &sink};
+        int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 10 : 7, sizes,
+                          vals);
+        if (st == CP_OK && s->reg_pfg)
+            st = clear_ctl(s);
         if (st != CP_OK)
             return st;
         size_t groups = s->path == PATH_REG
-                            ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr
+                            ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr +
+                                  (size_t)s->reg_pfg
                             : (size_t)batch;
         size_t local = s->small_ls, global = s->small_ls * groups;
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);

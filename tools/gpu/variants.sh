@@ -28,23 +28,9 @@ except Exception:
 PY
     } | tee -a "$log"
 }
-for pt in "512 128 1" "1024 128 1" "2048 64 1" "4096 16 1"; do
+# round 3: reg's prefetch groups (pg, pa) on models larger than the cache
+for pt in "128 3840 1" "128 16384 1" "256 4096 1" "128 128 1" "128 3840 64"; do
     set -- $pt
-    for t in "sp=1,so=16,sk=512,sg=2" "sp=1,so=16,sk=512,sg=1" "sp=1,so=8,sk=1024,sg=1" \
-        "sp=1,so=8,sk=1024,sg=2" "sp=1,so=8,sk=512,sg=2" "sp=1,so=4,sk=1024,sg=2" \
-        "sp=1,so=32,sk=256,sg=1" "sp=0,so=16,sk=512" "sp=0,so=8,sk=1024"; do
-        one stream "$t" "$@"
-    done
-done
-for pt in "128 3840 1" "128 128 1"; do
-    set -- $pt
-    for t in "" "rc=128,rd=2" "rc=64,rd=3" "rc=64,rd=4" "rc=32,rd=3"; do one reg "$t" "$@"; done
-done
-for pt in "256 128 1" "512 128 16" "512 128 64" "1024 128 16" "1024 16 64"; do
-    set -- $pt
-    one reg "" "$@"
-    one tiled "" "$@"
-    one stream "sp=1,so=16,sk=512,sg=2" "$@"
-    one stream "sp=1,so=8,sk=1024,sg=2" "$@"
-    one stream "sp=0,so=16,sk=512" "$@"
+    for t in "" "pg=4" "pg=64" "pa=2" "pa=32" "rc=128" "rc=128,pg=64"; do one reg "$t" "$@"; done
+    one stream "" "$@"
 done
