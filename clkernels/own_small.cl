@@ -304,7 +304,7 @@ void cp_radvance(__global const int *desc, int *l, int *k0)
  * whether a chunk follows. */
 bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, int lid,
               __local float (*act)[CP_AP], const float4 *wc, float4 *wn, int *l, int *k0,
-              int *fl, int *fk0, int *cur, float *acc, volatile __global int *prog)
+              int *fl, int *fk0, int *cur, float *acc)
 {
     const int in = CP_LIN(*l), out = CP_LOUT(*l);
     const int n = min(CP_RC, in - *k0);
@@ -337,10 +337,6 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
             acc[r] = 0.0f;
         *cur = 1 - *cur;
         barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef CP_PFG
-        if (lid == 0 && get_group_id(0) == 0)
-            prog[0] = *l + 1; /* layers done, for the prefetch groups */
-#endif
     }
     cp_radvance(desc, l, k0);
     return *l < n_layers;
@@ -351,58 +347,13 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
 #ifndef CP_RD
 #define CP_RD 2
 #endif
-#define CP_RSTEP(wc, wn)                                                                         \
-    cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, acc, prog)
-
-#ifdef CP_PFG
-/* Prefetch groups (CP_PFG of them, after the row groups), for models larger than the device's
- * cache: they read the weights CP_PFA layers ahead of row group 0, so that its chains find
- * them in the cache instead of waiting on device memory. Row group 0 posts its layer in
- * prog[0] (zeroed by the host before the launch). They only read: the result never depends on
- * them, and a prefetch group that has waited CP_PFSPIN polls for row group 0 stops. sink is 0:
- * the loaded sums are written nowhere, but the compiler cannot drop the loads. */
-#ifndef CP_PFA
-#define CP_PFA 8
-#endif
-#define CP_PFSPIN (1 << 20)
-void cp_prefetch(__global const float *p, __global const int *desc, int n_layers,
-                 volatile __global int *prog, int h, int sink, __global float *y)
-{
-    const int lid = (int)get_local_id(0);
-    float4 sum = (float4)(0.0f);
-    for (int l = 0; l < n_layers; ++l) {
-        int spins = 0;
-        while (l > prog[0] + CP_PFA && ++spins < CP_PFSPIN)
-            ;
-        if (spins >= CP_PFSPIN)
-            break;
-        const size_t n4 = (size_t)((CP_LIN(l) + 3) / 4) * (size_t)CP_LOUT(l);
-        __global const float4 *src = (__global const float4 *)p + CP_LWOFF(l) / 4;
-        /* 128-byte lines: one float4 in eight is enough to bring each line in */
-        for (size_t i = (size_t)(h * CP_LS + lid) * 8; i < n4; i += (size_t)CP_PFG * CP_LS * 8)
-            sum += src[i];
-    }
-    if (sink)
-        y[lid] = sum.x + sum.y + sum.z + sum.w;
-}
-#endif
+#define CP_RSTEP(wc, wn) cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, acc)
 
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
                    __global const float *restrict p, __global const int *restrict desc,
-                   int n_layers, int in0, int out_last, int batch, volatile __global int *prog,
-                   int sink)
+                   int n_layers, int in0, int out_last, int batch)
 {
-#ifdef CP_PFG
-    const int row_groups = (batch + CP_RR - 1) / CP_RR;
-    if ((int)get_group_id(0) >= row_groups) {
-        cp_prefetch(p, desc, n_layers, prog, (int)get_group_id(0) - row_groups, sink, y);
-        return;
-    }
-#else
-    (void)prog;
-    (void)sink;
-#endif
     /* float4-aligned, for cp_rchain's float4 reads (CP_MAXW4 rounds the width up to 4) */
     __local float4 act4[2 * CP_RR][CP_MAXW4];
     __local float(*act)[CP_AP] = (__local float(*)[CP_AP])act4;

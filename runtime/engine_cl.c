@@ -42,7 +42,6 @@ struct cl_state {
     int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
     unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
     int reg_rr;        /* PATH_REG: batch rows per work-group */
-    int reg_pfg;       /* PATH_REG: prefetch work-groups (models larger than the cache), or 0 */
     int str_rb;        /* PATH_STREAM: batch rows per tile */
     int str_no;        /* PATH_STREAM: outputs per tile */
     int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
@@ -317,18 +316,21 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
      * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores),
      * since one work-group per row leaves the other cores idle. On the H100 (2026-11-25,
-     * tools/gpu/variants.sh): the one-launch reg kernel wins at d <= 256 at every batch of the
+     * tools/gpu/variants.sh): the one-launch reg kernel wins at d <= 128 at every batch of the
      * sweeps (several rows per work-group: d=128 L=128 B=2048 0.45 ms against the tiled GEMM's
-     * 3.06), and stream wins at d > 256 up to B = 64 (d=512 L=128 B=1 0.43 ms against reg's 5.3
-     * and tiled's 7.8; d=1024 L=16 B=64 0.33 against tiled's 1.91). */
-    bool reg_wins = (m->max_width <= 256) || (m->max_width <= 512 && e->max_batch <= 64);
-    bool stream_wins = e->max_batch <= 64 && m->max_width > 256;
-    /* reg holds the model in one buffer of int offsets unless it is uniform (reg_ok): past
-     * 2^30 parameters stream takes the narrow layers of other models too. */
-    if (reg_ok && m->max_width <= 256 && !cpu)
+     * 3.06), and stream from d = 256 at B = 1 (d=256 L=4096 12.7 against reg's 15.6 ms, L=128
+     * the same 0.46) and at d > 256 up to B = 64 (d=512 L=128 B=1 0.43 ms against reg's 5.3
+     * and tiled's 7.8; d=1024 L=16 B=64 0.33 against tiled's 1.91). reg keeps d = 256 at
+     * B > 16 (not measured against stream). */
+    int w = m->max_width, b = e->max_batch;
+    bool reg_first = w <= 128 || (w <= 256 && b > 16);
+    bool stream_wins = b <= 64 && w > 128;
+    bool reg_wins = w <= 256 || (w <= 512 && b <= 64); /* where stream does not fit */
+    if (reg_ok && reg_first && !cpu)
         *path = PATH_REG;
-    else if (stream_ok && e->max_batch <= 64 && max_wg >= 256 && !cpu &&
-             (stream_wins || !reg_ok))
+    else if (stream_ok && stream_wins && max_wg >= 256 && !cpu)
+        *path = PATH_STREAM;
+    else if (stream_ok && b <= 64 && max_wg >= 256 && !cpu && !reg_ok)
         *path = PATH_STREAM;
     else if (reg_ok && reg_wins && !cpu)
         *path = PATH_REG;
@@ -489,7 +491,7 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
     return st;
 }
 
-/* The counters of the stream kernel's device-wide barrier and of reg's prefetch groups. */
+/* The counters of the stream kernel's device-wide barrier. */
 static int create_ctl(struct cl_state *s)
 {
     cl_int rc;
@@ -609,21 +611,6 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                          "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                          "-DCP_RD=%d -DCP_RR=%d",
                          s->small_ls, w, tune->reg_rc, tune->reg_rd, s->reg_rr);
-        /* On a GPU, a model larger than the device's cache gets prefetch groups that read the
-         * weights a few layers ahead of the chains (own_small.cl, cp_prefetch). */
-        s->reg_pfg = tune->reg_pg; /* a number set by hand applies on any device */
-        if (s->reg_pfg == 0 && !(dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator) {
-            cl_ulong cache = 0;
-            st = dev_info(dev->device_id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache,
-                          "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)");
-            if (st != CP_OK)
-                return st;
-            if ((cl_ulong)m->n_params * sizeof(float) > cache)
-                s->reg_pfg = 16;
-        }
-        if (s->reg_pfg)
-            n += snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_PFG=%d -DCP_PFA=%d",
-                          s->reg_pfg, tune->reg_pa);
         int flags;
         if (uniform_model(m, &flags))
             snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
@@ -804,8 +791,6 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         st = setup_small(e, s, s->path == PATH_REG);
     else if (s->path == PATH_STREAM)
         st = setup_stream(e, s);
-    if (st == CP_OK && s->path == PATH_REG && s->reg_pfg)
-        st = create_ctl(s);
     else if (s->path == PATH_VEC)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
@@ -1047,22 +1032,16 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row (reg: per reg_rr rows). */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
-        cl_int sink = 0; /* reg's prefetch groups write their sums only where this is set */
         const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
                                 sizeof s->desc,   sizeof n_layers,  sizeof in0,
-                                sizeof out_last,  sizeof nb,        sizeof s->ctl,
-                                sizeof sink};
-        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt, &s->desc, &n_layers,
-                                    &in0,       &out_last,  &nb,    &s->ctl,  &sink};
-        int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 10 : 7, sizes,
-                          vals);
-        if (st == CP_OK && s->reg_pfg)
-            st = clear_ctl(s);
+                                sizeof out_last,  sizeof nb};
+        const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,    &s->desc,
+                                    &n_layers,  &in0,       &out_last, &nb};
+        int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 8 : 7, sizes, vals);
         if (st != CP_OK)
             return st;
         size_t groups = s->path == PATH_REG
-                            ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr +
-                                  (size_t)s->reg_pfg
+                            ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr
                             : (size_t)batch;
         size_t local = s->small_ls, global = s->small_ls * groups;
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);

@@ -90,7 +90,7 @@ case_ vec_nv4_mc "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=4,nv=4,mc=16
 # leave), partial tiles, rows and chunks; reg with several rows per work-group, the last partial.
 case_ stream_layer "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=0,so=8,sk=32" cl:own bitwise 19 3 5 '\[stream, .*-DCP_NO=8 -DCP_RB=8 -DCP_KC=32\]$' cp_stream
 case_ stream_one "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,sg=2" cl:own bitwise 37 3 3 '\[stream, .*-DCP_KC=32 -DCP_PERSIST' cp_stream
-case_ reg_rr4_pg "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4,pg=4,pa=2" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4 -DCP_PFG=4 -DCP_PFA=2' cp_model_small_reg
+case_ reg_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4' cp_model_small_reg
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on

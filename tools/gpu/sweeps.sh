@@ -14,7 +14,11 @@ steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(exact tune batch,width,depth params)
 mkdir -p "$out"
 clp=build/clparity
-export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$out/xdg}"
+# The program cache and tune.json live outside $out (only a few files come back from the device
+# tool); tune.json is copied to $out, and a tune.json given in $CLPARITY_TUNE_FROM is used.
+export XDG_CACHE_HOME="${XDG_CACHE_HOME:-/tmp/clparity-xdg}"
+mkdir -p "$XDG_CACHE_HOME/clparity"
+[ -n "${CLPARITY_TUNE_FROM:-}" ] && cp "$CLPARITY_TUNE_FROM" "$XDG_CACHE_HOME/clparity/tune.json"
 status=0
 for step in "${steps[@]}"; do
     case $step in
@@ -35,7 +39,8 @@ for step in "${steps[@]}"; do
         grep -c '^exit status: 0' "$out/exact.txt" | sed 's/^/exact: points passed: /'
         ;;
     tune)
-        $clp tune -d gpu --json "$out/tune.json" >"$out/tune.txt" 2>&1 || status=1
+        $clp tune -d gpu --json "$out/tune-measured.json" >"$out/tune.txt" 2>&1 || status=1
+        cp "$XDG_CACHE_HOME/clparity/tune.json" "$out/tune.json"
         tail -4 "$out/tune.txt"
         ;;
     *)

@@ -28,9 +28,6 @@ typedef struct cp_own_tune {
                    * launch per layer */
     int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8;
                    * 0: 2 where a layer has more tiles than compute units, else 1) */
-    int reg_pg;   /* reg path: prefetch work-groups (1 ... 64; 0: 16 on a GPU where the model
-                   * exceeds the device's cache, else none) */
-    int reg_pa;   /* reg path: layers that the prefetch groups run ahead (2 ... 128) */
 } cp_own_tune;
 
 /* Where a setting came from. */
