@@ -28,7 +28,7 @@ for step in "${steps[@]}"; do
         for v in "128 128 1 0.5" "128 128 2048 0.5" "64 128 1 0.5" "4096 128 1 0.5" "128 3840 1 0.05" \
             "128 131072 1 0.001"; do
             set -- $v
-            echo "== compare -d gpu -d host --engines cl:own,host:exact --d-model $1 --layers $2 --batch $3"
+            echo "== compare -d gpu -d host --engines cl:own,host:exact --d-model $1 --layers $2 --batch $3 --init-scale $4"
             $clp compare -d gpu -d host --expect bitwise --engines cl:own,host:exact --d-model "$1" \
                 --layers "$2" --batch "$3" --init-scale "$4" --runs 2 --warmup 0 \
                 --json "$out/exact-$1-$2-$3.json" | grep -E '(cl:own|host:exact) |bitwise'
