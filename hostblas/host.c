@@ -19,16 +19,16 @@
 struct host_pool;
 
 struct host_state {
-    void *act[2];          /* ping-pong activations, max_batch × max_width */
-    void *tmp;             /* GEMM output before the epilogue (host:openblas) */
-    double *params;        /* host:f64: the weights in double */
-    float *packed;         /* host:exact: every layer's weights in panels (exact_pack) */
-    size_t *pack_off;      /* host:exact: each layer's offset into packed */
-    int *threads;          /* threads per layer in the current forward */
-    int max_threads;       /* the pool's threads, 1 without a pool */
-    bool scalar;           /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
-    bool avx512;           /* host:exact: the CPU has AVX-512 (exact_unit512) */
-    bool corrupt;          /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
+    void *act[2];     /* ping-pong activations, max_batch × max_width */
+    void *tmp;        /* GEMM output before the epilogue (host:openblas) */
+    double *params;   /* host:f64: the weights in double */
+    float *packed;    /* host:exact: every layer's weights in panels (exact_pack) */
+    size_t *pack_off; /* host:exact: each layer's offset into packed */
+    int *threads;     /* threads per layer in the current forward */
+    int max_threads;  /* the pool's threads, 1 without a pool */
+    bool scalar;      /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
+    bool avx512;      /* host:exact: the CPU has AVX-512 (exact_unit512) */
+    bool corrupt;     /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
     struct host_pool *pool;
 };
 
@@ -267,13 +267,13 @@ static void host_forward_f32(cp_engine *e, pool_layer_fn fn, const float *x, int
     t->d2h_s = cp_now() - t2;
 }
 
-/* Test hooks corrupt-exact and corrupt-pool: the last thread of a shared layer (or the only
- * one) flips the lowest bit of its first output of the last layer, to show that the tests
- * see one wrong bit from any thread's share. */
+/* Test hooks corrupt-exact and corrupt-pool: the last thread of a shared layer (host:exact:
+ * or the only one) flips the lowest bit of its first output of the last layer, to show that
+ * the tests see one wrong bit from any thread's share (host:openblas: only from the pool). */
 static void host_corrupt(const cp_engine *e, int l, int id, int n, float *out)
 {
     const struct host_state *s = e->state;
-    if (s->corrupt && l == e->model->n_layers - 1 && id == n - 1) {
+    if (s->corrupt && l == e->model->n_layers - 1 && id == n - 1 && (s->packed || n > 1)) {
         unsigned char *b = (unsigned char *)out;
         b[0] ^= 1;
     }
@@ -365,19 +365,34 @@ exact_unit(const cp_layer *L, const float *p, const float *wp, const float *x, f
         for (; pn + NV <= p1; pn += NV) {
             const float *w = wp + (size_t)pn * (size_t)K * XP;
             switch (R) {
-            case 8: exact_tile(L, p, w, K, xr, yr, pn * XP, 8, 1); break;
-            case 4: exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 2); break;
-            case 2: exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 4); break;
-            default: exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 8); break;
+            case 8:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 8, 1);
+                break;
+            case 4:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 2);
+                break;
+            case 2:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 4);
+                break;
+            default:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 8);
+                break;
             }
         }
         for (; pn < p1; ++pn) {
             const float *w = wp + (size_t)pn * (size_t)K * XP;
             switch (R) {
-            case 8: break; /* NV = 1: none left */
-            case 4: exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 1); break;
-            case 2: exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 1); break;
-            default: exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 1); break;
+            case 8:
+                break; /* NV = 1: none left */
+            case 4:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 1);
+                break;
+            case 2:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 1);
+                break;
+            default:
+                exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 1);
+                break;
             }
         }
         r += R;
@@ -439,19 +454,34 @@ __attribute__((target("avx512f"))) static void exact_unit512(const cp_layer *L, 
         for (; pn + NV <= p1; pn += NV) {
             const float *w = wp + (size_t)pn * (size_t)K * XP;
             switch (R) {
-            case 8: exact_tile512(L, p, w, K, xr, yr, pn * XP, 8, 1); break;
-            case 4: exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 2); break;
-            case 2: exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 4); break;
-            default: exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 8); break;
+            case 8:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 8, 1);
+                break;
+            case 4:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 2);
+                break;
+            case 2:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 4);
+                break;
+            default:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 8);
+                break;
             }
         }
         for (; pn < p1; ++pn) {
             const float *w = wp + (size_t)pn * (size_t)K * XP;
             switch (R) {
-            case 8: break; /* NV = 1: none left */
-            case 4: exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 1); break;
-            case 2: exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 1); break;
-            default: exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 1); break;
+            case 8:
+                break; /* NV = 1: none left */
+            case 4:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 1);
+                break;
+            case 2:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 1);
+                break;
+            default:
+                exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 1);
+                break;
             }
         }
         r += R;
@@ -513,12 +543,15 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     if (st != CP_OK)
         return st;
     struct host_state *s = e->state;
+    /* CLPARITY_HOST_EXACT: "scalar" (the reference loop) or "generic" (no AVX-512 kernel),
+     * for the tests that compare the loops. */
     const char *mode = getenv("CLPARITY_HOST_EXACT");
-    if (mode && mode[0] && strcmp(mode, "scalar") != 0)
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_EXACT: '%s' is not 'scalar'", mode);
-    s->scalar = mode && mode[0];
+    if (mode && mode[0] && strcmp(mode, "scalar") != 0 && strcmp(mode, "generic") != 0)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_EXACT: '%s' is not scalar or generic",
+                          mode);
+    s->scalar = mode && strcmp(mode, "scalar") == 0;
 #ifdef HAVE_EXACT512
-    s->avx512 = __builtin_cpu_supports("avx512f");
+    s->avx512 = !(mode && mode[0]) && __builtin_cpu_supports("avx512f");
 #endif
     s->corrupt = cp_test_hook("corrupt-exact");
     if (s->scalar)
@@ -533,8 +566,9 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     size_t total = s->pack_off[m->n_layers];
     s->packed = malloc((total ? total : 1) * sizeof *s->packed);
     if (!s->packed)
-        return cp_err_set(CP_FAIL_RUNTIME, "host:exact: out of memory for the packed weights "
-                                           "(%zu bytes)",
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "host:exact: out of memory for the packed weights "
+                          "(%zu bytes)",
                           total * sizeof *s->packed);
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
@@ -665,7 +699,8 @@ static void openblas_plan(cp_engine *e, int batch, int max)
         const cp_layer *L = &e->model->layers[l];
         bool tiny = (double)batch * L->in * L->out < BLAS_TINY_MACS;
         s->threads[l] =
-            own ? 0 : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L), tiny ? half : max);
+            own ? 0
+                : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L), tiny ? half : max);
     }
 }
 

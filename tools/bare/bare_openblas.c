@@ -61,7 +61,8 @@ int main(int argc, char **argv)
     }
     cp_model m;
     float *x = NULL;
-    if (cp_model_builtin(&m, d, layers, 1337, 1.0f) != 0 || cp_model_input(batch, d, 1337, &x) != 0) {
+    if (cp_model_builtin(&m, d, layers, 1337, 1.0f) != 0 ||
+        cp_model_input(batch, d, 1337, &x) != 0) {
         fprintf(stderr, "bare_openblas: model or input: out of memory\n");
         return 3;
     }
