@@ -630,6 +630,28 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
 /* Batches up to this many rows go through sgemv, row by row (faster than sgemm there). */
 #define GEMV_MAX_ROWS 1
 
+/* host:openblas's epilogue for outputs [o0, o1) of every row: bias, activation, residual.
+ * The flags are hoisted and the pointers restrict, so that GCC vectorises each variant (a
+ * branchy loop over the fields took 37 % of sgemm's time at d=1024 B=1024, measured). */
+static void blas_epilogue(const cp_layer *L, const float *restrict bias, const float *restrict z,
+                          const float *restrict xin, float *restrict y, int batch, int o0, int o1)
+{
+    const bool has_bias = L->has_bias, relu = L->act == CP_ACT_RELU, res = L->residual;
+    const size_t ld = (size_t)L->out, ldx = (size_t)L->in;
+    for (int b = 0; b < batch; ++b) {
+        const float *restrict zr = z + (size_t)b * ld;
+        const float *restrict xr = xin + (size_t)b * ldx;
+        float *restrict yr = y + (size_t)b * ld;
+        for (int o = o0; o < o1; ++o) {
+            float acc = zr[o];
+            if (has_bias)
+                acc = acc + bias[o];
+            float r = relu ? cp_relu(acc) : acc;
+            yr[o] = res ? xr[o] + r : r;
+        }
+    }
+}
+
 /* One layer's product and epilogue, for output columns [o0, o1): z = x·W[o0:o1]ᵀ in one
  * OpenBLAS call (or one per row), then bias, activation, residual. */
 static void openblas_slice(const cp_model *m, const cp_layer *L, const float *xin, float *yout,
@@ -647,15 +669,7 @@ static void openblas_slice(const cp_model *m, const cp_layer *L, const float *xi
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, n, L->in, 1.0f, xin, L->in, w,
                     L->in, 0.0f, tmp + o0, L->out);
-    for (int b = 0; b < batch; ++b)
-        for (int o = o0; o < o1; ++o) {
-            float acc = tmp[(size_t)b * (size_t)L->out + (size_t)o];
-            if (L->has_bias)
-                acc = acc + m->params[L->b_off + (size_t)o];
-            float r = L->act == CP_ACT_RELU ? cp_relu(acc) : acc;
-            yout[(size_t)b * (size_t)L->out + (size_t)o] =
-                L->residual ? xin[(size_t)b * (size_t)L->in + (size_t)o] + r : r;
-        }
+    blas_epilogue(L, L->has_bias ? m->params + L->b_off : NULL, tmp, xin, yout, batch, o0, o1);
 }
 
 static long blas_units(const cp_layer *L)
@@ -831,6 +845,12 @@ static int f64_roundtrip(cp_engine *e, int *ok)
 
 const struct cp_engine_ops cp_engine_ops_host_f64 = {f64_create, f64_forward, host_destroy,
                                                      f64_roundtrip};
+
+int cp_host_pool_threads(void)
+{
+    int n;
+    return host_max_threads(&n) == CP_OK ? n : 0;
+}
 
 int cp_host_blas_threads(int n)
 {
