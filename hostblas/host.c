@@ -313,10 +313,29 @@ static void exact_layer_scalar(const cp_layer *L, const float *p, const float *x
     }
 }
 
+/* The epilogue of a tile of R rows × NV·XP outputs from o0, in host:exact's order: the sum
+ * (acc, row-major per tile row), then the bias, the activation, the residual. */
+static inline __attribute__((always_inline)) void
+exact_store(const cp_layer *L, const float *restrict p, const float *restrict acc,
+            const float *restrict x, float *restrict y, int o0, const int R, const int NV)
+{
+    for (int r = 0; r < R; ++r) {
+        const float *xr = x + (size_t)r * (size_t)L->in;
+        float *yr = y + (size_t)r * (size_t)L->out;
+        for (int c = 0; c < NV * XP && o0 + c < L->out; ++c) {
+            int o = o0 + c;
+            float v = acc[(r * NV + c / XP) * XP + c % XP];
+            if (L->has_bias)
+                v = v + p[L->b_off + (size_t)o];
+            float rl = L->act == CP_ACT_RELU ? cp_relu(v) : v;
+            yr[o] = L->residual ? xr[o] + rl : rl;
+        }
+    }
+}
+
 /* R rows × NV panels of outputs: R·NV·XP accumulators, each its own fma chain from 0.0f, k
- * ascending (lanes are outputs, never k, so vectorising changes no bit), then the epilogue in
- * host:exact's order. Inlined with constant R and NV into exact_unit's cases, where GCC keeps
- * the accumulators in vector registers. */
+ * ascending (lanes are outputs, never k, so vectorising changes no bit), then the epilogue.
+ * Inlined with constant R and NV into exact_unit's cases, where GCC vectorises the lanes. */
 static inline __attribute__((always_inline)) void
 exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp, int K,
            const float *restrict x, float *restrict y, int o0, const int R, const int NV)
@@ -333,74 +352,51 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
                     acc[(r * NV + j) * XP + v] = fmaf(a, w[v], acc[(r * NV + j) * XP + v]);
             }
         }
-    for (int r = 0; r < R; ++r) {
-        const float *xr = x + (size_t)r * (size_t)K;
-        float *yr = y + (size_t)r * (size_t)L->out;
-        for (int c = 0; c < NV * XP && o0 + c < L->out; ++c) {
-            int o = o0 + c;
-            float v = acc[(r * NV + c / XP) * XP + c % XP];
-            if (L->has_bias)
-                v = v + p[L->b_off + (size_t)o];
-            float rl = L->act == CP_ACT_RELU ? cp_relu(v) : v;
-            yr[o] = L->residual ? xr[o] + rl : rl;
-        }
-    }
+    exact_store(L, p, acc, x, y, o0, R, NV);
 }
 
-/* Rows [r0, r1) × panels [p0, p1) of one layer: 8, 4, 2 or 1 rows at a time, with 8 / rows
- * panels each (8 vector chains in flight), then one panel at a time for the rest. Cloned for
- * AVX-512, AVX2 + FMA and the baseline; every clone gives the same bits, since fmaf is
- * correctly rounded either way. */
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) static void
-exact_unit(const cp_layer *L, const float *p, const float *wp, const float *x, float *y, int r0,
-           int r1, int p0, int p1)
-{
-    const int K = L->in;
-    for (int r = r0; r < r1;) {
-        int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;
-        int NV = 8 / R;
-        const float *xr = x + (size_t)r * (size_t)K;
-        float *yr = y + (size_t)r * (size_t)L->out;
-        int pn = p0;
-        for (; pn + NV <= p1; pn += NV) {
-            const float *w = wp + (size_t)pn * (size_t)K * XP;
-            switch (R) {
-            case 8:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 8, 1);
-                break;
-            case 4:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 2);
-                break;
-            case 2:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 4);
-                break;
-            default:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 8);
-                break;
-            }
-        }
-        for (; pn < p1; ++pn) {
-            const float *w = wp + (size_t)pn * (size_t)K * XP;
-            switch (R) {
-            case 8:
-                break; /* NV = 1: none left */
-            case 4:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 4, 1);
-                break;
-            case 2:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 2, 1);
-                break;
-            default:
-                exact_tile(L, p, w, K, xr, yr, pn * XP, 1, 1);
-                break;
-            }
-        }
-        r += R;
+/* Defines NAME(L, p, wp, x, y, r0, r1, p0, p1) with attributes ATTR: rows [r0, r1) × panels
+ * [p0, p1) of one layer through TILE, 8, 4, 2 or 1 rows at a time with 8 / rows panels each
+ * (8 vector chains in flight), then one panel at a time for the rest. */
+#define EXACT_UNIT(ATTR, NAME, TILE)                                                               \
+    ATTR static void NAME(const cp_layer *L, const float *p, const float *wp, const float *x,      \
+                          float *y, int r0, int r1, int p0, int p1)                                \
+    {                                                                                              \
+        const int K = L->in;                                                                       \
+        for (int r = r0; r < r1;) {                                                                \
+            int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;                       \
+            const float *xr = x + (size_t)r * (size_t)K;                                           \
+            float *yr = y + (size_t)r * (size_t)L->out;                                            \
+            for (int pn = p0; pn < p1;) {                                                          \
+                const float *w = wp + (size_t)pn * (size_t)K * XP;                                 \
+                int full = pn + 8 / R <= p1; /* 8 / R panels left, else one */                     \
+                if (R == 8)                                                                        \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 8, 1);                                        \
+                else if (R == 4 && full)                                                           \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 4, 2);                                        \
+                else if (R == 2 && full)                                                           \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 2, 4);                                        \
+                else if (R == 1 && full)                                                           \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 1, 8);                                        \
+                else if (R == 4)                                                                   \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 4, 1);                                        \
+                else if (R == 2)                                                                   \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 2, 1);                                        \
+                else                                                                               \
+                    TILE(L, p, w, K, xr, yr, pn *XP, 1, 1);                                        \
+                pn += full ? 8 / R : 1;                                                            \
+            }                                                                                      \
+            r += R;                                                                                \
+        }                                                                                          \
     }
-}
+
+/* Cloned for AVX-512, AVX2 + FMA and the baseline; every clone gives the same bits, since fmaf
+ * is correctly rounded either way. */
+EXACT_UNIT(__attribute__((target_clones("avx512f", "arch=haswell", "default"))), exact_unit,
+           exact_tile)
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* exact_unit with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
+/* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
  * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
  * one output's fma chain (vfmadd is the correctly rounded fma of every lane). */
 static inline __attribute__((always_inline, target("avx512f"))) void
@@ -425,68 +421,10 @@ exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict 
 #pragma GCC unroll 8
     for (int i = 0; i < R * NV; ++i)
         _mm512_storeu_ps(out + i * XP, acc[i]);
-    for (int r = 0; r < R; ++r) {
-        const float *xr = x + (size_t)r * (size_t)K;
-        float *yr = y + (size_t)r * (size_t)L->out;
-        for (int c = 0; c < NV * XP && o0 + c < L->out; ++c) {
-            int o = o0 + c;
-            float v = out[(r * NV + c / XP) * XP + c % XP];
-            if (L->has_bias)
-                v = v + p[L->b_off + (size_t)o];
-            float rl = L->act == CP_ACT_RELU ? cp_relu(v) : v;
-            yr[o] = L->residual ? xr[o] + rl : rl;
-        }
-    }
+    exact_store(L, p, out, x, y, o0, R, NV);
 }
 
-__attribute__((target("avx512f"))) static void exact_unit512(const cp_layer *L, const float *p,
-                                                             const float *wp, const float *x,
-                                                             float *y, int r0, int r1, int p0,
-                                                             int p1)
-{
-    const int K = L->in;
-    for (int r = r0; r < r1;) {
-        int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;
-        int NV = 8 / R;
-        const float *xr = x + (size_t)r * (size_t)K;
-        float *yr = y + (size_t)r * (size_t)L->out;
-        int pn = p0;
-        for (; pn + NV <= p1; pn += NV) {
-            const float *w = wp + (size_t)pn * (size_t)K * XP;
-            switch (R) {
-            case 8:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 8, 1);
-                break;
-            case 4:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 2);
-                break;
-            case 2:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 4);
-                break;
-            default:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 8);
-                break;
-            }
-        }
-        for (; pn < p1; ++pn) {
-            const float *w = wp + (size_t)pn * (size_t)K * XP;
-            switch (R) {
-            case 8:
-                break; /* NV = 1: none left */
-            case 4:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 4, 1);
-                break;
-            case 2:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 2, 1);
-                break;
-            default:
-                exact_tile512(L, p, w, K, xr, yr, pn * XP, 1, 1);
-                break;
-            }
-        }
-        r += R;
-    }
-}
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512)
 #define HAVE_EXACT512 1
 #endif
 

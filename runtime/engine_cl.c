@@ -243,7 +243,6 @@ static size_t round_up(size_t v, size_t m)
 static int cpu_choose_path(const cp_engine *e, const cp_device *dev);
 static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
                              char *opts, size_t len);
-static int cpu_setup_model(cp_engine *e, struct cl_state *s);
 static int cpu_enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                              cl_mem outb);
 static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
@@ -357,15 +356,25 @@ static int layer_flags(const cp_layer *L)
     return (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
 }
 
-/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]) or blocked for
- * cp_model_small_reg, each layer on a float4 boundary, and the layer table. */
-static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
+static void pack_layer(const cp_model *m, int l, int ldw, int nr, float *dst);
+
+/* A layer's row length in setup_small's buffer: out, or out padded to panels of nr (nr > 0). */
+static int small_ldw(const cp_layer *L, int nr)
+{
+    return nr ? (int)round_up((size_t)L->out, (size_t)nr) : L->out;
+}
+
+/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]), blocked for
+ * cp_model_small_reg, or packed in panels of nr outputs (nr > 0, cp_cpu_model), each layer on
+ * a float4 boundary, and the layer table. */
+static int setup_small(cp_engine *e, struct cl_state *s, bool blocked, int nr)
 {
     const cp_model *m = e->model;
     size_t total = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
-        total = round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, L->out));
+        total =
+            round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, small_ldw(L, nr)));
     }
     float *wt = calloc(total ? total : 1, sizeof *wt); /* zero padding between layers */
     int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
@@ -381,14 +390,16 @@ static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
         size_t k_rows = blocked ? round_up((size_t)L->in, 4) : (size_t)L->in;
         if (blocked)
             block_layer(m, l, wt + off);
+        else if (nr)
+            pack_layer(m, l, small_ldw(L, nr), nr, wt + off);
         else
             transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
         desc[5 * l + 1] = L->out;
         desc[5 * l + 2] = layer_flags(L);
         desc[5 * l + 3] = (int)off;
-        desc[5 * l + 4] = (int)(off + k_rows * (size_t)L->out);
-        off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
+        desc[5 * l + 4] = (int)(off + k_rows * (size_t)(blocked ? L->out : small_ldw(L, nr)));
+        off += blocked ? layer_b_size(L) : layer_t_size(L, small_ldw(L, nr));
     }
     st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
     if (st == CP_OK)
@@ -653,11 +664,11 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
             return st;
     }
     if (one_launch(s->path))
-        st = setup_small(e, s, s->path == PATH_REG);
+        st = setup_small(e, s, s->path == PATH_REG, 0);
     else if (s->path == PATH_VEC || s->path == PATH_CPU)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
     else if (s->path == PATH_CPU1)
-        st = cpu_setup_model(e, s);
+        st = setup_small(e, s, false, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
         st = setup_transposed(e, s, 4);
     if (st != CP_OK)
@@ -1049,43 +1060,6 @@ static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_ow
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
              s->cpu_rb, cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
     return CP_OK;
-}
-
-/* cp_cpu_model's weights: every layer's panels and bias (pack_layer) in one buffer, and the
- * layer table (in, out, flags, panel offset, bias offset). */
-static int cpu_setup_model(cp_engine *e, struct cl_state *s)
-{
-    const cp_model *m = e->model;
-    int nr = s->vec_w * s->vec_nv;
-    size_t total = 0;
-    for (int l = 0; l < m->n_layers; ++l)
-        total += layer_t_size(&m->layers[l], (int)round_up((size_t)m->layers[l].out, (size_t)nr));
-    float *wt = malloc((total ? total : 1) * sizeof *wt);
-    int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
-    int st = CP_OK;
-    if (!wt || !desc) {
-        st = cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for the packed weights");
-        goto out;
-    }
-    size_t off = 0;
-    for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        int ldw = (int)round_up((size_t)L->out, (size_t)nr);
-        pack_layer(m, l, ldw, nr, wt + off);
-        desc[5 * l] = L->in;
-        desc[5 * l + 1] = L->out;
-        desc[5 * l + 2] = layer_flags(L);
-        desc[5 * l + 3] = (int)off;
-        desc[5 * l + 4] = (int)(off + (size_t)L->in * (size_t)ldw);
-        off += layer_t_size(L, ldw);
-    }
-    st = upload(s, &s->wt, wt, total * sizeof *wt, "packed weights");
-    if (st == CP_OK)
-        st = upload(s, &s->desc, desc, (size_t)m->n_layers * 5 * sizeof *desc, "layer table");
-out:
-    free(wt);
-    free(desc);
-    return st;
 }
 
 /* One layer of cp_cpu_layer: a work-item per panel × cpu_rb rows, work-groups of one. */
