@@ -558,13 +558,17 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
  * the reference model (d=128, B=1) ran in 0.315 ms on 8 threads against 0.47-0.69 ms on one,
  * and on the 2-core machine one thread beat two (2026-11-23, docs/PERFORMANCE.md). */
 #define BLAS_TINY_MACS (1 << 18)
-/* From this many multiply-adds in the largest layer, the whole forward goes to OpenBLAS's own
- * threads, as a bare loop of cblas_sgemm would: its threads share the packed panels, where
- * the pool's single-threaded slices each pack the whole of x (2 cores, d=1024 B=1024: 37.8 ms
- * for the pool against 28.0 for OpenBLAS's threads, d=128 B=512: 21.4 against 16.9). */
+/* From a layer of this many multiply-adds and BLAS_OWN_WEIGHTS weights, the whole forward
+ * goes to OpenBLAS's own threads, as a bare loop of cblas_sgemm would: its threads share the
+ * packed panels, where the pool's single-threaded column slices each pack the whole of x
+ * (2 cores, d=1024 B=1024: 37.8 ms for the pool against 28.0 for OpenBLAS's threads). Narrow
+ * layers at large batches stay on the pool, split by rows (each thread packs the small W). */
 #define BLAS_OWN_MACS (1 << 22)
+#define BLAS_OWN_WEIGHTS (1 << 18)
 /* Output columns per slice unit: a multiple of OpenBLAS's SkylakeX sgemm micro-tile. */
 #define BLAS_COLS 16
+/* Batch rows per row block, at least, when a layer splits by rows. */
+#define BLAS_ROWS 16
 /* Batches up to this many rows go through sgemv, row by row (faster than sgemm there). */
 #define GEMV_MAX_ROWS 1
 
@@ -610,49 +614,66 @@ static void openblas_slice(const cp_model *m, const cp_layer *L, const float *xi
     blas_epilogue(L, L->has_bias ? m->params + L->b_off : NULL, tmp, xin, yout, batch, o0, o1);
 }
 
-static long blas_units(const cp_layer *L)
+/* Whether a layer splits by batch rows (more blocks of BLAS_ROWS rows than column units:
+ * a narrow layer at a large batch, where every thread packs the small W whole) rather than by
+ * output columns (every thread packs x whole). */
+static bool blas_by_rows(const cp_layer *L, int batch)
 {
-    return (L->out + BLAS_COLS - 1) / BLAS_COLS;
+    return batch / BLAS_ROWS > (L->out + BLAS_COLS - 1) / BLAS_COLS;
 }
 
-/* Thread id of n: the columns of units [U·id/n, U·(id+1)/n), single-threaded OpenBLAS; or,
- * where the forward goes to OpenBLAS's threads (threads[l] = 0), the whole layer. */
+/* The pieces a layer splits into for the pool: row blocks or column units. */
+static long blas_units(const cp_layer *L, int batch)
+{
+    return blas_by_rows(L, batch) ? batch / BLAS_ROWS : (L->out + BLAS_COLS - 1) / BLAS_COLS;
+}
+
+/* Thread id of n: rows [B·id/n, B·(id+1)/n), or the columns of units [U·id/n, U·(id+1)/n),
+ * single-threaded OpenBLAS; or, where the forward goes to OpenBLAS's threads (threads[l] =
+ * 0), the whole layer. */
 static void openblas_layer(cp_engine *e, int l, int batch, int id, int n)
 {
     struct host_state *s = e->state;
     const cp_layer *L = &e->model->layers[l];
-    long u = blas_units(L);
-    int o0 = (int)(u * id / n) * BLAS_COLS, o1 = (int)(u * (id + 1) / n) * BLAS_COLS;
-    o1 = o1 < L->out ? o1 : L->out;
-    float *y = s->act[(l + 1) % 2];
-    openblas_slice(e->model, L, s->act[l % 2], y, s->tmp, batch, o0, o1);
-    if (e->forwards == 1 && o1 > o0) /* corrupt-pool: the second forward only */
+    const float *x = s->act[l % 2];
+    float *y = s->act[(l + 1) % 2], *tmp = s->tmp;
+    int o0 = 0, o1 = L->out;
+    if (n > 1 && blas_by_rows(L, batch)) {
+        size_t r0 = (size_t)((long)batch * id / n), r1 = (size_t)((long)batch * (id + 1) / n);
+        x += r0 * (size_t)L->in;
+        y += r0 * (size_t)L->out;
+        tmp += r0 * (size_t)L->out;
+        batch = (int)(r1 - r0);
+    } else if (n > 1) {
+        long u = blas_units(L, batch);
+        o0 = (int)(u * id / n) * BLAS_COLS;
+        o1 = (int)(u * (id + 1) / n) * BLAS_COLS;
+        o1 = o1 < L->out ? o1 : L->out;
+    }
+    openblas_slice(e->model, L, x, y, tmp, batch, o0, o1);
+    if (e->forwards == 1 && o1 > o0 && batch > 0) /* corrupt-pool: the second forward only */
         host_corrupt(e, l, id, n, y + o0);
 }
 
-static double biggest_layer_macs(const cp_model *m, int batch)
-{
-    double biggest = 0.0;
-    for (int l = 0; l < m->n_layers; ++l) {
-        double macs = (double)batch * m->layers[l].in * m->layers[l].out;
-        biggest = macs > biggest ? macs : biggest;
-    }
-    return biggest;
-}
-
-/* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) for
- * large layers, else the pool's share, at most half of max for tiny layers. */
+/* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) where
+ * some layer is large in both work and weights, else the pool's share, at most half of max
+ * for tiny layers. */
 static void openblas_plan(cp_engine *e, int batch, int max)
 {
     struct host_state *s = e->state;
-    bool own = biggest_layer_macs(e->model, batch) >= BLAS_OWN_MACS;
+    bool own = false;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        const cp_layer *L = &e->model->layers[l];
+        double w = (double)L->in * L->out;
+        own = own || (w * batch >= BLAS_OWN_MACS && w >= BLAS_OWN_WEIGHTS);
+    }
     int half = max / 2 > 1 ? max / 2 : 1;
     for (int l = 0; l < e->model->n_layers; ++l) {
         const cp_layer *L = &e->model->layers[l];
         bool tiny = (double)batch * L->in * L->out < BLAS_TINY_MACS;
-        s->threads[l] =
-            own ? 0
-                : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L), tiny ? half : max);
+        s->threads[l] = own ? 0
+                            : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L, batch),
+                                            tiny ? half : max);
     }
 }
 
