@@ -284,6 +284,8 @@ static void host_corrupt(const cp_engine *e, int l, int id, int n, float *out)
 /* host:exact's panels: each layer's weights packed as Wp[o / XP][k][o % XP], out padded to a
  * multiple of XP with zeros, so that XP adjacent outputs are one vector load at each k. */
 #define XP 16
+/* Panels per chunk: the unit of host:exact's cache blocking and of its thread split. */
+#define EXACT_CHUNK 8
 /* Multiply-adds per thread, at least, before a layer of host:exact is shared out. */
 #define EXACT_MACS_PER_THREAD (1 << 14)
 
@@ -356,37 +358,42 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
 }
 
 /* Defines NAME(L, p, wp, x, y, r0, r1, p0, p1) with attributes ATTR: rows [r0, r1) × panels
- * [p0, p1) of one layer through TILE, 8, 4, 2 or 1 rows at a time with 8 / rows panels each
- * (8 vector chains in flight), then one panel at a time for the rest. */
+ * [p0, p1) of one layer through TILE, in chunks of EXACT_CHUNK panels (512 KiB of weights at
+ * K = 1024) that stay in cache while every row passes over them: 8, 4, 2 or 1 rows at a time
+ * with 8 / rows panels each (8 vector chains in flight), then one panel at a time for the rest
+ * of the chunk. */
 #define EXACT_UNIT(ATTR, NAME, TILE)                                                               \
     ATTR static void NAME(const cp_layer *L, const float *p, const float *wp, const float *x,      \
                           float *y, int r0, int r1, int p0, int p1)                                \
     {                                                                                              \
         const int K = L->in;                                                                       \
-        for (int r = r0; r < r1;) {                                                                \
-            int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;                       \
-            const float *xr = x + (size_t)r * (size_t)K;                                           \
-            float *yr = y + (size_t)r * (size_t)L->out;                                            \
-            for (int pn = p0; pn < p1;) {                                                          \
-                const float *w = wp + (size_t)pn * (size_t)K * XP;                                 \
-                int full = pn + 8 / R <= p1; /* 8 / R panels left, else one */                     \
-                if (R == 8)                                                                        \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 8, 1);                                        \
-                else if (R == 4 && full)                                                           \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 4, 2);                                        \
-                else if (R == 2 && full)                                                           \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 2, 4);                                        \
-                else if (R == 1 && full)                                                           \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 1, 8);                                        \
-                else if (R == 4)                                                                   \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 4, 1);                                        \
-                else if (R == 2)                                                                   \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 2, 1);                                        \
-                else                                                                               \
-                    TILE(L, p, w, K, xr, yr, pn *XP, 1, 1);                                        \
-                pn += full ? 8 / R : 1;                                                            \
+        for (int c0 = p0; c0 < p1; c0 += EXACT_CHUNK) {                                            \
+            int c1 = c0 + EXACT_CHUNK < p1 ? c0 + EXACT_CHUNK : p1;                                \
+            for (int r = r0; r < r1;) {                                                            \
+                int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;                   \
+                const float *xr = x + (size_t)r * (size_t)K;                                       \
+                float *yr = y + (size_t)r * (size_t)L->out;                                        \
+                for (int pn = c0; pn < c1;) {                                                      \
+                    const float *w = wp + (size_t)pn * (size_t)K * XP;                             \
+                    int full = pn + 8 / R <= c1; /* 8 / R panels left, else one */                 \
+                    if (R == 8)                                                                    \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 8, 1);                                    \
+                    else if (R == 4 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 2);                                    \
+                    else if (R == 2 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 4);                                    \
+                    else if (R == 1 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 1, 8);                                    \
+                    else if (R == 4)                                                               \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 1);                                    \
+                    else if (R == 2)                                                               \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 1);                                    \
+                    else                                                                           \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 1, 1);                                    \
+                    pn += full ? 8 / R : 1;                                                        \
+                }                                                                                  \
+                r += R;                                                                            \
             }                                                                                      \
-            r += R;                                                                                \
         }                                                                                          \
     }
 
@@ -429,16 +436,14 @@ EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512)
 #endif
 
 /* How a layer splits into units for threads: blocks of 8 rows × groups of 8 / rows panels. */
-static void exact_units(const cp_layer *L, int batch, long *row_blocks, long *panel_groups,
-                        int *group)
+static void exact_units(const cp_layer *L, int batch, long *row_blocks, long *chunks)
 {
-    int R = batch >= 8 ? 8 : batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
-    *group = 8 / R;
     *row_blocks = (batch + 7) / 8;
-    *panel_groups = ((long)exact_panels(L) + *group - 1) / *group;
+    *chunks = ((long)exact_panels(L) + EXACT_CHUNK - 1) / EXACT_CHUNK;
 }
 
-/* Thread id of n: units [U·id/n, U·(id+1)/n) of the layer, row block major. */
+/* Thread id of n: units [U·id/n, U·(id+1)/n) of the layer, a unit being a chunk of panels ×
+ * a block of 8 rows, chunk major: a thread streams its chunks of the weights once. */
 static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
 {
     struct host_state *s = e->state;
@@ -450,18 +455,17 @@ static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
         exact_layer_scalar(L, m->params, x, y, batch);
         return;
     }
-    long rb, pg;
-    int g;
-    exact_units(L, batch, &rb, &pg, &g);
-    long u0 = rb * pg * id / n, u1 = rb * pg * (id + 1) / n;
-    long panels = (long)exact_panels(L);
+    long rb, pc;
+    exact_units(L, batch, &rb, &pc);
+    long u0 = rb * pc * id / n, u1 = rb * pc * (id + 1) / n;
+    int panels = (int)exact_panels(L);
     const float *wp = s->packed + s->pack_off[l];
     for (long u = u0; u < u1;) {
-        /* the run of units in one row block, as one call */
-        long b = u / pg, end = (b + 1) * pg < u1 ? (b + 1) * pg : u1;
-        int r0 = (int)(b * 8), r1 = r0 + 8 < batch ? r0 + 8 : batch;
-        int p0 = (int)((u - b * pg) * g), p1 = (int)((end - b * pg) * g);
-        p1 = p1 < panels ? p1 : (int)panels;
+        /* the run of units in one chunk, as one call */
+        long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
+        int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
+        int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
+        r1 = r1 < batch ? r1 : batch;
 #ifdef HAVE_EXACT512
         if (s->avx512)
             exact_unit512(L, m->params, wp, x, y, r0, r1, p0, p1);
@@ -523,10 +527,9 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     if (st != CP_OK)
         return st;
     for (int l = 0; l < m->n_layers; ++l) {
-        long rb, pg;
-        int g;
-        exact_units(&m->layers[l], max_batch, &rb, &pg, &g);
-        s->threads[l] = layer_threads(&m->layers[l], max_batch, EXACT_MACS_PER_THREAD, rb * pg, n);
+        long rb, pc;
+        exact_units(&m->layers[l], max_batch, &rb, &pc);
+        s->threads[l] = layer_threads(&m->layers[l], max_batch, EXACT_MACS_PER_THREAD, rb * pc, n);
     }
     return host_pool_create(e, s, n);
 }
@@ -535,12 +538,11 @@ static int exact_forward(cp_engine *e, const float *x, int batch, void *y, cp_ti
 {
     struct host_state *s = e->state;
     for (int l = 0; l < e->model->n_layers; ++l) {
-        long rb, pg;
-        int g;
-        exact_units(&e->model->layers[l], batch, &rb, &pg, &g);
+        long rb, pc;
+        exact_units(&e->model->layers[l], batch, &rb, &pc);
         s->threads[l] = s->scalar ? 1
                                   : layer_threads(&e->model->layers[l], batch,
-                                                  EXACT_MACS_PER_THREAD, rb * pg, s->max_threads);
+                                                  EXACT_MACS_PER_THREAD, rb * pc, s->max_threads);
     }
     host_forward_f32(e, exact_layer, x, batch, y, t);
     return CP_OK;
