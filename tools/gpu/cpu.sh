@@ -5,10 +5,11 @@
 # First the exactness of cl:own's CPU kernels (own_cpu.cl) and of host:exact's threads on
 # PoCL 5, then `tools/bench --cpu`: every point of the post's four grids and three large-batch
 # points, host:openblas, the bare OpenBLAS loop, PyTorch CPU (a fresh process per point),
-# cl:own on PoCL and host:exact, with a per-point budget of 2^28 parameters (PoCL 5 there has
-# 3.72 GiB of global memory, and cl:own holds two copies of the weights). About 4-6 minutes on
-# 16 cores; the bench starts no new point after 390 s and lists what it left out, so that the
-# whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, bench_cpu.txt and
+# cl:own on PoCL and host:exact, with a per-point budget of 2^27 parameters (the GPU sweeps'
+# params budget; PoCL 5 there has 3.72 GiB of global memory, and cl:own holds two copies of the
+# weights). About 4-6 minutes on 16 cores (3.9 on 2 cores without PyTorch, 3 rounds); the bench
+# starts no new point after 390 s and lists what it left out (the grids run in the order
+# extra, batch, width, depth, params), so that the whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, bench_cpu.txt and
 # bench_cpu.csv; draw the plot here with tools/plot_cpu bench_cpu.csv bench_cpu.png.
 set -u
 out=${1:-gpu-out}
