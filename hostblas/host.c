@@ -4,24 +4,35 @@
 #include "../runtime/engine-impl.h"
 
 #include <cblas.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-struct row_pool;
+struct host_pool;
 
 struct host_state {
-    void *act[2];          /* ping-pong activations, max_batch × max_width */
-    void *tmp;             /* GEMM output before the epilogue (host:openblas) */
-    double *params;        /* host:f64: the weights in double */
-    struct row_pool *pool; /* host:openblas on tiny layers: threads that share out the rows */
+    void *act[2];     /* ping-pong activations, max_batch × max_width */
+    void *tmp;        /* GEMM output before the epilogue (host:openblas) */
+    double *params;   /* host:f64: the weights in double */
+    float *packed;    /* host:exact: every layer's weights in panels (exact_pack) */
+    size_t *pack_off; /* host:exact: each layer's offset into packed */
+    int *threads;     /* threads per layer in the current forward */
+    int max_threads;  /* the pool's threads, 1 without a pool */
+    bool scalar;      /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
+    bool avx512;      /* host:exact: the CPU has AVX-512 (exact_unit512) */
+    bool corrupt;     /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
+    struct host_pool *pool;
 };
 
-static void row_pool_free(struct row_pool *p);
+static void host_pool_free(struct host_pool *p);
 
 static int host_alloc(cp_engine *e, size_t esz, bool need_tmp)
 {
@@ -33,7 +44,9 @@ static int host_alloc(cp_engine *e, size_t esz, bool need_tmp)
     s->act[0] = malloc(n * esz);
     s->act[1] = malloc(n * esz);
     s->tmp = need_tmp ? malloc(n * esz) : NULL;
-    if (!s->act[0] || !s->act[1] || (need_tmp && !s->tmp))
+    s->threads = calloc((size_t)e->model->n_layers + 1, sizeof *s->threads);
+    s->max_threads = 1;
+    if (!s->act[0] || !s->act[1] || (need_tmp && !s->tmp) || !s->threads)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory for activations (%zu bytes)",
                           e->info->name, 3 * n * esz);
     return CP_OK;
@@ -42,21 +55,248 @@ static int host_alloc(cp_engine *e, size_t esz, bool need_tmp)
 static void host_destroy(cp_engine *e)
 {
     struct host_state *s = e->state;
+    host_pool_free(s->pool);
     free(s->act[0]);
     free(s->act[1]);
     free(s->tmp);
     free(s->params);
-    row_pool_free(s->pool);
+    free(s->packed);
+    free(s->pack_off);
+    free(s->threads);
     free(s);
     e->state = NULL;
 }
 
+/* ---- the thread pool ----------------------------------------------------------------------
+ * host:openblas and host:exact share out each layer over threads[l] threads of a pool (the
+ * caller and up to POOL_MAX_THREADS - 1 workers), with a spinning barrier between layers (a
+ * sleeping one costs more than a small layer). Workers sleep on a condition variable between
+ * forwards. Each output is computed whole by one thread, in a split that depends only on the
+ * layer's size and the thread count, so the results do not depend on the timing. */
+#define POOL_MAX_THREADS 16
+
+typedef void (*pool_layer_fn)(cp_engine *e, int l, int batch, int id, int n);
+
+struct pool_worker {
+    struct host_pool *p;
+    int id;
+};
+
+struct host_pool {
+    int n;
+    int main_sense; /* the calling thread's barrier sense */
+    pthread_t th[POOL_MAX_THREADS];
+    struct pool_worker wk[POOL_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned long gen; /* forwards started, under mu */
+    bool stop;
+    atomic_int arrived;
+    atomic_int sense;
+    /* the forward being run */
+    cp_engine *e;
+    pool_layer_fn fn;
+    int batch;
+};
+
+static void pool_barrier(struct host_pool *p, int *local_sense)
+{
+    int s = !*local_sense;
+    *local_sense = s;
+    if (atomic_fetch_add_explicit(&p->arrived, 1, memory_order_acq_rel) == p->n - 1) {
+        atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&p->sense, s, memory_order_release);
+        return;
+    }
+    for (unsigned spins = 0; atomic_load_explicit(&p->sense, memory_order_acquire) != s; ++spins)
+        if (spins >= 2000) /* more threads than free cores (or valgrind): let others run */
+            sched_yield();
+}
+
+/* Thread id's share of one forward: its part of every layer that takes more than it. */
+static void pool_run(struct host_pool *p, int id, int *local_sense)
+{
+    cp_engine *e = p->e;
+    const int *threads = ((struct host_state *)e->state)->threads;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        if (id < threads[l])
+            p->fn(e, l, p->batch, id, threads[l]);
+        pool_barrier(p, local_sense);
+    }
+}
+
+static void *pool_worker(void *arg)
+{
+    struct pool_worker *w = arg;
+    struct host_pool *p = w->p;
+    int local_sense = 0;
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->gen == seen && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        bool stop = p->stop;
+        seen = p->gen;
+        pthread_mutex_unlock(&p->mu);
+        if (stop)
+            return NULL;
+        pool_run(p, w->id, &local_sense);
+    }
+}
+
+static void host_pool_free(struct host_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 1; i < p->n; ++i)
+        pthread_join(p->th[i], NULL);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* The most threads a layer may take: CLPARITY_HOST_THREADS, else the cores (at most
+ * POOL_MAX_THREADS). */
+static int host_max_threads(int *n)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *n = cores < 1 ? 1 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
+    const char *env = getenv("CLPARITY_HOST_THREADS");
+    if (env && env[0]) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1 || v > POOL_MAX_THREADS)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_THREADS: '%s' is not 1 to %d", env,
+                              POOL_MAX_THREADS);
+        *n = (int)v;
+    }
+    return CP_OK;
+}
+
+/* Threads for one layer: one per macs_per_thread multiply-adds, no more than units (the
+ * pieces the layer splits into) or max. */
+static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, long units, int max)
+{
+    double macs = (double)batch * (double)L->in * (double)L->out;
+    double n = macs / macs_per_thread;
+    n = n < (double)units ? n : (double)units;
+    n = n < (double)max ? n : (double)max;
+    return n < 1.0 ? 1 : (int)n;
+}
+
+/* Starts the pool of n threads where some layer at max_batch would use two or more. */
+static int host_pool_create(cp_engine *e, struct host_state *s, int n)
+{
+    bool useful = false;
+    for (int l = 0; l < e->model->n_layers; ++l)
+        useful = useful || s->threads[l] > 1;
+    if (n < 2 || !useful)
+        return CP_OK;
+    struct host_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: pthread_mutex_init failed", e->info->name);
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: pthread_cond_init failed", e->info->name);
+    }
+    atomic_init(&p->arrived, 0);
+    atomic_init(&p->sense, 0);
+    p->n = 1;
+    s->pool = p;
+    for (int i = 1; i < n; ++i) {
+        p->wk[i].p = p;
+        p->wk[i].id = i;
+        if (pthread_create(&p->th[i], NULL, pool_worker, &p->wk[i]) != 0)
+            break; /* fewer threads: still correct, the thread counts are capped below */
+        p->n = i + 1;
+    }
+    s->max_threads = p->n;
+    if (p->n < 2) {
+        host_pool_free(p);
+        s->pool = NULL;
+    }
+    return CP_OK;
+}
+
+/* Runs every layer of a forward, on the pool where some layer takes two threads or more. */
+static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
+{
+    struct host_state *s = e->state;
+    struct host_pool *p = s->pool;
+    bool parallel = false;
+    for (int l = 0; l < e->model->n_layers; ++l)
+        parallel = parallel || s->threads[l] > 1;
+    if (!p || !parallel) {
+        for (int l = 0; l < e->model->n_layers; ++l)
+            fn(e, l, batch, 0, 1);
+        return;
+    }
+    p->e = e;
+    p->fn = fn;
+    p->batch = batch;
+    pthread_mutex_lock(&p->mu);
+    p->gen++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pool_run(p, 0, &p->main_sense); /* ends on the last layer's barrier */
+}
+
+/* One host forward: the input into act[0], the layers, the output out; the three times. */
+static void host_forward_f32(cp_engine *e, pool_layer_fn fn, const float *x, int batch, void *y,
+                             cp_timing *t)
+{
+    struct host_state *s = e->state;
+    const cp_model *m = e->model;
+    double t0 = cp_now();
+    memcpy(s->act[0], x, (size_t)batch * (size_t)m->in_width * sizeof(float));
+    double t1 = cp_now();
+    host_run_layers(e, fn, batch);
+    double t2 = cp_now();
+    memcpy(y, s->act[m->n_layers % 2], (size_t)batch * (size_t)m->out_width * sizeof(float));
+    t->h2d_s = t1 - t0;
+    t->wall_s = t2 - t1;
+    t->d2h_s = cp_now() - t2;
+}
+
+/* Test hooks corrupt-exact and corrupt-pool: the last thread of a shared layer (host:exact:
+ * or the only one) flips the lowest bit of its first output of the last layer, to show that
+ * the tests see one wrong bit from any thread's share (host:openblas: only from the pool). */
+static void host_corrupt(const cp_engine *e, int l, int id, int n, float *out)
+{
+    const struct host_state *s = e->state;
+    if (s->corrupt && l == e->model->n_layers - 1 && id == n - 1 && (s->packed || n > 1)) {
+        unsigned char *b = (unsigned char *)out;
+        b[0] ^= 1;
+    }
+}
+
 /* ---- host:exact ---------------------------------------------------------------------- */
 
-/* Cloned for CPUs with FMA, where fmaf becomes one instruction instead of a libm call; both
- * clones give the same bits, since fmaf is correctly rounded either way. */
-__attribute__((target_clones("fma", "default"))) static void
-exact_layer(const cp_layer *L, const float *p, const float *x, float *y, int batch)
+/* host:exact's panels: each layer's weights packed as Wp[o / XP][k][o % XP], out padded to a
+ * multiple of XP with zeros, so that XP adjacent outputs are one vector load at each k. */
+#define XP 16
+/* Panels per chunk: the unit of host:exact's cache blocking and of its thread split. */
+#define EXACT_CHUNK 8
+/* Multiply-adds per thread, at least, before a layer of host:exact is shared out. */
+#define EXACT_MACS_PER_THREAD (1 << 14)
+
+static size_t exact_panels(const cp_layer *L)
+{
+    return ((size_t)L->out + XP - 1) / XP;
+}
+
+/* The reference loop (CLPARITY_HOST_EXACT=scalar): one output at a time. */
+static void exact_layer_scalar(const cp_layer *L, const float *p, const float *x, float *y,
+                               int batch)
 {
     const float *w = p + L->w_off;
     for (int b = 0; b < batch; ++b) {
@@ -75,28 +315,236 @@ exact_layer(const cp_layer *L, const float *p, const float *x, float *y, int bat
     }
 }
 
+/* The epilogue of a tile of R rows × NV·XP outputs from o0, in host:exact's order: the sum
+ * (acc, row-major per tile row), then the bias, the activation, the residual. */
+static inline __attribute__((always_inline)) void
+exact_store(const cp_layer *L, const float *restrict p, const float *restrict acc,
+            const float *restrict x, float *restrict y, int o0, const int R, const int NV)
+{
+    for (int r = 0; r < R; ++r) {
+        const float *xr = x + (size_t)r * (size_t)L->in;
+        float *yr = y + (size_t)r * (size_t)L->out;
+        for (int c = 0; c < NV * XP && o0 + c < L->out; ++c) {
+            int o = o0 + c;
+            float v = acc[(r * NV + c / XP) * XP + c % XP];
+            if (L->has_bias)
+                v = v + p[L->b_off + (size_t)o];
+            float rl = L->act == CP_ACT_RELU ? cp_relu(v) : v;
+            yr[o] = L->residual ? xr[o] + rl : rl;
+        }
+    }
+}
+
+/* R rows × NV panels of outputs: R·NV·XP accumulators, each its own fma chain from 0.0f, k
+ * ascending (lanes are outputs, never k, so vectorising changes no bit), then the epilogue.
+ * Inlined with constant R and NV into exact_unit's cases, where GCC vectorises the lanes. */
+static inline __attribute__((always_inline)) void
+exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp, int K,
+           const float *restrict x, float *restrict y, int o0, const int R, const int NV)
+{
+    float acc[8 * XP];
+    for (int i = 0; i < R * NV * XP; ++i)
+        acc[i] = 0.0f;
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < NV; ++j) {
+            const float *w = wp + ((size_t)j * (size_t)K + (size_t)k) * XP;
+            for (int r = 0; r < R; ++r) {
+                const float a = x[(size_t)r * (size_t)K + (size_t)k];
+                for (int v = 0; v < XP; ++v)
+                    acc[(r * NV + j) * XP + v] = fmaf(a, w[v], acc[(r * NV + j) * XP + v]);
+            }
+        }
+    exact_store(L, p, acc, x, y, o0, R, NV);
+}
+
+/* Defines NAME(L, p, wp, x, y, r0, r1, p0, p1) with attributes ATTR: rows [r0, r1) × panels
+ * [p0, p1) of one layer through TILE, in chunks of EXACT_CHUNK panels (512 KiB of weights at
+ * K = 1024) that stay in cache while every row passes over them: 8, 4, 2 or 1 rows at a time
+ * with 8 / rows panels each (8 vector chains in flight), then one panel at a time for the rest
+ * of the chunk. */
+#define EXACT_UNIT(ATTR, NAME, TILE)                                                               \
+    ATTR static void NAME(const cp_layer *L, const float *p, const float *wp, const float *x,      \
+                          float *y, int r0, int r1, int p0, int p1)                                \
+    {                                                                                              \
+        const int K = L->in;                                                                       \
+        for (int c0 = p0; c0 < p1; c0 += EXACT_CHUNK) {                                            \
+            int c1 = c0 + EXACT_CHUNK < p1 ? c0 + EXACT_CHUNK : p1;                                \
+            for (int r = r0; r < r1;) {                                                            \
+                int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;                   \
+                const float *xr = x + (size_t)r * (size_t)K;                                       \
+                float *yr = y + (size_t)r * (size_t)L->out;                                        \
+                for (int pn = c0; pn < c1;) {                                                      \
+                    const float *w = wp + (size_t)pn * (size_t)K * XP;                             \
+                    int full = pn + 8 / R <= c1; /* 8 / R panels left, else one */                 \
+                    if (R == 8)                                                                    \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 8, 1);                                    \
+                    else if (R == 4 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 2);                                    \
+                    else if (R == 2 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 4);                                    \
+                    else if (R == 1 && full)                                                       \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 1, 8);                                    \
+                    else if (R == 4)                                                               \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 1);                                    \
+                    else if (R == 2)                                                               \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 1);                                    \
+                    else                                                                           \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 1, 1);                                    \
+                    pn += full ? 8 / R : 1;                                                        \
+                }                                                                                  \
+                r += R;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* Cloned for AVX-512, AVX2 + FMA and the baseline; every clone gives the same bits, since fmaf
+ * is correctly rounded either way. */
+EXACT_UNIT(__attribute__((target_clones("avx512f", "arch=haswell", "default"))), exact_unit,
+           exact_tile)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
+ * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
+ * one output's fma chain (vfmadd is the correctly rounded fma of every lane). */
+static inline __attribute__((always_inline, target("avx512f"))) void
+exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict wp, int K,
+              const float *restrict x, float *restrict y, int o0, const int R, const int NV)
+{
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i)
+        acc[i] = _mm512_setzero_ps();
+    for (int k = 0; k < K; ++k) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NV; ++j) {
+            __m512 w = _mm512_loadu_ps(wp + ((size_t)j * (size_t)K + (size_t)k) * XP);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+                acc[r * NV + j] = _mm512_fmadd_ps(
+                    _mm512_set1_ps(x[(size_t)r * (size_t)K + (size_t)k]), w, acc[r * NV + j]);
+        }
+    }
+    float out[8 * XP];
+#pragma GCC unroll 8
+    for (int i = 0; i < R * NV; ++i)
+        _mm512_storeu_ps(out + i * XP, acc[i]);
+    exact_store(L, p, out, x, y, o0, R, NV);
+}
+
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512)
+#define HAVE_EXACT512 1
+#endif
+
+/* How a layer splits into units for threads: blocks of 8 rows × groups of 8 / rows panels. */
+static void exact_units(const cp_layer *L, int batch, long *row_blocks, long *chunks)
+{
+    *row_blocks = (batch + 7) / 8;
+    *chunks = ((long)exact_panels(L) + EXACT_CHUNK - 1) / EXACT_CHUNK;
+}
+
+/* Thread id of n: units [U·id/n, U·(id+1)/n) of the layer, a unit being a chunk of panels ×
+ * a block of 8 rows, chunk major: a thread streams its chunks of the weights once. */
+static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
+{
+    struct host_state *s = e->state;
+    const cp_model *m = e->model;
+    const cp_layer *L = &m->layers[l];
+    const float *x = s->act[l % 2];
+    float *y = s->act[(l + 1) % 2];
+    if (s->scalar) {
+        exact_layer_scalar(L, m->params, x, y, batch);
+        return;
+    }
+    long rb, pc;
+    exact_units(L, batch, &rb, &pc);
+    long u0 = rb * pc * id / n, u1 = rb * pc * (id + 1) / n;
+    int panels = (int)exact_panels(L);
+    const float *wp = s->packed + s->pack_off[l];
+    for (long u = u0; u < u1;) {
+        /* the run of units in one chunk, as one call */
+        long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
+        int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
+        int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
+        r1 = r1 < batch ? r1 : batch;
+#ifdef HAVE_EXACT512
+        if (s->avx512)
+            exact_unit512(L, m->params, wp, x, y, r0, r1, p0, p1);
+        else
+#endif
+            exact_unit(L, m->params, wp, x, y, r0, r1, p0, p1);
+        if (u == u0)
+            host_corrupt(e, l, id, n, y + (size_t)r0 * (size_t)L->out + (size_t)p0 * XP);
+        u = end;
+    }
+}
+
 static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
 {
     (void)dev;
-    (void)m;
-    (void)max_batch;
-    return host_alloc(e, sizeof(float), false);
+    int st = host_alloc(e, sizeof(float), false);
+    if (st != CP_OK)
+        return st;
+    struct host_state *s = e->state;
+    /* CLPARITY_HOST_EXACT: "scalar" (the reference loop) or "generic" (no AVX-512 kernel),
+     * for the tests that compare the loops. */
+    const char *mode = getenv("CLPARITY_HOST_EXACT");
+    if (mode && mode[0] && strcmp(mode, "scalar") != 0 && strcmp(mode, "generic") != 0)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_EXACT: '%s' is not scalar or generic",
+                          mode);
+    s->scalar = mode && strcmp(mode, "scalar") == 0;
+#ifdef HAVE_EXACT512
+    s->avx512 = !(mode && mode[0]) && __builtin_cpu_supports("avx512f");
+#endif
+    s->corrupt = cp_test_hook("corrupt-exact");
+    if (s->scalar)
+        return CP_OK;
+    double t0 = cp_now();
+    s->pack_off = calloc((size_t)m->n_layers + 1, sizeof *s->pack_off);
+    if (!s->pack_off)
+        return cp_err_set(CP_FAIL_RUNTIME, "host:exact: out of memory");
+    for (int l = 0; l < m->n_layers; ++l)
+        s->pack_off[l + 1] =
+            s->pack_off[l] + exact_panels(&m->layers[l]) * XP * (size_t)m->layers[l].in;
+    size_t total = s->pack_off[m->n_layers];
+    s->packed = malloc((total ? total : 1) * sizeof *s->packed);
+    if (!s->packed)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "host:exact: out of memory for the packed weights "
+                          "(%zu bytes)",
+                          total * sizeof *s->packed);
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        const float *w = m->params + L->w_off;
+        float *dst = s->packed + s->pack_off[l];
+        for (size_t o = 0; o < exact_panels(L) * XP; ++o)
+            for (int k = 0; k < L->in; ++k)
+                dst[((o / XP) * (size_t)L->in + (size_t)k) * XP + o % XP] =
+                    o < (size_t)L->out ? w[o * (size_t)L->in + (size_t)k] : 0.0f;
+    }
+    e->upload_s = cp_now() - t0;
+    int n;
+    st = host_max_threads(&n);
+    if (st != CP_OK)
+        return st;
+    for (int l = 0; l < m->n_layers; ++l) {
+        long rb, pc;
+        exact_units(&m->layers[l], max_batch, &rb, &pc);
+        s->threads[l] = layer_threads(&m->layers[l], max_batch, EXACT_MACS_PER_THREAD, rb * pc, n);
+    }
+    return host_pool_create(e, s, n);
 }
 
 static int exact_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     struct host_state *s = e->state;
-    const cp_model *m = e->model;
-    double t0 = cp_now();
-    memcpy(s->act[0], x, (size_t)batch * (size_t)m->in_width * sizeof(float));
-    double t1 = cp_now();
-    for (int l = 0; l < m->n_layers; ++l)
-        exact_layer(&m->layers[l], m->params, s->act[l % 2], s->act[(l + 1) % 2], batch);
-    double t2 = cp_now();
-    memcpy(y, s->act[m->n_layers % 2], (size_t)batch * (size_t)m->out_width * sizeof(float));
-    t->h2d_s = t1 - t0;
-    t->wall_s = t2 - t1;
-    t->d2h_s = cp_now() - t2;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        long rb, pc;
+        exact_units(&e->model->layers[l], batch, &rb, &pc);
+        s->threads[l] = s->scalar ? 1
+                                  : layer_threads(&e->model->layers[l], batch,
+                                                  EXACT_MACS_PER_THREAD, rb * pc, s->max_threads);
+    }
+    host_forward_f32(e, exact_layer, x, batch, y, t);
     return CP_OK;
 }
 
@@ -105,237 +553,184 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
 
 /* ---- host:openblas -------------------------------------------------------------------- */
 
-/* Below this many multiply-adds per layer, OpenBLAS's own threads cost more than they bring
- * (a 128 x 128 matrix-vector product takes a few microseconds on one core). */
-#define TINY_LAYER_MACS (1 << 18)
-/* Rows of a layer per thread of the row pool, at least. */
-#define POOL_MIN_ROWS 16
-#define POOL_MAX_THREADS 16
+/* Multiply-adds per thread, at least, before a layer is shared out over the pool (a 128 x 128
+ * matrix-vector product takes a few microseconds on one core). */
+#define BLAS_MACS_PER_THREAD (1 << 11)
+/* Layers below this many multiply-adds take at most half the cores: measured on 16 cores,
+ * the reference model (d=128, B=1) ran in 0.315 ms on 8 threads against 0.47-0.69 ms on one,
+ * and on the 2-core machine one thread beat two (2026-11-23, docs/PERFORMANCE.md). */
+#define BLAS_TINY_MACS (1 << 18)
+/* From a layer of this many multiply-adds and BLAS_OWN_WEIGHTS weights, the whole forward
+ * goes to OpenBLAS's own threads, as a bare loop of cblas_sgemm would: its threads share the
+ * packed panels, where the pool's single-threaded column slices each pack the whole of x
+ * (2 cores, d=1024 B=1024: 37.8 ms for the pool against 28.0 for OpenBLAS's threads). Narrow
+ * layers at large batches stay on the pool, split by rows (each thread packs the small W). */
+#define BLAS_OWN_MACS (1 << 22)
+#define BLAS_OWN_WEIGHTS (1 << 18)
+/* Output columns per slice unit: a multiple of OpenBLAS's SkylakeX sgemm micro-tile. */
+#define BLAS_COLS 16
+/* Batch rows per row block, at least, when a layer splits by rows. */
+#define BLAS_ROWS 16
+/* Batches up to this many rows go through sgemv, row by row (faster than sgemm there). */
+#define GEMV_MAX_ROWS 1
+
+/* host:openblas's epilogue for outputs [o0, o1) of every row: bias, activation, residual.
+ * The flags are hoisted and the pointers restrict, so that GCC vectorises each variant (a
+ * branchy loop over the fields took 37 % of sgemm's time at d=1024 B=1024, measured). */
+static void blas_epilogue(const cp_layer *L, const float *restrict bias, const float *restrict z,
+                          const float *restrict xin, float *restrict y, int batch, int o0, int o1)
+{
+    const bool has_bias = L->has_bias, relu = L->act == CP_ACT_RELU, res = L->residual;
+    const size_t ld = (size_t)L->out, ldx = (size_t)L->in;
+    for (int b = 0; b < batch; ++b) {
+        const float *restrict zr = z + (size_t)b * ld;
+        const float *restrict xr = xin + (size_t)b * ldx;
+        float *restrict yr = y + (size_t)b * ld;
+        for (int o = o0; o < o1; ++o) {
+            float acc = zr[o];
+            if (has_bias)
+                acc = acc + bias[o];
+            float r = relu ? cp_relu(acc) : acc;
+            yr[o] = res ? xr[o] + r : r;
+        }
+    }
+}
 
 /* One layer's product and epilogue, for output columns [o0, o1): z = x·W[o0:o1]ᵀ in one
- * OpenBLAS call (single-threaded: the caller parallelises), then bias, activation, residual. */
-static void openblas_layer(const cp_model *m, const cp_layer *L, const float *xin, float *yout,
+ * OpenBLAS call (or one per row), then bias, activation, residual. */
+static void openblas_slice(const cp_model *m, const cp_layer *L, const float *xin, float *yout,
                            float *tmp, int batch, int o0, int o1)
 {
     int n = o1 - o0;
     if (n <= 0)
         return;
     const float *w = m->params + L->w_off + (size_t)o0 * (size_t)L->in;
-    if (batch == 1) /* a matrix-vector product: sgemv streams W once, without packing it */
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, L->in, 1.0f, w, L->in, xin, 1, 0.0f, tmp + o0,
-                    1);
+    if (batch <= GEMV_MAX_ROWS) /* matrix-vector products: sgemv streams W without packing it */
+        for (int b = 0; b < batch; ++b)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, n, L->in, 1.0f, w, L->in,
+                        xin + (size_t)b * (size_t)L->in, 1, 0.0f,
+                        tmp + (size_t)b * (size_t)L->out + (size_t)o0, 1);
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, n, L->in, 1.0f, xin, L->in, w,
                     L->in, 0.0f, tmp + o0, L->out);
-    for (int b = 0; b < batch; ++b)
-        for (int o = o0; o < o1; ++o) {
-            float acc = tmp[(size_t)b * (size_t)L->out + (size_t)o];
-            if (L->has_bias)
-                acc = acc + m->params[L->b_off + (size_t)o];
-            float r = L->act == CP_ACT_RELU ? cp_relu(acc) : acc;
-            yout[(size_t)b * (size_t)L->out + (size_t)o] =
-                L->residual ? xin[(size_t)b * (size_t)L->in + (size_t)o] + r : r;
-        }
+    blas_epilogue(L, L->has_bias ? m->params + L->b_off : NULL, tmp, xin, yout, batch, o0, o1);
 }
 
-/* The row pool: for models whose layers are all tiny, each forward runs on n threads (the
- * caller and n - 1 workers), each taking its share of every layer's output rows, with a
- * spinning barrier between layers (a sleeping one costs more than such a layer). Workers
- * sleep on a condition variable between forwards. Each output is one OpenBLAS call's result
- * whichever thread computes it, so the results do not depend on the timing. */
-struct row_worker {
-    struct row_pool *p;
-    int id;
-};
-
-struct row_pool {
-    int n;
-    int main_sense; /* the calling thread's barrier sense */
-    pthread_t th[POOL_MAX_THREADS];
-    struct row_worker wk[POOL_MAX_THREADS];
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned long gen; /* forwards started, under mu */
-    bool stop;
-    atomic_int arrived;
-    atomic_int sense;
-    /* the forward being run */
-    const cp_model *m;
-    float *act[2], *tmp;
-    int batch;
-};
-
-static void pool_barrier(struct row_pool *p, int *local_sense)
+/* Whether a layer splits by batch rows (more blocks of BLAS_ROWS rows than column units:
+ * a narrow layer at a large batch, where every thread packs the small W whole) rather than by
+ * output columns (every thread packs x whole). */
+static bool blas_by_rows(const cp_layer *L, int batch)
 {
-    int s = !*local_sense;
-    *local_sense = s;
-    if (atomic_fetch_add_explicit(&p->arrived, 1, memory_order_acq_rel) == p->n - 1) {
-        atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&p->sense, s, memory_order_release);
-        return;
-    }
-    for (unsigned spins = 0; atomic_load_explicit(&p->sense, memory_order_acquire) != s; ++spins)
-        if (spins >= 2000) /* more threads than free cores (or valgrind): let others run */
-            sched_yield();
+    return batch / BLAS_ROWS > (L->out + BLAS_COLS - 1) / BLAS_COLS;
 }
 
-/* Thread id's share of one forward: every layer's rows [out·id/n, out·(id+1)/n). */
-static void pool_run(struct row_pool *p, int id, int *local_sense)
+/* The pieces a layer splits into for the pool: row blocks or column units. */
+static long blas_units(const cp_layer *L, int batch)
 {
-    const cp_model *m = p->m;
-    for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        int o0 = (int)((long)L->out * id / p->n), o1 = (int)((long)L->out * (id + 1) / p->n);
-        openblas_layer(m, L, p->act[l % 2], p->act[(l + 1) % 2], p->tmp, p->batch, o0, o1);
-        pool_barrier(p, local_sense);
-    }
+    return blas_by_rows(L, batch) ? batch / BLAS_ROWS : (L->out + BLAS_COLS - 1) / BLAS_COLS;
 }
 
-static void *pool_worker(void *arg)
+/* Thread id of n: rows [B·id/n, B·(id+1)/n), or the columns of units [U·id/n, U·(id+1)/n),
+ * single-threaded OpenBLAS; or, where the forward goes to OpenBLAS's threads (threads[l] =
+ * 0), the whole layer. */
+static void openblas_layer(cp_engine *e, int l, int batch, int id, int n)
 {
-    struct row_worker *w = arg;
-    struct row_pool *p = w->p;
-    int local_sense = 0;
-    unsigned long seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        while (p->gen == seen && !p->stop)
-            pthread_cond_wait(&p->cv, &p->mu);
-        bool stop = p->stop;
-        seen = p->gen;
-        pthread_mutex_unlock(&p->mu);
-        if (stop)
-            return NULL;
-        pool_run(p, w->id, &local_sense);
+    struct host_state *s = e->state;
+    const cp_layer *L = &e->model->layers[l];
+    const float *x = s->act[l % 2];
+    float *y = s->act[(l + 1) % 2], *tmp = s->tmp;
+    int o0 = 0, o1 = L->out;
+    if (n > 1 && blas_by_rows(L, batch)) {
+        size_t r0 = (size_t)((long)batch * id / n), r1 = (size_t)((long)batch * (id + 1) / n);
+        x += r0 * (size_t)L->in;
+        y += r0 * (size_t)L->out;
+        tmp += r0 * (size_t)L->out;
+        batch = (int)(r1 - r0);
+    } else if (n > 1) {
+        long u = blas_units(L, batch);
+        o0 = (int)(u * id / n) * BLAS_COLS;
+        o1 = (int)(u * (id + 1) / n) * BLAS_COLS;
+        o1 = o1 < L->out ? o1 : L->out;
     }
+    openblas_slice(e->model, L, x, y, tmp, batch, o0, o1);
+    if (e->forwards == 1 && o1 > o0 && batch > 0) /* corrupt-pool: the second forward only */
+        host_corrupt(e, l, id, n, y + o0);
 }
 
-static void row_pool_free(struct row_pool *p)
+/* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) where
+ * some layer is large in both work and weights, or where no layer would take two threads of
+ * the pool (on 2 cores OpenBLAS's threaded sgemv beat one thread at d=128 B=1: 0.27 against
+ * 0.35 ms); else the pool's share, at most half of max for tiny layers. */
+static void openblas_plan(cp_engine *e, int batch, int max)
 {
-    if (!p)
-        return;
-    pthread_mutex_lock(&p->mu);
-    p->stop = true;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->n; ++i)
-        pthread_join(p->th[i], NULL);
-    pthread_cond_destroy(&p->cv);
-    pthread_mutex_destroy(&p->mu);
-    free(p);
-}
-
-static double biggest_layer_macs(const cp_model *m, int batch)
-{
-    double biggest = 0.0;
-    for (int l = 0; l < m->n_layers; ++l) {
-        double macs = (double)batch * m->layers[l].in * m->layers[l].out;
-        biggest = macs > biggest ? macs : biggest;
+    struct host_state *s = e->state;
+    bool own = false, shared = false;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        const cp_layer *L = &e->model->layers[l];
+        double w = (double)L->in * L->out;
+        own = own || (w * batch >= BLAS_OWN_MACS && w >= BLAS_OWN_WEIGHTS);
     }
-    return biggest;
-}
-
-/* The row pool for a model of tiny layers: one thread per POOL_MIN_ROWS rows of the
- * narrowest layer, on at most half the cores (OpenBLAS's own idle threads spin for a while
- * on the others; on 2 cores the two kinds of spinning threads slowed each other down). */
-static int pool_create(cp_engine *e, struct host_state *s)
-{
-    const cp_model *m = e->model;
-    int narrow = m->n_layers ? m->layers[0].out : 0;
-    for (int l = 1; l < m->n_layers; ++l)
-        narrow = m->layers[l].out < narrow ? m->layers[l].out : narrow;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = cores > 1 ? (int)(cores / 2) : 1;
-    n = n < openblas_get_num_threads() ? n : openblas_get_num_threads();
-    n = n < narrow / POOL_MIN_ROWS ? n : narrow / POOL_MIN_ROWS;
-    const char *env = getenv("CLPARITY_HOST_THREADS");
-    if (env && env[0]) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end || v < 1 || v > POOL_MAX_THREADS)
-            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_THREADS: '%s' is not 1 to %d", env,
-                              POOL_MAX_THREADS);
-        n = (int)v;
+    int half = max / 2 > 1 ? max / 2 : 1;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        const cp_layer *L = &e->model->layers[l];
+        bool tiny = (double)batch * L->in * L->out < BLAS_TINY_MACS;
+        s->threads[l] = own ? 0
+                            : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L, batch),
+                                            tiny ? half : max);
+        shared = shared || s->threads[l] > 1;
     }
-    n = n < POOL_MAX_THREADS ? n : POOL_MAX_THREADS;
-    if (n < 2 || biggest_layer_macs(m, e->max_batch) >= TINY_LAYER_MACS)
-        return CP_OK;
-    struct row_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return cp_err_set(CP_FAIL_RUNTIME, "host:openblas: out of memory");
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        free(p);
-        return cp_err_set(CP_FAIL_RUNTIME, "host:openblas: pthread_mutex_init failed");
-    }
-    if (pthread_cond_init(&p->cv, NULL) != 0) {
-        pthread_mutex_destroy(&p->mu);
-        free(p);
-        return cp_err_set(CP_FAIL_RUNTIME, "host:openblas: pthread_cond_init failed");
-    }
-    atomic_init(&p->arrived, 0);
-    atomic_init(&p->sense, 0);
-    p->n = 1;
-    s->pool = p;
-    for (int i = 1; i < n; ++i) {
-        p->wk[i].p = p;
-        p->wk[i].id = i;
-        if (pthread_create(&p->th[i], NULL, pool_worker, &p->wk[i]) != 0)
-            break; /* fewer threads: still correct */
-        p->n = i + 1;
-    }
-    if (p->n < 2) {
-        row_pool_free(p);
-        s->pool = NULL;
-    }
-    return CP_OK;
+    for (int l = 0; l < e->model->n_layers && !shared; ++l)
+        s->threads[l] = 0;
 }
 
 static int openblas_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
 {
     (void)dev;
     (void)m;
-    (void)max_batch;
     int st = host_alloc(e, sizeof(float), true);
     if (st != CP_OK)
         return st;
-    return pool_create(e, e->state);
+    struct host_state *s = e->state;
+    s->corrupt = cp_test_hook("corrupt-pool");
+    int n;
+    st = host_max_threads(&n);
+    if (st != CP_OK)
+        return st;
+    /* The pool where some batch up to max_batch (1, 2, 4, ..., max_batch) shares a layer out. */
+    bool shared = false;
+    for (int b = 1; !shared; b *= 2) {
+        openblas_plan(e, b < max_batch ? b : max_batch, n);
+        for (int l = 0; l < m->n_layers; ++l)
+            shared = shared || s->threads[l] > 1;
+        if (b >= max_batch)
+            break;
+    }
+    st = host_pool_create(e, s, shared ? n : 1);
+    snprintf(e->build_options, sizeof e->build_options,
+             "OpenBLAS %s: %d threads for large layers; a pool of %d threads (1 OpenBLAS thread "
+             "each) for smaller ones",
+             openblas_get_corename(), openblas_get_num_threads(), s->max_threads);
+    return st;
 }
 
+/* Each layer's columns shared out over threads[l] threads of the pool, each one OpenBLAS call
+ * on one thread with its part of the epilogue, no more threads than OpenBLAS's own count
+ * (OPENBLAS_NUM_THREADS, or cp_host_blas_threads: one thread gives OpenBLAS's single-threaded
+ * result); or, for large layers, OpenBLAS's threads per layer and the epilogue after. */
 static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     struct host_state *s = e->state;
-    const cp_model *m = e->model;
-    int threads = openblas_get_num_threads();
-    bool tiny = biggest_layer_macs(m, batch) < TINY_LAYER_MACS && threads > 1;
-    if (tiny)
-        openblas_set_num_threads(1);
-    double t0 = cp_now();
-    memcpy(s->act[0], x, (size_t)batch * (size_t)m->in_width * sizeof(float));
-    double t1 = cp_now();
-    struct row_pool *p = s->pool;
-    if (tiny && p) {
-        p->m = m;
-        p->act[0] = s->act[0];
-        p->act[1] = s->act[1];
-        p->tmp = s->tmp;
-        p->batch = batch;
-        pthread_mutex_lock(&p->mu);
-        p->gen++;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        pool_run(p, 0, &p->main_sense); /* ends on the last layer's barrier */
-    } else {
-        for (int l = 0; l < m->n_layers; ++l)
-            openblas_layer(m, &m->layers[l], s->act[l % 2], s->act[(l + 1) % 2], s->tmp, batch, 0,
-                           m->layers[l].out);
+    int blas = openblas_get_num_threads();
+    openblas_plan(e, batch, blas < s->max_threads ? blas : s->max_threads);
+    if (s->threads[0] == 0) { /* OpenBLAS's threads: every layer whole, on this thread */
+        host_forward_f32(e, openblas_layer, x, batch, y, t);
+        return CP_OK;
     }
-    double t2 = cp_now();
-    if (tiny)
-        openblas_set_num_threads(threads);
-    memcpy(y, s->act[m->n_layers % 2], (size_t)batch * (size_t)m->out_width * sizeof(float));
-    t->h2d_s = t1 - t0;
-    t->wall_s = t2 - t1;
-    t->d2h_s = cp_now() - t2;
+    if (blas > 1)
+        openblas_set_num_threads(1);
+    host_forward_f32(e, openblas_layer, x, batch, y, t);
+    if (blas > 1)
+        openblas_set_num_threads(blas);
     return CP_OK;
 }
 
@@ -415,6 +810,12 @@ static int f64_roundtrip(cp_engine *e, int *ok)
 
 const struct cp_engine_ops cp_engine_ops_host_f64 = {f64_create, f64_forward, host_destroy,
                                                      f64_roundtrip};
+
+int cp_host_pool_threads(void)
+{
+    int n;
+    return host_max_threads(&n) == CP_OK ? n : 0;
+}
 
 int cp_host_blas_threads(int n)
 {

@@ -1,4 +1,5 @@
 #include "clparity/device.h"
+#include "clparity/engine.h"
 
 #include <CL/cl_ext.h>
 #include <cblas.h>
@@ -366,6 +367,14 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             fmt_bytes(d->global_mem, text, sizeof text);
             fprintf(f, "       %-16s %s\n", "Memory available", text);
             fprintf(f, "       %-16s %s\n", "OpenBLAS config", d->blas_config);
+            int pool = cp_host_pool_threads();
+            if (pool > 0)
+                fprintf(f,
+                        "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores) for "
+                        "host:exact and for host:openblas's layers below 2^22 multiply-adds (one "
+                        "OpenBLAS thread each; half of them below 2^18); OpenBLAS's own %d "
+                        "above\n",
+                        "Host threads", pool, d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)
                 fprintf(f, "       warning: %s\n", w);

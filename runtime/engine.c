@@ -59,9 +59,12 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
      * kernels' layout (transposed or blocked). */
     if (strcmp(info->name, "cl:own") == 0)
         params *= 2;
-    /* The host engines read the model's float weights in place; host:f64 keeps a double copy. */
-    if (info->kind == CP_DEV_HOST && info->dtype == CP_F32)
+    /* host:openblas reads the model's float weights in place; host:f64 keeps a double copy,
+     * host:exact one packed in panels of 16 outputs (padded: at most 15 rows more a layer). */
+    if (strcmp(info->name, "host:openblas") == 0)
         params = 0;
+    if (strcmp(info->name, "host:exact") == 0)
+        params += 15ULL * (unsigned long long)m->max_width * (unsigned long long)m->n_layers * esz;
     *total = params + buffers * act * esz;
     *largest = layer_max > act * esz ? layer_max : act * esz;
 }

@@ -41,6 +41,7 @@ struct cl_state {
     int vec_nv;        /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
     int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
     unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
+    int cpu_rb;        /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
     int reg_rr;        /* PATH_REG: batch rows per work-group */
     int str_rb;        /* PATH_STREAM: batch rows per tile */
     int str_no;        /* PATH_STREAM: outputs per tile */
@@ -52,9 +53,20 @@ struct cl_state {
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
-enum own_path { PATH_NAIVE, PATH_SMALL, PATH_TILED, PATH_VEC, PATH_PIPE, PATH_REG, PATH_STREAM };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe", "reg", "stream"};
-#define N_PATHS 7
+enum own_path {
+    PATH_NAIVE,
+    PATH_SMALL,
+    PATH_TILED,
+    PATH_VEC,
+    PATH_PIPE,
+    PATH_REG,
+    PATH_CPU,
+    PATH_CPU1,
+    PATH_STREAM
+};
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe",
+                                         "reg",   "cpu",   "cpu1",  "stream"};
+#define N_PATHS 9
 
 /* The paths that run the whole model in one launch, a work-group per row. */
 static bool one_launch(int path)
@@ -272,6 +284,13 @@ static void stream_shape(const cp_model *m, int batch, unsigned cus, int *no, in
 
 static bool uniform_model(const cp_model *m, int *flags);
 
+static int cpu_choose_path(const cp_engine *e, const cp_device *dev);
+static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
+                             char *opts, size_t len);
+static int cpu_enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                             cl_mem outb);
+static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
@@ -309,7 +328,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
             }
         return cp_err_set(CP_FAIL_USAGE,
                           "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
-                          "stream, tiled, vec",
+                          "stream, tiled, vec, cpu, cpu1",
                           force);
     }
     bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
@@ -337,7 +356,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
-        *path = PATH_VEC;
+        *path = cpu_choose_path(e, dev);
     return CP_OK;
 }
 
@@ -401,15 +420,25 @@ static int layer_flags(const cp_layer *L)
     return (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
 }
 
-/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]) or blocked for
- * cp_model_small_reg, each layer on a float4 boundary, and the layer table. */
-static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
+static void pack_layer(const cp_model *m, int l, int ldw, int nr, float *dst);
+
+/* A layer's row length in setup_small's buffer: out, or out padded to panels of nr (nr > 0). */
+static int small_ldw(const cp_layer *L, int nr)
+{
+    return nr ? (int)round_up((size_t)L->out, (size_t)nr) : L->out;
+}
+
+/* The one-launch paths: one buffer with every layer, transposed (Wt[k][o]), blocked for
+ * cp_model_small_reg, or packed in panels of nr outputs (nr > 0, cp_cpu_model), each layer on
+ * a float4 boundary, and the layer table. */
+static int setup_small(cp_engine *e, struct cl_state *s, bool blocked, int nr)
 {
     const cp_model *m = e->model;
     size_t total = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
-        total = round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, L->out));
+        total =
+            round_up(total, 4) + (blocked ? layer_b_size(L) : layer_t_size(L, small_ldw(L, nr)));
     }
     float *wt = calloc(total ? total : 1, sizeof *wt); /* zero padding between layers */
     int *desc = malloc((size_t)m->n_layers * 5 * sizeof *desc);
@@ -425,6 +454,8 @@ static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
         size_t k_rows = blocked ? round_up((size_t)L->in, 4) : (size_t)L->in;
         if (blocked)
             block_layer(m, l, wt + off);
+        else if (nr)
+            pack_layer(m, l, small_ldw(L, nr), nr, wt + off);
         else
             transpose_layer(m, l, L->out, wt + off);
         desc[5 * l] = L->in;
@@ -432,10 +463,10 @@ static int setup_small(cp_engine *e, struct cl_state *s, bool blocked)
         desc[5 * l + 2] = layer_flags(L);
         /* past INT_MAX only a uniform model takes this path, and its kernel does not read the
          * table's offsets (reg: -DCP_UD) */
+        size_t b_at = off + k_rows * (size_t)(blocked ? L->out : small_ldw(L, nr));
         desc[5 * l + 3] = off <= INT32_MAX ? (int)off : -1;
-        desc[5 * l + 4] =
-            off + k_rows * (size_t)L->out <= INT32_MAX ? (int)(off + k_rows * (size_t)L->out) : -1;
-        off += blocked ? layer_b_size(L) : layer_t_size(L, L->out);
+        desc[5 * l + 4] = b_at <= INT32_MAX ? (int)b_at : -1;
+        off += blocked ? layer_b_size(L) : layer_t_size(L, small_ldw(L, nr));
     }
     st = upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
     if (st == CP_OK)
@@ -481,7 +512,7 @@ static int setup_transposed(cp_engine *e, struct cl_state *s, int pad)
         float *wt = malloc((n ? n : 1) * sizeof *wt);
         if (!wt)
             return cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for layer %d", l);
-        if (s->path == PATH_VEC)
+        if (s->path == PATH_VEC || s->path == PATH_CPU)
             pack_layer(m, l, s->ldw[l], pad, wt);
         else
             transpose_layer(m, l, s->ldw[l], wt);
@@ -680,6 +711,12 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                  "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d -DCP_PF=%d",
                  s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp, tune->tiled_pf);
         kname = "cp_gemm_tiled";
+    } else if (s->path == PATH_CPU || s->path == PATH_CPU1) {
+        st = cpu_setup_options(e, s, tune, opts, sizeof opts);
+        if (st != CP_OK)
+            return st;
+        file = "own_cpu.cl";
+        kname = s->path == PATH_CPU ? "cp_cpu_layer" : "cp_cpu_model";
     } else {
         s->vec_w = tune->vec_w;
         s->vec_rb = tune->vec_rb;
@@ -782,17 +819,20 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     }
     /* The weights as stored: read by the naive and tiled kernels and by CLBlast; for the
      * others only by the round trip (compare), which writes them first. */
-    if (!one_launch(s->path) && s->path != PATH_VEC && s->path != PATH_STREAM) {
+    if (!one_launch(s->path) && s->path != PATH_VEC && s->path != PATH_CPU &&
+        s->path != PATH_CPU1 && s->path != PATH_STREAM) {
         st = write_chunks(e, s);
         if (st != CP_OK)
             return st;
     }
     if (one_launch(s->path))
-        st = setup_small(e, s, s->path == PATH_REG);
+        st = setup_small(e, s, s->path == PATH_REG, 0);
     else if (s->path == PATH_STREAM)
         st = setup_stream(e, s);
-    else if (s->path == PATH_VEC)
+    else if (s->path == PATH_VEC || s->path == PATH_CPU)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
+    else if (s->path == PATH_CPU1)
+        st = setup_small(e, s, false, s->vec_w * s->vec_nv);
     else if (s->path == PATH_TILED)
         st = setup_transposed(e, s, 4);
     if (st != CP_OK)
@@ -902,6 +942,8 @@ static int enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int m_rows = batch;
     if (s->path == PATH_STREAM)
         return enqueue_stream(s, l, l + 1, batch);
+    if (s->path == PATH_CPU)
+        return cpu_enqueue_layer(e, s, l, batch, in, outb);
     if (s->path == PATH_TILED) {
         cl_kernel k = s->k_path;
         if (L->in % 4 == 0) {
@@ -1053,7 +1095,13 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                               cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
-    for (int l = 0; l < m->n_layers && !one_launch(s->path) && !persistent; ++l) {
+    if (s->path == PATH_CPU1) {
+        int st = cpu_enqueue_model(e, s, batch, &result);
+        if (st != CP_OK)
+            return st;
+    }
+    for (int l = 0; l < m->n_layers && !one_launch(s->path) && s->path != PATH_CPU1 && !persistent;
+         ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
@@ -1193,6 +1241,127 @@ out:
         clReleaseMemObject(copy);
     free(host);
     return st;
+}
+
+/* ---- cl:own's CPU paths (own_cpu.cl) -------------------------------------------------
+ * For small batches on PoCL: cp_cpu_layer, a matrix-vector kernel per layer whose lanes are
+ * adjacent outputs (cp_gemm_vec's register tile of 8 rows wastes 7 of them at B = 1), and
+ * cp_cpu_model, the whole model in one launch, a work-item per row block, for narrow models
+ * where PoCL's cost per launch (about 10 us on 2 cores) outweighs a layer's work. */
+
+/* Batches up to this take cp_cpu_layer where cp_cpu_model does not apply; cp_gemm_vec's row
+ * tiles beyond (2 cores, d=128 L=128 B=16: 1.0 ms for cp_gemm_vec, 1.2 for either). */
+#define CPU_MAX_BATCH 16
+/* Widths up to this may run the whole model in one launch (cp_cpu_model). Measured on 2 cores
+ * (PoCL 3.1, L=16..128, B=1): d=128 0.30 ms against 0.91 (cp_cpu_layer) and 1.56
+ * (cp_gemm_vec); d=256 0.35 against 0.36; d=512 0.62 against 0.63; d=1024 1.14 against 0.70. */
+#define CPU_ONE_LAUNCH_MAX_WIDTH 512
+
+static int cpu_rows(int batch)
+{
+    return batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
+}
+
+/* cp_cpu_model where the model is narrow and its row blocks are few enough for each core to
+ * stream the weights once or twice per forward; else cp_cpu_layer for small batches. */
+static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    int blocks = (e->max_batch + cpu_rows(e->max_batch) - 1) / cpu_rows(e->max_batch);
+    double packed = 0.0; /* cp_cpu_model's layer table holds int offsets */
+    for (int l = 0; l < m->n_layers; ++l)
+        packed += (double)round_up((size_t)m->layers[l].out, 64) * (m->layers[l].in + 1);
+    if (m->max_width <= CPU_ONE_LAUNCH_MAX_WIDTH && blocks <= 2 * (int)dev->compute_units &&
+        packed < 2147483647.0 && packed * sizeof(float) <= (double)dev->max_alloc)
+        return PATH_CPU1;
+    return e->max_batch <= CPU_MAX_BATCH ? PATH_CPU : PATH_VEC;
+}
+
+/* Vectors of the device's preferred width (tune->vec_w), 4 of them per work-item (four fma
+ * chains in flight at B = 1), 2 rows per work-item from B = 2 on, 4 from B = 4. */
+static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
+                             char *opts, size_t len)
+{
+    s->vec_w = tune->vec_w;
+    s->vec_nv = 4;
+    s->cpu_rb = cpu_rows(e->max_batch);
+    snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
+             s->cpu_rb, cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
+    return CP_OK;
+}
+
+/* One layer of cp_cpu_layer: a work-item per panel × cpu_rb rows, work-groups of one. */
+static int cpu_enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                             cl_mem outb)
+{
+    const cp_layer *L = &e->model->layers[l];
+    cl_mem wt = s->wt_layer[l];
+    cl_ulong b_off = (cl_ulong)L->in * (cl_ulong)s->ldw[l];
+    cl_int m_rows = batch, n = L->out, k = L->in, flags = layer_flags(L);
+    const size_t sizes[] = {sizeof in,     sizeof outb, sizeof wt, sizeof b_off,
+                            sizeof m_rows, sizeof n,    sizeof k,  sizeof flags};
+    const void *const vals[] = {&in, &outb, &wt, &b_off, &m_rows, &n, &k, &flags};
+    int st = set_args(s->k_path, "cp_cpu_layer", 8, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t grid[2] = {(size_t)s->ldw[l] / (size_t)(s->vec_w * s->vec_nv),
+                      ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb},
+           one[2] = {1, 1};
+    cl_int rc = enqueue_kernel(s->q, s->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_cpu_layer)");
+}
+
+/* Whether every layer is max_width wide in and out: cp_cpu_model then ping-pongs between the
+ * two activation buffers with packed rows. */
+static bool cpu_uniform(const cp_model *m)
+{
+    for (int l = 0; l < m->n_layers; ++l)
+        if (m->layers[l].in != m->max_width || m->layers[l].out != m->max_width)
+            return false;
+    return true;
+}
+
+/* The whole model in one launch of cp_cpu_model. A model of mixed widths keeps its rows
+ * max_width apart in act[1] and tmp (see the kernel) and packs the output into act[0]
+ * afterwards; a uniform one ping-pongs between act[0] and act[1]. */
+static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    const cp_model *m = e->model;
+    bool uniform = cpu_uniform(m);
+    cl_int rc;
+    if (!uniform && !s->tmp) {
+        size_t bytes = (size_t)e->max_batch * (size_t)m->max_width * sizeof(float);
+        s->tmp = create_buffer(s->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clCreateBuffer(cp_cpu_model's activations)");
+    }
+    cl_mem a = s->act[1], b = uniform ? s->act[0] : s->tmp;
+    cl_int n_layers = m->n_layers, m_rows = batch, ldx = m->in_width, ld = m->max_width;
+    const size_t sizes[] = {sizeof s->act[0], sizeof a,       sizeof b,
+                            sizeof s->wt,     sizeof s->desc, sizeof n_layers,
+                            sizeof m_rows,    sizeof ldx,     sizeof ld};
+    const void *const vals[] = {&s->act[0], &a,      &b,   &s->wt, &s->desc,
+                                &n_layers,  &m_rows, &ldx, &ld};
+    int st = set_args(s->k_path, "cp_cpu_model", 9, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t global = ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, one = 1;
+    rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_cpu_model)");
+    *result = n_layers % 2 ? a : b;
+    if (m->out_width == m->max_width)
+        return CP_OK;
+    /* rows max_width apart -> packed rows of out_width, into act[0] (read by layer 0 only) */
+    size_t origin[3] = {0, 0, 0};
+    size_t region[3] = {(size_t)m->out_width * sizeof(float), (size_t)batch, 1};
+    rc = clEnqueueCopyBufferRect(s->q, *result, s->act[0], origin, origin, region,
+                                 (size_t)m->max_width * sizeof(float), 0,
+                                 (size_t)m->out_width * sizeof(float), 0, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueCopyBufferRect(cp_cpu_model's output)");
+    *result = s->act[0];
+    return CP_OK;
 }
 
 const struct cp_engine_ops cp_engine_ops_cl_own = {cl_own_create, cl_forward, cl_destroy,

@@ -115,7 +115,8 @@ static void test_general(void **state)
         {{16, 16, 16}, 2, 3, 0, 3},          /* identity activations with residuals */
     };
     static const int batches[] = {1, 5, 131};
-    static const char *const paths[] = {"naive", "small", "pipe", "reg", "stream", "tiled", "vec"};
+    static const char *const paths[] = {"naive", "small", "pipe", "reg",   "stream",
+                                        "tiled", "vec",   "cpu",  "cpu1"};
     const cp_device *host = find_kind(&devs, CP_DEV_HOST);
     int checked = 0;
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; ++mi) {
@@ -179,6 +180,80 @@ static void test_general(void **state)
     assert_true(checked > 0);
 }
 
+/* The CPU paths (own_cpu.cl: cp_cpu_layer and the one-launch cp_cpu_model) at odd widths
+ * d = 1, 3, 257, 1023, 1025 and batches 1, 5, 17 (partial panels and row blocks), with biases,
+ * rectangular layers, layers without activation and without residual. Oclgrind interprets:
+ * there the small model at batches 1 and 5, the large ones at batch 1. */
+static const struct {
+    int w[5];
+    int n;
+    unsigned bias, relu, res;
+} cpu_models[] = {
+    {{1, 3, 1}, 2, 3, 1, 0},            /* d = 1 and 3, biases, no residual */
+    {{257, 1023, 1025, 3}, 3, 5, 3, 0}, /* rectangular, bias on some, no residual */
+    {{1025, 1025, 257}, 2, 1, 0, 1},    /* residual, no activation */
+};
+
+static int check_cpu_paths(bool want_equal)
+{
+    static const int batches[] = {1, 5, 17};
+    static const char *const paths[] = {"cpu", "cpu1"};
+    const cp_device *host = find_kind(&devs, CP_DEV_HOST);
+    int checked = 0;
+    for (size_t mi = 0; mi < sizeof cpu_models / sizeof cpu_models[0]; ++mi) {
+        cp_model m;
+        general_model(&m, cpu_models[mi].w, cpu_models[mi].n, cpu_models[mi].bias,
+                      cpu_models[mi].relu, cpu_models[mi].res);
+        for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; ++bi) {
+            int batch = batches[bi];
+            float *x = NULL;
+            assert_int_equal(cp_model_input(batch, m.in_width, 1337, &x), CP_OK);
+            float *want = run_engine("host:exact", host, &m, x, batch);
+            assert_non_null(want);
+            size_t n = (size_t)batch * (size_t)m.out_width;
+            for (size_t i = 0; i < devs.n; ++i) {
+                if (devs.v[i].kind != CP_DEV_OPENCL)
+                    continue;
+                if (devs.v[i].simulator && (batch > 5 || (mi > 0 && batch > 1)))
+                    continue;
+                for (size_t p = 0; p < sizeof paths / sizeof paths[0]; ++p) {
+                    setenv("CLPARITY_OWN_KERNEL", paths[p], 1);
+                    float *got = run_engine("cl:own", &devs.v[i], &m, x, batch);
+                    assert_non_null(got);
+                    bool equal = memcmp(got, want, n * sizeof(float)) == 0;
+                    if (equal != want_equal)
+                        fail_msg("%s: cl:own (%s) %s host:exact, model %zu, batch %d",
+                                 devs.v[i].name, paths[p], equal ? "==" : "!=", mi, batch);
+                    free(got);
+                    checked++;
+                }
+                unsetenv("CLPARITY_OWN_KERNEL");
+            }
+            free(want);
+            free(x);
+        }
+        cp_model_free(&m);
+    }
+    return checked;
+}
+
+static void test_cpu_paths(void **state)
+{
+    (void)state;
+    assert_true(check_cpu_paths(true) > 0);
+}
+
+/* The same comparisons fail when own_cpu.cl flips one bit of its output (test hook
+ * corrupt-cpu-kernel builds it with -DCP_TEST_FLIP): each case sees a one-bit error. */
+static void test_cpu_paths_planted(void **state)
+{
+    (void)state;
+    setenv("CLPARITY_TEST_HOOK", "corrupt-cpu-kernel", 1);
+    int checked = check_cpu_paths(false);
+    unsetenv("CLPARITY_TEST_HOOK");
+    assert_true(checked > 0);
+}
+
 /* The features matter: dropping a bias, an activation or a residual changes the output, so
  * the test above cannot pass by ignoring them. */
 static void test_features_change_output(void **state)
@@ -225,9 +300,10 @@ int main(void)
         if (devs.v[i].kind == CP_DEV_OPENCL)
             fprintf(stderr, "device %d:%d %s (%s)\n", devs.v[i].plat_idx, devs.v[i].dev_idx,
                     devs.v[i].name, devs.v[i].platform);
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_bitwise),
-                                       cmocka_unit_test(test_general),
-                                       cmocka_unit_test(test_features_change_output)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bitwise), cmocka_unit_test(test_general),
+        cmocka_unit_test(test_features_change_output), cmocka_unit_test(test_cpu_paths),
+        cmocka_unit_test(test_cpu_paths_planted)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cp_devlist_free(&devs);
     return rc;

@@ -31,8 +31,10 @@ case_() {
     local log=$out/$name.oclgrind.log
     local t0=$SECONDS
     # shellcheck disable=SC2086
+    local shape=(--d-model "$d" --layers "$l")
+    case $d in @*) shape=(--model "$root/tests/fixtures/${d#@}") ;; esac # a fixture model file
     env $env OCLGRIND_LOG="$log" "$clp" compare -d 0 -d host --engines "$engine,host:exact" \
-        --expect "$expect" --d-model "$d" --layers "$l" --batch "$b" --runs 1 --warmup 0 \
+        --expect "$expect" "${shape[@]}" --batch "$b" --runs 1 --warmup 0 \
         --allow-slow --json "$out/$name.json" >"$out/$name.out" 2>"$out/$name.err"
     local rc=$?
     local ran
@@ -91,6 +93,14 @@ case_ vec_nv4_mc "CLPARITY_OWN_KERNEL=vec CLPARITY_OWN_TUNE=vw=4,rb=4,nv=4,mc=16
 case_ stream_layer "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=0,so=8,sk=32" cl:own bitwise 19 3 5 '\[stream, .*-DCP_NO=8 -DCP_RB=8 -DCP_KC=32\]$' cp_stream
 case_ stream_one "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,sg=2" cl:own bitwise 37 3 3 '\[stream, .*-DCP_KC=32 -DCP_PERSIST' cp_stream
 case_ reg_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4' cp_model_small_reg
+# own_cpu.cl: the matrix-vector kernel per layer and the one-launch model kernel (a work-item
+# per row block, no barrier: the race check covers work-items that run ahead), at 1, 2 and 4
+# rows per work-item, on the uniform built-in model and on the digits model (biases, widths
+# 64 -> 128 -> 128 -> 10: rows max_width apart, then the packing copy).
+case_ cpu "CLPARITY_OWN_KERNEL=cpu" cl:own bitwise 19 2 1 '\[cpu, .*-DCP_RB=1' cp_cpu_layer
+case_ cpu_rb4 "CLPARITY_OWN_KERNEL=cpu" cl:own bitwise 19 2 5 '\[cpu, .*-DCP_RB=4' cp_cpu_layer
+case_ cpu1 "CLPARITY_OWN_KERNEL=cpu1" cl:own bitwise 13 3 3 '\[cpu1, .*-DCP_RB=2' cp_cpu_model
+case_ cpu1_digits "CLPARITY_OWN_KERNEL=cpu1" cl:own bitwise @digits.safetensors 0 9 '\[cpu1, .*-DCP_RB=4' cp_cpu_model
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on

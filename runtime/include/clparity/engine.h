@@ -74,6 +74,10 @@ int cp_engine_roundtrip(cp_engine *e, int *ok);
 /* OpenBLAS's thread count (for the thread-invariance check); returns the previous one. */
 int cp_host_blas_threads(int n);
 
+/* The most threads host:openblas and host:exact share a layer over: CLPARITY_HOST_THREADS, else
+ * the cores (at most 16); 0 when CLPARITY_HOST_THREADS is not 1 to 16. */
+int cp_host_pool_threads(void);
+
 /* Whether a device's FP config and profile let cl:own promise exact results: it needs
  * denormals (CL_FP_DENORM) and the FULL profile. */
 bool cp_device_exact_capable(const cp_device *d);

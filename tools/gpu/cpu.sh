@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Issue 13 on the GPU machine's 16 cores (PoCL 5, OpenBLAS with OPENBLAS_CORETYPE=SkylakeX,
+# PyTorch CPU), as run through the device tool with carry ["build"] (or after tools/setup.sh):
+#   source .gpu/setup.sh; bash tools/gpu/cpu.sh "$OUT"
+# First the exactness of cl:own's CPU kernels (own_cpu.cl) and of host:exact's threads on
+# PoCL 5, then `tools/bench --cpu`: every point of the post's four grids and three large-batch
+# points, host:openblas, the bare OpenBLAS loop, PyTorch CPU (a fresh process per point),
+# cl:own on PoCL and host:exact, with a per-point budget of 2^27 parameters (the GPU sweeps'
+# params budget; PoCL 5 there has 3.72 GiB of global memory, and cl:own holds two copies of the
+# weights). About 4-6 minutes on 16 cores (3.9 on 2 cores without PyTorch, 3 rounds); the bench
+# starts no new point after 390 s and lists what it left out (the grids run in the order
+# extra, batch, width, depth, params), so that the whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, bench_cpu.txt and
+# bench_cpu.csv; draw the plot here with tools/plot_cpu bench_cpu.csv bench_cpu.png.
+set -u
+out=${1:-gpu-out}
+mkdir -p "$out"
+clp=build/clparity
+export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
+{
+    date -u
+    nproc
+    $clp devices
+} >"$out/cpu_devices.txt" 2>&1
+status=0
+for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16" \
+    "cpu1 257 3 17 3" "vec 1024 4 1024 16"; do
+    set -- $v
+    echo "== CLPARITY_OWN_KERNEL=$1 CLPARITY_HOST_THREADS=$5 compare -d portable -d host --d-model $2 --layers $3 --batch $4"
+    CLPARITY_OWN_KERNEL=$1 CLPARITY_HOST_THREADS=$5 timeout 60 $clp compare -d portable -d host \
+        --expect bitwise --engines cl:own,host:exact --d-model "$2" --layers "$3" --batch "$4" \
+        --runs 2 --warmup 0 | tail -3
+    rc=${PIPESTATUS[0]}
+    echo "exit status: $rc"
+    [ "$rc" = 0 ] || status=1
+done >"$out/cpu_exact.txt" 2>&1
+timeout 450 python3 tools/bench --cpu --cpu-time-limit 390 --cpu-csv "$out/bench_cpu.csv" \
+    >"$out/bench_cpu.txt" 2>&1 || status=1
+exit $status
