@@ -67,9 +67,6 @@ int cli_plot_open(const char *cmd, const char *path, struct cli_plot *p);
  * failed). Returns the status, printing the problem. */
 int cli_plot_close(const char *cmd, struct cli_plot *p);
 
-/* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
-void cli_sha256_hex(const void *data, size_t len, char out[65]);
-
 /* --model FILE: reads the safetensors file into m (architecture from arch, the flags, or as
  * cp_model_from_safetensors finds it: *arch_from says where) and its SHA-256 into sha.
  * On failure prints "clparity CMD: ..." and returns the status. */

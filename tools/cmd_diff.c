@@ -3,8 +3,8 @@
  * refused. */
 #include "cli.h"
 #include "cmds.h"
-#include "compare.h"
 
+#include "clparity/compare.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
 
@@ -42,7 +42,14 @@ struct folder {
 struct diff {
     struct folder *f;
     size_t nf;
-    struct cmp_set set;
+    struct {
+        cp_compare_item *v;
+        size_t n;
+        const double *ref;
+        const float *base;
+        bool equal_nan;
+    } set; /* what cp_comparison_create takes */
+    cp_comparison *cmp;
     void **owned; /* loaded arrays */
     size_t nowned;
     size_t rows, cols;
@@ -199,7 +206,7 @@ static int load_all(struct diff *d)
                 return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: a result lacks fields",
                                 d->f[i].dir);
             enum cp_dtype t = strcmp(dtype, "<f8") == 0 ? CP_F64 : CP_F32;
-            struct cmp_item *it = &d->set.v[d->set.n];
+            cp_compare_item *it = &d->set.v[d->set.n];
             void *y;
             int st = load_array(d, d->f[i].dir, get_str(r, "file"), get_str(r, "hash"), t, &y);
             if (st != CP_OK)
@@ -243,8 +250,6 @@ static int load_all(struct diff *d)
         return cli_fail("diff", CP_FAIL_USAGE,
                         "no folder holds the host:exact baseline (save with compare, or list "
                         "host:exact among the engines)");
-    d->set.rows = d->rows;
-    d->set.cols = d->cols;
     return CP_OK;
 }
 
@@ -254,7 +259,7 @@ int cmd_diff(int argc, char **argv)
         {"expect", required_argument, NULL, 'e'}, {"equal-nan", no_argument, NULL, 'n'},
         {"json", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
-    int expect = CMP_EXPECT_NONE, c;
+    int expect = CP_EXPECT_NONE, c;
     const char *json_path = NULL;
     struct diff d;
     memset(&d, 0, sizeof d);
@@ -263,7 +268,7 @@ int cmd_diff(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'e':
-            if (cmp_parse_expect(optarg, &expect) != CP_OK)
+            if (cp_expect_parse(optarg, &expect) != CP_OK)
                 return cli_fail("diff", CP_FAIL_USAGE,
                                 "--expect: '%s' is not one of bitwise, torch, clblast, none",
                                 optarg);
@@ -303,7 +308,8 @@ int cmd_diff(int argc, char **argv)
     }
     if (st == CP_OK)
         st = load_all(&d);
-    if (st == CP_OK && cmp_compute(&d.set) != CP_OK)
+    if (st == CP_OK && cp_comparison_create(d.set.v, d.set.n, d.rows, d.cols, d.set.ref, d.set.base,
+                                            d.set.equal_nan, &d.cmp) != CP_OK)
         st = cli_fail("diff", CP_FAIL_RUNTIME, "%s", cp_err_msg());
     if (st != CP_OK)
         goto out;
@@ -319,11 +325,11 @@ int cmd_diff(int argc, char **argv)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(d.f[0].index, "model");
     fprintf(out, "model: input sha256 %s, %zu rows x %zu outputs\n", get_str(m, "input_sha256"),
             d.rows, d.cols);
-    cmp_print(out, &d.set, false);
+    cp_comparison_print(d.cmp, out, false, expect);
     fflush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();
-        cJSON *cmp = cmp_json(&d.set);
+        cJSON *cmp = cp_comparison_json(d.cmp);
         cJSON *dirs = root ? cJSON_AddArrayToObject(root, "folders") : NULL;
         if (!root || !cmp || !dirs) {
             cJSON_Delete(root);
@@ -349,14 +355,14 @@ int cmd_diff(int argc, char **argv)
     }
     if (expect >= 0) {
         char names[4096];
-        size_t fails = cmp_failures(&d.set, (enum cp_preset)expect, names, sizeof names);
+        size_t fails = cp_comparison_failures(d.cmp, (enum cp_preset)expect, names, sizeof names);
         if (fails)
             st = cli_fail("diff", CP_FAIL_CHECK, "--expect %s failed for %zu result%s: %s",
                           cp_preset_name((enum cp_preset)expect), fails, fails > 1 ? "s" : "",
                           names);
     }
 out:
-    cmp_free(&d.set);
+    cp_comparison_destroy(d.cmp);
     free(d.set.v);
     for (size_t i = 0; i < d.nowned; ++i)
         free(d.owned[i]);

@@ -653,11 +653,11 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
     char hex[65];
-    cli_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cp_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
-    cli_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cp_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "target_sha256", hex);
-    cli_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cp_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
     cJSON_AddStringToObject(m, "weights_sha256", hex);
     /* Every layer, so that a reader can rebuild the model from the flat parameters. */
     cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
