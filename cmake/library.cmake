@@ -48,6 +48,8 @@ file(RELATIVE_PATH CLPARITY_PC_TO_PREFIX
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix/)
 configure_file(cmake/clparity.pc.in ${CMAKE_BINARY_DIR}/clparity.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/clparity.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The Python module, beside the library it loads (PREFIX/lib/python3 -> PREFIX/lib).
+install(FILES tools/python/clparity.py DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3)
 
 # The C example of docs/API.md, built here against the shared library (so that it sees only
 # what the library exports).

@@ -443,6 +443,27 @@ static void add_tristate(cJSON *o, const char *key, int v)
         cJSON_AddBoolToObject(o, key, v > 0);
 }
 
+int cp_comparison_report(const cp_comparison *c, bool show_time, int expect, char **out)
+{
+    size_t len = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &len);
+    if (!f)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the report");
+    cp_comparison_print(c, f, show_time, expect);
+    if (fclose(f) != 0) {
+        free(*out);
+        *out = NULL;
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the report");
+    }
+    return CP_OK;
+}
+
+void cp_free(void *p)
+{
+    free(p);
+}
+
 void *cp_comparison_json(const cp_comparison *s)
 {
     cJSON *root = cJSON_CreateObject();

@@ -597,6 +597,27 @@ const char *cp_job_model_sha256(const cp_job *j)
     return j->model_sha256;
 }
 
+const char *cp_job_result_engine(const cp_job *j, size_t i)
+{
+    return i < j->nres ? j->res[i].eng->name : NULL;
+}
+
+void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len)
+{
+    if (i < j->nres)
+        cp_device_label(j->res[i].dev, buf, len);
+    else if (len)
+        buf[0] = '\0';
+}
+
+const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype)
+{
+    if (i >= j->nres)
+        return NULL;
+    *dtype = j->res[i].eng->dtype;
+    return j->res[i].y;
+}
+
 double cp_job_result_value(const cp_job *j, size_t i, const char *name)
 {
     const cp_job_result *r = cp_job_result_at(j, i);

@@ -81,6 +81,10 @@ bool cp_engine_promises_exact(const char *engine);
  * are reported, not failed. */
 void cp_comparison_print(const cp_comparison *c, FILE *f, bool show_time, int expect);
 
+/* The same report as a string (malloc'd: free it with cp_free), for bindings. */
+int cp_comparison_report(const cp_comparison *c, bool show_time, int expect, char **out);
+void cp_free(void *p);
+
 /* "results" (metrics, mismatches, checks), "pairwise" and "verdicts" as a cJSON object
  * (void *; cJSON_Delete it), NULL when out of memory. */
 void *cp_comparison_json(const cp_comparison *c);

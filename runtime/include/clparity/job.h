@@ -116,6 +116,13 @@ const cp_job_result *cp_job_result_at(const cp_job *j, size_t i);
 const char *cp_job_arch_from(const cp_job *j);
 const char *cp_job_model_sha256(const cp_job *j);
 
+/* Result i's engine name ("cl:own"), its device's label ("1:0 pthread-..." or "host") into
+ * buf, and its output (batch × out_width of *dtype); NULL / "" for an i out of range. For
+ * bindings, which cannot read cp_job_result. */
+const char *cp_job_result_engine(const cp_job *j, size_t i);
+void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len);
+const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype);
+
 /* One number of result i by name, for bindings: "max_ulp", "median_ulp", "max_abs",
  * "max_rel", "rel_to_max", "norm_rel", "bitwise", "argmax", "nan", "inf", "nan_mismatch",
  * "compared", "wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s",
