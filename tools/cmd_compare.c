@@ -32,12 +32,12 @@ static void compare_help(void)
            "     the inputs whose predicted class flips between two results, with margins.\n"
            "Each OpenCL device's FP config and profile are printed first; cl:* results on a\n"
            "device without denormals or with the EMBEDDED profile are marked '!'.\n"
-           "\n"
-           "%s%s%s"
-           "\n"
+           "\n");
+    struct job_opts o = {.compare = true};
+    job_opts_help(&o);
+    printf("\n"
            "exit status: 0 success (or --expect met), 1 --expect not met (stderr names the\n"
-           "results), 2 usage or input error, 3 runtime error\n",
-           job_model_help, job_compare_help, cli_common_help);
+           "results), 2 usage or input error, 3 runtime error\n");
 }
 
 static void print_devices(FILE *f, const struct job *j)

@@ -21,12 +21,12 @@ static void run_help(void)
            "result: median wall time, the\n"
            "output's FNV-1a hash, the max ULP distance and max_rel against the host:f64\n"
            "reference, and the count of NaN/Inf outputs.\n"
-           "\n"
-           "%s%s"
-           "\n"
+           "\n");
+    struct job_opts o = {.compare = false};
+    job_opts_help(&o);
+    printf("\n"
            "exit status: 0 success, 2 usage or input error (including a model too large for a\n"
-           "device or for host memory, refused before any work), 3 runtime error\n",
-           job_model_help, cli_common_help);
+           "device or for host memory, refused before any work), 3 runtime error\n");
 }
 
 static void print_row(FILE *out, const cp_job_result *r)

@@ -5,57 +5,59 @@
 
 #include "cli.h"
 #include "labels.h"
+#include "opts.h"
 
 #include "clparity/compare.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char job_model_help[] =
-    "  -d SEL           devices: all, host, gpu, cpu, accelerator, P:D or P (clinfo's\n"
-    "                   indices), or a substring of a platform, vendor or device name; a\n"
-    "                   comma list or repeated -d. Default: $CLPARITY_DEVICES, else every\n"
-    "                   non-simulator OpenCL device plus host\n"
-    "  --engines LIST   comma list of engines (default: every engine that applies):\n"
-    "                   cl:own, cl:clblast on OpenCL devices; host:openblas, host:exact,\n"
-    "                   host:f64 on host\n"
-    "  --d-model N      width d (default 128)\n"
-    "  --layers N       number of blocks y = x + relu(x·Wᵀ) (default 128)\n"
-    "  --batch N        rows in the batch (default 1)\n"
-    "  --seed N         generator seed (default 1337)\n"
-    "  --init-scale X   scale of PyTorch's default init bound 1/sqrt(d) (default 1.0);\n"
-    "                   below 1 keeps deep models finite\n"
-    "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
-    "  --model FILE     a safetensors file of Linear layers (weight [out, in], optional\n"
-    "                   bias) instead of the built-in model; the architecture comes from\n"
-    "                   the flags below, else the metadata clparity.arch (written by\n"
-    "                   tools/export_torch.py), else the tensor names\n"
-    "  --arch A         dumb (blocks.N.net.0.weight: relu and a residual in every block)\n"
-    "                   or mlp (an nn.Sequential's N.weight/N.bias: relu between layers,\n"
-    "                   none after the last)\n"
-    "  --act A          relu or none: the activation of every hidden layer (and of the\n"
-    "                   last one in the dumb model)\n"
-    "  --residual R     on (every layer with in == out) or off\n"
-    "  --input X.npy    float32 [batch, in]: the inputs (they set the batch)\n"
-    "  --labels Y.npy   int32 or int64 class ids, one per input: accuracy per result,\n"
-    "                   the prediction-agreement matrix and the inputs whose class flips\n"
-    "  --out Y.npy      write the one result (exactly one device x engine) as .npy\n"
-    "  --no-reference   (run) skip the host:f64 reference: no ULP or max_rel, for speed\n"
-    "                   runs of models where float64 on one core would take minutes\n";
+/* The options of run and compare, in the order of their help. */
+#define JOB_USES(RUN)                                                                              \
+    {.id = OPT_DEVICE},                                                                            \
+        {.id = OPT_ENGINES,                                                                        \
+         .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "           \
+                "devices;\nhost:openblas, host:exact, host:f64 on host"},                          \
+        {.id = OPT_DMODEL, .def = "128"}, {.id = OPT_LAYERS, .def = "128"},                        \
+        {.id = OPT_BATCH, .def = "1"}, {.id = OPT_SEED}, {.id = OPT_INIT_SCALE},                   \
+        {.id = OPT_ALLOW_SLOW},                                                                    \
+        {.id = OPT_MODEL,                                                                          \
+         .def = "; the architecture comes from\nthe flags below, else the metadata "               \
+                "clparity.arch (written by\ntools/export_torch.py), else the tensor names"},       \
+        {.id = OPT_ARCH}, {.id = OPT_ACT}, {.id = OPT_RESIDUAL}, {.id = OPT_INPUT},                \
+        {.id = OPT_LABELS}, {.id = OPT_OUT},                                                       \
+        {.id = OPT_NO_REFERENCE,                                                                   \
+         .refuse = RUN ? NULL                                                                      \
+                       : "--%s: compare always needs the host:f64 "                                \
+                         "reference"},                                                             \
+        {.id = OPT_EXPECT,                                                                         \
+         .def = ", every run of each gave\nthe same hash, and the weights' round trip "            \
+                "was bit-exact",                                                                   \
+         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
+        {.id = OPT_EQUAL_NAN,                                                                      \
+         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
+        {.id = OPT_INVARIANCE,                                                                     \
+         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
+        {.id = OPT_RUNS, .def = "10"}, {.id = OPT_WARMUP, .def = "2"},                             \
+        {.id = OPT_JSON, .def = "the results"},                                                    \
+    {                                                                                              \
+        .id = OPT_SAVE, .def = "inputs, weights, every result (.npy) and index.json"               \
+    }
 
-const char job_compare_help[] =
-    "  --expect P       bitwise, torch, clblast or none (default none): exit 1 and name the\n"
-    "                   results unless every result meets preset P, every run of each gave\n"
-    "                   the same hash, and the weights' round trip was bit-exact\n"
-    "  --equal-nan      count NaN against NaN as equal\n"
-    "  --invariance     also check batch invariance (each of the first 32 rows alone, batch\n"
-    "                   1, against the same row inside the batch) and thread invariance\n"
-    "                   (host:openblas with 1 thread against all threads)\n";
+static const struct opt_use run_uses[] = {JOB_USES(1)};
+static const struct opt_use compare_uses[] = {JOB_USES(0)};
+
+void job_opts_help(const struct job_opts *o)
+{
+    if (o->compare)
+        opts_help(stdout, compare_uses, sizeof compare_uses / sizeof *compare_uses);
+    else
+        opts_help(stdout, run_uses, sizeof run_uses / sizeof *run_uses);
+}
 
 void job_opts_defaults(struct job_opts *o)
 {
@@ -72,204 +74,114 @@ void job_opts_defaults(struct job_opts *o)
     o->arch.residual = -1;
 }
 
-enum {
-    OPT_ENGINES = 256,
-    OPT_DMODEL,
-    OPT_LAYERS,
-    OPT_BATCH,
-    OPT_SEED,
-    OPT_INIT_SCALE,
-    OPT_RUNS,
-    OPT_WARMUP,
-    OPT_JSON,
-    OPT_SAVE,
-    OPT_ALLOW_SLOW,
-    OPT_VERSION,
-    OPT_EXPECT,
-    OPT_EQUAL_NAN,
-    OPT_INVARIANCE,
-    OPT_NO_REFERENCE,
-    OPT_MODEL,
-    OPT_INPUT,
-    OPT_LABELS,
-    OPT_OUT,
-    OPT_ARCH,
-    OPT_ACT,
-    OPT_RESIDUAL,
-};
+static int job_opt_set(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct job_opts *o = ctx;
+    switch (id) {
+    case OPT_DEVICE:
+        o->sels[o->nsel++] = (char *)v->s;
+        break;
+    case OPT_ENGINES:
+        o->engines = v->s;
+        break;
+    case OPT_DMODEL:
+        o->d = v->l;
+        o->d_set = true;
+        break;
+    case OPT_LAYERS:
+        o->layers = v->l;
+        o->layers_set = true;
+        break;
+    case OPT_BATCH:
+        o->batch = v->l;
+        o->batch_set = true;
+        break;
+    case OPT_SEED:
+        o->seed = v->u;
+        o->seed_set = true;
+        break;
+    case OPT_INIT_SCALE:
+        o->init_scale = v->d;
+        o->init_scale_set = true;
+        break;
+    case OPT_MODEL:
+        o->model = v->s;
+        break;
+    case OPT_INPUT:
+        o->input = v->s;
+        break;
+    case OPT_LABELS:
+        o->labels = v->s;
+        break;
+    case OPT_OUT:
+        o->out = v->s;
+        break;
+    case OPT_ARCH:
+        o->arch.kind = v->choice == 0 ? CP_ARCH_DUMB : CP_ARCH_MLP;
+        break;
+    case OPT_ACT:
+        o->arch.act = v->choice == 0 ? CP_ACT_RELU : CP_ACT_NONE;
+        break;
+    case OPT_RESIDUAL:
+        o->arch.residual = v->choice == 0;
+        break;
+    case OPT_RUNS:
+        o->runs = v->l;
+        break;
+    case OPT_WARMUP:
+        o->warmup = v->l;
+        break;
+    case OPT_JSON:
+        o->json = v->s;
+        break;
+    case OPT_SAVE:
+        o->save = v->s;
+        break;
+    case OPT_ALLOW_SLOW:
+        o->allow_slow = true;
+        break;
+    case OPT_NO_REFERENCE:
+        o->no_reference = true;
+        break;
+    case OPT_EQUAL_NAN:
+        o->equal_nan = true;
+        break;
+    case OPT_INVARIANCE:
+        o->invariance = true;
+        break;
+    case OPT_EXPECT:
+        return cp_expect_parse(v->s, &o->expect);
+    default: /* not among run's and compare's */
+        break;
+    }
+    return CP_OK;
+}
 
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
                    bool *handled)
 {
-    static const struct option opts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"engines", required_argument, NULL, OPT_ENGINES},
-        {"d-model", required_argument, NULL, OPT_DMODEL},
-        {"layers", required_argument, NULL, OPT_LAYERS},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"init-scale", required_argument, NULL, OPT_INIT_SCALE},
-        {"runs", required_argument, NULL, OPT_RUNS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"save", required_argument, NULL, OPT_SAVE},
-        {"allow-slow", no_argument, NULL, OPT_ALLOW_SLOW},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"expect", required_argument, NULL, OPT_EXPECT},
-        {"equal-nan", no_argument, NULL, OPT_EQUAL_NAN},
-        {"invariance", no_argument, NULL, OPT_INVARIANCE},
-        {"no-reference", no_argument, NULL, OPT_NO_REFERENCE},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"input", required_argument, NULL, OPT_INPUT},
-        {"labels", required_argument, NULL, OPT_LABELS},
-        {"out", required_argument, NULL, OPT_OUT},
-        {"arch", required_argument, NULL, OPT_ARCH},
-        {"act", required_argument, NULL, OPT_ACT},
-        {"residual", required_argument, NULL, OPT_RESIDUAL},
-        {NULL, 0, NULL, 0},
-    };
     *handled = false;
     o->sels = calloc((size_t)argc, sizeof *o->sels);
     if (!o->sels)
         return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
-    int c, st = CP_OK;
-    opterr = 0;
-    optind = 1;
-    int li = -1;
-    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, &li)) != -1) {
-        switch (c) {
-        case 'd':
-            o->sels[o->nsel++] = optarg;
-            break;
-        case OPT_ENGINES:
-            o->engines = optarg;
-            break;
-        case OPT_DMODEL:
-            st = cli_parse_long(cmd, "--d-model", optarg, 1, 65536, &o->d);
-            o->d_set = true;
-            break;
-        case OPT_LAYERS:
-            st = cli_parse_long(cmd, "--layers", optarg, 1, 16777216, &o->layers);
-            o->layers_set = true;
-            break;
-        case OPT_BATCH:
-            st = cli_parse_long(cmd, "--batch", optarg, 1, 16777216, &o->batch);
-            o->batch_set = true;
-            break;
-        case OPT_SEED:
-            st = cli_parse_u64(cmd, "--seed", optarg, &o->seed);
-            o->seed_set = true;
-            break;
-        case OPT_INIT_SCALE:
-            st = cli_parse_double(cmd, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
-            o->init_scale_set = true;
-            break;
-        case OPT_MODEL:
-            o->model = optarg;
-            break;
-        case OPT_INPUT:
-            o->input = optarg;
-            break;
-        case OPT_LABELS:
-            o->labels = optarg;
-            break;
-        case OPT_OUT:
-            o->out = optarg;
-            break;
-        case OPT_ARCH:
-            if (strcmp(optarg, "dumb") == 0)
-                o->arch.kind = CP_ARCH_DUMB;
-            else if (strcmp(optarg, "mlp") == 0)
-                o->arch.kind = CP_ARCH_MLP;
-            else
-                st = cli_fail(cmd, CP_FAIL_USAGE, "--arch: '%s' is not one of dumb, mlp", optarg);
-            break;
-        case OPT_ACT:
-            if (strcmp(optarg, "relu") == 0)
-                o->arch.act = CP_ACT_RELU;
-            else if (strcmp(optarg, "none") == 0)
-                o->arch.act = CP_ACT_NONE;
-            else
-                st = cli_fail(cmd, CP_FAIL_USAGE, "--act: '%s' is not one of relu, none", optarg);
-            break;
-        case OPT_RESIDUAL:
-            if (strcmp(optarg, "on") == 0)
-                o->arch.residual = 1;
-            else if (strcmp(optarg, "off") == 0)
-                o->arch.residual = 0;
-            else
-                st = cli_fail(cmd, CP_FAIL_USAGE, "--residual: '%s' is not one of on, off", optarg);
-            break;
-        case OPT_RUNS:
-            st = cli_parse_long(cmd, "--runs", optarg, 1, 1000000, &o->runs);
-            break;
-        case OPT_WARMUP:
-            st = cli_parse_long(cmd, "--warmup", optarg, 0, 1000000, &o->warmup);
-            break;
-        case OPT_JSON:
-            o->json = optarg;
-            break;
-        case OPT_SAVE:
-            o->save = optarg;
-            break;
-        case OPT_ALLOW_SLOW:
-            o->allow_slow = true;
-            break;
-        case OPT_NO_REFERENCE:
-            if (o->compare) {
-                st = cli_fail(cmd, CP_FAIL_USAGE,
-                              "--no-reference: compare always needs the host:f64 reference");
-                break;
-            }
-            o->no_reference = true;
-            break;
-        case 'h':
-            help();
-            *handled = true;
-            return CP_OK;
-        case OPT_VERSION:
-            cli_print_version();
-            *handled = true;
-            return CP_OK;
-        case OPT_EXPECT:
-        case OPT_EQUAL_NAN:
-        case OPT_INVARIANCE:
-            if (!o->compare) {
-                st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '--%s' (it belongs to compare)",
-                              opts[li].name);
-                break;
-            }
-            if (c == OPT_EQUAL_NAN)
-                o->equal_nan = true;
-            else if (c == OPT_INVARIANCE)
-                o->invariance = true;
-            else if (cp_expect_parse(optarg, &o->expect) != CP_OK)
-                st = cli_fail(cmd, CP_FAIL_USAGE,
-                              "--expect: '%s' is not one of bitwise, torch, clblast, none", optarg);
-            break;
-        case ':':
-            st = cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-    }
-    if (st == CP_OK && optind < argc)
-        st = cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (st == CP_OK && !o->model &&
-        (o->arch.kind != CP_ARCH_AUTO || o->arch.act >= 0 || o->arch.residual >= 0))
-        st = cli_fail(cmd, CP_FAIL_USAGE,
-                      "--arch, --act and --residual describe a --model file; the built-in "
-                      "model is always relu with a residual");
-    if (st == CP_OK && o->model && (o->d_set || o->layers_set || o->init_scale_set))
-        st = cli_fail(cmd, CP_FAIL_USAGE,
-                      "--%s: the --model file sets the model's shape and weights",
-                      o->d_set        ? "d-model"
-                      : o->layers_set ? "layers"
-                                      : "init-scale");
-    return st;
+    int st = o->compare ? opts_parse(cmd, argc, argv, compare_uses,
+                                     sizeof compare_uses / sizeof *compare_uses, job_opt_set, NULL,
+                                     o, help, handled)
+                        : opts_parse(cmd, argc, argv, run_uses, sizeof run_uses / sizeof *run_uses,
+                                     job_opt_set, NULL, o, help, handled);
+    if (st != CP_OK || *handled)
+        return st;
+    if (!o->model && (o->arch.kind != CP_ARCH_AUTO || o->arch.act >= 0 || o->arch.residual >= 0))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--arch, --act and --residual describe a --model file; the built-in "
+                        "model is always relu with a residual");
+    if (o->model && (o->d_set || o->layers_set || o->init_scale_set))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--%s: the --model file sets the model's shape and weights",
+                        o->d_set        ? "d-model"
+                        : o->layers_set ? "layers"
+                                        : "init-scale");
+    return CP_OK;
 }
 
 /* --input: float32 [batch, in]; it sets the batch. Without --model its width is d. */

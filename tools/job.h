@@ -39,8 +39,8 @@ struct job_opts {
 void job_opts_defaults(struct job_opts *o);
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
                    bool *handled);
-extern const char job_model_help[];
-extern const char job_compare_help[];
+/* The options' part of run's or compare's help (o->compare), generated from their table. */
+void job_opts_help(const struct job_opts *o);
 
 /* A job of the command line: its options, the library's job, and the --labels. */
 struct job {
