@@ -1,12 +1,12 @@
 /* clparity cache: list or clear the program-binary cache. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/cache.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,36 +71,27 @@ static void fmt_age(double s, char *buf, size_t len)
 
 /* Parses a subcommand's options: --help, --version, and --json when json is not NULL. Returns
  * -1 to go on, or an exit status. */
+static void cache_help_stdout(void)
+{
+    cache_help(stdout);
+}
+
+static int set_json(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    if (id == OPT_JSON)
+        *(const char **)ctx = v->s;
+    return CP_OK;
+}
+
+/* Parses a subcommand's options: --help, --version, and --json when json is not NULL. Returns
+ * -1 to go on, or an exit status. */
 static int parse_sub(const char *cmd, int argc, char **argv, const char **json)
 {
-    static const struct option with_json[] = {{"json", required_argument, NULL, 'j'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {"version", no_argument, NULL, 'V'},
-                                              {NULL, 0, NULL, 0}};
-    const struct option *opts = json ? with_json : with_json + 1;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            *json = optarg;
-            break;
-        case 'h':
-            cache_help(stdout);
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            return CP_OK;
-        case ':':
-            return cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
-    return -1;
+    static const struct opt_use with_json[] = {{.id = OPT_JSON}};
+    bool handled;
+    int st = opts_parse(cmd, argc, argv, with_json, json ? 1 : 0, set_json, NULL, json,
+                        cache_help_stdout, &handled);
+    return st != CP_OK || handled ? st : -1;
 }
 
 static cJSON *listing_json(const char *dir, const cp_cache_listing *l, bool writable,

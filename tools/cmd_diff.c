@@ -3,6 +3,7 @@
  * refused. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/compare.h"
 #include "clparity/npy.h"
@@ -10,10 +11,15 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct opt_use diff_uses[] = {
+    {.id = OPT_EXPECT, .def = ""},
+    {.id = OPT_EQUAL_NAN},
+    {.id = OPT_JSON, .def = "the comparison"},
+};
 
 static void diff_help(void)
 {
@@ -25,13 +31,8 @@ static void diff_help(void)
            "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
            "hold the same model and inputs: different SHA-256s are refused (status 2), and so\n"
            "is a result file whose bytes no longer match its recorded hash.\n"
-           "\n"
-           "  --expect P       bitwise, torch, clblast or none (default none): exit 1 unless\n"
-           "                   every result meets preset P\n"
-           "  --equal-nan      count NaN against NaN as equal\n"
-           "  --json FILE      write the comparison as JSON ('-' for stdout)\n"
-           "  --version        print the version and exit\n"
-           "  -h, --help       print this help and exit\n");
+           "\n");
+    opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
 
 struct folder {
@@ -53,6 +54,8 @@ struct diff {
     void **owned; /* loaded arrays */
     size_t nowned;
     size_t rows, cols;
+    int expect;       /* --expect */
+    const char *json; /* --json */
 };
 
 static int read_text(const char *path, char **out)
@@ -187,6 +190,26 @@ static char folder_letter(size_t i)
     return (char)(i < 26 ? 'A' + i : '?');
 }
 
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct diff *d = ctx;
+    if (id == OPT_EXPECT)
+        return cp_expect_parse(v->s, &d->expect);
+    if (id == OPT_EQUAL_NAN)
+        d->set.equal_nan = true;
+    else if (id == OPT_JSON)
+        d->json = v->s;
+    return CP_OK;
+}
+
+/* The folders, in the order given. */
+static int add_folder(void *ctx, const char *dir)
+{
+    struct diff *d = ctx;
+    d->f[d->nf++].dir = dir;
+    return CP_OK;
+}
+
 static int load_all(struct diff *d)
 {
     size_t total = 0;
@@ -255,53 +278,34 @@ static int load_all(struct diff *d)
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"expect", required_argument, NULL, 'e'}, {"equal-nan", no_argument, NULL, 'n'},
-        {"json", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
-    int expect = CP_EXPECT_NONE, c;
-    const char *json_path = NULL;
     struct diff d;
     memset(&d, 0, sizeof d);
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'e':
-            if (cp_expect_parse(optarg, &expect) != CP_OK)
-                return cli_fail("diff", CP_FAIL_USAGE,
-                                "--expect: '%s' is not one of bitwise, torch, clblast, none",
-                                optarg);
-            break;
-        case 'n':
-            d.set.equal_nan = true;
-            break;
-        case 'j':
-            json_path = optarg;
-            break;
-        case 'h':
-            diff_help();
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            return CP_OK;
-        case ':':
-            return cli_fail("diff", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail("diff", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
+    d.expect = CP_EXPECT_NONE;
+    d.f = calloc((size_t)argc + 1, sizeof *d.f);
+    if (!d.f)
+        return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    bool handled;
+    int st = opts_parse("diff", argc, argv, diff_uses, sizeof diff_uses / sizeof *diff_uses,
+                        set_opt, add_folder, &d, diff_help, &handled);
+    int expect = d.expect;
+    const char *json_path = d.json;
+    if (st != CP_OK || handled) {
+        free(d.f);
+        return st;
     }
-    if (optind >= argc)
+    if (d.nf == 0) {
+        free(d.f);
         return cli_fail("diff", CP_FAIL_USAGE, "no folder given (usage: clparity diff DIR...)");
-    if (argc - optind > 26)
+    }
+    if (d.nf > 26) {
+        free(d.f);
         return cli_fail("diff", CP_FAIL_USAGE, "at most 26 folders at once");
-    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK)
+    }
+    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK) {
+        free(d.f);
         return CP_FAIL_RUNTIME;
-    d.nf = (size_t)(argc - optind);
-    d.f = calloc(d.nf, sizeof *d.f);
-    int st = d.f ? CP_OK : cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    }
     for (size_t i = 0; st == CP_OK && i < d.nf; ++i) {
-        d.f[i].dir = argv[optind + (int)i];
         st = load_index(&d.f[i]);
         if (st == CP_OK && i > 0)
             st = check_same_model(&d.f[0], &d.f[i]);

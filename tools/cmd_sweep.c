@@ -7,6 +7,7 @@
  * and the sweep goes on. A speed run: no float64 reference is computed. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 #include "perf.h"
 #include "xover.h"
 
@@ -18,7 +19,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -114,60 +114,63 @@ static void on_signal(int sig)
 
 /* ---- options ------------------------------------------------------------------------------ */
 
+static const struct opt_use sweep_uses[] = {
+    {.id = OPT_VARY},
+    {.id = OPT_GRID},
+    {.id = OPT_QUICK, .def = "the small grids above"},
+    {.id = OPT_PARAMS},
+    {.id = OPT_DMODEL, .def = "128 unless varied, as above"},
+    {.id = OPT_LAYERS, .def = "128 unless\nvaried, as above"},
+    {.id = OPT_BATCH, .def = "1 unless varied"},
+    {.id = OPT_SEED},
+    {.id = OPT_INIT_SCALE},
+    {.id = OPT_DEVICE},
+    {.id = OPT_ENGINES,
+     .def = "cl:own and host:openblas, the\n"
+            "speed targets, where they apply; any engine of run may be listed"},
+    {.id = OPT_RUNS, .def = "10"},
+    {.id = OPT_WARMUP, .def = "2"},
+    {.id = OPT_JSON,
+     .help = "write every result, the peaks, the crossovers and provenance as\n"
+             "JSON (docs/sweep.schema.json; '-' for stdout, the table then goes\n"
+             "to stderr)"},
+    {.id = OPT_CSV,
+     .help = "write one line per result as CSV ('-' for stdout); the first line\n"
+             "is '# provenance: ' and the provenance as JSON, the second the header"},
+    {.id = OPT_PLOT,
+     .def = "median wall time against the varied parameter, log\n"
+            "axes, one line per device x engine"},
+    {.id = OPT_ALLOW_SLOW},
+};
+
 static void sweep_help(void)
 {
+    printf("usage: clparity sweep --vary batch|width|depth|params [OPTIONS]\n"
+           "\n"
+           "Times the model (L blocks y = x + relu(x·Wᵀ), W [d, d]) over a grid of one parameter\n"
+           "on every selected device x engine, and prints one row per point and result: median,\n"
+           "min and max wall time (first enqueue to clFinish, after --warmup runs), kernel time\n"
+           "from profiling events (n/a where the engine hides them), end-to-end time (from the\n"
+           "start of the input's upload to the end of the output's read), GFLOP/s = 2·B·d²·L /\n"
+           "median wall, and %% of the device's measured peak FMA throughput (clparity peak;\n"
+           "n/a on a simulator). Then a crossover summary on median wall time: for every two\n"
+           "device x engine series, each point where the faster one changes, or \"never\". A\n"
+           "speed run: no float64 reference is computed.\n"
+           "\n"
+           "Default grids (the blog post's):\n"
+           "  batch   B = 1, 2, 4 ... 2048 at d = 128, L = 128\n"
+           "  width   d = 64, 128 ... 4096 at L = 128, B = 1\n"
+           "  depth   L = 128, 256 ... 3840 (steps of 128) at d = 128, B = 1\n"
+           "  params  2^31 parameters, d = 128, 256 ... 4096 and L = 2^31/d² (131072 ... 128),\n"
+           "          B = 1\n"
+           "--quick grids (seconds to a minute on 2 cores; 3 runs after 1 warm-up unless given):\n"
+           "  batch   B = 1, 4, 16, 64, 256 at d = 128, L = 16\n"
+           "  width   d = 16, 32, 64, 128, 256 at L = 16, B = 1\n"
+           "  depth   L = 8, 16, 32, 64, 128 at d = 128, B = 1\n"
+           "  params  2^20 parameters, d = 16, 32, 64, 128, 256 (L = 4096 ... 16), B = 1\n"
+           "\n");
+    opts_help(stdout, sweep_uses, sizeof sweep_uses / sizeof *sweep_uses);
     printf(
-        "usage: clparity sweep --vary batch|width|depth|params [OPTIONS]\n"
-        "\n"
-        "Times the model (L blocks y = x + relu(x·Wᵀ), W [d, d]) over a grid of one parameter\n"
-        "on every selected device x engine, and prints one row per point and result: median,\n"
-        "min and max wall time (first enqueue to clFinish, after --warmup runs), kernel time\n"
-        "from profiling events (n/a where the engine hides them), end-to-end time (from the\n"
-        "start of the input's upload to the end of the output's read), GFLOP/s = 2·B·d²·L /\n"
-        "median wall, and %% of the device's measured peak FMA throughput (clparity peak;\n"
-        "n/a on a simulator). Then a crossover summary on median wall time: for every two\n"
-        "device x engine series, each point where the faster one changes, or \"never\". A\n"
-        "speed run: no float64 reference is computed.\n"
-        "\n"
-        "Default grids (the blog post's):\n"
-        "  batch   B = 1, 2, 4 ... 2048 at d = 128, L = 128\n"
-        "  width   d = 64, 128 ... 4096 at L = 128, B = 1\n"
-        "  depth   L = 128, 256 ... 3840 (steps of 128) at d = 128, B = 1\n"
-        "  params  2^31 parameters, d = 128, 256 ... 4096 and L = 2^31/d² (131072 ... 128),\n"
-        "          B = 1\n"
-        "--quick grids (seconds to a minute on 2 cores; 3 runs after 1 warm-up unless given):\n"
-        "  batch   B = 1, 4, 16, 64, 256 at d = 128, L = 16\n"
-        "  width   d = 16, 32, 64, 128, 256 at L = 16, B = 1\n"
-        "  depth   L = 8, 16, 32, 64, 128 at d = 128, B = 1\n"
-        "  params  2^20 parameters, d = 16, 32, 64, 128, 256 (L = 4096 ... 16), B = 1\n"
-        "\n"
-        "  --vary P         the varied parameter: batch, width, depth or params (required)\n"
-        "  --grid LIST      comma list of the varied parameter's values (for params: of d;\n"
-        "                   L = the budget / d², rounded down); sorted, duplicates dropped\n"
-        "  --quick          the small grids above\n"
-        "  --params N       (params) the parameter budget (default 2^31; --quick 2^20)\n"
-        "  --d-model N, --layers N, --batch N\n"
-        "                   the fixed parameters (not the varied one): defaults above\n"
-        "  --seed N, --init-scale X\n"
-        "                   generator seed (default 1337) and init scale (default 1.0)\n"
-        "  -d SEL           devices, as for run (default: $CLPARITY_DEVICES, else every\n"
-        "                   non-simulator OpenCL device plus host)\n"
-        "  --engines LIST   comma list of engines (default: cl:own and host:openblas, the\n"
-        "                   speed targets, where they apply; any engine of run may be listed)\n"
-        "  --runs N         timed runs per result (default 10)\n"
-        "  --warmup W       warm-up runs before them (default 2)\n"
-        "  --json FILE      write every result, the peaks, the crossovers and provenance as\n"
-        "                   JSON (docs/sweep.schema.json; '-' for stdout, the table then goes\n"
-        "                   to stderr)\n"
-        "  --csv FILE       write one line per result as CSV ('-' for stdout); the first line\n"
-        "                   is '# provenance: ' and the provenance as JSON, the second the header\n"
-        "  --plot FILE      draw median wall time against the varied parameter, log axes, one\n"
-        "                   line per device x engine, through gnuplot: FILE.png or FILE.svg.\n"
-        "                   Without gnuplot in PATH this is a usage error (status 2), reported\n"
-        "                   before any work\n"
-        "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
-        "  --version        print the version and exit\n"
-        "  -h, --help       print this help and exit\n"
         "\n"
         "A result beyond its device's memory (CL_DEVICE_MAX_MEM_ALLOC_SIZE or\n"
         "CL_DEVICE_GLOBAL_MEM_SIZE), beyond the host's MemAvailable, or over a simulator's work\n"
@@ -196,146 +199,85 @@ static void opts_defaults(struct sweep_opts *o)
     o->warmup = 2;
 }
 
-enum {
-    OPT_VARY = 256,
-    OPT_GRID,
-    OPT_QUICK,
-    OPT_PARAMS,
-    OPT_ENGINES,
-    OPT_DMODEL,
-    OPT_LAYERS,
-    OPT_BATCH,
-    OPT_SEED,
-    OPT_INIT_SCALE,
-    OPT_RUNS,
-    OPT_WARMUP,
-    OPT_JSON,
-    OPT_CSV,
-    OPT_PLOT,
-    OPT_ALLOW_SLOW,
-    OPT_VERSION,
-};
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct sweep_opts *o = ctx;
+    switch (id) {
+    case OPT_DEVICE:
+        o->sels[o->nsel++] = (char *)v->s;
+        break;
+    case OPT_VARY:
+        o->vary = v->choice; /* batch, width, depth, params: vary_names' order */
+        break;
+    case OPT_GRID:
+        o->grid = v->s;
+        break;
+    case OPT_QUICK:
+        o->quick = true;
+        break;
+    case OPT_PARAMS:
+        o->params = (double)v->l;
+        o->params_set = true;
+        break;
+    case OPT_ENGINES:
+        o->engines = v->s;
+        break;
+    case OPT_DMODEL:
+        o->d = v->l;
+        o->d_set = true;
+        break;
+    case OPT_LAYERS:
+        o->layers = v->l;
+        o->layers_set = true;
+        break;
+    case OPT_BATCH:
+        o->batch = v->l;
+        o->batch_set = true;
+        break;
+    case OPT_SEED:
+        o->seed = v->u;
+        break;
+    case OPT_INIT_SCALE:
+        o->init_scale = v->d;
+        break;
+    case OPT_RUNS:
+        o->runs = v->l;
+        o->runs_set = true;
+        break;
+    case OPT_WARMUP:
+        o->warmup = v->l;
+        o->warmup_set = true;
+        break;
+    case OPT_JSON:
+        o->json = v->s;
+        break;
+    case OPT_CSV:
+        o->csv = v->s;
+        break;
+    case OPT_PLOT:
+        o->plot = v->s;
+        break;
+    case OPT_ALLOW_SLOW:
+        o->allow_slow = true;
+        break;
+    default: /* not among sweep's */
+        break;
+    }
+    return CP_OK;
+}
 
 /* Options, then the checks between them; CP_OK or an exit status after the message. */
 static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled)
 {
-    static const struct option opts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"vary", required_argument, NULL, OPT_VARY},
-        {"grid", required_argument, NULL, OPT_GRID},
-        {"quick", no_argument, NULL, OPT_QUICK},
-        {"params", required_argument, NULL, OPT_PARAMS},
-        {"engines", required_argument, NULL, OPT_ENGINES},
-        {"d-model", required_argument, NULL, OPT_DMODEL},
-        {"layers", required_argument, NULL, OPT_LAYERS},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"init-scale", required_argument, NULL, OPT_INIT_SCALE},
-        {"runs", required_argument, NULL, OPT_RUNS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"allow-slow", no_argument, NULL, OPT_ALLOW_SLOW},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "sweep";
     *handled = false;
     o->sels = calloc((size_t)argc + 1, sizeof *o->sels);
     if (!o->sels)
         return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
-    int c, st = CP_OK;
-    long v;
-    opterr = 0;
-    optind = 1;
-    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o->sels[o->nsel++] = optarg;
-            break;
-        case OPT_VARY:
-            o->vary = -1;
-            for (int i = 0; i < N_VARY; ++i)
-                if (strcmp(optarg, vary_names[i]) == 0)
-                    o->vary = i;
-            if (o->vary < 0)
-                st = cli_fail(cmd, CP_FAIL_USAGE,
-                              "--vary: '%s' is not one of batch, width, depth, params", optarg);
-            break;
-        case OPT_GRID:
-            o->grid = optarg;
-            break;
-        case OPT_QUICK:
-            o->quick = true;
-            break;
-        case OPT_PARAMS:
-            st = cli_parse_long(cmd, "--params", optarg, 1, 1L << 40, &v);
-            o->params = (double)v;
-            o->params_set = true;
-            break;
-        case OPT_ENGINES:
-            o->engines = optarg;
-            break;
-        case OPT_DMODEL:
-            st = cli_parse_long(cmd, "--d-model", optarg, 1, 65536, &o->d);
-            o->d_set = true;
-            break;
-        case OPT_LAYERS:
-            st = cli_parse_long(cmd, "--layers", optarg, 1, 16777216, &o->layers);
-            o->layers_set = true;
-            break;
-        case OPT_BATCH:
-            st = cli_parse_long(cmd, "--batch", optarg, 1, 16777216, &o->batch);
-            o->batch_set = true;
-            break;
-        case OPT_SEED:
-            st = cli_parse_u64(cmd, "--seed", optarg, &o->seed);
-            break;
-        case OPT_INIT_SCALE:
-            st = cli_parse_double(cmd, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
-            break;
-        case OPT_RUNS:
-            st = cli_parse_long(cmd, "--runs", optarg, 1, 1000000, &o->runs);
-            o->runs_set = true;
-            break;
-        case OPT_WARMUP:
-            st = cli_parse_long(cmd, "--warmup", optarg, 0, 1000000, &o->warmup);
-            o->warmup_set = true;
-            break;
-        case OPT_JSON:
-            o->json = optarg;
-            break;
-        case OPT_CSV:
-            o->csv = optarg;
-            break;
-        case OPT_PLOT:
-            o->plot = optarg;
-            break;
-        case OPT_ALLOW_SLOW:
-            o->allow_slow = true;
-            break;
-        case 'h':
-            sweep_help();
-            *handled = true;
-            return CP_OK;
-        case OPT_VERSION:
-            cli_print_version();
-            *handled = true;
-            return CP_OK;
-        case ':':
-            st = cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-    }
-    if (st != CP_OK)
+    int st = opts_parse(cmd, argc, argv, sweep_uses, sizeof sweep_uses / sizeof *sweep_uses,
+                        set_opt, NULL, o, sweep_help, handled);
+    if (st != CP_OK || *handled)
         return st;
-    if (optind < argc)
-        return cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
     if (o->vary < 0)
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "--vary is required: one of batch, width, depth, params");

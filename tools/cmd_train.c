@@ -2,6 +2,7 @@
  * step, and the divergence of their weights from host:exact (the baseline) and host:f64. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/error.h"
 #include "clparity/gen.h"
@@ -13,7 +14,6 @@
 #include "clparity/train.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +26,37 @@
 
 #define CMD "train"
 
+static const struct opt_use train_uses[] = {
+    {.id = OPT_DEVICE},
+    {.id = OPT_ENGINES,
+     .help = "cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
+             "and host:openblas, close to host:exact but not equal (default:\n"
+             "cl:own, host:exact and host:f64 where they apply)"},
+    {.id = OPT_MODEL,
+     .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
+             "nn.Sequential MLP, biases included); the input (the\n"
+             "generator's) and the target have its in and out widths"},
+    {.id = OPT_DMODEL, .def = "32"},
+    {.id = OPT_LAYERS, .def = "4", .min = 1, .max = 100000},
+    {.id = OPT_BATCH, .def = "1", .min = 1, .max = 1 << 20},
+    {.id = OPT_SEED},
+    {.id = OPT_INIT_SCALE},
+    {.id = OPT_STEPS},
+    {.id = OPT_LR},
+    {.id = OPT_TARGET},
+    {.id = OPT_EVERY},
+    {.id = OPT_PLOT,
+     .def = "each float32 result's max abs weight difference to host:f64\n"
+            "(solid) and to host:exact (dashed, where not 0) against the step,\n"
+            "log scale"},
+    {.id = OPT_ALLOW_SLOW},
+    {.id = OPT_JSON, .def = "every recorded step and the results"},
+    {.id = OPT_CSV, .def = "the recorded steps"},
+    {.id = OPT_SAVE,
+     .def = "x.npy, target.npy, the initial weights.npy, the final weights\n"
+            "per result (<device>.<engine>.npy) and index.json"},
+};
+
 static void train_help(void)
 {
     printf("usage: clparity train [OPTIONS]\n"
@@ -37,38 +68,9 @@ static void train_help(void)
            "from host:f64's. host:exact and host:f64 always run: they are the references.\n"
            "cl:own keeps its weights on the device between steps and follows host:exact's order\n"
            "of operations, so any difference from it is a divergence (exit status 1).\n"
-           "\n"
-           "  -d SEL           devices (keywords all/host/gpu/cpu/accelerator, P:D, P or a\n"
-           "                   name substring; comma list or repeated)\n"
-           "  --engines LIST   cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
-           "                   and host:openblas, close to host:exact but not equal (default:\n"
-           "                   cl:own, host:exact and host:f64 where they apply)\n"
-           "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
-           "                   nn.Sequential MLP, biases included); the input (the\n"
-           "                   generator's) and the target have its in and out widths\n"
-           "  --d-model D      width (default 32)\n"
-           "  --layers L       blocks (default 4)\n"
-           "  --batch B        rows per step (default 1)\n"
-           "  --seed S         generator seed (default 1337)\n"
-           "  --init-scale X   weight init scale (default 1.0)\n"
-           "  --steps N        SGD steps (default 100)\n"
-           "  --lr X           learning rate, rounded to float (default 0.01)\n"
-           "  --target T       zeros (the default, as in the PyTorch example: the loss is\n"
-           "                   the output's mean square), or random: standard normals from the\n"
-           "                   generator's tensor id 2\n"
-           "  --every K        record every K-th step (and the last; default 1)\n"
-           "  --plot FILE      draw each float32 result's max abs weight difference to host:f64\n"
-           "                   (solid) and to host:exact (dashed, where not 0) against the step,\n"
-           "                   log scale, through gnuplot: FILE.png or FILE.svg. Without gnuplot\n"
-           "                   in PATH this is a usage error (status 2), reported before any work\n"
-           "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
-           "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
-           "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
-           "  --save DIR       x.npy, target.npy, the initial weights.npy, the final weights\n"
-           "                   per result (<device>.<engine>.npy) and index.json\n"
-           "  --version        print the version and exit\n"
-           "  -h, --help       print this help and exit\n"
-           "\n"
+           "\n");
+    opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
+    printf("\n"
            "After the last step each result's weights are read back, uploaded into fresh memory\n"
            "and run forward again: the output must be bit-identical (the round trip), and\n"
            "cl:own's must equal host:exact's.\n"
@@ -127,135 +129,81 @@ struct train {
     char model_sha256[65];
 };
 
-enum {
-    O_ENGINES = 256,
-    O_DMODEL,
-    O_LAYERS,
-    O_BATCH,
-    O_SEED,
-    O_INIT,
-    O_STEPS,
-    O_LR,
-    O_TARGET,
-    O_EVERY,
-    O_JSON,
-    O_CSV,
-    O_SAVE,
-    O_SLOW,
-    O_VERSION,
-    O_MODEL,
-    O_PLOT
-};
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct opts *o = ctx;
+    switch (id) {
+    case OPT_DEVICE: {
+        char **sels = realloc(o->sels, (o->nsel + 1) * sizeof *sels);
+        if (!sels)
+            return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+        o->sels = sels;
+        o->sels[o->nsel++] = (char *)v->s;
+        break;
+    }
+    case OPT_ENGINES:
+        o->engines = v->s;
+        break;
+    case OPT_DMODEL:
+        o->shape_set = true;
+        o->d = v->l;
+        break;
+    case OPT_LAYERS:
+        o->shape_set = true;
+        o->layers = v->l;
+        break;
+    case OPT_BATCH:
+        o->batch = v->l;
+        break;
+    case OPT_STEPS:
+        o->steps = v->l;
+        break;
+    case OPT_EVERY:
+        o->every = v->l;
+        break;
+    case OPT_SEED:
+        o->seed = v->u;
+        break;
+    case OPT_INIT_SCALE:
+        o->shape_set = true;
+        o->init_scale = v->d;
+        break;
+    case OPT_LR:
+        o->lr = v->d;
+        break;
+    case OPT_TARGET:
+        o->target_zeros = v->choice == 0;
+        break;
+    case OPT_JSON:
+        o->json = v->s;
+        break;
+    case OPT_CSV:
+        o->csv = v->s;
+        break;
+    case OPT_SAVE:
+        o->save = v->s;
+        break;
+    case OPT_PLOT:
+        o->plot = v->s;
+        break;
+    case OPT_MODEL:
+        o->model = v->s;
+        break;
+    case OPT_ALLOW_SLOW:
+        o->allow_slow = true;
+        break;
+    default: /* not among train's */
+        break;
+    }
+    return CP_OK;
+}
 
 static int parse(int argc, char **argv, struct opts *o, bool *handled)
 {
-    static const struct option lo[] = {{"engines", required_argument, NULL, O_ENGINES},
-                                       {"d-model", required_argument, NULL, O_DMODEL},
-                                       {"layers", required_argument, NULL, O_LAYERS},
-                                       {"batch", required_argument, NULL, O_BATCH},
-                                       {"seed", required_argument, NULL, O_SEED},
-                                       {"init-scale", required_argument, NULL, O_INIT},
-                                       {"steps", required_argument, NULL, O_STEPS},
-                                       {"lr", required_argument, NULL, O_LR},
-                                       {"target", required_argument, NULL, O_TARGET},
-                                       {"every", required_argument, NULL, O_EVERY},
-                                       {"json", required_argument, NULL, O_JSON},
-                                       {"csv", required_argument, NULL, O_CSV},
-                                       {"save", required_argument, NULL, O_SAVE},
-                                       {"allow-slow", no_argument, NULL, O_SLOW},
-                                       {"version", no_argument, NULL, O_VERSION},
-                                       {"model", required_argument, NULL, O_MODEL},
-                                       {"plot", required_argument, NULL, O_PLOT},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-    *handled = false;
-    opterr = 0;
-    optind = 1;
-    int c, st = CP_OK;
-    while ((c = getopt_long(argc, argv, ":d:h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': {
-            char **v = realloc(o->sels, (o->nsel + 1) * sizeof *v);
-            if (!v)
-                return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
-            o->sels = v;
-            o->sels[o->nsel++] = optarg;
-            break;
-        }
-        case 'h':
-            train_help();
-            *handled = true;
-            return CP_OK;
-        case O_VERSION:
-            cli_print_version();
-            *handled = true;
-            return CP_OK;
-        case O_ENGINES:
-            o->engines = optarg;
-            break;
-        case O_DMODEL:
-            o->shape_set = true;
-            st = cli_parse_long(CMD, "--d-model", optarg, 1, 65536, &o->d);
-            break;
-        case O_LAYERS:
-            o->shape_set = true;
-            st = cli_parse_long(CMD, "--layers", optarg, 1, 100000, &o->layers);
-            break;
-        case O_BATCH:
-            st = cli_parse_long(CMD, "--batch", optarg, 1, 1 << 20, &o->batch);
-            break;
-        case O_STEPS:
-            st = cli_parse_long(CMD, "--steps", optarg, 1, 100000000, &o->steps);
-            break;
-        case O_EVERY:
-            st = cli_parse_long(CMD, "--every", optarg, 1, 100000000, &o->every);
-            break;
-        case O_SEED:
-            st = cli_parse_u64(CMD, "--seed", optarg, &o->seed);
-            break;
-        case O_INIT:
-            o->shape_set = true;
-            st = cli_parse_double(CMD, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
-            break;
-        case O_LR:
-            st = cli_parse_double(CMD, "--lr", optarg, 0.0, 1e6, &o->lr);
-            break;
-        case O_TARGET:
-            if (strcmp(optarg, "zeros") == 0)
-                o->target_zeros = true;
-            else if (strcmp(optarg, "random") == 0)
-                o->target_zeros = false;
-            else
-                st = cli_fail(CMD, CP_FAIL_USAGE, "--target: '%s' is not zeros or random", optarg);
-            break;
-        case O_JSON:
-            o->json = optarg;
-            break;
-        case O_CSV:
-            o->csv = optarg;
-            break;
-        case O_SAVE:
-            o->save = optarg;
-            break;
-        case O_PLOT:
-            o->plot = optarg;
-            break;
-        case O_MODEL:
-            o->model = optarg;
-            break;
-        case O_SLOW:
-            o->allow_slow = true;
-            break;
-        case ':':
-            return cli_fail(CMD, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail(CMD, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
-        if (st != CP_OK)
-            return st;
-    }
-    if (optind < argc)
-        return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    int st = opts_parse(CMD, argc, argv, train_uses, sizeof train_uses / sizeof *train_uses,
+                        set_opt, NULL, o, train_help, handled);
+    if (st != CP_OK || *handled)
+        return st;
     if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
         return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
     if (o->plot && !cli_gnuplot_in_path())

@@ -77,7 +77,7 @@ const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_ALLOW_SLOW] = {"allow-slow", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "run on a simulator (Oclgrind) beyond its work limit"},
     [OPT_REMEASURE] = {"remeasure", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
-        "measure again, replacing the cached peak"},
+        "measure again, replacing the cached result"},
     [OPT_DRY_RUN] = {"dry-run", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "measure and print, but store nothing"},
     [OPT_RUNS] = {"runs", 0, "N", OPT_LONG, 1, 1000000, NULL, NULL,
@@ -89,8 +89,9 @@ const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_CSV] = {"csv", 0, "FILE", OPT_STRING, 0, 0, NULL, NULL,
         "write %s as CSV ('-' for stdout)"},
     [OPT_PLOT] = {"plot", 0, "FILE", OPT_STRING, 0, 0, NULL, NULL,
-        "draw %s through gnuplot: FILE.png or FILE.svg. Without gnuplot\n"
-        "in PATH this is a usage error (status 2), reported before any work"},
+        "draw %s\n"
+        "through gnuplot: FILE.png or FILE.svg. Without gnuplot in PATH this\n"
+        "is a usage error (status 2), reported before any work"},
     [OPT_SAVE] = {"save", 0, "DIR", OPT_STRING, 0, 0, NULL, NULL,
         "write %s"},
     [OPT_VERSION] = {"version", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
