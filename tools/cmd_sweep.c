@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,33 +115,40 @@ static void on_signal(int sig)
 
 /* ---- options ------------------------------------------------------------------------------ */
 
+#define SO(field) OPT_AT(struct sweep_opts, field)
+#define SO_SEEN(field) OPT_SEEN(struct sweep_opts, field)
+
 static const struct opt_use sweep_uses[] = {
-    {.id = OPT_VARY},
-    {.id = OPT_GRID},
-    {.id = OPT_QUICK, .def = "the small grids above"},
-    {.id = OPT_PARAMS},
-    {.id = OPT_DMODEL, .def = "128 unless varied, as above"},
-    {.id = OPT_LAYERS, .def = "128 unless\nvaried, as above"},
-    {.id = OPT_BATCH, .def = "1 unless varied"},
-    {.id = OPT_SEED},
-    {.id = OPT_INIT_SCALE},
+    {.id = OPT_VARY, SO(vary)},
+    {.id = OPT_GRID, SO(grid)},
+    {.id = OPT_QUICK, SO(quick), .def = "the small grids above"},
+    {.id = OPT_PARAMS, SO_SEEN(params_set)},
+    {.id = OPT_DMODEL, SO(d), SO_SEEN(d_set), .def = "128 unless varied, as above"},
+    {.id = OPT_LAYERS, SO(layers), SO_SEEN(layers_set), .def = "128 unless\nvaried, as above"},
+    {.id = OPT_BATCH, SO(batch), SO_SEEN(batch_set), .def = "1 unless varied"},
+    {.id = OPT_SEED, SO(seed)},
+    {.id = OPT_INIT_SCALE, SO(init_scale)},
     {.id = OPT_DEVICE},
     {.id = OPT_ENGINES,
+     SO(engines),
      .def = "cl:own and host:openblas, the\n"
             "speed targets, where they apply; any engine of run may be listed"},
-    {.id = OPT_RUNS, .def = "10"},
-    {.id = OPT_WARMUP, .def = "2"},
+    {.id = OPT_RUNS, SO(runs), SO_SEEN(runs_set), .def = "10"},
+    {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2"},
     {.id = OPT_JSON,
+     SO(json),
      .help = "write every result, the peaks, the crossovers and provenance as\n"
              "JSON (docs/sweep.schema.json; '-' for stdout, the table then goes\n"
              "to stderr)"},
     {.id = OPT_CSV,
+     SO(csv),
      .help = "write one line per result as CSV ('-' for stdout); the first line\n"
              "is '# provenance: ' and the provenance as JSON, the second the header"},
     {.id = OPT_PLOT,
+     SO(plot),
      .def = "median wall time against the varied parameter, log\n"
             "axes, one line per device x engine"},
-    {.id = OPT_ALLOW_SLOW},
+    {.id = OPT_ALLOW_SLOW, SO(allow_slow)},
 };
 
 static void sweep_help(void)
@@ -199,70 +207,14 @@ static void opts_defaults(struct sweep_opts *o)
     o->warmup = 2;
 }
 
+/* What the table cannot store itself: -d's list, and the budget, a double. */
 static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
 {
     struct sweep_opts *o = ctx;
-    switch (id) {
-    case OPT_DEVICE:
+    if (id == OPT_DEVICE)
         o->sels[o->nsel++] = (char *)v->s;
-        break;
-    case OPT_VARY:
-        o->vary = v->choice; /* batch, width, depth, params: vary_names' order */
-        break;
-    case OPT_GRID:
-        o->grid = v->s;
-        break;
-    case OPT_QUICK:
-        o->quick = true;
-        break;
-    case OPT_PARAMS:
+    else if (id == OPT_PARAMS)
         o->params = (double)v->l;
-        o->params_set = true;
-        break;
-    case OPT_ENGINES:
-        o->engines = v->s;
-        break;
-    case OPT_DMODEL:
-        o->d = v->l;
-        o->d_set = true;
-        break;
-    case OPT_LAYERS:
-        o->layers = v->l;
-        o->layers_set = true;
-        break;
-    case OPT_BATCH:
-        o->batch = v->l;
-        o->batch_set = true;
-        break;
-    case OPT_SEED:
-        o->seed = v->u;
-        break;
-    case OPT_INIT_SCALE:
-        o->init_scale = v->d;
-        break;
-    case OPT_RUNS:
-        o->runs = v->l;
-        o->runs_set = true;
-        break;
-    case OPT_WARMUP:
-        o->warmup = v->l;
-        o->warmup_set = true;
-        break;
-    case OPT_JSON:
-        o->json = v->s;
-        break;
-    case OPT_CSV:
-        o->csv = v->s;
-        break;
-    case OPT_PLOT:
-        o->plot = v->s;
-        break;
-    case OPT_ALLOW_SLOW:
-        o->allow_slow = true;
-        break;
-    default: /* not among sweep's */
-        break;
-    }
     return CP_OK;
 }
 

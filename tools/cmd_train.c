@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,33 +27,51 @@
 
 #define CMD "train"
 
+struct opts {
+    char **sels;
+    size_t nsel;
+    const char *engines, *json, *csv, *save, *model, *plot;
+    bool shape_set; /* --d-model, --layers or --init-scale given */
+    long d, layers, batch, steps, every;
+    uint64_t seed;
+    double init_scale, lr;
+    bool target_zeros, allow_slow;
+};
+
+#define TO(field) OPT_AT(struct opts, field)
+#define TO_SHAPE OPT_SEEN(struct opts, shape_set)
+
 static const struct opt_use train_uses[] = {
     {.id = OPT_DEVICE},
     {.id = OPT_ENGINES,
+     TO(engines),
      .help = "cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
              "and host:openblas, close to host:exact but not equal (default:\n"
              "cl:own, host:exact and host:f64 where they apply)"},
     {.id = OPT_MODEL,
+     TO(model),
      .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
              "nn.Sequential MLP, biases included); the input (the\n"
              "generator's) and the target have its in and out widths"},
-    {.id = OPT_DMODEL, .def = "32"},
-    {.id = OPT_LAYERS, .def = "4", .min = 1, .max = 100000},
-    {.id = OPT_BATCH, .def = "1", .min = 1, .max = 1 << 20},
-    {.id = OPT_SEED},
-    {.id = OPT_INIT_SCALE},
-    {.id = OPT_STEPS},
-    {.id = OPT_LR},
+    {.id = OPT_DMODEL, TO(d), TO_SHAPE, .def = "32"},
+    {.id = OPT_LAYERS, TO(layers), TO_SHAPE, .def = "4", .min = 1, .max = 100000},
+    {.id = OPT_BATCH, TO(batch), .def = "1", .min = 1, .max = 1 << 20},
+    {.id = OPT_SEED, TO(seed)},
+    {.id = OPT_INIT_SCALE, TO(init_scale), TO_SHAPE},
+    {.id = OPT_STEPS, TO(steps)},
+    {.id = OPT_LR, TO(lr)},
     {.id = OPT_TARGET},
-    {.id = OPT_EVERY},
+    {.id = OPT_EVERY, TO(every)},
     {.id = OPT_PLOT,
+     TO(plot),
      .def = "each float32 result's max abs weight difference to host:f64\n"
             "(solid) and to host:exact (dashed, where not 0) against the step,\n"
             "log scale"},
-    {.id = OPT_ALLOW_SLOW},
-    {.id = OPT_JSON, .def = "every recorded step and the results"},
-    {.id = OPT_CSV, .def = "the recorded steps"},
+    {.id = OPT_ALLOW_SLOW, TO(allow_slow)},
+    {.id = OPT_JSON, TO(json), .def = "every recorded step and the results"},
+    {.id = OPT_CSV, TO(csv), .def = "the recorded steps"},
     {.id = OPT_SAVE,
+     TO(save),
      .def = "x.npy, target.npy, the initial weights.npy, the final weights\n"
             "per result (<device>.<engine>.npy) and index.json"},
 };
@@ -78,17 +97,6 @@ static void train_help(void)
            "exit status: 0 success, 1 cl:own diverged from host:exact, a failed round trip, or a\n"
            "non-finite loss, 2 usage or input error, 3 runtime error\n");
 }
-
-struct opts {
-    char **sels;
-    size_t nsel;
-    const char *engines, *json, *csv, *save, *model, *plot;
-    bool shape_set; /* --d-model, --layers or --init-scale given */
-    long d, layers, batch, steps, every;
-    uint64_t seed;
-    double init_scale, lr;
-    bool target_zeros, allow_slow;
-};
 
 struct result {
     const cp_device *dev;
@@ -129,71 +137,18 @@ struct train {
     char model_sha256[65];
 };
 
+/* What the table cannot store itself: -d's list and --target's flag. */
 static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
 {
     struct opts *o = ctx;
-    switch (id) {
-    case OPT_DEVICE: {
+    if (id == OPT_TARGET) {
+        o->target_zeros = v->choice == 0;
+    } else if (id == OPT_DEVICE) {
         char **sels = realloc(o->sels, (o->nsel + 1) * sizeof *sels);
         if (!sels)
             return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
         o->sels = sels;
         o->sels[o->nsel++] = (char *)v->s;
-        break;
-    }
-    case OPT_ENGINES:
-        o->engines = v->s;
-        break;
-    case OPT_DMODEL:
-        o->shape_set = true;
-        o->d = v->l;
-        break;
-    case OPT_LAYERS:
-        o->shape_set = true;
-        o->layers = v->l;
-        break;
-    case OPT_BATCH:
-        o->batch = v->l;
-        break;
-    case OPT_STEPS:
-        o->steps = v->l;
-        break;
-    case OPT_EVERY:
-        o->every = v->l;
-        break;
-    case OPT_SEED:
-        o->seed = v->u;
-        break;
-    case OPT_INIT_SCALE:
-        o->shape_set = true;
-        o->init_scale = v->d;
-        break;
-    case OPT_LR:
-        o->lr = v->d;
-        break;
-    case OPT_TARGET:
-        o->target_zeros = v->choice == 0;
-        break;
-    case OPT_JSON:
-        o->json = v->s;
-        break;
-    case OPT_CSV:
-        o->csv = v->s;
-        break;
-    case OPT_SAVE:
-        o->save = v->s;
-        break;
-    case OPT_PLOT:
-        o->plot = v->s;
-        break;
-    case OPT_MODEL:
-        o->model = v->s;
-        break;
-    case OPT_ALLOW_SLOW:
-        o->allow_slow = true;
-        break;
-    default: /* not among train's */
-        break;
     }
     return CP_OK;
 }

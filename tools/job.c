@@ -12,40 +12,46 @@
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The options of run and compare, in the order of their help. */
+#define JO(field) OPT_AT(struct job_opts, field)
+#define JO_SEEN(field) OPT_SEEN(struct job_opts, field)
+#define BELONGS "unknown option '--%s' (it belongs to compare)"
 #define JOB_USES(RUN)                                                                              \
     {.id = OPT_DEVICE},                                                                            \
         {.id = OPT_ENGINES,                                                                        \
-         .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "           \
+         JO(engines),                                                                              \
+         .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "            \
                 "devices;\nhost:openblas, host:exact, host:f64 on host"},                          \
-        {.id = OPT_DMODEL, .def = "128"}, {.id = OPT_LAYERS, .def = "128"},                        \
-        {.id = OPT_BATCH, .def = "1"}, {.id = OPT_SEED}, {.id = OPT_INIT_SCALE},                   \
-        {.id = OPT_ALLOW_SLOW},                                                                    \
+        {.id = OPT_DMODEL, JO(d), JO_SEEN(d_set), .def = "128"},                                   \
+        {.id = OPT_LAYERS, JO(layers), JO_SEEN(layers_set), .def = "128"},                         \
+        {.id = OPT_BATCH, JO(batch), JO_SEEN(batch_set), .def = "1"},                              \
+        {.id = OPT_SEED, JO(seed), JO_SEEN(seed_set)},                                             \
+        {.id = OPT_INIT_SCALE, JO(init_scale), JO_SEEN(init_scale_set)},                           \
+        {.id = OPT_ALLOW_SLOW, JO(allow_slow)},                                                    \
         {.id = OPT_MODEL,                                                                          \
+         JO(model),                                                                                \
          .def = "; the architecture comes from\nthe flags below, else the metadata "               \
                 "clparity.arch (written by\ntools/export_torch.py), else the tensor names"},       \
-        {.id = OPT_ARCH}, {.id = OPT_ACT}, {.id = OPT_RESIDUAL}, {.id = OPT_INPUT},                \
-        {.id = OPT_LABELS}, {.id = OPT_OUT},                                                       \
+        {.id = OPT_ARCH}, {.id = OPT_ACT}, {.id = OPT_RESIDUAL}, {.id = OPT_INPUT, JO(input)},     \
+        {.id = OPT_LABELS, JO(labels)}, {.id = OPT_OUT, JO(out)},                                  \
         {.id = OPT_NO_REFERENCE,                                                                   \
-         .refuse = RUN ? NULL                                                                      \
-                       : "--%s: compare always needs the host:f64 "                                \
-                         "reference"},                                                             \
+         JO(no_reference),                                                                         \
+         .refuse = RUN ? NULL : "--%s: compare always needs the host:f64 reference"},              \
         {.id = OPT_EXPECT,                                                                         \
-         .def = ", every run of each gave\nthe same hash, and the weights' round trip "            \
-                "was bit-exact",                                                                   \
-         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
-        {.id = OPT_EQUAL_NAN,                                                                      \
-         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
-        {.id = OPT_INVARIANCE,                                                                     \
-         .refuse = RUN ? "unknown option '--%s' (it belongs to compare)" : NULL},                  \
-        {.id = OPT_RUNS, .def = "10"}, {.id = OPT_WARMUP, .def = "2"},                             \
-        {.id = OPT_JSON, .def = "the results"},                                                    \
+         .def = ", every run of each gave\nthe same hash, and the weights' round trip was "        \
+                "bit-exact",                                                                       \
+         .refuse = RUN ? BELONGS : NULL},                                                          \
+        {.id = OPT_EQUAL_NAN, JO(equal_nan), .refuse = RUN ? BELONGS : NULL},                      \
+        {.id = OPT_INVARIANCE, JO(invariance), .refuse = RUN ? BELONGS : NULL},                    \
+        {.id = OPT_RUNS, JO(runs), .def = "10"}, {.id = OPT_WARMUP, JO(warmup), .def = "2"},       \
+        {.id = OPT_JSON, JO(json), .def = "the results"},                                          \
     {                                                                                              \
-        .id = OPT_SAVE, .def = "inputs, weights, every result (.npy) and index.json"               \
+        .id = OPT_SAVE, JO(save), .def = "inputs, weights, every result (.npy) and index.json"     \
     }
 
 static const struct opt_use run_uses[] = {JOB_USES(1)};
@@ -74,86 +80,20 @@ void job_opts_defaults(struct job_opts *o)
     o->arch.residual = -1;
 }
 
+/* What the table cannot store itself: -d's list, the architecture's enums, --expect. */
 static int job_opt_set(void *ctx, enum opt_id id, const struct opt_value *v)
 {
     struct job_opts *o = ctx;
-    switch (id) {
-    case OPT_DEVICE:
+    if (id == OPT_DEVICE)
         o->sels[o->nsel++] = (char *)v->s;
-        break;
-    case OPT_ENGINES:
-        o->engines = v->s;
-        break;
-    case OPT_DMODEL:
-        o->d = v->l;
-        o->d_set = true;
-        break;
-    case OPT_LAYERS:
-        o->layers = v->l;
-        o->layers_set = true;
-        break;
-    case OPT_BATCH:
-        o->batch = v->l;
-        o->batch_set = true;
-        break;
-    case OPT_SEED:
-        o->seed = v->u;
-        o->seed_set = true;
-        break;
-    case OPT_INIT_SCALE:
-        o->init_scale = v->d;
-        o->init_scale_set = true;
-        break;
-    case OPT_MODEL:
-        o->model = v->s;
-        break;
-    case OPT_INPUT:
-        o->input = v->s;
-        break;
-    case OPT_LABELS:
-        o->labels = v->s;
-        break;
-    case OPT_OUT:
-        o->out = v->s;
-        break;
-    case OPT_ARCH:
+    else if (id == OPT_ARCH)
         o->arch.kind = v->choice == 0 ? CP_ARCH_DUMB : CP_ARCH_MLP;
-        break;
-    case OPT_ACT:
+    else if (id == OPT_ACT)
         o->arch.act = v->choice == 0 ? CP_ACT_RELU : CP_ACT_NONE;
-        break;
-    case OPT_RESIDUAL:
+    else if (id == OPT_RESIDUAL)
         o->arch.residual = v->choice == 0;
-        break;
-    case OPT_RUNS:
-        o->runs = v->l;
-        break;
-    case OPT_WARMUP:
-        o->warmup = v->l;
-        break;
-    case OPT_JSON:
-        o->json = v->s;
-        break;
-    case OPT_SAVE:
-        o->save = v->s;
-        break;
-    case OPT_ALLOW_SLOW:
-        o->allow_slow = true;
-        break;
-    case OPT_NO_REFERENCE:
-        o->no_reference = true;
-        break;
-    case OPT_EQUAL_NAN:
-        o->equal_nan = true;
-        break;
-    case OPT_INVARIANCE:
-        o->invariance = true;
-        break;
-    case OPT_EXPECT:
+    else if (id == OPT_EXPECT)
         return cp_expect_parse(v->s, &o->expect);
-    default: /* not among run's and compare's */
-        break;
-    }
     return CP_OK;
 }
 

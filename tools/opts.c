@@ -167,6 +167,31 @@ static int check_value(const char *cmd, const struct opt_use *u, const char *arg
     return CP_OK;
 }
 
+static void store(void *ctx, const struct opt_use *u, const struct opt_value *v)
+{
+    void *at = (char *)ctx + u->at - 1;
+    switch (opt_table[u->id].kind) {
+    case OPT_FLAG:
+        *(bool *)at = true;
+        break;
+    case OPT_STRING:
+        *(const char **)at = v->s;
+        break;
+    case OPT_LONG:
+        *(long *)at = v->l;
+        break;
+    case OPT_U64:
+        *(uint64_t *)at = v->u;
+        break;
+    case OPT_DOUBLE:
+        *(double *)at = v->d;
+        break;
+    case OPT_CHOICE:
+        *(int *)at = v->choice;
+        break;
+    }
+}
+
 int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *uses, size_t n,
                int (*set)(void *ctx, enum opt_id id, const struct opt_value *v),
                int (*operand)(void *ctx, const char *arg), void *ctx, void (*help)(void),
@@ -223,8 +248,12 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
         } else {
             struct opt_value v;
             st = check_value(cmd, u, optarg, &v);
-            if (st == CP_OK)
+            if (st == CP_OK && u->at)
+                store(ctx, u, &v);
+            else if (st == CP_OK)
                 st = set(ctx, u->id, &v);
+            if (st == CP_OK && u->seen)
+                *(bool *)((char *)ctx + u->seen - 1) = true;
         }
     }
     for (; st == CP_OK && !*handled && optind < argc; ++optind)

@@ -73,9 +73,16 @@ struct opt_def {
 
 extern const struct opt_def opt_table[OPT_COUNT];
 
+/* Where the parser stores a value itself, in the ctx of opts_parse: a field of the kind's type
+ * (bool for a flag, const char * for a string, long, uint64_t, double, int for a choice's
+ * index), and a bool set when the option is given. Stored +1, so that 0 means "not stored". */
+#define OPT_AT(type, field) .at = offsetof(type, field) + 1
+#define OPT_SEEN(type, field) .seen = offsetof(type, field) + 1
+
 /* An option as a command takes it. */
 struct opt_use {
     enum opt_id id;
+    size_t at, seen;    /* OPT_AT, OPT_SEEN; 0: the set callback stores it */
     const char *def;    /* what %s in the help stands for (the command's default) */
     double min, max;    /* a range of its own for OPT_LONG; 0, 0: the table's */
     const char *help;   /* NULL: the table's text; else the command's own wording */
@@ -93,9 +100,10 @@ struct opt_value {
 
 /* Parses argv with getopt_long over uses (OPT_HELP and OPT_VERSION are always taken: help()
  * prints the command's help, --version the version, and *handled is set). Each option's value
- * is checked as its kind says, then handed to set(ctx, id, value), which returns CP_OK or an
- * exit status after printing. Arguments that are not options go to operand(ctx, arg) when it
- * is given, else they are an error. Returns CP_OK or the first failure's status. */
+ * is checked as its kind says, then stored at its OPT_AT field of ctx, or else handed to
+ * set(ctx, id, value), which returns CP_OK or an exit status after printing. Arguments that are not
+ * options go to operand(ctx, arg) when it is given, else they are an error. Returns CP_OK or the
+ * first failure's status. */
 int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *uses, size_t n,
                int (*set)(void *ctx, enum opt_id id, const struct opt_value *v),
                int (*operand)(void *ctx, const char *arg), void *ctx, void (*help)(void),
