@@ -6,6 +6,7 @@
 #include "clparity/npy.h"
 #include "clparity/report.h"
 #include "clparity/select.h"
+#include "metrics-impl.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -822,18 +823,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
     if (!mj)
         return o;
-    cJSON_AddNumberToObject(mj, "compared", (double)m->compared);
-    cp_json_add_num_or_null(mj, "max_ulp", m->compared ? (double)m->max_ulp : -1.0);
-    cp_json_add_num_or_null(mj, "median_ulp", m->compared ? m->median_ulp : -1.0);
-    cp_json_add_num_or_null(mj, "max_abs", m->max_abs);
-    cp_json_add_num_or_null(mj, "max_rel", m->max_rel);
-    cp_json_add_num_or_null(mj, "rel_to_max", m->rel_to_max);
-    cp_json_add_num_or_null(mj, "norm_rel", m->norm_rel);
-    cJSON_AddNumberToObject(mj, "bitwise", m->bitwise);
-    cJSON_AddNumberToObject(mj, "argmax", m->argmax);
-    cJSON_AddNumberToObject(mj, "nan", (double)m->nan);
-    cJSON_AddNumberToObject(mj, "inf", (double)m->inf);
-    cJSON_AddNumberToObject(mj, "nan_mismatch", (double)m->nan_mismatch);
+    cp_metrics_json_fill(mj, m, NAN);
     cJSON *w = cJSON_AddObjectToObject(mj, "worst");
     if (w) {
         cJSON_AddNumberToObject(w, "index", (double)m->worst);

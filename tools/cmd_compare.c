@@ -55,6 +55,19 @@ static void print_devices(FILE *f, const struct job *j)
     }
 }
 
+/* compare's keys after run's in --json. */
+static bool add_comparison(void *root, const struct job *j, void *ctx)
+{
+    cJSON *cj = cp_comparison_json(ctx);
+    if (!cj)
+        return false;
+    cJSON_AddStringToObject(root, "expect",
+                            j->o.expect < 0 ? "none" : cp_preset_name((enum cp_preset)j->o.expect));
+    cJSON_AddBoolToObject(root, "equal_nan", j->o.equal_nan);
+    cJSON_AddItemToObject(root, "comparison", cj);
+    return true;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     struct job_opts o;
@@ -89,37 +102,9 @@ int cmd_compare(int argc, char **argv)
     if (st != CP_OK)
         goto out;
 
-    if (j.o.out) {
-        st = job_write_out(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.save) {
-        st = job_save(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.json) {
-        cJSON *root = job_json(&j);
-        cJSON *cj = cp_comparison_json(cmp);
-        if (!root || !cj) {
-            cJSON_Delete(root);
-            cJSON_Delete(cj);
-            st = cli_fail("compare", CP_FAIL_RUNTIME, "out of memory building JSON");
-            goto out;
-        }
-        cJSON_AddStringToObject(root, "command", "compare");
-        cJSON_AddStringToObject(
-            root, "expect", j.o.expect < 0 ? "none" : cp_preset_name((enum cp_preset)j.o.expect));
-        cJSON_AddBoolToObject(root, "equal_nan", j.o.equal_nan);
-        cJSON_AddItemToObject(root, "comparison", cj);
-        st = cp_json_write(j.o.json, root);
-        cJSON_Delete(root);
-        if (st != CP_OK) {
-            cli_fail("compare", st, "--json: %s", cp_err_msg());
-            goto out;
-        }
-    }
+    st = job_write_files(&j, add_comparison, cmp);
+    if (st != CP_OK)
+        goto out;
     if (j.o.expect >= 0) {
         char names[4096];
         size_t fails = cp_comparison_failures(cmp, (enum cp_preset)j.o.expect, names, sizeof names);

@@ -113,28 +113,7 @@ int cmd_run(int argc, char **argv)
     if (st != CP_OK)
         goto out;
 
-    if (j.o.out) {
-        st = job_write_out(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.save) {
-        st = job_save(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.json) {
-        cJSON *root = job_json(&j);
-        if (!root) {
-            st = cli_fail("run", CP_FAIL_RUNTIME, "out of memory building JSON");
-            goto out;
-        }
-        cJSON_AddStringToObject(root, "command", "run");
-        st = cp_json_write(j.o.json, root);
-        cJSON_Delete(root);
-        if (st != CP_OK)
-            cli_fail("run", st, "--json: %s", cp_err_msg());
-    }
+    st = job_write_files(&j, NULL, NULL);
 out:
     job_free(&j);
     return st;

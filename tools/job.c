@@ -316,18 +316,35 @@ void job_free(struct job *j)
     memset(j, 0, sizeof *j);
 }
 
-int job_write_out(const struct job *j)
+/* --out, --save, then --json, each as asked. */
+int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
+                    void *ctx)
 {
-    if (!j->o.out || cp_job_result_count(j->cj) != 1)
+    int st = CP_OK;
+    if (j->o.out && cp_job_result_count(j->cj) == 1) {
+        st = cp_job_write_output(j->cj, 0, j->o.out);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
+    }
+    if (j->o.save) {
+        st = cp_job_save(j->cj, j->o.save);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "%s", cp_err_msg());
+    }
+    if (!j->o.json)
         return CP_OK;
-    int st = cp_job_write_output(j->cj, 0, j->o.out);
-    return st == CP_OK ? CP_OK : cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
-}
-
-int job_save(const struct job *j)
-{
-    int st = cp_job_save(j->cj, j->o.save);
-    return st == CP_OK ? CP_OK : cli_fail(j->cmd, st, "%s", cp_err_msg());
+    cJSON *root = job_json(j);
+    if (root)
+        cJSON_AddStringToObject(root, "command", j->cmd);
+    if (!root || (add && !add(root, j, ctx))) {
+        cJSON_Delete(root);
+        return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory building JSON");
+    }
+    st = cp_json_write(j->o.json, root);
+    cJSON_Delete(root);
+    if (st != CP_OK)
+        cli_fail(j->cmd, st, "--json: %s", cp_err_msg());
+    return st;
 }
 
 void *job_json(const struct job *j)

@@ -55,10 +55,11 @@ struct job {
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
 /* Runs every result, the reference and the metrics (cp_job_run). */
 int job_execute(struct job *j);
-/* --out FILE: the one result, as .npy. */
-int job_write_out(const struct job *j);
-/* --save DIR: x.npy, weights.npy, one .npy per result, index.json. */
-int job_save(const struct job *j);
+/* --out FILE (the one result, as .npy), --save DIR (x.npy, weights.npy, one .npy per result,
+ * index.json), then --json FILE: the job's JSON with "command", and what add puts after it
+ * (NULL: nothing; false: out of memory). Prints the problem and returns the status. */
+int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
+                    void *ctx);
 void job_free(struct job *j);
 
 /* The JSON of the job's model, results and provenance (a cJSON object), with the labels. */
