@@ -43,18 +43,6 @@ static void cache_help(FILE *f)
             "exit status: 0 success, 2 usage error, 3 I/O error\n");
 }
 
-static void fmt_bytes(unsigned long long b, char *buf, size_t len)
-{
-    if (b >= (1ULL << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
-    else if (b >= (1ULL << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-    else
-        snprintf(buf, len, "%llu B", b);
-}
-
 static void fmt_age(double s, char *buf, size_t len)
 {
     if (s < 0.0)
@@ -173,7 +161,7 @@ static int cache_list(int argc, char **argv)
     for (size_t i = 0; i < l.n; ++i) {
         const cp_cache_entry *e = &l.v[i];
         char size[32], age[32], dev[300];
-        fmt_bytes(e->bytes, size, sizeof size);
+        cp_fmt_bytes(e->bytes, true, size, sizeof size);
         fmt_age(difftime(now, e->mtime), age, sizeof age);
         if (e->valid)
             snprintf(dev, sizeof dev, "%s", e->device);
@@ -183,8 +171,8 @@ static int cache_list(int argc, char **argv)
                 e->valid ? e->driver : "-", wopt, e->valid ? e->options : "-", age);
     }
     char total[32], capb[32];
-    fmt_bytes(l.bytes, total, sizeof total);
-    fmt_bytes(cap, capb, sizeof capb);
+    cp_fmt_bytes(l.bytes, true, total, sizeof total);
+    cp_fmt_bytes(cap, true, capb, sizeof capb);
     fprintf(out, "total: %zu entr%s, %s (cap %s)\n", l.n, l.n == 1 ? "y" : "ies", total, capb);
     fprintf(out, "folder: %s\n", dir);
     if (!cp_cache_enabled())
@@ -226,7 +214,7 @@ static int cache_clear(int argc, char **argv)
     unsigned long long bytes;
     st = cp_cache_clear(dir, &removed, &bytes);
     char freed[32];
-    fmt_bytes(bytes, freed, sizeof freed);
+    cp_fmt_bytes(bytes, true, freed, sizeof freed);
     if (st != CP_OK)
         return cli_fail("cache clear", st, "%s (after removing %zu entries, %s)", cp_err_msg(),
                         removed, freed);

@@ -71,23 +71,15 @@ void *perf_device_json(const cp_device *d)
     return o;
 }
 
-static void add_num_or_null(cJSON *o, const char *key, bool known, double v)
-{
-    if (known && isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 void *perf_peak_json(const cp_peak *p)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     cJSON_AddBoolToObject(o, "available", p->available);
-    add_num_or_null(o, "fma_gflops", p->available, p->fma_gflops);
-    add_num_or_null(o, "bandwidth_gbs", p->available, p->bandwidth_gbs);
-    add_num_or_null(o, "latency_us", p->available && p->latency_us >= 0.0, p->latency_us);
+    cp_json_add_num_or_null(o, "fma_gflops", p->available ? p->fma_gflops : -1.0);
+    cp_json_add_num_or_null(o, "bandwidth_gbs", p->available ? p->bandwidth_gbs : -1.0);
+    cp_json_add_num_or_null(o, "latency_us", p->available ? p->latency_us : -1.0);
     if (p->available) {
         cJSON_AddStringToObject(o, "source", p->cached ? "cached" : "measured");
         cJSON_AddStringToObject(o, "measured_at", p->measured_at);

@@ -71,17 +71,13 @@ struct series {
 enum row_status { ROW_OK, ROW_REFUSED, ROW_ERROR };
 static const char *const row_status_names[] = {"ok", "refused", "error"};
 
-struct stats {
-    double median, min, max;
-};
-
 struct row {
     size_t point, series;
     enum row_status status;
     char reason[320]; /* refused: "<size> > <limit> (<which>)"; error: the message */
     char detail[512]; /* refused: the full message of the check */
     double macs;
-    struct stats wall, e2e;
+    cp_stats wall, e2e;
     double kernel_median; /* < 0: n/a */
     double gflops;
     double pct_peak; /* < 0: n/a */
@@ -453,16 +449,6 @@ static int make_series(struct sweep *s)
 
 /* ---- measuring ---------------------------------------------------------------------------- */
 
-static void fmt_bytes(unsigned long long b, char *buf, size_t len)
-{
-    if (b >= (1ULL << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
-    else if (b >= (1ULL << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
-    else
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-}
-
 /* Whether one result of a point can run: the device's memory (cp_engine_check_memory, with
  * the sizes from cp_engine_footprint for the short reason), the host's MemAvailable for the
  * model that every engine reads from, and a simulator's work limit. */
@@ -476,8 +462,8 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
     if (cp_engine_check_memory(se->eng, dev, m, (int)p->batch) != CP_OK) {
         snprintf(r->detail, sizeof r->detail, "%s", cp_err_msg());
         bool alloc = largest > dev->max_alloc;
-        fmt_bytes(alloc ? largest : total, need, sizeof need);
-        fmt_bytes(alloc ? dev->max_alloc : dev->global_mem, have, sizeof have);
+        cp_fmt_bytes(alloc ? largest : total, true, need, sizeof need);
+        cp_fmt_bytes(alloc ? dev->max_alloc : dev->global_mem, true, have, sizeof have);
         snprintf(r->reason, sizeof r->reason, "%s > %s (%s)", need, have,
                  alloc ? "CL_DEVICE_MAX_MEM_ALLOC_SIZE" : "CL_DEVICE_GLOBAL_MEM_SIZE");
         return true;
@@ -491,8 +477,8 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
                                    cp_engine_host_footprint(se->eng, dev, m, (int)p->batch);
     unsigned long long avail = cp_host_mem_available();
     if (avail && host_need > avail) {
-        fmt_bytes(host_need, need, sizeof need);
-        fmt_bytes(avail, have, sizeof have);
+        cp_fmt_bytes(host_need, true, need, sizeof need);
+        cp_fmt_bytes(avail, true, have, sizeof have);
         snprintf(r->reason, sizeof r->reason, "%s > %s (host MemAvailable)", need, have);
         snprintf(r->detail, sizeof r->detail,
                  "model too large for host memory: needs %s (%llu bytes) > MemAvailable %s "
@@ -512,19 +498,6 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
         return true;
     }
     return false;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static struct stats stats_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    struct stats st = {n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v[0], v[n - 1]};
-    return st;
 }
 
 static void progress(const struct sweep *s, size_t done, const struct point *p,
@@ -598,9 +571,9 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
         goto out;
     }
     r->status = ROW_OK;
-    r->wall = stats_of(wall, runs);
-    r->e2e = stats_of(e2e, runs);
-    r->kernel_median = kernel_known ? stats_of(kern, runs).median : -1.0;
+    r->wall = cp_stats_of(wall, runs);
+    r->e2e = cp_stats_of(e2e, runs);
+    r->kernel_median = kernel_known ? cp_stats_of(kern, runs).median : -1.0;
     r->gflops = r->wall.median > 0.0 ? 2.0 * r->macs / r->wall.median / 1e9 : -1.0;
     const cp_peak *pk = &s->peaks[se->dev_index];
     r->pct_peak = pk->available && pk->fma_gflops > 0.0 && r->gflops >= 0.0
@@ -775,14 +748,6 @@ static const char *build_options_of(const struct sweep *s)
     return s->build_options[0] ? s->build_options : "";
 }
 
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-    if (v < 0.0 || !isfinite(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
-}
-
 static cJSON *row_json(const struct sweep *s, const struct row *r)
 {
     const struct point *p = &s->pts[r->point];
@@ -826,15 +791,15 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
         cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
         cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
         cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
-        add_num_or_null(t, "kernel_median_s", r->kernel_median);
+        cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
         cJSON_AddNumberToObject(t, "e2e_median_s", r->e2e.median);
         cJSON_AddNumberToObject(t, "e2e_min_s", r->e2e.min);
         cJSON_AddNumberToObject(t, "e2e_max_s", r->e2e.max);
-        add_num_or_null(t, "gflops", r->gflops);
+        cp_json_add_num_or_null(t, "gflops", r->gflops);
         cJSON_AddNumberToObject(t, "runs", (double)s->o.runs);
         cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
     }
-    add_num_or_null(o, "pct_peak", r->pct_peak);
+    cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
     return o;
 }
 
@@ -914,10 +879,10 @@ static int write_json(const struct sweep *s)
         if (fx) {
             bool vd = o->vary == VARY_WIDTH || o->vary == VARY_PARAMS;
             bool vl = o->vary == VARY_DEPTH || o->vary == VARY_PARAMS;
-            add_num_or_null(fx, "d", vd ? -1.0 : (double)o->d);
-            add_num_or_null(fx, "layers", vl ? -1.0 : (double)o->layers);
-            add_num_or_null(fx, "batch", o->vary == VARY_BATCH ? -1.0 : (double)o->batch);
-            add_num_or_null(fx, "params", o->vary == VARY_PARAMS ? o->params : -1.0);
+            cp_json_add_num_or_null(fx, "d", vd ? -1.0 : (double)o->d);
+            cp_json_add_num_or_null(fx, "layers", vl ? -1.0 : (double)o->layers);
+            cp_json_add_num_or_null(fx, "batch", o->vary == VARY_BATCH ? -1.0 : (double)o->batch);
+            cp_json_add_num_or_null(fx, "params", o->vary == VARY_PARAMS ? o->params : -1.0);
         }
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
