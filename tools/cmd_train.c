@@ -2,6 +2,7 @@
  * step, and the divergence of their weights from host:exact (the baseline) and host:f64. */
 #include "cli.h"
 #include "cmds.h"
+#include "csv.h"
 #include "opts.h"
 
 #include "clparity/error.h"
@@ -642,50 +643,12 @@ static int write_json(const struct train *T)
     return CP_OK;
 }
 
-struct text {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void __attribute__((format(printf, 2, 3))) text_add(struct text *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
-        size_t cap = (t->cap ? 2 * t->cap : 4096) + (n > 0 ? (size_t)n : 0);
-        char *v = realloc(t->s, cap);
-        if (!v || n < 0) {
-            t->oom = true;
-            free(v);
-            t->s = NULL;
-            return;
-        }
-        t->s = v;
-        t->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
 static int write_csv(const struct train *T)
 {
     struct text t = {0};
-    cJSON *prov = cp_provenance_json(T->build_options);
-    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
-    cJSON_Delete(prov);
-    if (!pj)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
-    text_add(&t, "# provenance: %s\n", pj);
-    cJSON_free(pj);
-    text_add(&t, "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
-                 "f64_max_ulp\n");
+    csv_begin(&t, cp_provenance_json(T->build_options),
+              "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
+              "f64_max_ulp\n");
     for (size_t i = 0; i < T->nrecs; ++i) {
         const struct rec *rc = &T->recs[i];
         char lb[300];
@@ -697,13 +660,7 @@ static int write_csv(const struct train *T)
                  T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
                  rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
-    if (t.oom)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
-    int st = cp_file_write_atomic(T->o.csv, t.s, t.len);
-    free(t.s);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--csv: %s", cp_err_msg());
-    return CP_OK;
+    return csv_write(CMD, T->o.csv, &t);
 }
 
 static int save(const struct train *T)

@@ -1,5 +1,6 @@
 /* clparity sweep: the table, the crossovers, and the JSON, CSV and plot files. */
 #include "cli.h"
+#include "csv.h"
 #include "perf.h"
 #include "sweep.h"
 #include "xover.h"
@@ -349,64 +350,6 @@ int sweep_write_json(const struct sweep *s)
 }
 
 /* A growing string for the CSV. */
-struct text {
-    char *p;
-    size_t n, cap;
-    bool oom;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void text_add(struct text *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            t->oom = true;
-            return;
-        }
-        if (t->p && t->n + (size_t)k < t->cap) {
-            t->n += (size_t)k;
-            return;
-        }
-        size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)k;
-        char *np = realloc(t->p, cap);
-        if (!np) {
-            t->oom = true;
-            return;
-        }
-        t->p = np;
-        t->cap = cap;
-    }
-}
-
-/* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-static void csv_field(struct text *t, const char *v, bool last)
-{
-    if (strpbrk(v, ",\"\r\n")) {
-        text_add(t, "\"");
-        for (const char *c = v; *c; ++c)
-            text_add(t, *c == '"' ? "\"\"" : "%c", *c);
-        text_add(t, "\"");
-    } else {
-        text_add(t, "%s", v);
-    }
-    text_add(t, last ? "\n" : ",");
-}
-
-static void csv_num(struct text *t, double v, bool last)
-{
-    char buf[64] = "";
-    if (v >= 0.0 && isfinite(v))
-        snprintf(buf, sizeof buf, "%.9g", v);
-    csv_field(t, buf, last);
-}
-
 static const char csv_header[] =
     "vary,d,layers,batch,params,macs,device,device_id,engine,status,reason,runs,warmup,"
     "wall_median_s,wall_min_s,wall_max_s,kernel_median_s,e2e_median_s,e2e_min_s,e2e_max_s,"
@@ -417,13 +360,7 @@ int sweep_write_csv(const struct sweep *s)
     struct text t = {0};
     cJSON *prov = cp_provenance_json(build_options_of(s));
     cJSON_AddBoolToObject(prov, "interrupted", s->interrupted);
-    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
-    cJSON_Delete(prov);
-    if (!pj)
-        return cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory building CSV");
-    text_add(&t, "# provenance: %s\n", pj);
-    cJSON_free(pj);
-    text_add(&t, "%s", csv_header);
+    csv_begin(&t, prov, csv_header);
     for (size_t i = 0; i < s->nrows; ++i) {
         const struct row *r = &s->rows[i];
         const struct point *p = &s->pts[r->point];
@@ -457,13 +394,7 @@ int sweep_write_csv(const struct sweep *s)
         csv_num(&t, pk->available ? pk->fma_gflops : -1.0, false);
         csv_num(&t, ok ? r->pct_peak : -1.0, true);
     }
-    int st = CP_OK;
-    if (t.oom)
-        st = cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory building CSV");
-    else if (cp_file_write_atomic(s->o.csv, t.p, t.n) != CP_OK)
-        st = cli_fail("sweep", CP_FAIL_RUNTIME, "--csv: %s", cp_err_msg());
-    free(t.p);
-    return st;
+    return csv_write("sweep", s->o.csv, &t);
 }
 
 /* The blog post's plot: median wall time against the varied parameter, log axes, one line
