@@ -23,8 +23,11 @@ target_link_libraries(clparity_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,clpa
 target_include_directories(clparity_shared PUBLIC
                            $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/runtime/include>
                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-# Nothing undefined may be left for the program to find.
-target_link_options(clparity_shared PRIVATE -Wl,--no-undefined)
+# Nothing undefined may be left for the program to find (except in the sanitizer builds,
+# where clang leaves the sanitizers' runtime to the executable).
+if(NOT CLPARITY_SANITIZE AND NOT CLPARITY_FUZZ)
+  target_link_options(clparity_shared PRIVATE -Wl,--no-undefined)
+endif()
 add_library(clparity::clparity ALIAS clparity_shared)
 
 install(TARGETS clparity_shared clparity_rt EXPORT clparityTargets
