@@ -4,6 +4,7 @@
 #include "clparity/safetensors.h"
 #include "clparity/select.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -135,6 +136,17 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     else if (access(dir, W_OK | X_OK) != 0)
         st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
     free(copy);
+    return st;
+}
+
+int cli_write_json(const char *cmd, const char *opt, const char *path, void *root)
+{
+    if (!root)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building JSON");
+    int st = cp_json_write(path, root);
+    cJSON_Delete(root);
+    if (st != CP_OK)
+        cli_fail(cmd, st, "%s%s%s", opt ? opt : "", opt ? ": " : "", cp_err_msg());
     return st;
 }
 

@@ -41,6 +41,11 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path);
 
 void cli_print_version(void);
 
+/* Writes a cJSON object (root, deleted here; NULL: out of memory) to path atomically. On
+ * failure prints "clparity CMD: OPT: <problem>" (without "OPT: " when opt is NULL) and
+ * returns the status. */
+int cli_write_json(const char *cmd, const char *opt, const char *path, void *root);
+
 /* After a failed kernel build: the compiler's log on stderr, when there is one. */
 void cli_print_build_log(void);
 

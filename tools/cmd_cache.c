@@ -192,11 +192,7 @@ static int cache_list(int argc, char **argv)
     st = CP_OK;
     if (json) {
         cJSON *root = listing_json(dir, &l, writable, cap, now);
-        if (!root)
-            st = cli_fail("cache list", CP_FAIL_RUNTIME, "out of memory building JSON");
-        else if ((st = cp_json_write(json, root)) != CP_OK)
-            cli_fail("cache list", st, "--json: %s", cp_err_msg());
-        cJSON_Delete(root);
+        st = cli_write_json("cache list", "--json", json, root);
     }
     cp_cache_listing_free(&l);
     return st;

@@ -65,10 +65,7 @@ int cmd_devices(int argc, char **argv)
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddItemToObject(root, "provenance", prov);
         cJSON_AddItemToObject(root, "devices", list);
-        st = cp_json_write(json_path, root);
-        cJSON_Delete(root);
-        if (st != CP_OK)
-            cli_fail("devices", st, "%s", cp_err_msg());
+        st = cli_write_json("devices", NULL, json_path, root);
     }
 out:
     cp_devlist_free(&devs);

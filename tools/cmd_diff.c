@@ -350,12 +350,9 @@ int cmd_diff(int argc, char **argv)
         cJSON_AddStringToObject(root, "expect",
                                 expect < 0 ? "none" : cp_preset_name((enum cp_preset)expect));
         cJSON_AddItemToObject(root, "comparison", cmp);
-        st = cp_json_write(json_path, root);
-        cJSON_Delete(root);
-        if (st != CP_OK) {
-            cli_fail("diff", st, "--json: %s", cp_err_msg());
+        st = cli_write_json("diff", "--json", json_path, root);
+        if (st != CP_OK)
             goto out;
-        }
     }
     if (expect >= 0) {
         char names[4096];

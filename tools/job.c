@@ -336,15 +336,11 @@ int job_write_files(const struct job *j, bool (*add)(void *root, const struct jo
     cJSON *root = job_json(j);
     if (root)
         cJSON_AddStringToObject(root, "command", j->cmd);
-    if (!root || (add && !add(root, j, ctx))) {
+    if (root && add && !add(root, j, ctx)) {
         cJSON_Delete(root);
-        return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory building JSON");
+        root = NULL;
     }
-    st = cp_json_write(j->o.json, root);
-    cJSON_Delete(root);
-    if (st != CP_OK)
-        cli_fail(j->cmd, st, "--json: %s", cp_err_msg());
-    return st;
+    return cli_write_json(j->cmd, "--json", j->o.json, root);
 }
 
 void *job_json(const struct job *j)

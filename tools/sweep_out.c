@@ -342,11 +342,7 @@ int sweep_write_json(const struct sweep *s)
     for (size_t i = 0; res && i < s->nrows; ++i)
         cJSON_AddItemToArray(res, row_json(s, &s->rows[i]));
     cJSON_AddItemToObject(root, "crossovers", crossovers_json(s));
-    int st = cp_json_write(o->json, root);
-    cJSON_Delete(root);
-    if (st != CP_OK)
-        return cli_fail("sweep", st, "--json: %s", cp_err_msg());
-    return CP_OK;
+    return cli_write_json("sweep", "--json", o->json, root);
 }
 
 /* A growing string for the CSV. */

@@ -191,11 +191,7 @@ int train_write_json(const struct train *T)
     cJSON *res = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; i < T->nr; ++i)
         cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
-    int st = cp_json_write(T->o.json, root);
-    cJSON_Delete(root);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--json: %s", cp_err_msg());
-    return CP_OK;
+    return cli_write_json(CMD, "--json", T->o.json, root);
 }
 
 int train_write_csv(const struct train *T)
@@ -263,11 +259,7 @@ int train_save(const struct train *T)
     for (size_t i = 0; i < T->nr; ++i)
         cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
     snprintf(path, sizeof path, "%s/index.json", o->save);
-    int st = cp_json_write(path, index);
-    cJSON_Delete(index);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--save: %s", cp_err_msg());
-    return CP_OK;
+    return cli_write_json(CMD, "--save", path, index);
 }
 
 /* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
