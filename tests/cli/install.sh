@@ -16,6 +16,16 @@ test -f "$libdir/libclparity.a" && test -f "$prefix/include/clparity/clparity.h"
 test -x "$prefix/bin/clparity"
 # the SONAME is versioned
 objdump -p "$libdir/libclparity.so" | grep -q 'SONAME *libclparity.so.0$'
+# only the public headers' functions are exported (-fvisibility=hidden): each exported symbol
+# is declared there, and an internal one (the program cache's key) is not exported
+nm -D --defined-only "$libdir/libclparity.so" | awk '{print $3}' | sort >"$out/exported.txt"
+cat "$prefix"/include/clparity/*.h | grep -o '\bcp_[a-z0-9_]*(' | tr -d '(' | sort -u >"$out/public.txt"
+test -s "$out/exported.txt"
+if comm -23 "$out/exported.txt" "$out/public.txt" | grep .; then
+    echo "install.sh: libclparity.so exports symbols outside the public headers (above)"
+    exit 1
+fi
+! grep -qx cp_cache_key_init "$out/exported.txt"
 
 # 1. pkg-config
 export PKG_CONFIG_PATH=$libdir/pkgconfig
