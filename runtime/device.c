@@ -1,6 +1,8 @@
 #include "clparity/device.h"
 #include "clparity/engine.h"
 
+#include "clparity/report.h"
+
 #include <CL/cl_ext.h>
 #include <cblas.h>
 #include <cjson/cJSON.h>
@@ -320,15 +322,6 @@ const char *cp_host_blas_warning(const cp_device *host)
     return msg;
 }
 
-static void fmt_bytes(cl_ulong b, char *buf, size_t len)
-{
-    double v = (double)b;
-    if (v >= 1024.0 * 1024 * 1024)
-        snprintf(buf, len, "%.2f GiB", v / (1024.0 * 1024 * 1024));
-    else
-        snprintf(buf, len, "%.1f MiB", v / (1024.0 * 1024));
-}
-
 static void prop_text(const cp_device *d, const struct prop *p, char *buf, size_t len)
 {
     const char *field = (const char *)d + p->off;
@@ -346,7 +339,7 @@ static void prop_text(const cp_device *d, const struct prop *p, char *buf, size_
         snprintf(buf, len, "%u MHz", *(const cl_uint *)(const void *)field);
         break;
     case P_BYTES:
-        fmt_bytes(*(const cl_ulong *)(const void *)field, buf, len);
+        cp_fmt_bytes(*(const cl_ulong *)(const void *)field, false, buf, len);
         break;
     case P_FP:
         cp_fp_config_str(d->fp32, buf, len);
@@ -364,7 +357,7 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             fprintf(f, "Host: %s\n `-- Device host: %s, core %s, %d threads\n", d->name, d->driver,
                     d->blas_core, d->blas_threads);
             fprintf(f, "       %-16s %u\n", "CPUs", d->compute_units);
-            fmt_bytes(d->global_mem, text, sizeof text);
+            cp_fmt_bytes(d->global_mem, false, text, sizeof text);
             fprintf(f, "       %-16s %s\n", "Memory available", text);
             fprintf(f, "       %-16s %s\n", "OpenBLAS config", d->blas_config);
             int pool = cp_host_pool_threads();

@@ -2,6 +2,7 @@
 
 #include "clparity/error.h"
 #include "clparity/gen.h"
+#include "clparity/report.h"
 #include "clparity/safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -420,4 +421,78 @@ void cp_model_describe(const cp_model *m, char *buf, size_t len)
         pos += (size_t)k;
         l += run;
     }
+}
+
+int cp_model_load(const char *path, const cp_arch_opts *a, cp_model *m, const char **from,
+                  char sha256[65])
+{
+    cp_st_file f;
+    int st = cp_st_read(path, &f);
+    if (st == CP_OK)
+        st = cp_model_from_safetensors(m, &f, a, from);
+    if (st == CP_OK && sha256)
+        cp_sha256_hex(f.owned, f.file_size, sha256);
+    cp_st_free(&f);
+    return st;
+}
+
+cp_model *cp_model_new(void)
+{
+    cp_model *m = calloc(1, sizeof *m);
+    if (!m)
+        cp_err_set(CP_FAIL_RUNTIME, "out of memory for a model");
+    return m;
+}
+
+int cp_model_add_layer(cp_model *m, int in, int out, const float *w, const float *b, int act,
+                       bool residual)
+{
+    int l = m->n_layers;
+    if (in <= 0 || out <= 0 || in > 1 << 20 || out > 1 << 20)
+        return cp_err_set(CP_FAIL_USAGE, "layer %d: sizes %d -> %d out of range", l, in, out);
+    if (l > 0 && m->layers[l - 1].out != in)
+        return cp_err_set(CP_FAIL_USAGE, "layer %d takes %d inputs, but layer %d gives %d", l, in,
+                          l - 1, m->layers[l - 1].out);
+    if (residual && in != out)
+        return cp_err_set(CP_FAIL_USAGE, "layer %d: a residual needs in == out, not %d -> %d", l,
+                          in, out);
+    if (act != CP_ACT_NONE && act != CP_ACT_RELU)
+        return cp_err_set(CP_FAIL_USAGE, "layer %d: unknown activation %d", l, act);
+    size_t nw = (size_t)in * (size_t)out, nb = b ? (size_t)out : 0;
+    cp_layer *layers = realloc(m->layers, (size_t)(l + 1) * sizeof *layers);
+    if (layers)
+        m->layers = layers;
+    float *params = layers ? realloc(m->params, (m->n_params + nw + nb) * sizeof *params) : NULL;
+    if (!params)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for layer %d", l);
+    m->params = params;
+    cp_layer *L = &m->layers[l];
+    memset(L, 0, sizeof *L);
+    L->in = in;
+    L->out = out;
+    L->w_off = m->n_params;
+    memcpy(m->params + L->w_off, w, nw * sizeof *w);
+    L->has_bias = b != NULL;
+    if (b) {
+        L->b_off = L->w_off + nw;
+        memcpy(m->params + L->b_off, b, nb * sizeof *b);
+    }
+    L->act = (enum cp_act)act;
+    L->residual = residual;
+    m->n_params += nw + nb;
+    m->n_layers = l + 1;
+    m->in_width = m->layers[0].in;
+    m->out_width = out;
+    m->max_width = in > m->max_width ? in : m->max_width;
+    m->max_width = out > m->max_width ? out : m->max_width;
+    m->d = m->in_width;
+    return CP_OK;
+}
+
+void cp_model_delete(cp_model *m)
+{
+    if (!m)
+        return;
+    cp_model_free(m);
+    free(m);
 }

@@ -29,18 +29,6 @@
 /* The triad's three arrays together: far above any cache, within any max allocation. */
 #define TRIAD_BYTES (192ull << 20)
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* ---- the key and the cache file ------------------------------------------------------------ */
 
 static void peak_key(const cp_device *dev, char *buf, size_t len)
@@ -287,7 +275,7 @@ static int cl_fma(struct cl_peak *s, const cp_device *dev, int width, double *gf
         return st;
     /* 8 chains (CP_PEAK_CHAINS in peak.cl) of width floats, 2 flops per fma. */
     double flops = (double)global * (double)iters * 8.0 * (double)width * 2.0;
-    *gflops = flops / median(t, PEAK_REPS) / 1e9;
+    *gflops = flops / cp_stats_of(t, PEAK_REPS).median / 1e9;
     return CP_OK;
 }
 
@@ -351,7 +339,7 @@ static int cl_triad(struct cl_peak *s, const cp_device *dev, double *gbs)
     }
     if (st != CP_OK)
         return st;
-    *gbs = 3.0 * (double)bytes / median(t, PEAK_REPS) / 1e9;
+    *gbs = 3.0 * (double)bytes / cp_stats_of(t, PEAK_REPS).median / 1e9;
     return CP_OK;
 }
 
@@ -365,7 +353,7 @@ static int cl_latency(struct cl_peak *s, double *us)
         st = launch(s, s->empty, 1, "cp_peak_empty", &t[r]);
     if (st != CP_OK)
         return st;
-    *us = 1e6 * median(t, LATENCY_REPS);
+    *us = 1e6 * cp_stats_of(t, LATENCY_REPS).median;
     return CP_OK;
 }
 
@@ -592,8 +580,8 @@ static int measure_host(cp_peak *p)
     }
     if (st != CP_OK)
         goto out;
-    p->fma_gflops =
-        (double)nthreads * (double)iters * HOST_CHAINS * lanes * 2.0 / median(t, PEAK_REPS) / 1e9;
+    p->fma_gflops = (double)nthreads * (double)iters * HOST_CHAINS * lanes * 2.0 /
+                    cp_stats_of(t, PEAK_REPS).median / 1e9;
 
     size_t n = (size_t)(TRIAD_BYTES / 3 / sizeof(float));
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
@@ -618,7 +606,8 @@ static int measure_host(cp_peak *p)
         for (int r = 0; r < PEAK_REPS + 1 && st == CP_OK; ++r)
             st = host_parallel(host_triad_thread, tasks, nthreads, &t[r]);
         if (st == CP_OK)
-            p->bandwidth_gbs = 3.0 * (double)n * sizeof(float) / median(t + 1, PEAK_REPS) / 1e9;
+            p->bandwidth_gbs =
+                3.0 * (double)n * sizeof(float) / cp_stats_of(t + 1, PEAK_REPS).median / 1e9;
     }
     free(a);
     free(b);

@@ -4,6 +4,8 @@
 #include "clparity/error.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <openssl/evp.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -192,4 +194,53 @@ int cp_json_write(const char *path, const void *json)
     int st = cp_file_write_atomic(path, text, n + 1);
     cJSON_free(text);
     return st;
+}
+
+void cp_json_add_num_or_null(void *obj, const char *key, double v)
+{
+    if (v < 0.0 || !isfinite(v))
+        cJSON_AddNullToObject(obj, key);
+    else
+        cJSON_AddNumberToObject(obj, key, v);
+}
+
+void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len)
+{
+    if (b >= (1ULL << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
+    else if (!small || b >= (1ULL << 20))
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
+    else if (b >= 1024)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+    else
+        snprintf(buf, len, "%llu B", b);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+cp_stats cp_stats_of(double *v, size_t n)
+{
+    cp_stats s = {0.0, 0.0, 0.0};
+    if (!n)
+        return s;
+    qsort(v, n, sizeof *v, cmp_double);
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return s;
+}
+
+void cp_sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
+        return;
+    for (unsigned int i = 0; i < n && i < 32; ++i)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
 }

@@ -1,5 +1,7 @@
 #include "clparity/select.h"
 
+#include "clparity/engine.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <errno.h>
@@ -153,4 +155,52 @@ int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const c
             return st;
     }
     return CP_OK;
+}
+
+static bool engine_applies(const cp_engine_info *info, const cp_devlist *devs, const bool *chosen)
+{
+    for (size_t i = 0; i < devs->n; ++i)
+        if (chosen[i] && devs->v[i].kind == info->kind)
+            return true;
+    return false;
+}
+
+int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chosen, bool *use)
+{
+    size_t n = cp_engine_count();
+    for (size_t i = 0; i < n; ++i)
+        use[i] = list == NULL && engine_applies(cp_engine_at(i), devs, chosen);
+    if (list == NULL)
+        return CP_OK;
+    char *copy = strdup(list);
+    if (!copy)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    int st = CP_OK;
+    char *save = NULL;
+    bool any = false;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const cp_engine_info *info = cp_engine_find(tok);
+        if (!info) {
+            char known[512] = "";
+            for (size_t i = 0; i < n; ++i)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         cp_engine_at(i)->name);
+            st =
+                cp_err_set(CP_FAIL_USAGE, "--engines: unknown engine '%s' (known: %s)", tok, known);
+            goto out;
+        }
+        if (!engine_applies(info, devs, chosen)) {
+            st = cp_err_set(CP_FAIL_USAGE,
+                            "--engines: %s applies to no selected device (it runs on %s)",
+                            info->name, info->kind == CP_DEV_HOST ? "host" : "OpenCL devices");
+            goto out;
+        }
+        use[info - cp_engine_at(0)] = true;
+        any = true;
+    }
+    if (!any)
+        st = cp_err_set(CP_FAIL_USAGE, "--engines: empty engine list");
+out:
+    free(copy);
+    return st;
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *report(const struct job *j)
+static char *report(const struct labels_in *j)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -38,23 +38,21 @@ static void test_labels(void **state)
     memset(&host, 0, sizeof host);
     host.kind = CP_DEV_HOST;
     host.plat_idx = host.dev_idx = -1;
-    struct job_result res[2];
+    cp_job_result res[2];
     memset(res, 0, sizeof res);
     res[0].dev = res[1].dev = &host;
     res[0].eng = cp_engine_find("host:exact");
     res[1].eng = cp_engine_find("host:openblas");
     res[0].y = a;
     res[1].y = b;
-    struct job j;
-    memset(&j, 0, sizeof j);
-    j.cmd = "test";
-    j.o.batch = 4;
-    j.o.labels = "y.npy";
-    j.model.out_width = 3;
-    j.res = res;
-    j.nres = 2;
-    j.ref = ref;
-    j.labels = labels;
+    struct labels_in j = {.cmd = "test",
+                          .file = "y.npy",
+                          .labels = labels,
+                          .rows = 4,
+                          .cols = 3,
+                          .res = res,
+                          .nres = 2,
+                          .ref = ref};
 
     char *out = report(&j);
     fprintf(stderr, "%s", out);

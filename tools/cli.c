@@ -1,11 +1,10 @@
 #include "cli.h"
 
-#include <openssl/evp.h>
-
 #include "clparity/report.h"
 #include "clparity/safetensors.h"
 #include "clparity/select.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -95,53 +94,11 @@ int cli_select_devices(const char *cmd, char **sels, size_t nsel, cp_devlist *de
     return st;
 }
 
-static bool engine_applies(const cp_engine_info *info, const cp_devlist *devs, const bool *chosen)
-{
-    for (size_t i = 0; i < devs->n; ++i)
-        if (chosen[i] && devs->v[i].kind == info->kind)
-            return true;
-    return false;
-}
-
 int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs,
                        const bool *chosen, bool *use)
 {
-    size_t n = cp_engine_count();
-    for (size_t i = 0; i < n; ++i)
-        use[i] = list == NULL && engine_applies(cp_engine_at(i), devs, chosen);
-    if (list == NULL)
-        return CP_OK;
-    char *copy = strdup(list);
-    if (!copy)
-        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
-    int st = CP_OK;
-    char *save = NULL;
-    bool any = false;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const cp_engine_info *info = cp_engine_find(tok);
-        if (!info) {
-            char known[512] = "";
-            for (size_t i = 0; i < n; ++i)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                         cp_engine_at(i)->name);
-            st = cli_fail(cmd, CP_FAIL_USAGE, "--engines: unknown engine '%s' (known: %s)", tok,
-                          known);
-            goto out;
-        }
-        if (!engine_applies(info, devs, chosen)) {
-            st = cli_fail(cmd, CP_FAIL_USAGE,
-                          "--engines: %s applies to no selected device (it runs on %s)", info->name,
-                          info->kind == CP_DEV_HOST ? "host" : "OpenCL devices");
-            goto out;
-        }
-        use[info - cp_engine_at(0)] = true;
-        any = true;
-    }
-    if (!any)
-        st = cli_fail(cmd, CP_FAIL_USAGE, "--engines: empty engine list");
-out:
-    free(copy);
-    return st;
+    int st = cp_select_engines(list, devs, chosen, use);
+    return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
 int cli_check_output_dir(const char *cmd, const char *dir)
@@ -179,6 +136,17 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     else if (access(dir, W_OK | X_OK) != 0)
         st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
     free(copy);
+    return st;
+}
+
+int cli_write_json(const char *cmd, const char *opt, const char *path, void *root)
+{
+    if (!root)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building JSON");
+    int st = cp_json_write(path, root);
+    cJSON_Delete(root);
+    if (st != CP_OK)
+        cli_fail(cmd, st, "%s%s%s", opt ? opt : "", opt ? ": " : "", cp_err_msg());
     return st;
 }
 
@@ -230,27 +198,10 @@ void cli_gp_quoted(FILE *f, const char *v)
     fputc('"', f);
 }
 
-void cli_sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    out[0] = '\0';
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
-        return;
-    for (unsigned int i = 0; i < n && i < 32; ++i)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 int cli_load_model(const char *cmd, const char *path, const cp_arch_opts *arch, cp_model *m,
                    const char **arch_from, char sha[65])
 {
-    cp_st_file f;
-    int st = cp_st_read(path, &f);
-    if (st == CP_OK)
-        st = cp_model_from_safetensors(m, &f, arch, arch_from);
-    if (st == CP_OK)
-        cli_sha256_hex(f.owned, f.file_size, sha);
-    cp_st_free(&f);
+    int st = cp_model_load(path, arch, m, arch_from, sha);
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 

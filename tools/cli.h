@@ -41,6 +41,11 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path);
 
 void cli_print_version(void);
 
+/* Writes a cJSON object (root, deleted here; NULL: out of memory) to path atomically. On
+ * failure prints "clparity CMD: OPT: <problem>" (without "OPT: " when opt is NULL) and
+ * returns the status. */
+int cli_write_json(const char *cmd, const char *opt, const char *path, void *root);
+
 /* After a failed kernel build: the compiler's log on stderr, when there is one. */
 void cli_print_build_log(void);
 
@@ -66,9 +71,6 @@ int cli_plot_open(const char *cmd, const char *path, struct cli_plot *p);
 /* Closes the output, waits for gnuplot and renames its file into place (removed when gnuplot
  * failed). Returns the status, printing the problem. */
 int cli_plot_close(const char *cmd, struct cli_plot *p);
-
-/* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
-void cli_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* --model FILE: reads the safetensors file into m (architecture from arch, the flags, or as
  * cp_model_from_safetensors finds it: *arch_from says where) and its SHA-256 into sha.

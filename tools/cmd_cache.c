@@ -1,12 +1,12 @@
 /* clparity cache: list or clear the program-binary cache. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/cache.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +43,6 @@ static void cache_help(FILE *f)
             "exit status: 0 success, 2 usage error, 3 I/O error\n");
 }
 
-static void fmt_bytes(unsigned long long b, char *buf, size_t len)
-{
-    if (b >= (1ULL << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
-    else if (b >= (1ULL << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-    else
-        snprintf(buf, len, "%llu B", b);
-}
-
 static void fmt_age(double s, char *buf, size_t len)
 {
     if (s < 0.0)
@@ -71,36 +59,27 @@ static void fmt_age(double s, char *buf, size_t len)
 
 /* Parses a subcommand's options: --help, --version, and --json when json is not NULL. Returns
  * -1 to go on, or an exit status. */
+static void cache_help_stdout(void)
+{
+    cache_help(stdout);
+}
+
+static int set_json(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    if (id == OPT_JSON)
+        *(const char **)ctx = v->s;
+    return CP_OK;
+}
+
+/* Parses a subcommand's options: --help, --version, and --json when json is not NULL. Returns
+ * -1 to go on, or an exit status. */
 static int parse_sub(const char *cmd, int argc, char **argv, const char **json)
 {
-    static const struct option with_json[] = {{"json", required_argument, NULL, 'j'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {"version", no_argument, NULL, 'V'},
-                                              {NULL, 0, NULL, 0}};
-    const struct option *opts = json ? with_json : with_json + 1;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            *json = optarg;
-            break;
-        case 'h':
-            cache_help(stdout);
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            return CP_OK;
-        case ':':
-            return cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_fail(cmd, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
-    return -1;
+    static const struct opt_use with_json[] = {{.id = OPT_JSON}};
+    bool handled;
+    int st = opts_parse(cmd, argc, argv, with_json, json ? 1 : 0, set_json, NULL, json,
+                        cache_help_stdout, &handled);
+    return st != CP_OK || handled ? st : -1;
 }
 
 static cJSON *listing_json(const char *dir, const cp_cache_listing *l, bool writable,
@@ -182,7 +161,7 @@ static int cache_list(int argc, char **argv)
     for (size_t i = 0; i < l.n; ++i) {
         const cp_cache_entry *e = &l.v[i];
         char size[32], age[32], dev[300];
-        fmt_bytes(e->bytes, size, sizeof size);
+        cp_fmt_bytes(e->bytes, true, size, sizeof size);
         fmt_age(difftime(now, e->mtime), age, sizeof age);
         if (e->valid)
             snprintf(dev, sizeof dev, "%s", e->device);
@@ -192,8 +171,8 @@ static int cache_list(int argc, char **argv)
                 e->valid ? e->driver : "-", wopt, e->valid ? e->options : "-", age);
     }
     char total[32], capb[32];
-    fmt_bytes(l.bytes, total, sizeof total);
-    fmt_bytes(cap, capb, sizeof capb);
+    cp_fmt_bytes(l.bytes, true, total, sizeof total);
+    cp_fmt_bytes(cap, true, capb, sizeof capb);
     fprintf(out, "total: %zu entr%s, %s (cap %s)\n", l.n, l.n == 1 ? "y" : "ies", total, capb);
     fprintf(out, "folder: %s\n", dir);
     if (!cp_cache_enabled())
@@ -213,11 +192,7 @@ static int cache_list(int argc, char **argv)
     st = CP_OK;
     if (json) {
         cJSON *root = listing_json(dir, &l, writable, cap, now);
-        if (!root)
-            st = cli_fail("cache list", CP_FAIL_RUNTIME, "out of memory building JSON");
-        else if ((st = cp_json_write(json, root)) != CP_OK)
-            cli_fail("cache list", st, "--json: %s", cp_err_msg());
-        cJSON_Delete(root);
+        st = cli_write_json("cache list", "--json", json, root);
     }
     cp_cache_listing_free(&l);
     return st;
@@ -235,7 +210,7 @@ static int cache_clear(int argc, char **argv)
     unsigned long long bytes;
     st = cp_cache_clear(dir, &removed, &bytes);
     char freed[32];
-    fmt_bytes(bytes, freed, sizeof freed);
+    cp_fmt_bytes(bytes, true, freed, sizeof freed);
     if (st != CP_OK)
         return cli_fail("cache clear", st, "%s (after removing %zu entries, %s)", cp_err_msg(),
                         removed, freed);

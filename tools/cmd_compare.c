@@ -3,10 +3,10 @@
  * verdicts, and --expect's exit status. */
 #include "cli.h"
 #include "cmds.h"
-#include "compare.h"
 #include "job.h"
 #include "labels.h"
 
+#include "clparity/compare.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
@@ -32,19 +32,20 @@ static void compare_help(void)
            "     the inputs whose predicted class flips between two results, with margins.\n"
            "Each OpenCL device's FP config and profile are printed first; cl:* results on a\n"
            "device without denormals or with the EMBEDDED profile are marked '!'.\n"
-           "\n"
-           "%s%s%s"
-           "\n"
+           "\n");
+    struct job_opts o = {.compare = true};
+    job_opts_help(&o);
+    printf("\n"
            "exit status: 0 success (or --expect met), 1 --expect not met (stderr names the\n"
-           "results), 2 usage or input error, 3 runtime error\n",
-           job_model_help, job_compare_help, cli_common_help);
+           "results), 2 usage or input error, 3 runtime error\n");
 }
 
 static void print_devices(FILE *f, const struct job *j)
 {
-    for (size_t i = 0; i < j->devs.n; ++i) {
-        const cp_device *d = &j->devs.v[i];
-        if (!j->chosen[i] || d->kind != CP_DEV_OPENCL)
+    const cp_devlist *devs = cp_job_devices(j->cj);
+    for (size_t i = 0; i < devs->n; ++i) {
+        const cp_device *d = &devs->v[i];
+        if (!cp_job_device_selected(j->cj, i) || d->kind != CP_DEV_OPENCL)
             continue;
         char fp[256];
         cp_fp_config_str(d->fp32, fp, sizeof fp);
@@ -52,6 +53,19 @@ static void print_devices(FILE *f, const struct job *j)
                 d->name, d->platform, d->driver, d->profile, fp,
                 cp_device_exact_capable(d) ? "" : "  ! exactness not guaranteed");
     }
+}
+
+/* compare's keys after run's in --json. */
+static bool add_comparison(void *root, const struct job *j, void *ctx)
+{
+    cJSON *cj = cp_comparison_json(ctx);
+    if (!cj)
+        return false;
+    cJSON_AddStringToObject(root, "expect",
+                            j->o.expect < 0 ? "none" : cp_preset_name((enum cp_preset)j->o.expect));
+    cJSON_AddBoolToObject(root, "equal_nan", j->o.equal_nan);
+    cJSON_AddItemToObject(root, "comparison", cj);
+    return true;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -66,97 +80,41 @@ int cmd_compare(int argc, char **argv)
         free(o.sels);
         return st;
     }
-    struct cmp_set set = {0};
+    cp_comparison *cmp = NULL;
     st = job_prepare(&j, "compare", &o);
     if (st == CP_OK)
         st = job_execute(&j);
     if (st != CP_OK)
         goto out;
-
-    set.v = calloc(j.nres, sizeof *set.v);
-    if (!set.v) {
-        st = cli_fail("compare", CP_FAIL_RUNTIME, "out of memory");
-        goto out;
-    }
-    set.n = j.nres;
-    set.rows = (size_t)j.o.batch;
-    set.cols = (size_t)j.model.out_width;
-    set.ref = j.ref;
-    set.base = j.base;
-    set.equal_nan = j.o.equal_nan;
-    for (size_t i = 0; i < j.nres; ++i) {
-        const struct job_result *r = &j.res[i];
-        struct cmp_item *it = &set.v[i];
-        cp_device_label(r->dev, it->label, sizeof it->label);
-        snprintf(it->engine, sizeof it->engine, "%s", r->eng->name);
-        it->dtype = r->eng->dtype;
-        it->y = r->y;
-        it->hash = r->hash;
-        it->deterministic = r->deterministic;
-        it->roundtrip = r->roundtrip;
-        it->inexact_device = !cp_device_exact_capable(r->dev);
-        it->wall_median_s = r->wall.median;
-        it->batch_inv_equal = r->batch_inv_equal;
-        it->batch_inv_checked = r->batch_inv_checked;
-        it->thread_inv = r->thread_inv;
-    }
-    st = cmp_compute(&set);
+    st = cp_comparison_from_job(j.cj, &cmp);
     if (st != CP_OK) {
         st = cli_fail("compare", st, "%s", cp_err_msg());
         goto out;
     }
 
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
-    job_print_model(out, &j);
+    cp_job_print_model(j.cj, out);
     print_devices(out, &j);
-    cmp_print(out, &set, true);
-    st = labels_print(out, &j);
+    cp_comparison_print(cmp, out, true, j.o.expect);
+    struct labels_in lab = labels_of_job(&j);
+    st = labels_print(out, &lab);
     fflush(out);
     if (st != CP_OK)
         goto out;
 
-    if (j.o.out) {
-        st = job_write_out(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.save) {
-        st = job_save(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.json) {
-        cJSON *root = job_json(&j);
-        cJSON *cmp = cmp_json(&set);
-        if (!root || !cmp) {
-            cJSON_Delete(root);
-            cJSON_Delete(cmp);
-            st = cli_fail("compare", CP_FAIL_RUNTIME, "out of memory building JSON");
-            goto out;
-        }
-        cJSON_AddStringToObject(root, "command", "compare");
-        cJSON_AddStringToObject(
-            root, "expect", j.o.expect < 0 ? "none" : cp_preset_name((enum cp_preset)j.o.expect));
-        cJSON_AddBoolToObject(root, "equal_nan", j.o.equal_nan);
-        cJSON_AddItemToObject(root, "comparison", cmp);
-        st = cp_json_write(j.o.json, root);
-        cJSON_Delete(root);
-        if (st != CP_OK) {
-            cli_fail("compare", st, "--json: %s", cp_err_msg());
-            goto out;
-        }
-    }
+    st = job_write_files(&j, add_comparison, cmp);
+    if (st != CP_OK)
+        goto out;
     if (j.o.expect >= 0) {
         char names[4096];
-        size_t fails = cmp_failures(&set, (enum cp_preset)j.o.expect, names, sizeof names);
+        size_t fails = cp_comparison_failures(cmp, (enum cp_preset)j.o.expect, names, sizeof names);
         if (fails)
             st = cli_fail("compare", CP_FAIL_CHECK, "--expect %s failed for %zu result%s: %s",
                           cp_preset_name((enum cp_preset)j.o.expect), fails, fails > 1 ? "s" : "",
                           names);
     }
 out:
-    cmp_free(&set);
-    free(set.v);
+    cp_comparison_destroy(cmp);
     job_free(&j);
     return st;
 }

@@ -1,13 +1,17 @@
 /* clparity devices: clinfo -l's shape, with the properties that decide exactness. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <string.h>
 #include <stdio.h>
+
+static const struct opt_use devices_uses[] = {
+    {.id = OPT_JSON, .def = "the list, with provenance,"},
+};
 
 static void devices_help(void)
 {
@@ -18,41 +22,26 @@ static void devices_help(void)
            "compute units, clock, global and max-alloc memory, OpenCL C and driver versions\n"
            "and the FP32 config; then a `host` row with OpenBLAS's version, core and threads.\n"
            "A simulator (Oclgrind) is marked: it is left out of the default selection.\n"
-           "\n"
-           "  --json FILE   write the list as JSON ('-' for stdout), with provenance\n"
-           "  --version     print the version and exit\n"
-           "  -h, --help    print this help and exit\n");
+           "\n");
+    opts_help(stdout, devices_uses, sizeof devices_uses / sizeof *devices_uses);
+}
+
+static int set_json(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    if (id == OPT_JSON)
+        *(const char **)ctx = v->s;
+    return CP_OK;
 }
 
 int cmd_devices(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"version", no_argument, NULL, 'V'},
-                                         {NULL, 0, NULL, 0}};
     const char *json_path = NULL;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json_path = optarg;
-            break;
-        case 'h':
-            devices_help();
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            return CP_OK;
-        case ':':
-            return cli_fail("devices", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail("devices", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_fail("devices", CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    bool handled;
+    int pst =
+        opts_parse("devices", argc, argv, devices_uses, sizeof devices_uses / sizeof *devices_uses,
+                   set_json, NULL, &json_path, devices_help, &handled);
+    if (pst != CP_OK || handled)
+        return pst;
     if (json_path && cli_check_output_file("devices", "--json", json_path) != CP_OK)
         return CP_FAIL_RUNTIME;
 
@@ -76,10 +65,7 @@ int cmd_devices(int argc, char **argv)
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddItemToObject(root, "provenance", prov);
         cJSON_AddItemToObject(root, "devices", list);
-        st = cp_json_write(json_path, root);
-        cJSON_Delete(root);
-        if (st != CP_OK)
-            cli_fail("devices", st, "%s", cp_err_msg());
+        st = cli_write_json("devices", NULL, json_path, root);
     }
 out:
     cp_devlist_free(&devs);

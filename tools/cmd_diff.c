@@ -3,17 +3,23 @@
  * refused. */
 #include "cli.h"
 #include "cmds.h"
-#include "compare.h"
+#include "opts.h"
 
+#include "clparity/compare.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct opt_use diff_uses[] = {
+    {.id = OPT_EXPECT, .def = ""},
+    {.id = OPT_EQUAL_NAN},
+    {.id = OPT_JSON, .def = "the comparison"},
+};
 
 static void diff_help(void)
 {
@@ -25,13 +31,8 @@ static void diff_help(void)
            "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
            "hold the same model and inputs: different SHA-256s are refused (status 2), and so\n"
            "is a result file whose bytes no longer match its recorded hash.\n"
-           "\n"
-           "  --expect P       bitwise, torch, clblast or none (default none): exit 1 unless\n"
-           "                   every result meets preset P\n"
-           "  --equal-nan      count NaN against NaN as equal\n"
-           "  --json FILE      write the comparison as JSON ('-' for stdout)\n"
-           "  --version        print the version and exit\n"
-           "  -h, --help       print this help and exit\n");
+           "\n");
+    opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
 
 struct folder {
@@ -42,10 +43,19 @@ struct folder {
 struct diff {
     struct folder *f;
     size_t nf;
-    struct cmp_set set;
+    struct {
+        cp_compare_item *v;
+        size_t n;
+        const double *ref;
+        const float *base;
+        bool equal_nan;
+    } set; /* what cp_comparison_create takes */
+    cp_comparison *cmp;
     void **owned; /* loaded arrays */
     size_t nowned;
     size_t rows, cols;
+    int expect;       /* --expect */
+    const char *json; /* --json */
 };
 
 static int read_text(const char *path, char **out)
@@ -180,6 +190,26 @@ static char folder_letter(size_t i)
     return (char)(i < 26 ? 'A' + i : '?');
 }
 
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct diff *d = ctx;
+    if (id == OPT_EXPECT)
+        return cp_expect_parse(v->s, &d->expect);
+    if (id == OPT_EQUAL_NAN)
+        d->set.equal_nan = true;
+    else if (id == OPT_JSON)
+        d->json = v->s;
+    return CP_OK;
+}
+
+/* The folders, in the order given. */
+static int add_folder(void *ctx, const char *dir)
+{
+    struct diff *d = ctx;
+    d->f[d->nf++].dir = dir;
+    return CP_OK;
+}
+
 static int load_all(struct diff *d)
 {
     size_t total = 0;
@@ -199,7 +229,7 @@ static int load_all(struct diff *d)
                 return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: a result lacks fields",
                                 d->f[i].dir);
             enum cp_dtype t = strcmp(dtype, "<f8") == 0 ? CP_F64 : CP_F32;
-            struct cmp_item *it = &d->set.v[d->set.n];
+            cp_compare_item *it = &d->set.v[d->set.n];
             void *y;
             int st = load_array(d, d->f[i].dir, get_str(r, "file"), get_str(r, "hash"), t, &y);
             if (st != CP_OK)
@@ -243,67 +273,47 @@ static int load_all(struct diff *d)
         return cli_fail("diff", CP_FAIL_USAGE,
                         "no folder holds the host:exact baseline (save with compare, or list "
                         "host:exact among the engines)");
-    d->set.rows = d->rows;
-    d->set.cols = d->cols;
     return CP_OK;
 }
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"expect", required_argument, NULL, 'e'}, {"equal-nan", no_argument, NULL, 'n'},
-        {"json", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
-    int expect = CMP_EXPECT_NONE, c;
-    const char *json_path = NULL;
     struct diff d;
     memset(&d, 0, sizeof d);
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'e':
-            if (cmp_parse_expect(optarg, &expect) != CP_OK)
-                return cli_fail("diff", CP_FAIL_USAGE,
-                                "--expect: '%s' is not one of bitwise, torch, clblast, none",
-                                optarg);
-            break;
-        case 'n':
-            d.set.equal_nan = true;
-            break;
-        case 'j':
-            json_path = optarg;
-            break;
-        case 'h':
-            diff_help();
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            return CP_OK;
-        case ':':
-            return cli_fail("diff", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail("diff", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
+    d.expect = CP_EXPECT_NONE;
+    d.f = calloc((size_t)argc + 1, sizeof *d.f);
+    if (!d.f)
+        return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    bool handled;
+    int st = opts_parse("diff", argc, argv, diff_uses, sizeof diff_uses / sizeof *diff_uses,
+                        set_opt, add_folder, &d, diff_help, &handled);
+    int expect = d.expect;
+    const char *json_path = d.json;
+    if (st != CP_OK || handled) {
+        free(d.f);
+        return st;
     }
-    if (optind >= argc)
+    if (d.nf == 0) {
+        free(d.f);
         return cli_fail("diff", CP_FAIL_USAGE, "no folder given (usage: clparity diff DIR...)");
-    if (argc - optind > 26)
+    }
+    if (d.nf > 26) {
+        free(d.f);
         return cli_fail("diff", CP_FAIL_USAGE, "at most 26 folders at once");
-    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK)
+    }
+    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK) {
+        free(d.f);
         return CP_FAIL_RUNTIME;
-    d.nf = (size_t)(argc - optind);
-    d.f = calloc(d.nf, sizeof *d.f);
-    int st = d.f ? CP_OK : cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    }
     for (size_t i = 0; st == CP_OK && i < d.nf; ++i) {
-        d.f[i].dir = argv[optind + (int)i];
         st = load_index(&d.f[i]);
         if (st == CP_OK && i > 0)
             st = check_same_model(&d.f[0], &d.f[i]);
     }
     if (st == CP_OK)
         st = load_all(&d);
-    if (st == CP_OK && cmp_compute(&d.set) != CP_OK)
+    if (st == CP_OK && cp_comparison_create(d.set.v, d.set.n, d.rows, d.cols, d.set.ref, d.set.base,
+                                            d.set.equal_nan, &d.cmp) != CP_OK)
         st = cli_fail("diff", CP_FAIL_RUNTIME, "%s", cp_err_msg());
     if (st != CP_OK)
         goto out;
@@ -319,11 +329,11 @@ int cmd_diff(int argc, char **argv)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(d.f[0].index, "model");
     fprintf(out, "model: input sha256 %s, %zu rows x %zu outputs\n", get_str(m, "input_sha256"),
             d.rows, d.cols);
-    cmp_print(out, &d.set, false);
+    cp_comparison_print(d.cmp, out, false, expect);
     fflush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();
-        cJSON *cmp = cmp_json(&d.set);
+        cJSON *cmp = cp_comparison_json(d.cmp);
         cJSON *dirs = root ? cJSON_AddArrayToObject(root, "folders") : NULL;
         if (!root || !cmp || !dirs) {
             cJSON_Delete(root);
@@ -340,23 +350,20 @@ int cmd_diff(int argc, char **argv)
         cJSON_AddStringToObject(root, "expect",
                                 expect < 0 ? "none" : cp_preset_name((enum cp_preset)expect));
         cJSON_AddItemToObject(root, "comparison", cmp);
-        st = cp_json_write(json_path, root);
-        cJSON_Delete(root);
-        if (st != CP_OK) {
-            cli_fail("diff", st, "--json: %s", cp_err_msg());
+        st = cli_write_json("diff", "--json", json_path, root);
+        if (st != CP_OK)
             goto out;
-        }
     }
     if (expect >= 0) {
         char names[4096];
-        size_t fails = cmp_failures(&d.set, (enum cp_preset)expect, names, sizeof names);
+        size_t fails = cp_comparison_failures(d.cmp, (enum cp_preset)expect, names, sizeof names);
         if (fails)
             st = cli_fail("diff", CP_FAIL_CHECK, "--expect %s failed for %zu result%s: %s",
                           cp_preset_name((enum cp_preset)expect), fails, fails > 1 ? "s" : "",
                           names);
     }
 out:
-    cmp_free(&d.set);
+    cp_comparison_destroy(d.cmp);
     free(d.set.v);
     for (size_t i = 0; i < d.nowned; ++i)
         free(d.owned[i]);

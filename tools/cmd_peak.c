@@ -2,17 +2,26 @@
  * latency, measured once per device and driver and then read from the cache. */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 #include "perf.h"
 
 #include "clparity/peak.h"
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct opt_use peak_uses[] = {
+    {.id = OPT_DEVICE},
+    {.id = OPT_REMEASURE,
+     .help = "measure even when the cache holds a result (and store the new one)"},
+    {.id = OPT_JSON,
+     .help = "write the results and provenance as JSON ('-' for stdout; the\n"
+             "table then goes to stderr)"},
+};
 
 static void peak_help(void)
 {
@@ -37,15 +46,9 @@ static void peak_help(void)
            "missing, corrupt or foreign file means a new measurement, never an error.\n"
            "CLPARITY_CACHE=off neither reads nor writes it. 'clparity cache clear' leaves these\n"
            "files alone.\n"
-           "\n"
-           "  -d SEL           devices, as for run (default: $CLPARITY_DEVICES, else every\n"
-           "                   non-simulator OpenCL device plus host)\n"
-           "  --remeasure      measure even when the cache holds a result (and store the new one)\n"
-           "  --json FILE      write the results and provenance as JSON ('-' for stdout; the\n"
-           "                   table then goes to stderr)\n"
-           "  --version        print the version and exit\n"
-           "  -h, --help       print this help and exit\n"
-           "\n"
+           "\n");
+    opts_help(stdout, peak_uses, sizeof peak_uses / sizeof *peak_uses);
+    printf("\n"
            "exit status: 0 success, 2 usage error (bad option, a selector that matches\n"
            "nothing), 3 runtime error (an OpenCL call failed, I/O)\n");
 }
@@ -68,23 +71,15 @@ void *perf_device_json(const cp_device *d)
     return o;
 }
 
-static void add_num_or_null(cJSON *o, const char *key, bool known, double v)
-{
-    if (known && isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 void *perf_peak_json(const cp_peak *p)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     cJSON_AddBoolToObject(o, "available", p->available);
-    add_num_or_null(o, "fma_gflops", p->available, p->fma_gflops);
-    add_num_or_null(o, "bandwidth_gbs", p->available, p->bandwidth_gbs);
-    add_num_or_null(o, "latency_us", p->available && p->latency_us >= 0.0, p->latency_us);
+    cp_json_add_num_or_null(o, "fma_gflops", p->available ? p->fma_gflops : -1.0);
+    cp_json_add_num_or_null(o, "bandwidth_gbs", p->available ? p->bandwidth_gbs : -1.0);
+    cp_json_add_num_or_null(o, "latency_us", p->available ? p->latency_us : -1.0);
     if (p->available) {
         cJSON_AddStringToObject(o, "source", p->cached ? "cached" : "measured");
         cJSON_AddStringToObject(o, "measured_at", p->measured_at);
@@ -125,18 +120,27 @@ void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
     fputc('\n', out);
 }
 
-enum { OPT_REMEASURE = 256, OPT_JSON, OPT_VERSION };
+struct peak_opts {
+    char **sels;
+    size_t nsel;
+    bool remeasure;
+    const char *json;
+};
+
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct peak_opts *o = ctx;
+    if (id == OPT_DEVICE)
+        o->sels[o->nsel++] = (char *)v->s;
+    else if (id == OPT_REMEASURE)
+        o->remeasure = true;
+    else if (id == OPT_JSON)
+        o->json = v->s;
+    return CP_OK;
+}
 
 int cmd_peak(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"remeasure", no_argument, NULL, OPT_REMEASURE},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     char **sels = calloc((size_t)argc + 1, sizeof *sels);
     size_t nsel = 0;
     bool remeasure = false;
@@ -147,36 +151,15 @@ int cmd_peak(int argc, char **argv)
     cJSON *root = NULL;
     if (!sels)
         return cli_fail("peak", CP_FAIL_RUNTIME, "out of memory");
-    int c, st = CP_OK;
-    opterr = 0;
-    optind = 1;
-    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            sels[nsel++] = optarg;
-            break;
-        case OPT_REMEASURE:
-            remeasure = true;
-            break;
-        case OPT_JSON:
-            json = optarg;
-            break;
-        case 'h':
-            peak_help();
-            goto out;
-        case OPT_VERSION:
-            cli_print_version();
-            goto out;
-        case ':':
-            st = cli_fail("peak", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = cli_fail("peak", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-    }
-    if (st == CP_OK && optind < argc)
-        st = cli_fail("peak", CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    struct peak_opts o = {.sels = sels};
+    bool handled = false;
+    int st = opts_parse("peak", argc, argv, peak_uses, sizeof peak_uses / sizeof *peak_uses,
+                        set_opt, NULL, &o, peak_help, &handled);
+    nsel = o.nsel;
+    remeasure = o.remeasure;
+    json = o.json;
+    if (handled)
+        goto out;
     if (st == CP_OK && json)
         st = cli_check_output_file("peak", "--json", json);
     if (st == CP_OK)

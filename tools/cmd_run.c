@@ -21,15 +21,15 @@ static void run_help(void)
            "result: median wall time, the\n"
            "output's FNV-1a hash, the max ULP distance and max_rel against the host:f64\n"
            "reference, and the count of NaN/Inf outputs.\n"
-           "\n"
-           "%s%s"
-           "\n"
+           "\n");
+    struct job_opts o = {.compare = false};
+    job_opts_help(&o);
+    printf("\n"
            "exit status: 0 success, 2 usage or input error (including a model too large for a\n"
-           "device or for host memory, refused before any work), 3 runtime error\n",
-           job_model_help, cli_common_help);
+           "device or for host memory, refused before any work), 3 runtime error\n");
 }
 
-static void print_row(FILE *out, const struct job_result *r)
+static void print_row(FILE *out, const cp_job_result *r)
 {
     char label[300];
     cp_device_label(r->dev, label, sizeof label);
@@ -55,8 +55,8 @@ static void print_row(FILE *out, const struct job_result *r)
 static void print_builds(FILE *out, const struct job *j)
 {
     const char *lead = "builds:";
-    for (size_t i = 0; i < j->nres; ++i) {
-        const struct job_result *r = &j->res[i];
+    for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
         const char *state = cp_cache_state_name(r->build_cache);
         if (!state)
             continue;
@@ -87,16 +87,18 @@ int cmd_run(int argc, char **argv)
 
     /* The table goes to stderr when the JSON takes stdout. */
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
-    job_print_model(out, &j);
+    cp_job_print_model(j.cj, out);
     fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
-            j.ref ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
-                  : "no reference (--no-reference): no ULP or max_rel");
+            cp_job_reference(j.cj)
+                ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
+                : "no reference (--no-reference): no ULP or max_rel");
     fprintf(out, "%-36s %-14s %10s %10s %10s  %-16s %8s %10s %9s\n", "device", "engine",
             "median ms", "min ms", "max ms", "hash", "max ULP", "max_rel", "NaN/Inf");
     size_t nonfinite = 0;
-    for (size_t i = 0; i < j.nres; ++i) {
-        print_row(out, &j.res[i]);
-        nonfinite += j.res[i].m.nan + j.res[i].m.inf;
+    for (size_t i = 0; i < cp_job_result_count(j.cj); ++i) {
+        const cp_job_result *r = cp_job_result_at(j.cj, i);
+        print_row(out, r);
+        nonfinite += r->m.nan + r->m.inf;
     }
     print_builds(out, &j);
     if (nonfinite)
@@ -105,33 +107,13 @@ int cmd_run(int argc, char **argv)
                 "of max ULP (marked *; n/a when no pair is left). A smaller --init-scale keeps "
                 "deep models finite.\n",
                 nonfinite);
-    st = labels_print(out, &j);
+    struct labels_in lab = labels_of_job(&j);
+    st = labels_print(out, &lab);
     fflush(out);
     if (st != CP_OK)
         goto out;
 
-    if (j.o.out) {
-        st = job_write_out(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.save) {
-        st = job_save(&j);
-        if (st != CP_OK)
-            goto out;
-    }
-    if (j.o.json) {
-        cJSON *root = job_json(&j);
-        if (!root) {
-            st = cli_fail("run", CP_FAIL_RUNTIME, "out of memory building JSON");
-            goto out;
-        }
-        cJSON_AddStringToObject(root, "command", "run");
-        st = cp_json_write(j.o.json, root);
-        cJSON_Delete(root);
-        if (st != CP_OK)
-            cli_fail("run", st, "--json: %s", cp_err_msg());
-    }
+    st = job_write_files(&j, NULL, NULL);
 out:
     job_free(&j);
     return st;

@@ -2,6 +2,9 @@
  * step, and the divergence of their weights from host:exact (the baseline) and host:f64. */
 #include "cli.h"
 #include "cmds.h"
+#include "train_cli.h"
+#include "csv.h"
+#include "opts.h"
 
 #include "clparity/error.h"
 #include "clparity/gen.h"
@@ -13,8 +16,8 @@
 #include "clparity/train.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +27,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CMD "train"
+#define TO(field) OPT_AT(struct opts, field)
+#define TO_SHAPE OPT_SEEN(struct opts, shape_set)
+
+static const struct opt_use train_uses[] = {
+    {.id = OPT_DEVICE},
+    {.id = OPT_ENGINES,
+     TO(engines),
+     .help = "cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
+             "and host:openblas, close to host:exact but not equal (default:\n"
+             "cl:own, host:exact and host:f64 where they apply)"},
+    {.id = OPT_MODEL,
+     TO(model),
+     .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
+             "nn.Sequential MLP, biases included); the input (the\n"
+             "generator's) and the target have its in and out widths"},
+    {.id = OPT_DMODEL, TO(d), TO_SHAPE, .def = "32"},
+    {.id = OPT_LAYERS, TO(layers), TO_SHAPE, .def = "4", .min = 1, .max = 100000},
+    {.id = OPT_BATCH, TO(batch), .def = "1", .min = 1, .max = 1 << 20},
+    {.id = OPT_SEED, TO(seed)},
+    {.id = OPT_INIT_SCALE, TO(init_scale), TO_SHAPE},
+    {.id = OPT_STEPS, TO(steps)},
+    {.id = OPT_LR, TO(lr)},
+    {.id = OPT_TARGET},
+    {.id = OPT_EVERY, TO(every)},
+    {.id = OPT_PLOT,
+     TO(plot),
+     .def = "each float32 result's max abs weight difference to host:f64\n"
+            "(solid) and to host:exact (dashed, where not 0) against the step,\n"
+            "log scale"},
+    {.id = OPT_ALLOW_SLOW, TO(allow_slow)},
+    {.id = OPT_JSON, TO(json), .def = "every recorded step and the results"},
+    {.id = OPT_CSV, TO(csv), .def = "the recorded steps"},
+    {.id = OPT_SAVE,
+     TO(save),
+     .def = "x.npy, target.npy, the initial weights.npy, the final weights\n"
+            "per result (<device>.<engine>.npy) and index.json"},
+};
 
 static void train_help(void)
 {
@@ -37,38 +76,9 @@ static void train_help(void)
            "from host:f64's. host:exact and host:f64 always run: they are the references.\n"
            "cl:own keeps its weights on the device between steps and follows host:exact's order\n"
            "of operations, so any difference from it is a divergence (exit status 1).\n"
-           "\n"
-           "  -d SEL           devices (keywords all/host/gpu/cpu/accelerator, P:D, P or a\n"
-           "                   name substring; comma list or repeated)\n"
-           "  --engines LIST   cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
-           "                   and host:openblas, close to host:exact but not equal (default:\n"
-           "                   cl:own, host:exact and host:f64 where they apply)\n"
-           "  --model FILE     a .safetensors model instead (as in run: the post's blocks or an\n"
-           "                   nn.Sequential MLP, biases included); the input (the\n"
-           "                   generator's) and the target have its in and out widths\n"
-           "  --d-model D      width (default 32)\n"
-           "  --layers L       blocks (default 4)\n"
-           "  --batch B        rows per step (default 1)\n"
-           "  --seed S         generator seed (default 1337)\n"
-           "  --init-scale X   weight init scale (default 1.0)\n"
-           "  --steps N        SGD steps (default 100)\n"
-           "  --lr X           learning rate, rounded to float (default 0.01)\n"
-           "  --target T       zeros (the default, as in the PyTorch example: the loss is\n"
-           "                   the output's mean square), or random: standard normals from the\n"
-           "                   generator's tensor id 2\n"
-           "  --every K        record every K-th step (and the last; default 1)\n"
-           "  --plot FILE      draw each float32 result's max abs weight difference to host:f64\n"
-           "                   (solid) and to host:exact (dashed, where not 0) against the step,\n"
-           "                   log scale, through gnuplot: FILE.png or FILE.svg. Without gnuplot\n"
-           "                   in PATH this is a usage error (status 2), reported before any work\n"
-           "  --allow-slow     run on a simulator (Oclgrind) beyond its work limit\n"
-           "  --json FILE      write every recorded step and the results as JSON ('-': stdout)\n"
-           "  --csv FILE       the recorded steps as CSV ('-': stdout)\n"
-           "  --save DIR       x.npy, target.npy, the initial weights.npy, the final weights\n"
-           "                   per result (<device>.<engine>.npy) and index.json\n"
-           "  --version        print the version and exit\n"
-           "  -h, --help       print this help and exit\n"
-           "\n"
+           "\n");
+    opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
+    printf("\n"
            "After the last step each result's weights are read back, uploaded into fresh memory\n"
            "and run forward again: the output must be bit-identical (the round trip), and\n"
            "cl:own's must equal host:exact's.\n"
@@ -77,185 +87,28 @@ static void train_help(void)
            "non-finite loss, 2 usage or input error, 3 runtime error\n");
 }
 
-struct opts {
-    char **sels;
-    size_t nsel;
-    const char *engines, *json, *csv, *save, *model, *plot;
-    bool shape_set; /* --d-model, --layers or --init-scale given */
-    long d, layers, batch, steps, every;
-    uint64_t seed;
-    double init_scale, lr;
-    bool target_zeros, allow_slow;
-};
-
-struct result {
-    const cp_device *dev;
-    const char *engine;
-    cp_trainer *tr;
-    void *w; /* current weights, n_params of the dtype */
-    double loss;
-    uint64_t max_ulp_base; /* over the recorded steps */
-    long first_div;        /* first recorded step that differs from the baseline; 0: none */
-    void *y_rt;
-    int roundtrip;    /* 1 ok, 0 failed */
-    int forward_base; /* cl:own: the round trip's output equals host:exact's; -1 n/a */
-    uint64_t hash;
-    /* seconds in cp_trainer_step (each ends with the loss on the host): the first step (a
-     * driver may compile kernels at their first launch), and the sum over the others */
-    double first_s, step_s;
-};
-
-struct rec {
-    long step;
-    size_t res;
-    double loss, base_abs, base_bitwise, f64_abs;
-    uint64_t base_ulp, f64_ulp;
-};
-
-struct train {
-    struct opts o;
-    cp_devlist devs;
-    bool *chosen;
-    cp_model m;
-    float *x, *t;
-    struct result *r;
-    size_t nr, base, ref; /* indices of host:exact and host:f64 */
-    struct rec *recs;
-    size_t nrecs, caprecs;
-    char build_options[128];
-    const char *arch_from;
-    char model_sha256[65];
-};
-
-enum {
-    O_ENGINES = 256,
-    O_DMODEL,
-    O_LAYERS,
-    O_BATCH,
-    O_SEED,
-    O_INIT,
-    O_STEPS,
-    O_LR,
-    O_TARGET,
-    O_EVERY,
-    O_JSON,
-    O_CSV,
-    O_SAVE,
-    O_SLOW,
-    O_VERSION,
-    O_MODEL,
-    O_PLOT
-};
+/* What the table cannot store itself: -d's list and --target's flag. */
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct opts *o = ctx;
+    if (id == OPT_TARGET) {
+        o->target_zeros = v->choice == 0;
+    } else if (id == OPT_DEVICE) {
+        char **sels = realloc(o->sels, (o->nsel + 1) * sizeof *sels);
+        if (!sels)
+            return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+        o->sels = sels;
+        o->sels[o->nsel++] = (char *)v->s;
+    }
+    return CP_OK;
+}
 
 static int parse(int argc, char **argv, struct opts *o, bool *handled)
 {
-    static const struct option lo[] = {{"engines", required_argument, NULL, O_ENGINES},
-                                       {"d-model", required_argument, NULL, O_DMODEL},
-                                       {"layers", required_argument, NULL, O_LAYERS},
-                                       {"batch", required_argument, NULL, O_BATCH},
-                                       {"seed", required_argument, NULL, O_SEED},
-                                       {"init-scale", required_argument, NULL, O_INIT},
-                                       {"steps", required_argument, NULL, O_STEPS},
-                                       {"lr", required_argument, NULL, O_LR},
-                                       {"target", required_argument, NULL, O_TARGET},
-                                       {"every", required_argument, NULL, O_EVERY},
-                                       {"json", required_argument, NULL, O_JSON},
-                                       {"csv", required_argument, NULL, O_CSV},
-                                       {"save", required_argument, NULL, O_SAVE},
-                                       {"allow-slow", no_argument, NULL, O_SLOW},
-                                       {"version", no_argument, NULL, O_VERSION},
-                                       {"model", required_argument, NULL, O_MODEL},
-                                       {"plot", required_argument, NULL, O_PLOT},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-    *handled = false;
-    opterr = 0;
-    optind = 1;
-    int c, st = CP_OK;
-    while ((c = getopt_long(argc, argv, ":d:h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': {
-            char **v = realloc(o->sels, (o->nsel + 1) * sizeof *v);
-            if (!v)
-                return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
-            o->sels = v;
-            o->sels[o->nsel++] = optarg;
-            break;
-        }
-        case 'h':
-            train_help();
-            *handled = true;
-            return CP_OK;
-        case O_VERSION:
-            cli_print_version();
-            *handled = true;
-            return CP_OK;
-        case O_ENGINES:
-            o->engines = optarg;
-            break;
-        case O_DMODEL:
-            o->shape_set = true;
-            st = cli_parse_long(CMD, "--d-model", optarg, 1, 65536, &o->d);
-            break;
-        case O_LAYERS:
-            o->shape_set = true;
-            st = cli_parse_long(CMD, "--layers", optarg, 1, 100000, &o->layers);
-            break;
-        case O_BATCH:
-            st = cli_parse_long(CMD, "--batch", optarg, 1, 1 << 20, &o->batch);
-            break;
-        case O_STEPS:
-            st = cli_parse_long(CMD, "--steps", optarg, 1, 100000000, &o->steps);
-            break;
-        case O_EVERY:
-            st = cli_parse_long(CMD, "--every", optarg, 1, 100000000, &o->every);
-            break;
-        case O_SEED:
-            st = cli_parse_u64(CMD, "--seed", optarg, &o->seed);
-            break;
-        case O_INIT:
-            o->shape_set = true;
-            st = cli_parse_double(CMD, "--init-scale", optarg, 0.0, 1e6, &o->init_scale);
-            break;
-        case O_LR:
-            st = cli_parse_double(CMD, "--lr", optarg, 0.0, 1e6, &o->lr);
-            break;
-        case O_TARGET:
-            if (strcmp(optarg, "zeros") == 0)
-                o->target_zeros = true;
-            else if (strcmp(optarg, "random") == 0)
-                o->target_zeros = false;
-            else
-                st = cli_fail(CMD, CP_FAIL_USAGE, "--target: '%s' is not zeros or random", optarg);
-            break;
-        case O_JSON:
-            o->json = optarg;
-            break;
-        case O_CSV:
-            o->csv = optarg;
-            break;
-        case O_SAVE:
-            o->save = optarg;
-            break;
-        case O_PLOT:
-            o->plot = optarg;
-            break;
-        case O_MODEL:
-            o->model = optarg;
-            break;
-        case O_SLOW:
-            o->allow_slow = true;
-            break;
-        case ':':
-            return cli_fail(CMD, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_fail(CMD, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
-        if (st != CP_OK)
-            return st;
-    }
-    if (optind < argc)
-        return cli_fail(CMD, CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
+    int st = opts_parse(CMD, argc, argv, train_uses, sizeof train_uses / sizeof *train_uses,
+                        set_opt, NULL, o, train_help, handled);
+    if (st != CP_OK || *handled)
+        return st;
     if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
         return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
     if (o->plot && !cli_gnuplot_in_path())
@@ -293,7 +146,7 @@ static int add_result(struct train *T, const cp_device *dev, const char *engine)
     return CP_OK;
 }
 
-static void label(const struct result *r, char *buf, size_t len)
+void train_label(const struct result *r, char *buf, size_t len)
 {
     cp_device_label(r->dev, buf, len);
 }
@@ -482,7 +335,7 @@ static int train_loop(struct train *T)
         st = cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
         if (st != CP_OK) {
             char lb[300];
-            label(r, lb, sizeof lb);
+            train_label(r, lb, sizeof lb);
             cli_fail(CMD, st, "%s on %s: %s", r->engine, lb, cp_err_msg());
             cli_print_build_log();
             return st;
@@ -504,7 +357,7 @@ static int train_loop(struct train *T)
         for (size_t i = 0; i < T->nr; ++i) {
             struct result *r = &T->r[i];
             char lb[300];
-            label(r, lb, sizeof lb);
+            train_label(r, lb, sizeof lb);
             double t0 = now_s();
             st = cp_trainer_step(r->tr, &r->loss);
             if (step == 1)
@@ -557,357 +410,6 @@ static int train_loop(struct train *T)
     return CP_OK;
 }
 
-static void print_model(FILE *f, const struct train *T)
-{
-    const struct opts *o = &T->o;
-    if (o->model) {
-        char desc[512];
-        cp_model_describe(&T->m, desc, sizeof desc);
-        fprintf(f,
-                "model: %s (%s; %s), batch %ld, seed %llu; SGD %ld steps, lr %.9g (float), MSE "
-                "against %s targets\n",
-                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, o->steps,
-                (double)(float)o->lr, o->target_zeros ? "zero" : "random");
-        return;
-    }
-    fprintf(f,
-            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g; "
-            "SGD %ld steps, lr %.9g (float), MSE against %s targets\n",
-            o->layers, o->d, o->batch, (unsigned long long)o->seed, o->init_scale, o->steps,
-            (double)(float)o->lr, o->target_zeros ? "zero" : "random");
-}
-
-static void print_tables(FILE *f, const struct train *T)
-{
-    print_model(f, T);
-    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
-            "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
-        char lb[300];
-        label(&T->r[rc->res], lb, sizeof lb);
-        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
-                T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
-                rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
-    }
-    fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
-               "steps; the first step's time, and the mean of the others):\n");
-    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s\n", "device", "engine",
-            "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
-            "1st ms", "ms/step");
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
-        char lb[300], fd[32];
-        label(r, lb, sizeof lb);
-        if (i == T->ref)
-            snprintf(fd, sizeof fd, "ref");
-        else if (r->first_div)
-            snprintf(fd, sizeof fd, "%ld", r->first_div);
-        else
-            snprintf(fd, sizeof fd, "none");
-        char mean[32] = "-";
-        if (T->o.steps > 1)
-            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->o.steps - 1));
-        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9.3f %9s\n", lb, r->engine,
-                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
-                r->roundtrip ? "ok" : "FAILED",
-                r->forward_base < 0 ? "-"
-                : r->forward_base   ? "yes"
-                                    : "NO",
-                1e3 * r->first_s, mean);
-    }
-}
-
-static void result_file(const struct result *r, char *buf, size_t len)
-{
-    char tag[32], eng[64];
-    cp_device_tag(r->dev, tag, sizeof tag);
-    snprintf(eng, sizeof eng, "%s", r->engine);
-    for (char *c = eng; *c; ++c)
-        if (*c == ':')
-            *c = '-';
-    snprintf(buf, len, "%s.%s.npy", tag, eng);
-}
-
-static cJSON *model_json(const struct train *T)
-{
-    const struct opts *o = &T->o;
-    cJSON *m = cJSON_CreateObject();
-    if (o->model) {
-        cJSON_AddStringToObject(m, "arch", "file");
-        cJSON_AddStringToObject(m, "file", o->model);
-        cJSON_AddStringToObject(m, "model_sha256", T->model_sha256);
-        cJSON_AddStringToObject(m, "arch_from", T->arch_from);
-    } else {
-        cJSON_AddStringToObject(m, "arch", "dumb");
-        cJSON_AddNumberToObject(m, "d", (double)o->d);
-        cJSON_AddNumberToObject(m, "layers", (double)o->layers);
-        cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
-    }
-    cJSON_AddNumberToObject(m, "batch", (double)o->batch);
-    char seed[32];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
-    cJSON_AddStringToObject(m, "seed", seed);
-    cJSON_AddNumberToObject(m, "steps", (double)o->steps);
-    cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
-    cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
-    cJSON_AddNumberToObject(m, "every", (double)o->every);
-    char hex[65];
-    cli_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
-    cJSON_AddStringToObject(m, "input_sha256", hex);
-    cli_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
-    cJSON_AddStringToObject(m, "target_sha256", hex);
-    cli_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
-    cJSON_AddStringToObject(m, "weights_sha256", hex);
-    /* Every layer, so that a reader can rebuild the model from the flat parameters. */
-    cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
-    for (int l = 0; l < T->m.n_layers; ++l) {
-        const cp_layer *ly = &T->m.layers[l];
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddNumberToObject(j, "in", ly->in);
-        cJSON_AddNumberToObject(j, "out", ly->out);
-        cJSON_AddNumberToObject(j, "w_off", (double)ly->w_off);
-        cJSON_AddBoolToObject(j, "has_bias", ly->has_bias);
-        cJSON_AddNumberToObject(j, "b_off", (double)ly->b_off);
-        cJSON_AddStringToObject(j, "act", ly->act == CP_ACT_RELU ? "relu" : "none");
-        cJSON_AddBoolToObject(j, "residual", ly->residual);
-        cJSON_AddItemToArray(ls, j);
-    }
-    return m;
-}
-
-static cJSON *result_json(const struct train *T, const struct result *r)
-{
-    cJSON *j = cJSON_CreateObject();
-    char lb[300], hash[32], file[128];
-    label(r, lb, sizeof lb);
-    result_file(r, file, sizeof file);
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
-    cJSON_AddStringToObject(j, "file", file);
-    cJSON_AddStringToObject(j, "device", lb);
-    cJSON_AddStringToObject(j, "platform", r->dev->kind == CP_DEV_HOST ? "host" : r->dev->platform);
-    cJSON_AddStringToObject(j, "driver", r->dev->kind == CP_DEV_HOST ? "" : r->dev->driver);
-    cJSON_AddStringToObject(j, "engine", r->engine);
-    cJSON_AddStringToObject(j, "dtype", cp_dtype_descr(cp_trainer_dtype(r->tr)));
-    cJSON_AddStringToObject(j, "hash", hash);
-    cJSON_AddNumberToObject(j, "final_loss", r->loss);
-    cJSON_AddNumberToObject(j, "max_ulp_base", (double)r->max_ulp_base);
-    cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
-    cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
-    cJSON_AddNumberToObject(j, "first_step_ms", 1e3 * r->first_s);
-    if (T->o.steps > 1)
-        cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->o.steps - 1));
-    if (r->forward_base >= 0)
-        cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
-    return j;
-}
-
-static int write_json(const struct train *T)
-{
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
-    cJSON_AddNumberToObject(root, "schema", 1);
-    cJSON_AddStringToObject(root, "command", "train");
-    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(T->build_options));
-    cJSON_AddItemToObject(root, "model", model_json(T));
-    cJSON *steps = cJSON_AddArrayToObject(root, "steps");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
-        const struct result *r = &T->r[rc->res];
-        cJSON *s = cJSON_CreateObject();
-        char lb[300];
-        label(r, lb, sizeof lb);
-        cJSON_AddNumberToObject(s, "step", (double)rc->step);
-        cJSON_AddStringToObject(s, "device", lb);
-        cJSON_AddStringToObject(s, "engine", r->engine);
-        cJSON_AddNumberToObject(s, "loss", rc->loss);
-        cJSON_AddNumberToObject(s, "base_max_abs", rc->base_abs);
-        cJSON_AddNumberToObject(s, "base_max_ulp", (double)rc->base_ulp);
-        cJSON_AddNumberToObject(s, "base_bitwise", rc->base_bitwise);
-        cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
-        cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
-        cJSON_AddItemToArray(steps, s);
-    }
-    cJSON *res = cJSON_AddArrayToObject(root, "results");
-    for (size_t i = 0; i < T->nr; ++i)
-        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
-    int st = cp_json_write(T->o.json, root);
-    cJSON_Delete(root);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--json: %s", cp_err_msg());
-    return CP_OK;
-}
-
-struct text {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void __attribute__((format(printf, 2, 3))) text_add(struct text *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || t->len + (size_t)n + 1 > t->cap) {
-        size_t cap = (t->cap ? 2 * t->cap : 4096) + (n > 0 ? (size_t)n : 0);
-        char *v = realloc(t->s, cap);
-        if (!v || n < 0) {
-            t->oom = true;
-            free(v);
-            t->s = NULL;
-            return;
-        }
-        t->s = v;
-        t->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
-static int write_csv(const struct train *T)
-{
-    struct text t = {0};
-    cJSON *prov = cp_provenance_json(T->build_options);
-    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
-    cJSON_Delete(prov);
-    if (!pj)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
-    text_add(&t, "# provenance: %s\n", pj);
-    cJSON_free(pj);
-    text_add(&t, "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
-                 "f64_max_ulp\n");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
-        char lb[300];
-        label(&T->r[rc->res], lb, sizeof lb);
-        for (char *c = lb; *c; ++c)
-            if (*c == ',' || *c == '"')
-                *c = ' ';
-        text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g,%.17g,%llu\n", rc->step, lb,
-                 T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
-                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
-    }
-    if (t.oom)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building CSV");
-    int st = cp_file_write_atomic(T->o.csv, t.s, t.len);
-    free(t.s);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--csv: %s", cp_err_msg());
-    return CP_OK;
-}
-
-static int save(const struct train *T)
-{
-    const struct opts *o = &T->o;
-    char path[4096];
-    /* [layers, d, d] for the built-in model; the flat parameters for a --model file. */
-    size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
-    int wdims = 3;
-    if (o->model) {
-        shape[0] = T->m.n_params;
-        wdims = 1;
-    }
-    /* The inputs of the training: x, the target and the initial weights. */
-    size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
-    size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
-    const char *names[] = {"x.npy", "target.npy", "weights.npy"};
-    const float *data[] = {T->x, T->t, T->m.params};
-    const size_t *shapes[] = {xs, ts, shape};
-    const int ndims[] = {2, 2, wdims};
-    for (size_t i = 0; i < 3; ++i) {
-        snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
-        int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
-        if (st != CP_OK)
-            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
-    }
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
-        char file[128];
-        result_file(r, file, sizeof file);
-        snprintf(path, sizeof path, "%s/%s", o->save, file);
-        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), wdims, shape, r->w);
-        if (st != CP_OK)
-            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
-    }
-    cJSON *index = cJSON_CreateObject();
-    if (!index)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building index.json");
-    cJSON_AddNumberToObject(index, "schema", 1);
-    cJSON_AddStringToObject(index, "version", cp_version());
-    cJSON_AddStringToObject(index, "command", "train");
-    cJSON_AddItemToObject(index, "provenance", cp_provenance_json(T->build_options));
-    cJSON_AddItemToObject(index, "model", model_json(T));
-    cJSON *res = cJSON_AddArrayToObject(index, "results");
-    for (size_t i = 0; i < T->nr; ++i)
-        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
-    snprintf(path, sizeof path, "%s/index.json", o->save);
-    int st = cp_json_write(path, index);
-    cJSON_Delete(index);
-    if (st != CP_OK)
-        return cli_fail(CMD, st, "--save: %s", cp_err_msg());
-    return CP_OK;
-}
-
-/* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
- * step (log y), and dashed its difference to host:exact where any step has one (a log scale
- * cannot show 0). gnuplot writes a temporary file, renamed when it succeeded. */
-static int write_plot(const struct train *T)
-{
-    const struct opts *o = &T->o;
-    struct cli_plot pl;
-    int st = cli_plot_open(CMD, o->plot, &pl);
-    if (st != CP_OK)
-        return st;
-    FILE *gp = pl.gp;
-    char title[300];
-    bool any_div = false;
-    for (size_t i = 0; i < T->nr; ++i)
-        any_div = any_div || (i != T->ref && T->r[i].first_div);
-    snprintf(title, sizeof title, "weights during SGD: max |W - W(host:f64)|%s",
-             any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
-                     : "; every result equals host:exact at every recorded step");
-    fprintf(gp, "\nset title ");
-    cli_gp_quoted(gp, title);
-    fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
-                "set logscale y\nset grid xtics ytics mytics\nset key below\n");
-    for (size_t i = 0; i < T->nr; ++i) {
-        if (i == T->ref)
-            continue;
-        fprintf(gp, "$r%zu << EOD\n", i);
-        for (size_t k = 0; k < T->nrecs; ++k)
-            if (T->recs[k].res == i)
-                fprintf(gp, "%ld %.9g %.9g\n", T->recs[k].step,
-                        T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
-                        T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
-        fprintf(gp, "EOD\n");
-    }
-    fprintf(gp, "plot ");
-    const char *sep = "";
-    for (size_t i = 0; i < T->nr; ++i) {
-        if (i == T->ref)
-            continue;
-        char lb[300], name[400];
-        label(&T->r[i], lb, sizeof lb);
-        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
-        fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
-        cli_gp_quoted(gp, name);
-        sep = ", \\\n     ";
-        if (T->r[i].first_div) {
-            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
-            fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
-            cli_gp_quoted(gp, name);
-        }
-    }
-    return cli_plot_close(CMD, &pl);
-}
-
 static void train_free(struct train *T)
 {
     for (size_t i = 0; i < T->nr; ++i) {
@@ -951,20 +453,20 @@ int cmd_train(int argc, char **argv)
     bool json_out = T.o.json && strcmp(T.o.json, "-") == 0;
     bool csv_out = T.o.csv && strcmp(T.o.csv, "-") == 0;
     FILE *out = json_out || csv_out ? stderr : stdout;
-    print_tables(out, &T);
+    train_print_tables(out, &T);
     fflush(out);
-    if (T.o.save && (st = save(&T)) != CP_OK)
+    if (T.o.save && (st = train_save(&T)) != CP_OK)
         goto out;
-    if (T.o.json && (st = write_json(&T)) != CP_OK)
+    if (T.o.json && (st = train_write_json(&T)) != CP_OK)
         goto out;
-    if (T.o.csv && (st = write_csv(&T)) != CP_OK)
+    if (T.o.csv && (st = train_write_csv(&T)) != CP_OK)
         goto out;
-    if (T.o.plot && (st = write_plot(&T)) != CP_OK)
+    if (T.o.plot && (st = train_write_plot(&T)) != CP_OK)
         goto out;
     for (size_t i = 0; i < T.nr; ++i) {
         const struct result *r = &T.r[i];
         char lb[300];
-        label(r, lb, sizeof lb);
+        train_label(r, lb, sizeof lb);
         bool exact = strcmp(r->engine, "cl:own") == 0 || strcmp(r->engine, "host:exact") == 0;
         if (exact && r->first_div) {
             st = cli_fail(CMD, CP_FAIL_CHECK,

@@ -3,6 +3,7 @@
  * device, driver and platform version (runtime/tune.c). */
 #include "cli.h"
 #include "cmds.h"
+#include "opts.h"
 
 #include "clparity/metrics.h"
 #include "clparity/model.h"
@@ -10,10 +11,20 @@
 #include "clparity/tune.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct opt_use tune_uses[] = {
+    {.id = OPT_DEVICE,
+     .help = "devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
+             "every non-simulator device); host is skipped"},
+    {.id = OPT_QUICK, .def = "smaller shapes and fewer candidates"},
+    {.id = OPT_RUNS, .def = "5; the median counts", .min = 1, .max = 1000},
+    {.id = OPT_WARMUP, .def = "1", .min = 0, .max = 1000},
+    {.id = OPT_DRY_RUN},
+    {.id = OPT_JSON, .def = "every candidate's timing"},
+};
 
 static void tune_help(void)
 {
@@ -44,17 +55,9 @@ static void tune_help(void)
            "              work-item (13 settings of vw=8,16, rb=2..12, nv=1,2,4, mc=32,128,512),\n"
            "              at d=1024 L=4 B=1024 (--quick: 4 of them at d=256 L=2 B=256)\n"
            "Simulators are left out (their timings say nothing about hardware).\n"
-           "\n"
-           "  -d, --device SEL  devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
-           "                    every non-simulator device); host is skipped\n"
-           "  --quick           smaller shapes and fewer candidates\n"
-           "  --runs N          timed runs per candidate (default 5; the median counts)\n"
-           "  --warmup W        warm-up runs per candidate (default 1)\n"
-           "  --dry-run         measure and print, store nothing\n"
-           "  --json FILE       every candidate's timing as JSON ('-' for stdout)\n"
-           "  --version         print the version and exit\n"
-           "  -h, --help        print this help and exit\n"
-           "\n"
+           "\n");
+    opts_help(stdout, tune_uses, sizeof tune_uses / sizeof *tune_uses);
+    printf("\n"
            "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4,nv=2,mc=128\" (any subset)\n"
            "overrides the stored and default settings in every command; CLPARITY_CACHE=off\n"
            "ignores the stored ones.\n"
@@ -270,65 +273,48 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
     return CP_OK;
 }
 
+struct tune_args {
+    struct tune_opts *o;
+    char **sels;
+    size_t nsel;
+};
+
+static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+    struct tune_args *a = ctx;
+    if (id == OPT_DEVICE)
+        a->sels[a->nsel++] = (char *)v->s;
+    else if (id == OPT_QUICK)
+        a->o->quick = true;
+    else if (id == OPT_RUNS)
+        a->o->runs = v->l;
+    else if (id == OPT_WARMUP)
+        a->o->warmup = v->l;
+    else if (id == OPT_DRY_RUN)
+        a->o->dry_run = true;
+    else if (id == OPT_JSON)
+        a->o->json = v->s;
+    return CP_OK;
+}
+
 int cmd_tune(int argc, char **argv)
 {
-    static const struct option opts[] = {{"device", required_argument, NULL, 'd'},
-                                         {"quick", no_argument, NULL, 'q'},
-                                         {"runs", required_argument, NULL, 'r'},
-                                         {"warmup", required_argument, NULL, 'w'},
-                                         {"dry-run", no_argument, NULL, 'n'},
-                                         {"json", required_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"version", no_argument, NULL, 'V'},
-                                         {NULL, 0, NULL, 0}};
     struct tune_opts o = {.runs = 5, .warmup = 1};
     char **sels = calloc((size_t)argc + 1, sizeof *sels);
-    size_t nsel = 0;
-    int c, st = CP_OK;
     if (!sels)
         return cli_fail("tune", CP_FAIL_RUNTIME, "out of memory");
-    opterr = 0;
-    optind = 1;
-    while (st == CP_OK && (c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            sels[nsel++] = optarg;
-            break;
-        case 'q':
-            o.quick = true;
-            break;
-        case 'r':
-            st = cli_parse_long("tune", "--runs", optarg, 1, 1000, &o.runs);
-            break;
-        case 'w':
-            st = cli_parse_long("tune", "--warmup", optarg, 0, 1000, &o.warmup);
-            break;
-        case 'n':
-            o.dry_run = true;
-            break;
-        case 'j':
-            o.json = optarg;
-            break;
-        case 'h':
-            tune_help();
-            free(sels);
-            return CP_OK;
-        case 'V':
-            cli_print_version();
-            free(sels);
-            return CP_OK;
-        case ':':
-            st = cli_fail("tune", CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = cli_fail("tune", CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
-        }
+    struct tune_args a = {.o = &o, .sels = sels};
+    bool handled;
+    int st = opts_parse("tune", argc, argv, tune_uses, sizeof tune_uses / sizeof *tune_uses,
+                        set_opt, NULL, &a, tune_help, &handled);
+    size_t nsel = a.nsel;
+    if (handled) {
+        free(sels);
+        return CP_OK;
     }
     if (st == CP_OK && (getenv("CLPARITY_OWN_TUNE") || getenv("CLPARITY_OWN_KERNEL")))
         st = cli_fail("tune", CP_FAIL_USAGE,
                       "CLPARITY_OWN_TUNE or CLPARITY_OWN_KERNEL is set: unset them to tune");
-    if (st == CP_OK && optind < argc)
-        st = cli_fail("tune", CP_FAIL_USAGE, "unexpected argument '%s'", argv[optind]);
     if (st == CP_OK && o.json && cli_check_output_file("tune", "--json", o.json) != CP_OK)
         st = CP_FAIL_RUNTIME;
     if (st != CP_OK) {

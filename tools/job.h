@@ -1,11 +1,8 @@
-/* A job: the model, its input, and every selected device × engine run on them, with the
- * float64 reference and the metrics. `run` (and later commands) print and save it. */
-#ifndef CLPARITY_JOB_H
-#define CLPARITY_JOB_H
+/* The command line's job: run's and compare's options over the library's cp_job. */
+#ifndef CLPARITY_TOOLS_JOB_H
+#define CLPARITY_TOOLS_JOB_H
 
-#include "clparity/device.h"
-#include "clparity/engine.h"
-#include "clparity/metrics.h"
+#include "clparity/job.h"
 #include "clparity/model.h"
 
 #include <stdbool.h>
@@ -25,7 +22,7 @@ struct job_opts {
     bool no_reference; /* run only: skip host:f64 (speed runs of large models) */
     /* compare only */
     bool compare; /* accept --expect/--equal-nan/--invariance; baseline and round trip */
-    int expect;   /* CMP_EXPECT_NONE or an enum cp_preset */
+    int expect;   /* CP_EXPECT_NONE or an enum cp_preset */
     bool equal_nan;
     bool invariance;
     /* models, inputs and labels from files */
@@ -42,73 +39,30 @@ struct job_opts {
 void job_opts_defaults(struct job_opts *o);
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
                    bool *handled);
-extern const char job_model_help[];
-extern const char job_compare_help[];
+/* The options' part of run's or compare's help (o->compare), generated from their table. */
+void job_opts_help(const struct job_opts *o);
 
-struct job_stats {
-    double median, min, max;
-};
-
-struct job_result {
-    const cp_device *dev;
-    const cp_engine_info *eng;
-    void *y;               /* batch × out_width of eng->dtype: the last timed run's output */
-    uint64_t hash;         /* of y */
-    bool deterministic;    /* every warm-up and timed run gave the same hash */
-    struct job_stats wall; /* seconds */
-    double kernel_median;  /* < 0: n/a */
-    double h2d_median, d2h_median;
-    double build_s, upload_s;
-    /* cp_engine_build_cache (CP_CACHE_NONE: no program built) and its note */
-    enum cp_cache_state build_cache;
-    char build_cache_note[256];
-    cp_metrics m;                            /* against the reference; float32 results only */
-    int roundtrip;                           /* 1, 0, -1 n/a (compare only) */
-    long batch_inv_equal, batch_inv_checked; /* --invariance; checked < 0: not checked */
-    int thread_inv;                          /* host:openblas, --invariance; -1: n/a */
-};
-
+/* A job of the command line: its options, the library's job, and the --labels. */
 struct job {
     const char *cmd;
     struct job_opts o;
-    cp_devlist devs;
-    bool *chosen;
-    bool *use; /* per registered engine */
-    cp_model model;
-    float *x;
-    double *ref; /* host:f64's output: the reference */
-    float *base; /* host:exact's output: the baseline (compare only) */
-    struct job_result *res;
-    size_t nres;
-    char build_options[512];
-    /* --model: where the architecture came from, and the file's SHA-256 */
-    const char *arch_from;
-    char model_sha256[65];
+    cp_job *cj;
     int64_t *labels; /* --labels: batch class ids */
-    /* The work that needs no device (the hidden reference and baseline, the SHA-256 of the
-     * input and weights) runs on a second thread while the first result's engine is built,
-     * and is joined before its first forward: timed runs never share the CPU with it. */
-    void *bg;
-    char input_sha256[65], weights_sha256[65];
 };
 
-/* Devices, engines, the simulator guard and the memory checks, then the model and input:
- * everything that can refuse the job comes before any work. */
+/* Devices, engines, the files, the simulator guard and the memory checks: everything that
+ * can refuse the job comes before any work. Each prints its problem and returns the status. */
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
-/* Runs every result, the reference and the metrics. */
+/* Runs every result, the reference and the metrics (cp_job_run). */
 int job_execute(struct job *j);
-/* The "model: ..." line of run and compare. */
-void job_print_model(FILE *f, const struct job *j);
-/* --out FILE: the one result, as .npy. */
-int job_write_out(const struct job *j);
-/* --save DIR: x.npy, weights.npy, one .npy per result, index.json. */
-int job_save(const struct job *j);
+/* --out FILE (the one result, as .npy), --save DIR (x.npy, weights.npy, one .npy per result,
+ * index.json), then --json FILE: the job's JSON with "command", and what add puts after it
+ * (NULL: nothing; false: out of memory). Prints the problem and returns the status. */
+int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
+                    void *ctx);
 void job_free(struct job *j);
 
-/* The JSON of the job's model, results and provenance (a cJSON object). */
+/* The JSON of the job's model, results and provenance (a cJSON object), with the labels. */
 void *job_json(const struct job *j);
-
-/* "1:0 pthread-..." / "host", and the result's file name "p1d0.cl-own.npy". */
-void job_result_file(const struct job_result *r, char *buf, size_t len);
 
 #endif

@@ -63,15 +63,17 @@ static void lab_free(struct lab *l)
 }
 
 /* The job's results, plus the reference when host:f64 was not listed. */
-static int lab_build(const struct job *j, struct lab *l)
+static int lab_build(const struct labels_in *j, struct lab *l)
 {
     memset(l, 0, sizeof *l);
-    l->rows = (size_t)j->o.batch;
-    l->cols = (size_t)j->model.out_width;
+    size_t nres = j->nres;
+    const double *ref = j->ref;
+    l->rows = j->rows;
+    l->cols = j->cols;
     bool ref_listed = false;
-    for (size_t i = 0; i < j->nres; ++i)
-        ref_listed = ref_listed || j->res[i].y == (void *)j->ref;
-    size_t n = j->nres + (j->ref && !ref_listed ? 1 : 0);
+    for (size_t i = 0; i < nres; ++i)
+        ref_listed = ref_listed || j->res[i].y == (const void *)ref;
+    size_t n = nres + (ref && !ref_listed ? 1 : 0);
     l->c = calloc(n ? n : 1, sizeof *l->c);
     size_t cells = n * l->rows + 1;
     l->pred = malloc(cells * sizeof *l->pred);
@@ -81,21 +83,22 @@ static int lab_build(const struct job *j, struct lab *l)
         lab_free(l);
         return CP_FAIL_RUNTIME;
     }
-    for (size_t i = 0; i < j->nres; ++i) {
+    for (size_t i = 0; i < nres; ++i) {
+        const cp_job_result *r = &j->res[i];
         struct lab_col *c = &l->c[l->n++];
         snprintf(c->id, sizeof c->id, "R%zu", i + 1);
-        cp_device_label(j->res[i].dev, c->label, sizeof c->label);
-        c->engine = j->res[i].eng->name;
-        c->dtype = j->res[i].eng->dtype;
-        c->y = j->res[i].y;
+        cp_device_label(r->dev, c->label, sizeof c->label);
+        c->engine = r->eng->name;
+        c->dtype = r->eng->dtype;
+        c->y = r->y;
     }
-    if (n > j->nres) {
+    if (n > nres) {
         struct lab_col *c = &l->c[l->n++];
         snprintf(c->id, sizeof c->id, "ref");
         snprintf(c->label, sizeof c->label, "host");
         c->engine = "host:f64";
         c->dtype = CP_F64;
-        c->y = j->ref;
+        c->y = ref;
     }
     for (size_t i = 0; i < l->n; ++i)
         for (size_t r = 0; r < l->rows; ++r) {
@@ -136,7 +139,7 @@ static void class_str(int pred, char *buf, size_t len)
         snprintf(buf, len, "class %d", pred);
 }
 
-int labels_print(FILE *f, const struct job *j)
+int labels_print(FILE *f, const struct labels_in *j)
 {
     if (!j->labels)
         return CP_OK;
@@ -144,7 +147,7 @@ int labels_print(FILE *f, const struct job *j)
     if (lab_build(j, &l) != CP_OK)
         return cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory for the accuracy report");
     fprintf(f, "\naccuracy (%zu labelled inputs, %s; predicted class = argmax of the outputs):\n",
-            l.rows, j->o.labels);
+            l.rows, j->file);
     for (size_t i = 0; i < l.n; ++i)
         fprintf(f, "  %-4s %-36.36s %-14s %.6f  (%zu/%zu)\n", l.c[i].id, l.c[i].label,
                 l.c[i].engine, l.rows ? (double)l.correct[i] / (double)l.rows : 0.0, l.correct[i],
@@ -186,7 +189,7 @@ int labels_print(FILE *f, const struct job *j)
     return CP_OK;
 }
 
-void *labels_json(const struct job *j)
+void *labels_json(const struct labels_in *j)
 {
     if (!j->labels)
         return NULL;
@@ -200,7 +203,7 @@ void *labels_json(const struct job *j)
         lab_free(&l);
         return NULL;
     }
-    cJSON_AddStringToObject(o, "file", j->o.labels);
+    cJSON_AddStringToObject(o, "file", j->file);
     cJSON_AddNumberToObject(o, "count", (double)l.rows);
     for (size_t i = 0; i < l.n; ++i) {
         cJSON *a = cJSON_CreateObject();
@@ -245,4 +248,19 @@ void *labels_json(const struct job *j)
     }
     lab_free(&l);
     return o;
+}
+
+struct labels_in labels_of_job(const struct job *j)
+{
+    struct labels_in in = {
+        .cmd = j->cmd,
+        .file = j->o.labels,
+        .labels = j->labels,
+        .rows = (size_t)cp_job_get_opts(j->cj)->batch,
+        .cols = (size_t)cp_job_model(j->cj)->out_width,
+        .res = cp_job_result_at(j->cj, 0),
+        .nres = cp_job_result_count(j->cj),
+        .ref = cp_job_reference(j->cj),
+    };
+    return in;
 }

@@ -4,9 +4,12 @@
 #ifndef CLPARITY_CACHE_H
 #define CLPARITY_CACHE_H
 
+#include "clparity/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
+
+CP_API_BEGIN
 
 /* What the cache did for one program build. */
 enum cp_cache_state {
@@ -64,5 +67,7 @@ int cp_cache_clear(const char *dir, size_t *removed, unsigned long long *bytes);
 
 /* Whether a new entry could be written in dir now; on false, why holds the reason. */
 bool cp_cache_writable(const char *dir, char *why, size_t len);
+
+CP_API_END
 
 #endif

@@ -2,11 +2,14 @@
 #ifndef CLPARITY_DEVICE_H
 #define CLPARITY_DEVICE_H
 
+#include "clparity/export.h"
 #include "clparity/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+CP_API_BEGIN
 
 enum cp_dev_kind { CP_DEV_OPENCL, CP_DEV_HOST };
 
@@ -70,5 +73,7 @@ void *cp_devlist_json(const cp_devlist *l);
 unsigned long long cp_host_mem_available(void);
 /* The host CPU's model name from /proc/cpuinfo. */
 void cp_host_cpu_name(char *buf, size_t len);
+
+CP_API_END
 
 #endif

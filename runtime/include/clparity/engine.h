@@ -2,10 +2,13 @@
 #ifndef CLPARITY_ENGINE_H
 #define CLPARITY_ENGINE_H
 
+#include "clparity/export.h"
 #include "clparity/cache.h"
 #include "clparity/device.h"
 #include "clparity/model.h"
 #include "clparity/npy.h"
+
+CP_API_BEGIN
 
 typedef struct cp_engine cp_engine; /* opaque */
 
@@ -83,5 +86,7 @@ int cp_host_pool_threads(void);
 bool cp_device_exact_capable(const cp_device *d);
 
 void cp_engine_destroy(cp_engine *e);
+
+CP_API_END
 
 #endif

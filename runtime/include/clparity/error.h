@@ -6,19 +6,14 @@
  * platforms (PoCL 3, Oclgrind) are 1.2 devices. */
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
-/* The compiler's log of the last failed kernel build on this thread ("" when none), to be
- * printed after the message that names the failure. */
-const char *cp_program_log(void);
-
 #endif
 #ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-/* The compiler's log of the last failed kernel build on this thread ("" when none), to be
- * printed after the message that names the failure. */
-const char *cp_program_log(void);
-
 #endif
+#include "clparity/export.h"
 #include <CL/cl.h>
+
+CP_API_BEGIN
 
 /* The exit statuses of DESIGN.md: every library call returns one of them. */
 enum cp_status {
@@ -51,5 +46,7 @@ int cp_err_cl(cl_int code, const char *call);
 /* The compiler's log of the last failed kernel build on this thread ("" when none), to be
  * printed after the message that names the failure. */
 const char *cp_program_log(void);
+
+CP_API_END
 
 #endif

@@ -3,8 +3,11 @@
 #ifndef CLPARITY_GEN_H
 #define CLPARITY_GEN_H
 
+#include "clparity/export.h"
 #include <stddef.h>
 #include <stdint.h>
+
+CP_API_BEGIN
 
 /* Tensor ids. A layer's weight and bias have their own ids, so that a rectangular layer or a
  * change of depth leaves the other tensors as they were. */
@@ -38,5 +41,7 @@ double cp_gen_log(double x);
 void cp_gen_fill_uniform_weights(float *dst, size_t n, uint64_t seed, uint64_t tensor, float bound,
                                  float scale);
 void cp_gen_fill_normal(float *dst, size_t n, uint64_t seed, uint64_t tensor);
+
+CP_API_END
 
 #endif

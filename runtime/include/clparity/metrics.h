@@ -2,9 +2,12 @@
 #ifndef CLPARITY_METRICS_H
 #define CLPARITY_METRICS_H
 
+#include "clparity/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+CP_API_BEGIN
 
 /* NumPy's nulp_diff for one pair: the float bits read as int32, negatives mapped to
  * INT32_MIN − bits so that the integers are monotonic and +0 equals −0; the distance is the
@@ -59,5 +62,7 @@ bool cp_preset_close(enum cp_preset p, float a, double r, bool equal_nan);
  * bit for bit for bitwise (r unused; NaN vs NaN counts as equal only with equal_nan). */
 size_t cp_preset_mismatches(enum cp_preset p, const float *a, const double *r, const float *b,
                             size_t n, bool equal_nan);
+
+CP_API_END
 
 #endif

@@ -3,9 +3,12 @@
 #ifndef CLPARITY_MODEL_H
 #define CLPARITY_MODEL_H
 
+#include "clparity/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+CP_API_BEGIN
 
 enum cp_act { CP_ACT_NONE = 0, CP_ACT_RELU = 1 };
 
@@ -80,10 +83,27 @@ typedef struct cp_arch_opts {
 int cp_model_from_safetensors(cp_model *m, const struct cp_st_file *f, const cp_arch_opts *a,
                               const char **from);
 
+/* Reads a safetensors file and builds the model as cp_model_from_safetensors does; sha256
+ * (may be NULL) gets the file's SHA-256 in hex. */
+int cp_model_load(const char *path, const cp_arch_opts *a, cp_model *m, const char **from,
+                  char sha256[65]);
+
+/* Models built from arrays (the Python module's way in): cp_model_new gives an empty model
+ * (no layers) to free with cp_model_delete. cp_model_add_layer appends a Linear layer: w is
+ * [out, in] row-major (as PyTorch stores nn.Linear.weight), b is [out] or NULL, both copied;
+ * act is an enum cp_act; residual needs in == out. The layer's in must be the previous
+ * layer's out: CP_FAIL_USAGE otherwise. */
+cp_model *cp_model_new(void);
+int cp_model_add_layer(cp_model *m, int in, int out, const float *w, const float *b, int act,
+                       bool residual);
+void cp_model_delete(cp_model *m);
+
 /* "64→128 relu, 128→10" style summary of the layers, for the report. */
 void cp_model_describe(const cp_model *m, char *buf, size_t len);
 
 /* The input: batch rows of standard normals from the generator (tensor CP_TENSOR_INPUT). */
 int cp_model_input(int batch, int width, uint64_t seed, float **out);
+
+CP_API_END
 
 #endif

@@ -2,8 +2,11 @@
 #ifndef CLPARITY_NPY_H
 #define CLPARITY_NPY_H
 
+#include "clparity/export.h"
 #include <stddef.h>
 #include <stdint.h>
+
+CP_API_BEGIN
 
 enum cp_dtype { CP_F32, CP_F64, CP_I32, CP_I64 };
 
@@ -34,5 +37,7 @@ int cp_npy_read(const char *path, cp_npy *out);
 /* The same from memory (the fuzzer's entry point); `name` is used in messages. */
 int cp_npy_parse(const void *buf, size_t len, const char *name, cp_npy *out);
 void cp_npy_free(cp_npy *a);
+
+CP_API_END
 
 #endif

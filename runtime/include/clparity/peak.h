@@ -4,10 +4,13 @@
 #ifndef CLPARITY_PEAK_H
 #define CLPARITY_PEAK_H
 
+#include "clparity/export.h"
 #include "clparity/device.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+CP_API_BEGIN
 
 typedef struct cp_peak {
     bool available;        /* false on a simulator (Oclgrind): it has no peak */
@@ -29,5 +32,7 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out);
 
 /* The cache file that holds dev's peak: <cache dir>/peak-<16 hex digits>.json. */
 int cp_peak_cache_path(const cp_device *dev, char *buf, size_t len);
+
+CP_API_END
 
 #endif

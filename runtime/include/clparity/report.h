@@ -2,7 +2,12 @@
 #ifndef CLPARITY_REPORT_H
 #define CLPARITY_REPORT_H
 
+#include "clparity/export.h"
+
+#include <stdbool.h>
 #include <stddef.h>
+
+CP_API_BEGIN
 
 const char *cp_version(void);  /* "0.1.0" */
 const char *cp_git_hash(void); /* the commit the binary was built from */
@@ -35,5 +40,25 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
+
+/* ---- small helpers that every report shares ------------------------------------------------ */
+
+/* Adds key: v to a cJSON object, or key: null when v is negative or not finite (unknown). */
+void cp_json_add_num_or_null(void *obj, const char *key, double v);
+
+/* "1.50 GiB" at or above 1 GiB, else "12.5 MiB". With small, below 1 MiB: "3.0 KiB", and
+ * below 1 KiB: "512 B". */
+void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
+
+/* Median, min and max of n values (n may be 0: all zero); v is sorted in place. */
+typedef struct cp_stats {
+    double median, min, max;
+} cp_stats;
+cp_stats cp_stats_of(double *v, size_t n);
+
+/* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
+void cp_sha256_hex(const void *data, size_t len, char out[65]);
+
+CP_API_END
 
 #endif

@@ -6,9 +6,12 @@
 #ifndef CLPARITY_SAFETENSORS_H
 #define CLPARITY_SAFETENSORS_H
 
+#include "clparity/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+CP_API_BEGIN
 
 enum cp_st_dtype {
     CP_ST_BOOL,
@@ -75,5 +78,7 @@ const cp_st_tensor *cp_st_find(const cp_st_file *f, const char *name);
 int cp_st_get_f32(const cp_st_file *f, const cp_st_tensor *t, float *dst);
 
 void cp_st_free(cp_st_file *f);
+
+CP_API_END
 
 #endif

@@ -3,10 +3,13 @@
 #ifndef CLPARITY_SELECT_H
 #define CLPARITY_SELECT_H
 
+#include "clparity/export.h"
 #include "clparity/device.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+CP_API_BEGIN
 
 /* Marks chosen[i] for every device of l that the selectors match. sels holds the -d arguments,
  * each possibly a comma list. With nsel == 0 the default applies: env_default (the value of
@@ -15,9 +18,17 @@
 int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const char *env_default,
               bool *chosen);
 
+/* Parses an engine list (comma separated; NULL: every engine that applies to a selected
+ * device) into a flag per registered engine (use[cp_engine_count()]). An unknown engine, one
+ * that applies to no selected device, or an empty list is CP_FAIL_USAGE, its message
+ * starting "--engines: ". */
+int cp_select_engines(const char *list, const cp_devlist *l, const bool *chosen, bool *use);
+
 /* Multiply-adds above which a run on a simulator is refused without --allow-slow. */
 /* Oclgrind interprets at about 1 µs a multiply-add (measured on 2 cores: 25 M took 30 s),
  * so the limit keeps an accidental run under half a minute. */
 #define CP_SIMULATOR_MAC_LIMIT 20e6
+
+CP_API_END
 
 #endif

@@ -21,12 +21,15 @@
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
+#include "clparity/export.h"
 #include "clparity/device.h"
 #include "clparity/model.h"
 #include "clparity/npy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+CP_API_BEGIN
 
 typedef struct cp_trainer cp_trainer; /* opaque */
 
@@ -57,5 +60,7 @@ void cp_trainer_destroy(cp_trainer *tr);
 
 /* Multiply-adds of one training step (forward, dx and gW), for the simulator guard. */
 double cp_train_step_macs(const cp_model *m, int batch);
+
+CP_API_END
 
 #endif

@@ -4,10 +4,13 @@
 #ifndef CLPARITY_TUNE_H
 #define CLPARITY_TUNE_H
 
+#include "clparity/export.h"
 #include "clparity/device.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+CP_API_BEGIN
 
 typedef struct cp_own_tune {
     int reg_rc;   /* reg path: weights per work-item per chunk (16, 32, 64, 128) */
@@ -52,5 +55,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured);
 
 /* "<device>|<driver>|<platform version>": the key of a stored setting. */
 void cp_tune_key(const cp_device *dev, char *buf, size_t len);
+
+CP_API_END
 
 #endif

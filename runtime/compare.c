@@ -1,16 +1,31 @@
-#include "compare.h"
+/* The comparison report shared by `compare` (results computed now) and `diff` (results read
+ * from --save folders): rows, the pairwise matrix, the worst elements, the verdicts. */
+#include "clparity/compare.h"
 
 #include "clparity/error.h"
+#include "clparity/report.h"
+#include "metrics-impl.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cmp_parse_expect(const char *s, int *out)
+struct cp_comparison {
+    cp_compare_item *v;
+    size_t n;
+    size_t rows, cols;
+    const double *ref; /* host:f64 */
+    const float *base; /* host:exact, the baseline */
+    bool equal_nan;
+    double *pair_bitwise; /* n × n, float32 results only (NaN elsewhere) */
+    uint64_t *pair_ulp;
+};
+
+int cp_expect_parse(const char *s, int *out)
 {
     if (strcmp(s, "none") == 0) {
-        *out = CMP_EXPECT_NONE;
+        *out = CP_EXPECT_NONE;
         return CP_OK;
     }
     for (int p = 0; p < CP_PRESET_COUNT; ++p)
@@ -21,12 +36,12 @@ int cmp_parse_expect(const char *s, int *out)
     return CP_FAIL_USAGE;
 }
 
-static bool is_f32(const struct cmp_item *it)
+static bool is_f32(const cp_compare_item *it)
 {
     return it->dtype == CP_F32;
 }
 
-int cmp_compute(struct cmp_set *s)
+static int compute(cp_comparison *s)
 {
     size_t n = s->rows * s->cols;
     s->pair_bitwise = calloc(s->n * s->n + 1, sizeof *s->pair_bitwise);
@@ -34,7 +49,7 @@ int cmp_compute(struct cmp_set *s)
     if (!s->pair_bitwise || !s->pair_ulp)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the pairwise matrix");
     for (size_t i = 0; i < s->n; ++i) {
-        struct cmp_item *it = &s->v[i];
+        cp_compare_item *it = &s->v[i];
         if (!is_f32(it))
             continue;
         int st = cp_metrics_compute(it->y, s->ref, s->rows, s->cols, s->equal_nan, &it->m);
@@ -60,12 +75,113 @@ int cmp_compute(struct cmp_set *s)
     return CP_OK;
 }
 
-void cmp_free(struct cmp_set *s)
+void cp_comparison_destroy(cp_comparison *c)
 {
-    free(s->pair_bitwise);
-    free(s->pair_ulp);
-    s->pair_bitwise = NULL;
-    s->pair_ulp = NULL;
+    if (!c)
+        return;
+    free(c->v);
+    free(c->pair_bitwise);
+    free(c->pair_ulp);
+    free(c);
+}
+
+int cp_comparison_create(const cp_compare_item *items, size_t n, size_t rows, size_t cols,
+                         const double *ref, const float *base, bool equal_nan, cp_comparison **out)
+{
+    *out = NULL;
+    if (!ref || !base)
+        return cp_err_set(CP_FAIL_USAGE, "a comparison needs the host:f64 reference and the "
+                                         "host:exact baseline");
+    cp_comparison *c = calloc(1, sizeof *c);
+    if (!c || !(c->v = calloc(n + 1, sizeof *c->v))) {
+        free(c);
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the comparison");
+    }
+    memcpy(c->v, items, n * sizeof *items);
+    c->n = n;
+    c->rows = rows;
+    c->cols = cols;
+    c->ref = ref;
+    c->base = base;
+    c->equal_nan = equal_nan;
+    int st = compute(c);
+    if (st != CP_OK) {
+        cp_comparison_destroy(c);
+        return st;
+    }
+    *out = c;
+    return CP_OK;
+}
+
+int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
+{
+    size_t n = cp_job_result_count(j);
+    cp_compare_item *v = calloc(n + 1, sizeof *v);
+    if (!v)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the comparison");
+    for (size_t i = 0; i < n; ++i) {
+        const cp_job_result *r = cp_job_result_at(j, i);
+        cp_compare_item *it = &v[i];
+        cp_device_label(r->dev, it->label, sizeof it->label);
+        snprintf(it->engine, sizeof it->engine, "%s", r->eng->name);
+        it->dtype = r->eng->dtype;
+        it->y = r->y;
+        it->hash = r->hash;
+        it->deterministic = r->deterministic;
+        it->roundtrip = r->roundtrip;
+        it->inexact_device = !cp_device_exact_capable(r->dev);
+        it->wall_median_s = r->wall.median;
+        it->batch_inv_equal = r->batch_inv_equal;
+        it->batch_inv_checked = r->batch_inv_checked;
+        it->thread_inv = r->thread_inv;
+    }
+    const cp_job_opts *o = cp_job_get_opts(j);
+    int st = cp_comparison_create(v, n, (size_t)o->batch, (size_t)cp_job_model(j)->out_width,
+                                  cp_job_reference(j), cp_job_baseline(j), o->equal_nan, out);
+    free(v);
+    return st;
+}
+
+size_t cp_comparison_count(const cp_comparison *c)
+{
+    return c->n;
+}
+
+const cp_compare_item *cp_comparison_item(const cp_comparison *c, size_t i)
+{
+    return i < c->n ? &c->v[i] : NULL;
+}
+
+const cp_metrics *cp_comparison_metrics(const cp_comparison *c, size_t i)
+{
+    return i < c->n && c->v[i].dtype == CP_F32 ? &c->v[i].m : NULL;
+}
+
+double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i)
+{
+    return i < c->n && c->v[i].dtype == CP_F32 ? c->v[i].base_bitwise : NAN;
+}
+
+size_t cp_comparison_mismatches(const cp_comparison *c, size_t i, enum cp_preset p)
+{
+    return i < c->n && c->v[i].dtype == CP_F32 && (int)p >= 0 && p < CP_PRESET_COUNT
+               ? c->v[i].mismatches[p]
+               : 0;
+}
+
+int cp_comparison_pair(const cp_comparison *c, size_t i, size_t k, double *bitwise,
+                       uint64_t *max_ulp)
+{
+    if (i >= c->n || k >= c->n || c->v[i].dtype != CP_F32 || c->v[k].dtype != CP_F32)
+        return cp_err_set(CP_FAIL_USAGE, "pair (%zu, %zu): not two float32 results", i, k);
+    *bitwise = c->pair_bitwise[i * c->n + k];
+    *max_ulp = c->pair_ulp[i * c->n + k];
+    return CP_OK;
+}
+
+bool cp_engine_promises_exact(const char *engine)
+{
+    return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0;
 }
 
 /* A fraction as a percentage that never rounds up to a false 100%. */
@@ -82,18 +198,18 @@ static const char *yes_no(int v)
     return v > 0 ? "yes" : v == 0 ? "NO" : "n/a";
 }
 
-static bool checks_fail(const struct cmp_item *it)
+static bool checks_fail(const cp_compare_item *it)
 {
     return it->deterministic == 0 || it->roundtrip == 0;
 }
 
-size_t cmp_failures(const struct cmp_set *s, enum cp_preset p, char *buf, size_t len)
+size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *buf, size_t len)
 {
     size_t fails = 0;
     if (len)
         buf[0] = '\0';
     for (size_t i = 0; i < s->n; ++i) {
-        const struct cmp_item *it = &s->v[i];
+        const cp_compare_item *it = &s->v[i];
         if (!checks_fail(it) && (!is_f32(it) || it->mismatches[p] == 0))
             continue;
         fails++;
@@ -105,7 +221,7 @@ size_t cmp_failures(const struct cmp_set *s, enum cp_preset p, char *buf, size_t
     return fails;
 }
 
-static void print_rows(FILE *f, const struct cmp_set *s, bool show_time)
+static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
 {
     fprintf(f, "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32 "
                "and =base are the fractions of outputs bit-equal to ref32 and to host:exact\n");
@@ -115,7 +231,7 @@ static void print_rows(FILE *f, const struct cmp_set *s, bool show_time)
             "rtrip");
     bool any_flag = false;
     for (size_t i = 0; i < s->n; ++i) {
-        const struct cmp_item *it = &s->v[i];
+        const cp_compare_item *it = &s->v[i];
         char eng[40], tm[32] = "";
         snprintf(eng, sizeof eng, "%s%s", it->engine, it->inexact_device ? " !" : "");
         any_flag |= it->inexact_device;
@@ -155,7 +271,7 @@ static void print_rows(FILE *f, const struct cmp_set *s, bool show_time)
                 s->equal_nan ? "" : " (NaN against NaN too, without --equal-nan)");
 }
 
-static void print_invariance(FILE *f, const struct cmp_set *s)
+static void print_invariance(FILE *f, const cp_comparison *s)
 {
     bool any = false;
     for (size_t i = 0; i < s->n; ++i)
@@ -164,7 +280,7 @@ static void print_invariance(FILE *f, const struct cmp_set *s)
         return;
     fprintf(f, "\ninvariance:\n");
     for (size_t i = 0; i < s->n; ++i) {
-        const struct cmp_item *it = &s->v[i];
+        const cp_compare_item *it = &s->v[i];
         if (it->batch_inv_checked <= 0 && it->thread_inv < 0)
             continue;
         fprintf(f, "  R%-2zu %-32.32s %-13s", i + 1, it->label, it->engine);
@@ -179,7 +295,7 @@ static void print_invariance(FILE *f, const struct cmp_set *s)
     }
 }
 
-static void print_matrix(FILE *f, const struct cmp_set *s)
+static void print_matrix(FILE *f, const cp_comparison *s)
 {
     fprintf(f, "\npairwise: bit-equal fraction / max ULP between float32 results\n%-5s", "");
     for (size_t k = 0; k < s->n; ++k)
@@ -206,11 +322,11 @@ static void print_matrix(FILE *f, const struct cmp_set *s)
     }
 }
 
-static void print_worst(FILE *f, const struct cmp_set *s)
+static void print_worst(FILE *f, const cp_comparison *s)
 {
     fprintf(f, "\nworst element of each result, against host:f64:\n");
     for (size_t i = 0; i < s->n; ++i) {
-        const struct cmp_item *it = &s->v[i];
+        const cp_compare_item *it = &s->v[i];
         if (!is_f32(it))
             continue;
         const cp_metrics *m = &it->m;
@@ -225,7 +341,47 @@ static void print_worst(FILE *f, const struct cmp_set *s)
     }
 }
 
-static void print_verdicts(FILE *f, const struct cmp_set *s)
+/* Without --expect, the bitwise line says what holds instead of FAIL when only engines that
+ * never promise exactness differ from the baseline: they reorder sums by design. */
+static bool bitwise_reported(const cp_comparison *s, int expect, size_t *same, size_t *f32)
+{
+    bool exact_missed = false;
+    *same = *f32 = 0;
+    for (size_t i = 0; i < s->n; ++i) {
+        const cp_compare_item *it = &s->v[i];
+        if (!is_f32(it))
+            continue;
+        ++*f32;
+        if (!it->mismatches[CP_PRESET_BITWISE])
+            ++*same;
+        else if (cp_engine_promises_exact(it->engine))
+            exact_missed = true;
+    }
+    return expect == CP_EXPECT_NONE && !exact_missed && *same < *f32;
+}
+
+static void print_bitwise_report(FILE *f, const cp_comparison *s, size_t same, size_t f32)
+{
+    fprintf(f, "  %-8s %zu of %zu results identical to host:exact; not expected of ", "bitwise",
+            same, f32);
+    const char *names[16];
+    size_t nn = 0;
+    for (size_t i = 0; i < s->n; ++i) {
+        const cp_compare_item *it = &s->v[i];
+        if (!is_f32(it) || !it->mismatches[CP_PRESET_BITWISE])
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < nn; ++k)
+            seen |= strcmp(names[k], it->engine) == 0;
+        if (!seen && nn < sizeof names / sizeof *names)
+            names[nn++] = it->engine;
+    }
+    for (size_t k = 0; k < nn; ++k)
+        fprintf(f, "%s%s", k ? ", " : "", names[k]);
+    fprintf(f, " (they reorder sums)\n");
+}
+
+static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
 {
     static const char *const what[] = {
         [CP_PRESET_TORCH] = "|a-r| <= 1e-5 + 1.3e-6*|r| against host:f64",
@@ -235,13 +391,16 @@ static void print_verdicts(FILE *f, const struct cmp_set *s)
     size_t n = s->rows * s->cols;
     fprintf(f, "\nverdicts:\n");
     for (int p = 0; p < CP_PRESET_COUNT; ++p) {
-        size_t fails = 0;
+        size_t fails = 0, same, f32;
         for (size_t i = 0; i < s->n; ++i)
             fails += is_f32(&s->v[i]) && s->v[i].mismatches[p];
-        fprintf(f, "  %-8s %s (%s)\n", cp_preset_name((enum cp_preset)p), fails ? "FAIL" : "PASS",
-                what[p]);
+        if (p == CP_PRESET_BITWISE && bitwise_reported(s, expect, &same, &f32))
+            print_bitwise_report(f, s, same, f32);
+        else
+            fprintf(f, "  %-8s %s (%s)\n", cp_preset_name((enum cp_preset)p),
+                    fails ? "FAIL" : "PASS", what[p]);
         for (size_t i = 0; i < s->n; ++i) {
-            const struct cmp_item *it = &s->v[i];
+            const cp_compare_item *it = &s->v[i];
             if (!is_f32(it) || !it->mismatches[p])
                 continue;
             fprintf(f, "    R%-2zu %s %s: Mismatched elements: %zu / %zu (%.1f%%)\n", i + 1,
@@ -268,21 +427,13 @@ static void print_verdicts(FILE *f, const struct cmp_set *s)
                     s->v[i].roundtrip == 0 ? " weights changed in the round trip" : "");
 }
 
-void cmp_print(FILE *f, const struct cmp_set *s, bool show_time)
+void cp_comparison_print(const cp_comparison *s, FILE *f, bool show_time, int expect)
 {
     print_rows(f, s, show_time);
     print_invariance(f, s);
     print_matrix(f, s);
     print_worst(f, s);
-    print_verdicts(f, s);
-}
-
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-    if (!isfinite(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
+    print_verdicts(f, s, expect);
 }
 
 static void add_tristate(cJSON *o, const char *key, int v)
@@ -293,7 +444,46 @@ static void add_tristate(cJSON *o, const char *key, int v)
         cJSON_AddBoolToObject(o, key, v > 0);
 }
 
-void *cmp_json(const struct cmp_set *s)
+void cp_metrics_json_fill(void *obj, const cp_metrics *m, double base_bitwise)
+{
+    cJSON_AddNumberToObject(obj, "compared", (double)m->compared);
+    cp_json_add_num_or_null(obj, "max_ulp", m->compared ? (double)m->max_ulp : NAN);
+    cp_json_add_num_or_null(obj, "median_ulp", m->compared ? m->median_ulp : NAN);
+    cp_json_add_num_or_null(obj, "max_abs", m->max_abs);
+    cp_json_add_num_or_null(obj, "max_rel", m->max_rel);
+    cp_json_add_num_or_null(obj, "rel_to_max", m->rel_to_max);
+    cp_json_add_num_or_null(obj, "norm_rel", m->norm_rel);
+    cJSON_AddNumberToObject(obj, "bitwise", m->bitwise);
+    if (!isnan(base_bitwise))
+        cJSON_AddNumberToObject(obj, "baseline_bitwise", base_bitwise);
+    cJSON_AddNumberToObject(obj, "argmax", m->argmax);
+    cJSON_AddNumberToObject(obj, "nan", (double)m->nan);
+    cJSON_AddNumberToObject(obj, "inf", (double)m->inf);
+    cJSON_AddNumberToObject(obj, "nan_mismatch", (double)m->nan_mismatch);
+}
+
+int cp_comparison_report(const cp_comparison *c, bool show_time, int expect, char **out)
+{
+    size_t len = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &len);
+    if (!f)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the report");
+    cp_comparison_print(c, f, show_time, expect);
+    if (fclose(f) != 0) {
+        free(*out);
+        *out = NULL;
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the report");
+    }
+    return CP_OK;
+}
+
+void cp_free(void *p)
+{
+    free(p);
+}
+
+void *cp_comparison_json(const cp_comparison *s)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *arr = root ? cJSON_AddArrayToObject(root, "results") : NULL;
@@ -303,7 +493,7 @@ void *cmp_json(const struct cmp_set *s)
     }
     char buf[128];
     for (size_t i = 0; i < s->n; ++i) {
-        const struct cmp_item *it = &s->v[i];
+        const cp_compare_item *it = &s->v[i];
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
@@ -337,19 +527,7 @@ void *cmp_json(const struct cmp_set *s)
         cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
         if (!mj)
             break;
-        cJSON_AddNumberToObject(mj, "compared", (double)m->compared);
-        add_num_or_null(mj, "max_ulp", m->compared ? (double)m->max_ulp : NAN);
-        add_num_or_null(mj, "median_ulp", m->compared ? m->median_ulp : NAN);
-        add_num_or_null(mj, "max_abs", m->max_abs);
-        add_num_or_null(mj, "max_rel", m->max_rel);
-        add_num_or_null(mj, "rel_to_max", m->rel_to_max);
-        add_num_or_null(mj, "norm_rel", m->norm_rel);
-        cJSON_AddNumberToObject(mj, "bitwise", m->bitwise);
-        cJSON_AddNumberToObject(mj, "baseline_bitwise", it->base_bitwise);
-        cJSON_AddNumberToObject(mj, "argmax", m->argmax);
-        cJSON_AddNumberToObject(mj, "nan", (double)m->nan);
-        cJSON_AddNumberToObject(mj, "inf", (double)m->inf);
-        cJSON_AddNumberToObject(mj, "nan_mismatch", (double)m->nan_mismatch);
+        cp_metrics_json_fill(mj, m, it->base_bitwise);
         cJSON *w = cJSON_AddObjectToObject(mj, "worst");
         if (w && m->compared) {
             cJSON_AddNumberToObject(w, "index", (double)m->worst);

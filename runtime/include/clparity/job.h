@@ -1,0 +1,149 @@
+/* A job: one model and one input run on every selected device × engine, with the float64
+ * reference (host:f64) and, for a comparison, the host:exact baseline. This is what
+ * `clparity run` and `clparity compare` do, as a library (docs/API.md).
+ *
+ * Ownership: a cp_job owns everything it computes (outputs, reference, baseline, devices);
+ * pointers it hands out stay valid until cp_job_destroy. Strings in cp_job_opts (selectors,
+ * engines, file names) are borrowed: they must outlive the job.
+ *
+ * Errors: every call that can fail returns an enum cp_status (CP_OK, CP_FAIL_USAGE for a bad
+ * value, a selector that matches nothing or a model too large, CP_FAIL_RUNTIME for OpenCL,
+ * memory and I/O) and records a message for cp_err_msg(). */
+#ifndef CLPARITY_JOB_H
+#define CLPARITY_JOB_H
+
+#include "clparity/cache.h"
+#include "clparity/device.h"
+#include "clparity/engine.h"
+#include "clparity/export.h"
+#include "clparity/metrics.h"
+#include "clparity/model.h"
+#include "clparity/report.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+CP_API_BEGIN
+
+typedef struct cp_job cp_job; /* opaque */
+
+typedef struct cp_job_opts {
+    const char *const *selectors; /* -d: each may be a comma list; none: the default */
+    size_t n_selectors;
+    const char *engines;   /* comma list; NULL: every engine that applies to a selected device */
+    long d, layers, batch; /* the built-in model (128, 128, 1); batch also for cp_job_set_model */
+    uint64_t seed;         /* 1337: the built-in model's weights and the generated input */
+    double init_scale;     /* 1.0 */
+    long runs, warmup;     /* 10, 2 */
+    bool compare;          /* compare's extras: the host:exact baseline, the weights' round trip */
+    bool equal_nan;        /* NaN against NaN counts as equal */
+    bool invariance;       /* with compare: batch and thread invariance */
+    bool allow_slow;       /* run on a simulator beyond CP_SIMULATOR_MAC_LIMIT */
+    bool no_reference;     /* skip host:f64 (no metrics); not with compare */
+    bool hash_early;       /* hash the input and weights while the first engine builds (they
+                              are hashed on demand otherwise, by the JSON and cp_job_save) */
+    /* Recorded in the JSON and index.json only: where the model, input and labels came from. */
+    const char *model_file, *input_file, *labels_file;
+} cp_job_opts;
+
+/* One device × engine, read-only; valid until cp_job_destroy. */
+
+typedef struct cp_job_result {
+    const cp_device *dev;
+    const cp_engine_info *eng;
+    void *y;              /* batch × out_width of eng->dtype: the last timed run's output */
+    uint64_t hash;        /* FNV-1a 64 of y */
+    bool deterministic;   /* every warm-up and timed run gave the same hash */
+    cp_stats wall;        /* seconds, first enqueue to clFinish */
+    double kernel_median; /* < 0: n/a (the library hides its events) */
+    double h2d_median, d2h_median;
+    double build_s, upload_s;
+    enum cp_cache_state build_cache; /* CP_CACHE_NONE: no program built */
+    char build_cache_note[256];
+    cp_metrics m;                            /* against host:f64; float32 results only */
+    int roundtrip;                           /* 1, 0, -1 n/a (compare only) */
+    long batch_inv_equal, batch_inv_checked; /* invariance; checked < 0: not checked */
+    int thread_inv;                          /* host:openblas with invariance: 1, 0; -1 n/a */
+} cp_job_result;
+
+/* The defaults above. */
+void cp_job_opts_default(cp_job_opts *o);
+
+/* A job with these options (copied; their strings are borrowed). Nothing is enumerated yet. */
+int cp_job_create(const cp_job_opts *o, cp_job **out);
+void cp_job_destroy(cp_job *j);
+
+/* Enumerates the devices and applies the selectors (else $CLPARITY_DEVICES, else every
+ * non-simulator device plus host) and the engine list. A selector that matches nothing, an
+ * unknown engine, or one that applies to no selected device is CP_FAIL_USAGE.
+ * cp_job_prepare calls it when it was not called. */
+int cp_job_select(cp_job *j);
+/* Its two halves, for callers that report a selector apart (the command line follows a
+ * selector that matches nothing with the list of devices). */
+int cp_job_select_devices(cp_job *j);
+int cp_job_select_engines(cp_job *j);
+/* Every device found (selected or not) and whether each was selected: NULL before
+ * cp_job_select. */
+const cp_devlist *cp_job_devices(const cp_job *j);
+bool cp_job_device_selected(const cp_job *j, size_t i);
+
+/* A model instead of the built-in one: its contents move into the job (*m is left empty).
+ * arch_from and sha256 (may be NULL) are recorded with opts.model_file. */
+int cp_job_set_model(cp_job *j, cp_model *m, const char *arch_from, const char *sha256);
+/* The input instead of the generated one: rows × width floats, copied. It sets the batch
+ * (and, for the built-in model, d). CP_FAIL_USAGE when width is not the model's. */
+int cp_job_set_input(cp_job *j, const float *x, long rows, long width);
+
+/* Everything that can refuse the job, before any work: selection, the model's shape, the
+ * simulator guard, each device's and the host's memory. */
+int cp_job_prepare(cp_job *j);
+/* Generates what is missing (weights, input), runs every result (warm-up, timed runs), the
+ * reference and, with compare, the baseline, and the metrics. Calls cp_job_prepare first
+ * when it was not called. On an engine failure, cp_program_log() may hold a build log. */
+int cp_job_run(cp_job *j);
+
+/* What the job holds. */
+const cp_job_opts *cp_job_get_opts(const cp_job *j); /* batch and d as set by the input */
+const cp_model *cp_job_model(const cp_job *j);
+const float *cp_job_input(const cp_job *j);      /* batch × in_width */
+const double *cp_job_reference(const cp_job *j); /* host:f64's output, or NULL */
+const float *cp_job_baseline(const cp_job *j);   /* host:exact's output (compare), or NULL */
+size_t cp_job_result_count(const cp_job *j);
+const cp_job_result *cp_job_result_at(const cp_job *j, size_t i);
+/* "where the architecture came from" and the model file's SHA-256 ("" without one). */
+const char *cp_job_arch_from(const cp_job *j);
+const char *cp_job_model_sha256(const cp_job *j);
+
+/* Result i's engine name ("cl:own"), its device's label ("1:0 pthread-..." or "host") into
+ * buf, and its output (batch × out_width of *dtype); NULL / "" for an i out of range. For
+ * bindings, which cannot read cp_job_result. */
+const char *cp_job_result_engine(const cp_job *j, size_t i);
+void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len);
+const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype);
+
+/* One number of result i by name, for bindings: "max_ulp", "median_ulp", "max_abs",
+ * "max_rel", "rel_to_max", "norm_rel", "bitwise", "argmax", "nan", "inf", "nan_mismatch",
+ * "compared", "wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s",
+ * "hash" (as a double: use the struct for all 64 bits), "deterministic", "roundtrip".
+ * NaN for an unknown name, and for metrics of results without them (host:f64, no reference). */
+double cp_job_result_value(const cp_job *j, size_t i, const char *name);
+
+/* The "model: ..." line of run and compare. */
+void cp_job_print_model(const cp_job *j, FILE *f);
+/* The result's file name in a --save folder: "p1d0.cl-own.npy". */
+void cp_job_result_file(const cp_job_result *r, char *buf, size_t len);
+/* The one result i as .npy. */
+int cp_job_write_output(const cp_job *j, size_t i, const char *path);
+/* x.npy, weights.npy (the built-in model), reference.npy, baseline.npy, one .npy per result,
+ * index.json (DESIGN.md, Files), each written atomically. dir must exist. */
+int cp_job_save(const cp_job *j, const char *dir);
+/* schema, provenance, model, reference, results (with metrics unless compare) as a cJSON
+ * object, returned as void * to keep cJSON out of this header (cJSON_Delete it); NULL when
+ * out of memory. */
+void *cp_job_json(const cp_job *j);
+
+CP_API_END
+
+#endif

@@ -1,0 +1,940 @@
+/* A job: the model, its input, and every selected device × engine run on them, with the
+ * float64 reference and the metrics (clparity/job.h). Moved here from the command line, which
+ * now parses options and prints, and nothing else. */
+#include "clparity/job.h"
+
+#include "clparity/npy.h"
+#include "clparity/report.h"
+#include "clparity/select.h"
+#include "metrics-impl.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cp_job {
+    cp_job_opts o;
+    bool selected, prepared;
+    cp_devlist devs;
+    bool *chosen;
+    bool *use; /* per registered engine */
+    cp_model model;
+    bool model_set; /* cp_job_set_model: a model of the caller's, not the built-in one */
+    float *x;
+    bool x_given; /* cp_job_set_input, not the generator */
+    double *ref;  /* host:f64's output: the reference */
+    float *base;  /* host:exact's output: the baseline (compare only) */
+    cp_job_result *res;
+    size_t nres;
+    char build_options[512];
+    char arch_from[128];
+    char model_sha256[65];
+    /* The work that needs no device (the hidden reference and baseline, the SHA-256 of the
+     * input and weights) runs on a second thread while the first result's engine is built,
+     * and is joined before its first forward: timed runs never share the CPU with it. */
+    void *bg;
+    char input_sha256[65], weights_sha256[65];
+};
+
+void cp_job_opts_default(cp_job_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->d = 128;
+    o->layers = 128;
+    o->batch = 1;
+    o->seed = 1337;
+    o->init_scale = 1.0;
+    o->runs = 10;
+    o->warmup = 2;
+}
+
+int cp_job_create(const cp_job_opts *o, cp_job **out)
+{
+    *out = NULL;
+    if (o->runs < 1 || o->warmup < 0 || o->batch < 1 || o->d < 1 || o->layers < 1)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "job options out of range (runs %ld, warmup %ld, batch "
+                          "%ld, d %ld, layers %ld)",
+                          o->runs, o->warmup, o->batch, o->d, o->layers);
+    if (o->compare && o->no_reference)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "--no-reference: compare always needs the host:f64 reference");
+    cp_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    j->o = *o;
+    *out = j;
+    return CP_OK;
+}
+
+int cp_job_select_devices(cp_job *j)
+{
+    if (j->chosen)
+        return cp_err_set(CP_FAIL_USAGE, "the devices are already selected");
+    int st = cp_devlist_enumerate(&j->devs);
+    if (st != CP_OK)
+        return st;
+    j->chosen = calloc(j->devs.n + 1, sizeof *j->chosen);
+    if (!j->chosen)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    return cp_select(&j->devs, j->o.selectors, j->o.n_selectors, getenv("CLPARITY_DEVICES"),
+                     j->chosen);
+}
+
+int cp_job_select_engines(cp_job *j)
+{
+    if (!j->chosen)
+        return cp_err_set(CP_FAIL_USAGE, "the engines are selected after the devices");
+    free(j->use);
+    j->use = calloc(cp_engine_count(), sizeof *j->use);
+    if (!j->use)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    int st = cp_select_engines(j->o.engines, &j->devs, j->chosen, j->use);
+    j->selected = st == CP_OK;
+    return st;
+}
+
+int cp_job_select(cp_job *j)
+{
+    if (j->selected)
+        return CP_OK;
+    int st = j->chosen ? CP_OK : cp_job_select_devices(j);
+    return st == CP_OK ? cp_job_select_engines(j) : st;
+}
+
+const cp_devlist *cp_job_devices(const cp_job *j)
+{
+    return j->chosen ? &j->devs : NULL;
+}
+
+bool cp_job_device_selected(const cp_job *j, size_t i)
+{
+    return j->chosen && i < j->devs.n && j->chosen[i];
+}
+
+int cp_job_set_model(cp_job *j, cp_model *m, const char *arch_from, const char *sha256)
+{
+    if (j->prepared)
+        return cp_err_set(CP_FAIL_USAGE, "the model is set before cp_job_prepare");
+    if (!m || m->n_layers < 1 || !m->params)
+        return cp_err_set(CP_FAIL_USAGE, "a model needs at least one layer and its weights");
+    if (j->x && m->in_width != j->o.d)
+        return cp_err_set(CP_FAIL_USAGE, "the input has width %ld, but the model takes %d", j->o.d,
+                          m->in_width);
+    cp_model_free(&j->model);
+    j->model = *m;
+    memset(m, 0, sizeof *m);
+    j->model.seed = j->o.seed;
+    j->model.init_scale = 1.0f;
+    j->model_set = true;
+    snprintf(j->arch_from, sizeof j->arch_from, "%s", arch_from ? arch_from : "the caller");
+    snprintf(j->model_sha256, sizeof j->model_sha256, "%s", sha256 ? sha256 : "");
+    return CP_OK;
+}
+
+int cp_job_set_input(cp_job *j, const float *x, long rows, long width)
+{
+    if (j->prepared)
+        return cp_err_set(CP_FAIL_USAGE, "the input is set before cp_job_prepare");
+    if (rows < 1 || rows > 16777216 || width < 1 || (!j->model_set && width > 65536))
+        return cp_err_set(CP_FAIL_USAGE, "an input of %ld rows of width %ld is out of range", rows,
+                          width);
+    if (j->model_set && width != j->model.in_width)
+        return cp_err_set(CP_FAIL_USAGE, "the input has width %ld, but the model takes %d", width,
+                          j->model.in_width);
+    size_t n = (size_t)rows * (size_t)width;
+    float *copy = malloc(n * sizeof *copy);
+    if (!copy)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the input (%ld x %ld)", rows, width);
+    memcpy(copy, x, n * sizeof *copy);
+    free(j->x);
+    j->x = copy;
+    j->x_given = true;
+    j->o.batch = rows;
+    if (!j->model_set)
+        j->o.d = width;
+    return CP_OK;
+}
+
+/* Host memory: the model, the input, every result and the reference, plus the largest
+ * engine's working set in host memory (engines run one at a time): a host engine's, or an
+ * OpenCL engine's on a CPU device, whose buffers are host memory too. */
+static int check_host_memory(cp_job *j, size_t nres_f32, size_t nres_f64)
+{
+    const cp_model *m = &j->model;
+    unsigned long long b = (unsigned long long)j->o.batch;
+    unsigned long long need =
+        (unsigned long long)m->n_params * 4ULL + b * (unsigned long long)m->in_width * 4ULL +
+        b * (unsigned long long)m->out_width * (4ULL * nres_f32 + 8ULL * (nres_f64 + 1));
+    unsigned long long eng_max = 0;
+    for (size_t i = 0; i < j->nres; ++i) {
+        unsigned long long tot =
+            cp_engine_host_footprint(j->res[i].eng, j->res[i].dev, m, (int)j->o.batch);
+        eng_max = tot > eng_max ? tot : eng_max;
+    }
+    /* The hidden reference (or baseline, never both at once) runs on a second thread while
+     * the first result's engine is built: its working set comes on top. */
+    if (j->nres > 0 && !j->o.no_reference)
+        eng_max +=
+            cp_engine_host_footprint(cp_engine_find("host:f64"), j->res[0].dev, m, (int)j->o.batch);
+    need += eng_max;
+    unsigned long long avail = cp_host_mem_available();
+    if (avail && need > avail) {
+        char a[32], n[32];
+        cp_fmt_bytes(need, false, n, sizeof n);
+        cp_fmt_bytes(avail, false, a, sizeof a);
+        return cp_err_set(CP_FAIL_USAGE,
+                          "model too large for host memory: needs %s (%llu bytes) > MemAvailable "
+                          "%s (%llu bytes)",
+                          n, need, a, avail);
+    }
+    return CP_OK;
+}
+
+int cp_job_prepare(cp_job *j)
+{
+    if (j->prepared)
+        return CP_OK;
+    int st = cp_job_select(j);
+    if (st != CP_OK)
+        return st;
+    const cp_job_opts *o = &j->o;
+    if (!j->model_set) {
+        st = cp_model_builtin_shape(&j->model, (int)o->d, (int)o->layers, o->seed,
+                                    (float)o->init_scale);
+        if (st != CP_OK)
+            return st;
+    }
+
+    /* The results, in device order and then engine order. */
+    size_t nf32 = 0, nf64 = 0;
+    j->res = calloc(j->devs.n * cp_engine_count() + 1, sizeof *j->res);
+    if (!j->res)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+    double macs = cp_model_macs(&j->model, (int)o->batch);
+    for (size_t i = 0; i < j->devs.n; ++i) {
+        const cp_device *dev = &j->devs.v[i];
+        if (!j->chosen[i])
+            continue;
+        bool any = false;
+        for (size_t e = 0; e < cp_engine_count(); ++e) {
+            const cp_engine_info *info = cp_engine_at(e);
+            if (!j->use[e] || info->kind != dev->kind)
+                continue;
+            st = cp_engine_check_memory(info, dev, &j->model, (int)o->batch);
+            if (st != CP_OK)
+                return st;
+            cp_job_result *r = &j->res[j->nres++];
+            r->dev = dev;
+            r->eng = info;
+            any = true;
+            if (info->dtype == CP_F64)
+                nf64++;
+            else
+                nf32++;
+        }
+        double total = macs * (double)(o->runs + o->warmup);
+        if (any && dev->simulator && !o->allow_slow && total > CP_SIMULATOR_MAC_LIMIT)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "%d:%d %s is a simulator: this run needs %.3g multiply-adds on it "
+                              "(%.3g per forward x %ld runs), over its limit of %.3g; pass "
+                              "--allow-slow, or use a smaller model or fewer --runs/--warmup",
+                              dev->plat_idx, dev->dev_idx, dev->name, total, macs,
+                              o->runs + o->warmup, CP_SIMULATOR_MAC_LIMIT);
+    }
+    st = check_host_memory(j, nf32, nf64);
+    j->prepared = st == CP_OK;
+    return st;
+}
+
+/* Everything that could refuse the job has been checked: now the weights and the input. */
+static int generate(cp_job *j)
+{
+    int st = j->model_set || j->model.params ? CP_OK : cp_model_builtin_generate(&j->model);
+    if (st == CP_OK && !j->x)
+        st = cp_model_input((int)j->o.batch, j->model.in_width, j->o.seed, &j->x);
+    return st;
+}
+
+/* Batch invariance: each of the first rows alone against the same row in the batch.
+ * Thread invariance: host:openblas on one thread against all of them. */
+static int check_invariance(cp_job *j, cp_job_result *r, cp_engine *e)
+{
+    const cp_model *m = &j->model;
+    size_t esz = cp_dtype_size(r->eng->dtype), out_bytes = (size_t)m->out_width * esz;
+    int batch = (int)j->o.batch;
+    unsigned char *y1 = malloc((size_t)batch * out_bytes);
+    if (!y1)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the invariance check");
+    cp_timing tm;
+    int st = CP_OK;
+    if (batch > 1) {
+        long rows = batch < 32 ? batch : 32;
+        r->batch_inv_equal = 0;
+        for (long row = 0; row < rows && st == CP_OK; ++row) {
+            st = cp_engine_forward(e, j->x + (size_t)row * (size_t)m->in_width, 1, y1, &tm);
+            r->batch_inv_equal +=
+                st == CP_OK &&
+                memcmp(y1, (unsigned char *)r->y + (size_t)row * out_bytes, out_bytes) == 0;
+        }
+        r->batch_inv_checked = rows;
+    }
+    if (st == CP_OK && strcmp(r->eng->name, "host:openblas") == 0) {
+        int all = cp_host_blas_threads(1);
+        st = cp_engine_forward(e, j->x, batch, y1, &tm);
+        cp_host_blas_threads(all);
+        r->thread_inv = st == CP_OK && memcmp(y1, r->y, (size_t)batch * out_bytes) == 0;
+    }
+    free(y1);
+    return st;
+}
+
+/* One device × engine: create, warm up, time, keep the last output, destroy. */
+static int bg_join(cp_job *j);
+
+static int run_result(cp_job *j, cp_job_result *r)
+{
+    const cp_model *m = &j->model;
+    int batch = (int)j->o.batch;
+    size_t out_n = (size_t)batch * (size_t)m->out_width;
+    size_t bytes = out_n * cp_dtype_size(r->eng->dtype);
+    long total = j->o.warmup + j->o.runs;
+    double *t = calloc((size_t)j->o.runs * 4, sizeof *t);
+    r->y = malloc(bytes ? bytes : 1);
+    if (!t || !r->y) {
+        free(t);
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for %s results", r->eng->name);
+    }
+    double *wall = t, *kern = t + j->o.runs, *h2d = t + 2 * j->o.runs, *d2h = t + 3 * j->o.runs;
+    cp_engine *e = NULL;
+    char label[300];
+    cp_device_label(r->dev, label, sizeof label);
+    int st = cp_engine_create(r->eng, r->dev, m, batch, &e);
+    int bg_st = bg_join(j);
+    if (st != CP_OK) {
+        st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+        goto out;
+    }
+    if (bg_st != CP_OK) {
+        st = bg_st;
+        goto out;
+    }
+    r->build_s = cp_engine_build_seconds(e);
+    r->upload_s = cp_engine_upload_seconds(e);
+    r->build_cache = cp_engine_build_cache(e);
+    snprintf(r->build_cache_note, sizeof r->build_cache_note, "%s", cp_engine_build_cache_note(e));
+    if (cp_engine_build_options(e)[0])
+        snprintf(j->build_options, sizeof j->build_options, "%s", cp_engine_build_options(e));
+    r->deterministic = true;
+    bool kernel_known = true;
+    for (long i = 0; i < total; ++i) {
+        cp_timing tm;
+        st = cp_engine_forward(e, j->x, batch, r->y, &tm);
+        if (st != CP_OK) {
+            st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+            goto out;
+        }
+        uint64_t h = cp_hash_fnv1a(r->y, bytes);
+        if (i > 0 && h != r->hash)
+            r->deterministic = false;
+        r->hash = h;
+        if (i < j->o.warmup)
+            continue;
+        long k = i - j->o.warmup;
+        wall[k] = tm.wall_s;
+        kern[k] = tm.kernel_s;
+        h2d[k] = tm.h2d_s;
+        d2h[k] = tm.d2h_s;
+        if (tm.kernel_s < 0.0)
+            kernel_known = false;
+    }
+    r->roundtrip = -1;
+    r->batch_inv_checked = -1;
+    r->thread_inv = -1;
+    if (j->o.compare) {
+        st = cp_engine_roundtrip(e, &r->roundtrip);
+        if (st == CP_OK && j->o.invariance)
+            st = check_invariance(j, r, e);
+        if (st != CP_OK) {
+            st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
+            goto out;
+        }
+    }
+    r->wall = cp_stats_of(wall, (size_t)j->o.runs);
+    r->kernel_median = kernel_known ? cp_stats_of(kern, (size_t)j->o.runs).median : -1.0;
+    r->h2d_median = cp_stats_of(h2d, (size_t)j->o.runs).median;
+    r->d2h_median = cp_stats_of(d2h, (size_t)j->o.runs).median;
+out:
+    cp_engine_destroy(e);
+    free(t);
+    return st;
+}
+
+static const cp_device *host_device(const cp_job *j)
+{
+    for (size_t i = 0; i < j->devs.n; ++i)
+        if (j->devs.v[i].kind == CP_DEV_HOST)
+            return &j->devs.v[i];
+    return NULL;
+}
+
+/* An engine the user did not list but the job needs: the reference or the baseline. */
+static int run_hidden(cp_job *j, const char *name, void **out)
+{
+    const cp_model *m = &j->model;
+    const cp_engine_info *info = cp_engine_find(name);
+    size_t n = (size_t)j->o.batch * (size_t)m->out_width;
+    void *y = malloc(n * cp_dtype_size(info->dtype));
+    cp_engine *e = NULL;
+    cp_timing tm;
+    if (!y)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for %s", name);
+    int st = cp_engine_create(info, host_device(j), m, (int)j->o.batch, &e);
+    if (st == CP_OK)
+        st = cp_engine_forward(e, j->x, (int)j->o.batch, y, &tm);
+    cp_engine_destroy(e);
+    if (st != CP_OK) {
+        free(y);
+        return cp_err_set(st, "%s: %s", name, cp_err_msg());
+    }
+    *out = y;
+    return CP_OK;
+}
+
+struct bg_work {
+    pthread_t thread;
+    cp_job *j;
+    bool threaded; /* false: bg_main ran in the caller */
+    bool want_ref, want_base, want_hashes;
+    double *ref;
+    float *base;
+    int st;
+    char msg[1024]; /* cp_err_msg() is per thread: the second thread's message, for the first */
+};
+
+/* The SHA-256 of the input and of the weights, as hex: the JSON's and index.json's. */
+static void hash_inputs(const cp_job *j, char in_hex[65], char w_hex[65])
+{
+    cp_sha256_hex(j->x, (size_t)j->o.batch * (size_t)j->model.in_width * sizeof(float), in_hex);
+    cp_sha256_hex(j->model.params, j->model.n_params * sizeof(float), w_hex);
+}
+
+static void *bg_main(void *arg)
+{
+    struct bg_work *w = arg;
+    cp_job *j = w->j;
+    w->st = CP_OK;
+    if (w->want_ref)
+        w->st = run_hidden(j, "host:f64", (void **)&w->ref);
+    if (w->st == CP_OK && w->want_base)
+        w->st = run_hidden(j, "host:exact", (void **)&w->base);
+    if (w->st != CP_OK)
+        snprintf(w->msg, sizeof w->msg, "%s", cp_err_msg());
+    if (w->want_hashes)
+        hash_inputs(j, j->input_sha256, j->weights_sha256);
+    return NULL;
+}
+
+/* Starts bg_main on a second thread; where no thread can be had, it runs here and now. */
+static void bg_start(cp_job *j)
+{
+    struct bg_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return; /* cp_job_run computes what is missing itself */
+    w->j = j;
+    bool ref_listed = false, base_listed = false;
+    for (size_t i = 0; i < j->nres; ++i) {
+        ref_listed = ref_listed || j->res[i].eng->dtype == CP_F64;
+        base_listed = base_listed || strcmp(j->res[i].eng->name, "host:exact") == 0;
+    }
+    w->want_ref = !ref_listed && !j->o.no_reference;
+    w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
+    w->want_hashes = j->o.hash_early; /* only the JSON and index.json show them */
+    w->threaded = pthread_create(&w->thread, NULL, bg_main, w) == 0;
+    if (!w->threaded)
+        bg_main(w);
+    j->bg = w;
+}
+
+/* Waits for bg_main and takes its outputs; CP_OK when there was none to wait for. */
+static int bg_join(cp_job *j)
+{
+    struct bg_work *w = j->bg;
+    if (!w)
+        return CP_OK;
+    if (w->threaded)
+        pthread_join(w->thread, NULL);
+    j->bg = NULL;
+    int st = w->st == CP_OK ? CP_OK : cp_err_set(w->st, "%s", w->msg);
+    if (w->ref)
+        j->ref = w->ref;
+    if (w->base)
+        j->base = w->base;
+    free(w);
+    return st;
+}
+
+int cp_job_run(cp_job *j)
+{
+    int st = cp_job_prepare(j);
+    if (st == CP_OK)
+        st = generate(j);
+    if (st != CP_OK)
+        return st;
+    bg_start(j);
+    for (size_t i = 0; i < j->nres && st == CP_OK; ++i) {
+        st = run_result(j, &j->res[i]);
+        if (st == CP_OK && j->res[i].eng->dtype == CP_F64 && !j->ref)
+            j->ref = j->res[i].y;
+    }
+    int bg_st = bg_join(j);
+    if (st != CP_OK)
+        return st;
+    if (bg_st != CP_OK)
+        return bg_st;
+    if (!j->ref && j->o.no_reference)
+        return CP_OK; /* no reference: no metrics, and the table says n/a */
+    if (!j->ref) {
+        /* host:f64 was not asked for as a result: it still is the reference. */
+        st = run_hidden(j, "host:f64", (void **)&j->ref);
+        if (st != CP_OK)
+            return st;
+    }
+    for (size_t i = 0; i < j->nres && j->o.compare; ++i)
+        if (strcmp(j->res[i].eng->name, "host:exact") == 0 && !j->base)
+            j->base = j->res[i].y;
+    if (j->o.compare && !j->base) {
+        /* host:exact was not asked for: it still is the baseline. */
+        st = run_hidden(j, "host:exact", (void **)&j->base);
+        if (st != CP_OK)
+            return st;
+    }
+    for (size_t i = 0; i < j->nres; ++i) {
+        cp_job_result *r = &j->res[i];
+        if (r->eng->dtype != CP_F32)
+            continue;
+        st = cp_metrics_compute(r->y, j->ref, (size_t)j->o.batch, (size_t)j->model.out_width,
+                                j->o.equal_nan, &r->m);
+        if (st != CP_OK)
+            return st;
+    }
+    return CP_OK;
+}
+
+static bool is_result(const cp_job *j, const void *y)
+{
+    for (size_t i = 0; i < j->nres; ++i)
+        if (j->res[i].y == y)
+            return true;
+    return false;
+}
+
+void cp_job_destroy(cp_job *j)
+{
+    if (!j)
+        return;
+    if (j->bg)
+        bg_join(j);
+    if (j->ref && !is_result(j, j->ref))
+        free(j->ref);
+    if (j->base && !is_result(j, j->base))
+        free(j->base);
+    for (size_t i = 0; i < j->nres; ++i)
+        free(j->res[i].y);
+    free(j->res);
+    free(j->x);
+    cp_model_free(&j->model);
+    free(j->use);
+    free(j->chosen);
+    cp_devlist_free(&j->devs);
+    free(j);
+}
+
+const cp_job_opts *cp_job_get_opts(const cp_job *j)
+{
+    return &j->o;
+}
+
+const cp_model *cp_job_model(const cp_job *j)
+{
+    return &j->model;
+}
+
+const float *cp_job_input(const cp_job *j)
+{
+    return j->x;
+}
+
+const double *cp_job_reference(const cp_job *j)
+{
+    return j->ref;
+}
+
+const float *cp_job_baseline(const cp_job *j)
+{
+    return j->base;
+}
+
+size_t cp_job_result_count(const cp_job *j)
+{
+    return j->nres;
+}
+
+const cp_job_result *cp_job_result_at(const cp_job *j, size_t i)
+{
+    return i < j->nres ? &j->res[i] : NULL;
+}
+
+const char *cp_job_arch_from(const cp_job *j)
+{
+    return j->arch_from;
+}
+
+const char *cp_job_model_sha256(const cp_job *j)
+{
+    return j->model_sha256;
+}
+
+const char *cp_job_result_engine(const cp_job *j, size_t i)
+{
+    return i < j->nres ? j->res[i].eng->name : NULL;
+}
+
+void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len)
+{
+    if (i < j->nres)
+        cp_device_label(j->res[i].dev, buf, len);
+    else if (len)
+        buf[0] = '\0';
+}
+
+const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype)
+{
+    if (i >= j->nres)
+        return NULL;
+    *dtype = j->res[i].eng->dtype;
+    return j->res[i].y;
+}
+
+double cp_job_result_value(const cp_job *j, size_t i, const char *name)
+{
+    const cp_job_result *r = cp_job_result_at(j, i);
+    if (!r)
+        return NAN;
+    const struct {
+        const char *name;
+        double v;
+    } timing[] = {
+        {"wall_median_s", r->wall.median},
+        {"wall_min_s", r->wall.min},
+        {"wall_max_s", r->wall.max},
+        {"kernel_median_s", r->kernel_median < 0.0 ? NAN : r->kernel_median},
+        {"build_s", r->build_s},
+        {"hash", (double)r->hash},
+        {"deterministic", r->deterministic},
+        {"roundtrip", r->roundtrip < 0 ? NAN : r->roundtrip},
+    };
+    for (size_t k = 0; k < sizeof timing / sizeof *timing; ++k)
+        if (strcmp(name, timing[k].name) == 0)
+            return timing[k].v;
+    if (r->eng->dtype != CP_F32 || !j->ref)
+        return NAN;
+    const cp_metrics *m = &r->m;
+    const struct {
+        const char *name;
+        double v;
+    } metric[] = {
+        {"max_ulp", m->compared ? (double)m->max_ulp : NAN},
+        {"median_ulp", m->compared ? m->median_ulp : NAN},
+        {"max_abs", m->max_abs},
+        {"max_rel", m->max_rel},
+        {"rel_to_max", m->rel_to_max},
+        {"norm_rel", m->norm_rel},
+        {"bitwise", m->bitwise},
+        {"argmax", m->argmax},
+        {"nan", (double)m->nan},
+        {"inf", (double)m->inf},
+        {"nan_mismatch", (double)m->nan_mismatch},
+        {"compared", (double)m->compared},
+    };
+    for (size_t k = 0; k < sizeof metric / sizeof *metric; ++k)
+        if (strcmp(name, metric[k].name) == 0)
+            return metric[k].v;
+    return NAN;
+}
+
+void cp_job_result_file(const cp_job_result *r, char *buf, size_t len)
+{
+    char tag[32], eng[64];
+    cp_device_tag(r->dev, tag, sizeof tag);
+    snprintf(eng, sizeof eng, "%s", r->eng->name);
+    for (char *c = eng; *c; ++c)
+        if (*c == ':')
+            *c = '-';
+    snprintf(buf, len, "%s.%s.npy", tag, eng);
+}
+
+static cJSON *model_json(const cp_job *j)
+{
+    cJSON *m = cJSON_CreateObject();
+    if (!m)
+        return NULL;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)j->o.seed);
+    if (j->model_set) {
+        /* A model file is recorded by path and SHA-256, not saved again. */
+        char desc[1024];
+        cp_model_describe(&j->model, desc, sizeof desc);
+        cJSON_AddStringToObject(m, "arch", j->o.model_file ? "file" : "arrays");
+        if (j->o.model_file) {
+            cJSON_AddStringToObject(m, "file", j->o.model_file);
+            cJSON_AddStringToObject(m, "model_sha256", j->model_sha256);
+        }
+        cJSON_AddStringToObject(m, "layers_summary", desc);
+        cJSON_AddStringToObject(m, "arch_from", j->arch_from);
+        cJSON_AddNumberToObject(m, "in", j->model.in_width);
+        cJSON_AddNumberToObject(m, "out", j->model.out_width);
+        cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
+    } else {
+        cJSON_AddStringToObject(m, "arch", "dumb");
+        cJSON_AddNumberToObject(m, "d", j->model.d);
+        cJSON_AddNumberToObject(m, "layers", j->model.n_layers);
+        cJSON_AddNumberToObject(m, "init_scale", j->o.init_scale);
+    }
+    cJSON_AddNumberToObject(m, "batch", (double)j->o.batch);
+    cJSON_AddStringToObject(m, "seed", seed); /* a string: a u64 does not fit a double */
+    if (j->o.input_file)
+        cJSON_AddStringToObject(m, "input", j->o.input_file);
+    if (j->o.labels_file)
+        cJSON_AddStringToObject(m, "labels", j->o.labels_file);
+    const char *in_hex = j->input_sha256, *w_hex = j->weights_sha256;
+    char in_buf[65], w_buf[65];
+    if (!in_hex[0]) { /* not hashed while the engines ran */
+        hash_inputs(j, in_buf, w_buf);
+        in_hex = in_buf;
+        w_hex = w_buf;
+    }
+    cJSON_AddStringToObject(m, "input_sha256", in_hex);
+    cJSON_AddStringToObject(m, "weights_sha256", w_hex);
+    return m;
+}
+
+void cp_job_print_model(const cp_job *j, FILE *f)
+{
+    char src[64];
+    if (j->x_given)
+        snprintf(src, sizeof src, "inputs from %s", j->o.input_file ? "--input" : "the caller");
+    else
+        snprintf(src, sizeof src, "seed %llu", (unsigned long long)j->o.seed);
+    if (!j->model_set) {
+        fprintf(f,
+                "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, %s, init-scale %g "
+                "(%.4g multiply-adds per forward)\n",
+                j->o.layers, j->o.d, j->o.batch, src, j->o.init_scale,
+                cp_model_macs(&j->model, (int)j->o.batch));
+        return;
+    }
+    char desc[1024];
+    cp_model_describe(&j->model, desc, sizeof desc);
+    fprintf(f, "model: %s (sha256 %.16s...), %d Linear layers: %s; architecture from %s\n",
+            j->o.model_file ? j->o.model_file : "(arrays)", j->model_sha256, j->model.n_layers,
+            desc, j->arch_from);
+    fprintf(f, "       batch %ld, %s (%.4g multiply-adds per forward)\n", j->o.batch, src,
+            cp_model_macs(&j->model, (int)j->o.batch));
+}
+
+int cp_job_write_output(const cp_job *j, size_t i, const char *path)
+{
+    const cp_job_result *r = cp_job_result_at(j, i);
+    if (!r)
+        return cp_err_set(CP_FAIL_USAGE, "no result %zu", i);
+    size_t shape[2] = {(size_t)j->o.batch, (size_t)j->model.out_width};
+    return cp_npy_write(path, r->eng->dtype, 2, shape, r->y);
+}
+
+static cJSON *device_json(const cp_device *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char buf[300];
+    cp_device_tag(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "id", buf);
+    cp_device_label(d, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "label", buf);
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "platform", d->platform);
+    cJSON_AddStringToObject(o, "driver", d->driver);
+    if (d->kind == CP_DEV_OPENCL) {
+        cp_fp_config_str(d->fp32, buf, sizeof buf);
+        cJSON_AddStringToObject(o, "fp32_config", buf);
+        cJSON_AddStringToObject(o, "profile", d->profile);
+        cJSON_AddBoolToObject(o, "simulator", d->simulator);
+    } else {
+        cJSON_AddStringToObject(o, "blas_core", d->blas_core);
+        cJSON_AddNumberToObject(o, "blas_threads", d->blas_threads);
+    }
+    return o;
+}
+
+static cJSON *result_json(const cp_job *j, const cp_job_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char buf[128];
+    cJSON_AddItemToObject(o, "device", device_json(r->dev));
+    cJSON_AddStringToObject(o, "engine", r->eng->name);
+    cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->hash);
+    cJSON_AddStringToObject(o, "hash", buf);
+    cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
+    cJSON *t = cJSON_AddObjectToObject(o, "timing");
+    if (t) {
+        cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
+        cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
+        cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
+        cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
+        cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
+        cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
+        cJSON_AddNumberToObject(t, "build_s", r->build_s);
+        if (cp_cache_state_name(r->build_cache))
+            cJSON_AddStringToObject(t, "build_cache", cp_cache_state_name(r->build_cache));
+        else
+            cJSON_AddNullToObject(t, "build_cache"); /* host engines build no program */
+        cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
+        cJSON_AddNumberToObject(t, "runs", (double)j->o.runs);
+        cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
+        double gflops = r->wall.median > 0.0
+                            ? 2.0 * cp_model_macs(&j->model, (int)j->o.batch) / r->wall.median / 1e9
+                            : -1.0;
+        cp_json_add_num_or_null(t, "gflops", gflops);
+    }
+    if (j->o.compare)
+        return o; /* compare's metrics live in "comparison" */
+    if (r->eng->dtype != CP_F32 || !j->ref) {
+        cJSON_AddNullToObject(o, "metrics"); /* the reference itself */
+        return o;
+    }
+    const cp_metrics *m = &r->m;
+    cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
+    if (!mj)
+        return o;
+    cp_metrics_json_fill(mj, m, NAN);
+    cJSON *w = cJSON_AddObjectToObject(mj, "worst");
+    if (w) {
+        cJSON_AddNumberToObject(w, "index", (double)m->worst);
+        snprintf(buf, sizeof buf, "%a", (double)m->worst_a);
+        cJSON_AddStringToObject(w, "value_hex", buf);
+        snprintf(buf, sizeof buf, "%a", m->worst_r);
+        cJSON_AddStringToObject(w, "reference_hex", buf);
+        snprintf(buf, sizeof buf, "%.9g", (double)m->worst_a);
+        cJSON_AddStringToObject(w, "value", buf);
+        snprintf(buf, sizeof buf, "%.17g", m->worst_r);
+        cJSON_AddStringToObject(w, "reference", buf);
+    }
+    return o;
+}
+
+void *cp_job_json(const cp_job *j)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(j->build_options));
+    cJSON_AddItemToObject(root, "model", model_json(j));
+    if (j->ref)
+        cJSON_AddStringToObject(root, "reference", "host:f64");
+    else
+        cJSON_AddNullToObject(root, "reference"); /* --no-reference */
+    cJSON *arr = cJSON_AddArrayToObject(root, "results");
+    for (size_t i = 0; arr && i < j->nres; ++i)
+        cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
+    return root;
+}
+
+int cp_job_save(const cp_job *j, const char *dir)
+{
+    const cp_model *m = &j->model;
+    char path[4096];
+    size_t shape[3] = {(size_t)j->o.batch, (size_t)m->in_width, 0};
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    int st = cp_npy_write(path, CP_F32, 2, shape, j->x);
+    if (st == CP_OK && !j->model_set) { /* a model file is recorded in index.json instead */
+        size_t wshape[3] = {(size_t)m->n_layers, (size_t)m->d, (size_t)m->d};
+        snprintf(path, sizeof path, "%s/weights.npy", dir);
+        st = cp_npy_write(path, CP_F32, 3, wshape, m->params);
+    }
+    /* The reference (and compare's baseline) always, listed or not: diff needs them. */
+    size_t yshape[2] = {(size_t)j->o.batch, (size_t)m->out_width};
+    size_t out_n = (size_t)j->o.batch * (size_t)m->out_width;
+    if (st == CP_OK && j->ref) {
+        snprintf(path, sizeof path, "%s/reference.npy", dir);
+        st = cp_npy_write(path, CP_F64, 2, yshape, j->ref);
+    }
+    if (st == CP_OK && j->base) {
+        snprintf(path, sizeof path, "%s/baseline.npy", dir);
+        st = cp_npy_write(path, CP_F32, 2, yshape, j->base);
+    }
+    cJSON *index = cJSON_CreateObject();
+    cJSON *results = index ? cJSON_AddArrayToObject(index, "results") : NULL;
+    if (!results)
+        st = CP_FAIL_RUNTIME;
+    for (size_t i = 0; st == CP_OK && i < j->nres; ++i) {
+        const cp_job_result *r = &j->res[i];
+        char file[128], hash[32];
+        cp_job_result_file(r, file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        st = cp_npy_write(path, r->eng->dtype, 2, yshape, r->y);
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddStringToObject(o, "file", file);
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        cJSON_AddStringToObject(o, "device", label);
+        cJSON_AddStringToObject(o, "platform", r->dev->platform);
+        cJSON_AddStringToObject(o, "driver", r->dev->driver);
+        cJSON_AddStringToObject(o, "engine", r->eng->name);
+        cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
+        cJSON_AddStringToObject(o, "hash", hash);
+        cJSON_AddItemToArray(results, o);
+    }
+    if (st == CP_OK) {
+        /* The keys of DESIGN.md's index.json; "results" moves to the end. */
+        cJSON_DetachItemViaPointer(index, results);
+        cJSON_AddNumberToObject(index, "schema", 1);
+        cJSON_AddStringToObject(index, "version", cp_version());
+        cJSON_AddItemToObject(index, "provenance", cp_provenance_json(j->build_options));
+        cJSON_AddItemToObject(index, "model", model_json(j));
+        char hash[32];
+        if (j->ref) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)cp_hash_fnv1a(j->ref, out_n * sizeof(double)));
+            cJSON *ref = cJSON_AddObjectToObject(index, "reference");
+            cJSON_AddStringToObject(ref, "file", "reference.npy");
+            cJSON_AddStringToObject(ref, "engine", "host:f64");
+            cJSON_AddStringToObject(ref, "hash", hash);
+        }
+        if (j->base) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)cp_hash_fnv1a(j->base, out_n * sizeof(float)));
+            cJSON *base = cJSON_AddObjectToObject(index, "baseline");
+            cJSON_AddStringToObject(base, "file", "baseline.npy");
+            cJSON_AddStringToObject(base, "engine", "host:exact");
+            cJSON_AddStringToObject(base, "hash", hash);
+        }
+        cJSON_AddItemToObject(index, "results", results);
+        snprintf(path, sizeof path, "%s/index.json", dir);
+        st = cp_json_write(path, index);
+    }
+    cJSON_Delete(index);
+    if (st != CP_OK)
+        return cp_err_set(st, "--save: %s", cp_err_msg()[0] ? cp_err_msg() : "out of memory");
+    return CP_OK;
+}

@@ -1,0 +1,114 @@
+"""The Python module from an installation (issue 14, acceptance 2): imported from PREFIX, it
+runs a 3-layer model (biases, ReLU, a residual, in != out) on PoCL and host, and cl:own must
+give the bits of host:exact; the metrics, the pairwise matrix and the report come back too.
+A stand-in for a PyTorch nn.Sequential (torch is not installed here) checks
+layers_from_torch. Usage: check_python.py PREFIX"""
+import glob
+import os
+import sys
+
+import numpy as np
+
+prefix = os.path.abspath(sys.argv[1])
+mods = glob.glob(os.path.join(prefix, "lib*", "**", "clparity.py"), recursive=True)
+assert len(mods) == 1, mods
+sys.path.insert(0, os.path.dirname(mods[0]))
+os.environ.pop("CLPARITY_LIBRARY", None)
+import clparity  # noqa: E402
+
+assert os.path.abspath(clparity.__file__).startswith(prefix), clparity.__file__
+assert clparity._find_library().startswith(prefix), clparity._find_library()
+print("clparity", clparity.version(), "from", clparity.__file__)
+
+rng = np.random.default_rng(1337)
+w1 = (rng.standard_normal((48, 20)) / np.sqrt(20)).astype(np.float32)
+b1 = rng.standard_normal(48).astype(np.float32)
+w2 = (rng.standard_normal((48, 48)) / np.sqrt(48)).astype(np.float32)
+w3 = (rng.standard_normal((10, 48)) / np.sqrt(48)).astype(np.float32)
+b3 = rng.standard_normal(10).astype(np.float32)
+layers = [clparity.Linear(w1, b1, act="relu"),
+          clparity.Linear(w2, None, act="relu", residual=True),
+          clparity.Linear(w3, b3)]
+x = rng.standard_normal((16, 20)).astype(np.float32)
+
+cmp = clparity.compare(layers, x, devices="pocl,host", runs=2, warmup=1)
+print(cmp.report)
+by = {(("host" if r.device == "host" else "pocl"), r.engine): r for r in cmp.results}
+own, exact, ref = by[("pocl", "cl:own")], by[("host", "host:exact")], by[("host", "host:f64")]
+assert own.output.shape == (16, 10) and own.output.dtype == np.float32
+assert ref.output.dtype == np.float64 and ref.metrics == {}
+assert np.array_equal(own.output.view(np.uint32), exact.output.view(np.uint32)), \
+    "cl:own on PoCL differs from host:exact"
+assert own.baseline_bitwise == 1.0 and exact.baseline_bitwise == 1.0
+assert own.metrics["max_ulp"] == exact.metrics["max_ulp"]
+# against an independent float64 forward in NumPy, within torch's float32 tolerance
+a = x.astype(np.float64)
+a = np.maximum(a @ w1.T.astype(np.float64) + b1, 0)
+a = a + np.maximum(a @ w2.T.astype(np.float64), 0)
+a = a @ w3.T.astype(np.float64) + b3
+assert np.allclose(ref.output, a, rtol=1e-12, atol=1e-12), abs(ref.output - a).max()
+assert np.all(np.abs(own.output - a) <= 1e-5 + 1.3e-6 * np.abs(a))
+ids = cmp.pairwise_ids
+i, k = ids.index("R%d" % (cmp.results.index(own) + 1)), ids.index(
+    "R%d" % (cmp.results.index(exact) + 1))
+assert cmp.pairwise_bitwise[i, k] == 1.0 and cmp.pairwise_max_ulp[i, k] == 0
+assert cmp.verdicts["torch"] == [], cmp.verdicts
+assert "verdicts:" in cmp.report and "cl:own" in cmp.report
+
+
+# layers_from_torch without torch: objects shaped like nn.Linear / nn.ReLU / nn.Sequential.
+class _T:
+    def __init__(self, a):
+        self.a = a
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def float(self):
+        return self
+
+    def numpy(self):
+        return self.a
+
+
+class Linear:
+    def __init__(self, w, b):
+        self.weight, self.bias = _T(w), None if b is None else _T(b)
+
+    def children(self):
+        return []
+
+
+class ReLU:
+    def children(self):
+        return []
+
+
+class Sequential:
+    def __init__(self, *m):
+        self.m = m
+
+    def children(self):
+        return list(self.m)
+
+    def modules(self):
+        return [self] + list(self.m)
+
+
+seq = Sequential(Linear(w1, b1), ReLU(), Linear(w3[:, :48], b3))
+ls = clparity.layers_from_torch(seq)
+assert [(ly.w.shape, ly.act, ly.b is not None) for ly in ls] == [((48, 20), "relu", True),
+                                                                  ((10, 48), "none", True)]
+cmp2 = clparity.compare(seq, x, devices="host", engines="host:exact,host:f64", runs=1, warmup=0)
+assert [r.engine for r in cmp2.results] == ["host:exact", "host:f64"]
+
+# errors carry the status and the library's message
+try:
+    clparity.compare(layers, x, devices="nosuchdevice")
+    raise AssertionError("a selector that matches nothing must fail")
+except clparity.Error as e:
+    assert e.status == 2 and "nosuchdevice" in str(e), (e.status, str(e))
+print("check_python: OK")

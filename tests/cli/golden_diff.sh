@@ -1,0 +1,14 @@
+#!/bin/sh
+# golden_diff.sh CLPARITY GOLDEN OUT: `diff` of two --save folders of host:exact (the portable
+# generator and the exact engine give the same bits on every machine), against a golden
+# report: rows, pairwise matrix, worst elements, verdicts. The folder lines (path, CPU,
+# date) are left out.
+set -eu
+clp=$1 golden=$2 out=$3
+rm -rf "$out" && mkdir -p "$out"
+"$clp" compare -d host --engines host:exact --d-model 16 --layers 3 --batch 3 --runs 1 --warmup 0 \
+    --save "$out/a" >/dev/null
+"$clp" run -d host --engines host:exact --d-model 16 --layers 3 --batch 3 --runs 1 --warmup 0 \
+    --save "$out/b" >/dev/null
+"$clp" diff "$out/a" "$out/b" | grep -v '^folder ' >"$out/diff.txt"
+diff -u "$golden" "$out/diff.txt"

@@ -1,0 +1,88 @@
+/* Text built in memory, and the CSV files of sweep and train. */
+#include "csv.h"
+
+#include "cli.h"
+
+#include "clparity/report.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void text_add(struct text *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            t->oom = true;
+            return;
+        }
+        if (t->p && t->n + (size_t)k < t->cap) {
+            t->n += (size_t)k;
+            return;
+        }
+        size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)k;
+        char *np = realloc(t->p, cap);
+        if (!np) {
+            t->oom = true;
+            return;
+        }
+        t->p = np;
+        t->cap = cap;
+    }
+}
+
+/* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+void csv_field(struct text *t, const char *v, bool last)
+{
+    if (strpbrk(v, ",\"\r\n")) {
+        text_add(t, "\"");
+        for (const char *c = v; *c; ++c)
+            text_add(t, *c == '"' ? "\"\"" : "%c", *c);
+        text_add(t, "\"");
+    } else {
+        text_add(t, "%s", v);
+    }
+    text_add(t, last ? "\n" : ",");
+}
+
+void csv_num(struct text *t, double v, bool last)
+{
+    char buf[64] = "";
+    if (v >= 0.0 && isfinite(v))
+        snprintf(buf, sizeof buf, "%.9g", v);
+    csv_field(t, buf, last);
+}
+
+void csv_begin(struct text *t, void *prov, const char *header)
+{
+    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
+    cJSON_Delete(prov);
+    if (!pj) {
+        t->oom = true;
+        return;
+    }
+    text_add(t, "# provenance: %s\n", pj);
+    cJSON_free(pj);
+    text_add(t, "%s", header);
+}
+
+int csv_write(const char *cmd, const char *path, struct text *t)
+{
+    int st = CP_OK;
+    if (t->oom)
+        st = cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building CSV");
+    else if ((st = cp_file_write_atomic(path, t->p, t->n)) != CP_OK)
+        st = cli_fail(cmd, st, "--csv: %s", cp_err_msg());
+    free(t->p);
+    t->p = NULL;
+    return st;
+}

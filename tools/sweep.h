@@ -1,0 +1,112 @@
+/* clparity sweep's parts (tools/cmd_sweep.c: options and the command; sweep_grid.c: the grid
+ * and its points; sweep_run.c: running them; sweep_out.c: the table, the crossovers and the
+ * JSON, CSV and plot files). */
+#ifndef CLPARITY_SWEEP_H
+#define CLPARITY_SWEEP_H
+
+#include "clparity/device.h"
+#include "clparity/engine.h"
+#include "clparity/model.h"
+#include "clparity/peak.h"
+#include "clparity/report.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum vary { VARY_BATCH, VARY_WIDTH, VARY_DEPTH, VARY_PARAMS, N_VARY };
+extern const char *const vary_names[N_VARY];
+/* What the crossover lines call the varied value. */
+extern const char *const vary_symbol[N_VARY];
+
+#define DEFAULT_PARAMS 2147483648.0 /* 2^31, the blog post's budget */
+#define QUICK_PARAMS 1048576.0      /* 2^20 */
+
+struct sweep_opts {
+    char **sels;
+    size_t nsel;
+    const char *engines;
+    int vary;
+    const char *grid;
+    bool quick;
+    long d, layers, batch;
+    bool d_set, layers_set, batch_set;
+    double params;
+    bool params_set;
+    uint64_t seed;
+    double init_scale;
+    long runs, warmup;
+    bool runs_set, warmup_set;
+    const char *json, *csv, *plot;
+    bool allow_slow;
+};
+
+struct point {
+    long d, layers, batch;
+    long x; /* the varied value: batch, d, L or (params) d */
+};
+
+struct series {
+    const cp_device *dev;
+    size_t dev_index; /* into the device list, for its peak */
+    const cp_engine_info *eng;
+};
+
+enum row_status { ROW_OK, ROW_REFUSED, ROW_ERROR };
+extern const char *const row_status_names[3];
+
+struct row {
+    size_t point, series;
+    enum row_status status;
+    char reason[320]; /* refused: "<size> > <limit> (<which>)"; error: the message */
+    char detail[512]; /* refused: the full message of the check */
+    double macs;
+    cp_stats wall, e2e;
+    double kernel_median; /* < 0: n/a */
+    double gflops;
+    double pct_peak; /* < 0: n/a */
+};
+
+struct sweep {
+    struct sweep_opts o;
+    cp_devlist devs;
+    bool *chosen;
+    bool *use;
+    cp_peak *peaks; /* per device */
+    struct point *pts;
+    size_t npts;
+    struct series *ser;
+    size_t nser;
+    struct row *rows;
+    size_t nrows;
+    FILE *out;     /* the table */
+    bool progress; /* a progress bar on stderr */
+    bool interrupted;
+    int status;              /* 3 when a result failed at run time */
+    char build_options[512]; /* the last OpenCL engine's, for the provenance */
+};
+
+/* Set by SIGINT or SIGTERM: the sweep stops after the current run. */
+extern volatile sig_atomic_t sweep_stop_signal;
+
+/* The grid (sweep_grid.c): the points, the engines, the series (device x engine). */
+int sweep_make_points(struct sweep *s);
+int sweep_choose_engines(struct sweep *s);
+int sweep_make_series(struct sweep *s);
+
+/* Running (sweep_run.c): every series at point pi, each row printed as it finishes. */
+void sweep_run_point(struct sweep *s, size_t pi, size_t *done);
+/* Clears the progress bar from stderr (when there is one). */
+void sweep_progress_clear(const struct sweep *s);
+
+/* Output (sweep_out.c). */
+void sweep_print_intro(const struct sweep *s);
+void sweep_print_header(FILE *out);
+void sweep_print_row(const struct sweep *s, const struct row *r);
+void sweep_print_crossovers(const struct sweep *s);
+int sweep_write_json(const struct sweep *s);
+int sweep_write_csv(const struct sweep *s);
+int sweep_write_plot(const struct sweep *s);
+
+#endif

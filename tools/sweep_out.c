@@ -1,0 +1,493 @@
+/* clparity sweep: the table, the crossovers, and the JSON, CSV and plot files. */
+#include "cli.h"
+#include "csv.h"
+#include "perf.h"
+#include "sweep.h"
+#include "xover.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static void ms_or_na(char *buf, size_t len, double s)
+{
+    if (s < 0.0 || !isfinite(s))
+        snprintf(buf, len, "n/a");
+    else if (1e3 * s < 0.1) /* three significant digits for sub-0.1 ms host times */
+        snprintf(buf, len, "%.3g", 1e3 * s);
+    else
+        snprintf(buf, len, "%.3f", 1e3 * s);
+}
+
+void sweep_print_header(FILE *out)
+{
+    fprintf(out, "%5s %7s %5s  %-32s %-14s %10s %10s %10s %10s %10s %9s %7s\n", "d", "L", "B",
+            "device", "engine", "median ms", "min ms", "max ms", "kernel ms", "e2e ms", "GFLOP/s",
+            "% peak");
+}
+
+void sweep_print_row(const struct sweep *s, const struct row *r)
+{
+    const struct point *p = &s->pts[r->point];
+    const struct series *se = &s->ser[r->series];
+    char label[300];
+    cp_device_label(se->dev, label, sizeof label);
+    fprintf(s->out, "%5ld %7ld %5ld  %-32.32s %-14s ", p->d, p->layers, p->batch, label,
+            se->eng->name);
+    if (r->status != ROW_OK) {
+        fprintf(s->out, "%s: %s\n", row_status_names[r->status], r->reason);
+        return;
+    }
+    char med[32], mn[32], mx[32], k[32], e2e[32], pct[32];
+    ms_or_na(med, sizeof med, r->wall.median);
+    ms_or_na(mn, sizeof mn, r->wall.min);
+    ms_or_na(mx, sizeof mx, r->wall.max);
+    ms_or_na(k, sizeof k, r->kernel_median);
+    ms_or_na(e2e, sizeof e2e, r->e2e.median);
+    if (r->pct_peak >= 0.0)
+        snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
+    else
+        snprintf(pct, sizeof pct, "n/a");
+    fprintf(s->out, "%10s %10s %10s %10s %10s %9.4g %7s\n", med, mn, mx, k, e2e, r->gflops, pct);
+}
+
+/* ---- crossovers --------------------------------------------------------------------------- */
+
+/* The points where the faster of series a and b (median wall time) changes, in grid order
+ * (xover_find); returns the number of common points. */
+static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xover *out, size_t *n,
+                           int *first)
+{
+    double *t = malloc((2 * s->npts + 1) * sizeof *t);
+    long *x = malloc((s->npts + 1) * sizeof *x);
+    if (!t || !x) {
+        free(t);
+        free(x);
+        *n = 0;
+        *first = -1;
+        return 0;
+    }
+    double *ta = t, *tb = t + s->npts;
+    for (size_t p = 0; p < s->npts; ++p) {
+        ta[p] = tb[p] = -1.0;
+        x[p] = s->pts[p].x;
+    }
+    for (size_t i = 0; i < s->nrows; ++i) {
+        const struct row *r = &s->rows[i];
+        if (r->status != ROW_OK)
+            continue;
+        if (r->series == a)
+            ta[r->point] = r->wall.median;
+        else if (r->series == b)
+            tb[r->point] = r->wall.median;
+    }
+    size_t common = xover_find(ta, tb, x, s->npts, out, n, first);
+    free(t);
+    free(x);
+    return common;
+}
+
+static void series_name(const struct sweep *s, size_t i, char *buf, size_t len)
+{
+    char label[300];
+    cp_device_label(s->ser[i].dev, label, sizeof label);
+    snprintf(buf, len, "%s on %s", s->ser[i].eng->name, label);
+}
+
+/* "on 0:0 NVIDIA H100, cl:own beats host:openblas on host from batch ≥ 64". */
+static void crossing_text(const struct sweep *s, size_t a, size_t b, const struct xover *c,
+                          char *buf, size_t len)
+{
+    size_t w = c->faster == 0 ? a : b, l = c->faster == 0 ? b : a;
+    char wl[300], ll[300];
+    cp_device_label(s->ser[w].dev, wl, sizeof wl);
+    cp_device_label(s->ser[l].dev, ll, sizeof ll);
+    snprintf(buf, len, "on %s, %s beats %s on %s from %s ≥ %ld", wl, s->ser[w].eng->name,
+             s->ser[l].eng->name, ll, vary_symbol[s->o.vary], c->at);
+}
+
+static void summary_text(const struct sweep *s, size_t a, size_t b, size_t common, int first,
+                         size_t n, char *buf, size_t len)
+{
+    if (n > 0) {
+        snprintf(buf, len, "%zu crossing%s", n, n == 1 ? "" : "s");
+        return;
+    }
+    char name[400];
+    if (common == 0) {
+        snprintf(buf, len, "never (no point where both ran)");
+        return;
+    }
+    if (first < 0) {
+        snprintf(buf, len, "never (equal times at every common point)");
+        return;
+    }
+    series_name(s, first == 0 ? a : b, name, sizeof name);
+    snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
+             common == 1 ? "" : "s");
+}
+
+void sweep_print_crossovers(const struct sweep *s)
+{
+    fprintf(s->out, "\ncrossovers (median wall time, %s):\n", vary_symbol[s->o.vary]);
+    if (s->nser < 2) {
+        fprintf(s->out, "  none to show: only one device x engine\n");
+        return;
+    }
+    struct xover *cx = calloc(s->npts + 1, sizeof *cx);
+    if (!cx)
+        return;
+    for (size_t a = 0; a < s->nser; ++a)
+        for (size_t b = a + 1; b < s->nser; ++b) {
+            size_t n;
+            int first;
+            size_t common = crossings_of(s, a, b, cx, &n, &first);
+            char na[400], nb[400], text[1024];
+            series_name(s, a, na, sizeof na);
+            series_name(s, b, nb, sizeof nb);
+            if (n == 0) {
+                summary_text(s, a, b, common, first, n, text, sizeof text);
+                fprintf(s->out, "  %s vs %s: %s\n", na, nb, text);
+                continue;
+            }
+            fprintf(s->out, "  %s vs %s:\n", na, nb);
+            for (size_t i = 0; i < n; ++i) {
+                crossing_text(s, a, b, &cx[i], text, sizeof text);
+                fprintf(s->out, "    %s (after %s = %ld)\n", text, vary_symbol[s->o.vary],
+                        cx[i].after);
+            }
+        }
+    free(cx);
+}
+
+/* ---- files -------------------------------------------------------------------------------- */
+
+/* As in run: the options of the last OpenCL program built (cl:own picks its kernel and -D
+ * sizes per shape, so they can differ between points). */
+static const char *build_options_of(const struct sweep *s)
+{
+    return s->build_options[0] ? s->build_options : "";
+}
+
+static cJSON *row_json(const struct sweep *s, const struct row *r)
+{
+    const struct point *p = &s->pts[r->point];
+    const struct series *se = &s->ser[r->series];
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON *pt = cJSON_AddObjectToObject(o, "point");
+    if (pt) {
+        cJSON_AddNumberToObject(pt, "index", (double)r->point);
+        cJSON_AddNumberToObject(pt, "d", (double)p->d);
+        cJSON_AddNumberToObject(pt, "layers", (double)p->layers);
+        cJSON_AddNumberToObject(pt, "batch", (double)p->batch);
+        cJSON_AddNumberToObject(pt, "params", (double)p->d * (double)p->d * (double)p->layers);
+        cJSON_AddNumberToObject(pt, "macs", r->macs);
+    }
+    char buf[300];
+    cp_device_label(se->dev, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "device", buf);
+    cp_device_tag(se->dev, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "device_id", buf);
+    cJSON_AddStringToObject(o, "engine", se->eng->name);
+    cJSON_AddStringToObject(o, "status", row_status_names[r->status]);
+    if (r->status == ROW_OK) {
+        cJSON_AddNullToObject(o, "reason");
+        cJSON_AddNullToObject(o, "detail");
+    } else {
+        cJSON_AddStringToObject(o, "reason", r->reason);
+        if (r->detail[0])
+            cJSON_AddStringToObject(o, "detail", r->detail);
+        else
+            cJSON_AddNullToObject(o, "detail");
+    }
+    if (r->status != ROW_OK) {
+        cJSON_AddNullToObject(o, "timing");
+        cJSON_AddNullToObject(o, "pct_peak");
+        return o;
+    }
+    cJSON *t = cJSON_AddObjectToObject(o, "timing");
+    if (t) {
+        cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
+        cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
+        cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
+        cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
+        cJSON_AddNumberToObject(t, "e2e_median_s", r->e2e.median);
+        cJSON_AddNumberToObject(t, "e2e_min_s", r->e2e.min);
+        cJSON_AddNumberToObject(t, "e2e_max_s", r->e2e.max);
+        cp_json_add_num_or_null(t, "gflops", r->gflops);
+        cJSON_AddNumberToObject(t, "runs", (double)s->o.runs);
+        cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
+    }
+    cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
+    return o;
+}
+
+static cJSON *series_ref(const struct sweep *s, size_t i)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[300];
+    if (!o)
+        return NULL;
+    cp_device_label(s->ser[i].dev, buf, sizeof buf);
+    cJSON_AddStringToObject(o, "device", buf);
+    cJSON_AddStringToObject(o, "engine", s->ser[i].eng->name);
+    return o;
+}
+
+static cJSON *crossovers_json(const struct sweep *s)
+{
+    cJSON *arr = cJSON_CreateArray();
+    struct xover *cx = calloc(s->npts + 1, sizeof *cx);
+    if (!arr || !cx) {
+        free(cx);
+        return arr;
+    }
+    for (size_t a = 0; a < s->nser; ++a)
+        for (size_t b = a + 1; b < s->nser; ++b) {
+            size_t n;
+            int first;
+            size_t common = crossings_of(s, a, b, cx, &n, &first);
+            cJSON *o = cJSON_CreateObject();
+            if (!o)
+                break;
+            cJSON_AddItemToObject(o, "a", series_ref(s, a));
+            cJSON_AddItemToObject(o, "b", series_ref(s, b));
+            cJSON_AddNumberToObject(o, "common_points", (double)common);
+            if (first < 0)
+                cJSON_AddNullToObject(o, "faster_first");
+            else
+                cJSON_AddStringToObject(o, "faster_first", first == 0 ? "a" : "b");
+            cJSON *list = cJSON_AddArrayToObject(o, "crossings");
+            for (size_t i = 0; list && i < n; ++i) {
+                cJSON *c = cJSON_CreateObject();
+                if (!c)
+                    break;
+                char text[1024];
+                crossing_text(s, a, b, &cx[i], text, sizeof text);
+                cJSON_AddNumberToObject(c, "at", (double)cx[i].at);
+                cJSON_AddNumberToObject(c, "after", (double)cx[i].after);
+                cJSON_AddStringToObject(c, "faster", cx[i].faster == 0 ? "a" : "b");
+                cJSON_AddStringToObject(c, "text", text);
+                cJSON_AddItemToArray(list, c);
+            }
+            char text[1024];
+            summary_text(s, a, b, common, first, n, text, sizeof text);
+            cJSON_AddStringToObject(o, "summary", text);
+            cJSON_AddItemToArray(arr, o);
+        }
+    free(cx);
+    return arr;
+}
+
+int sweep_write_json(const struct sweep *s)
+{
+    const struct sweep_opts *o = &s->o;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory building JSON");
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "command", "sweep");
+    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(build_options_of(s)));
+    cJSON *sw = cJSON_AddObjectToObject(root, "sweep");
+    if (sw) {
+        cJSON_AddStringToObject(sw, "vary", vary_names[o->vary]);
+        cJSON *grid = cJSON_AddArrayToObject(sw, "grid");
+        for (size_t i = 0; grid && i < s->npts; ++i)
+            cJSON_AddItemToArray(grid, cJSON_CreateNumber((double)s->pts[i].x));
+        cJSON *fx = cJSON_AddObjectToObject(sw, "fixed");
+        if (fx) {
+            bool vd = o->vary == VARY_WIDTH || o->vary == VARY_PARAMS;
+            bool vl = o->vary == VARY_DEPTH || o->vary == VARY_PARAMS;
+            cp_json_add_num_or_null(fx, "d", vd ? -1.0 : (double)o->d);
+            cp_json_add_num_or_null(fx, "layers", vl ? -1.0 : (double)o->layers);
+            cp_json_add_num_or_null(fx, "batch", o->vary == VARY_BATCH ? -1.0 : (double)o->batch);
+            cp_json_add_num_or_null(fx, "params", o->vary == VARY_PARAMS ? o->params : -1.0);
+        }
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+        cJSON_AddStringToObject(sw, "seed", seed);
+        cJSON_AddNumberToObject(sw, "init_scale", o->init_scale);
+        cJSON_AddNumberToObject(sw, "runs", (double)o->runs);
+        cJSON_AddNumberToObject(sw, "warmup", (double)o->warmup);
+        cJSON_AddBoolToObject(sw, "quick", o->quick);
+        cJSON_AddNullToObject(sw, "reference"); /* a speed run: no host:f64 */
+    }
+    cJSON_AddBoolToObject(root, "interrupted", s->interrupted);
+    cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+    for (size_t i = 0; devs && i < s->devs.n; ++i) {
+        bool used = false;
+        for (size_t k = 0; k < s->nser; ++k)
+            used = used || s->ser[k].dev_index == i;
+        if (!used)
+            continue;
+        cJSON *d = cJSON_CreateObject();
+        if (!d)
+            break;
+        cJSON_AddItemToObject(d, "device", perf_device_json(&s->devs.v[i]));
+        cJSON_AddItemToObject(d, "peak", perf_peak_json(&s->peaks[i]));
+        cJSON_AddItemToArray(devs, d);
+    }
+    cJSON *res = cJSON_AddArrayToObject(root, "results");
+    for (size_t i = 0; res && i < s->nrows; ++i)
+        cJSON_AddItemToArray(res, row_json(s, &s->rows[i]));
+    cJSON_AddItemToObject(root, "crossovers", crossovers_json(s));
+    return cli_write_json("sweep", "--json", o->json, root);
+}
+
+/* A growing string for the CSV. */
+static const char csv_header[] =
+    "vary,d,layers,batch,params,macs,device,device_id,engine,status,reason,runs,warmup,"
+    "wall_median_s,wall_min_s,wall_max_s,kernel_median_s,e2e_median_s,e2e_min_s,e2e_max_s,"
+    "gflops,peak_gflops,pct_peak\n";
+
+int sweep_write_csv(const struct sweep *s)
+{
+    struct text t = {0};
+    cJSON *prov = cp_provenance_json(build_options_of(s));
+    cJSON_AddBoolToObject(prov, "interrupted", s->interrupted);
+    csv_begin(&t, prov, csv_header);
+    for (size_t i = 0; i < s->nrows; ++i) {
+        const struct row *r = &s->rows[i];
+        const struct point *p = &s->pts[r->point];
+        const struct series *se = &s->ser[r->series];
+        const cp_peak *pk = &s->peaks[se->dev_index];
+        bool ok = r->status == ROW_OK;
+        char label[300], tag[32];
+        cp_device_label(se->dev, label, sizeof label);
+        cp_device_tag(se->dev, tag, sizeof tag);
+        csv_field(&t, vary_names[s->o.vary], false);
+        csv_num(&t, (double)p->d, false);
+        csv_num(&t, (double)p->layers, false);
+        csv_num(&t, (double)p->batch, false);
+        csv_num(&t, (double)p->d * (double)p->d * (double)p->layers, false);
+        csv_num(&t, r->macs, false);
+        csv_field(&t, label, false);
+        csv_field(&t, tag, false);
+        csv_field(&t, se->eng->name, false);
+        csv_field(&t, row_status_names[r->status], false);
+        csv_field(&t, ok ? "" : r->reason, false);
+        csv_num(&t, (double)s->o.runs, false);
+        csv_num(&t, (double)s->o.warmup, false);
+        csv_num(&t, ok ? r->wall.median : -1.0, false);
+        csv_num(&t, ok ? r->wall.min : -1.0, false);
+        csv_num(&t, ok ? r->wall.max : -1.0, false);
+        csv_num(&t, ok ? r->kernel_median : -1.0, false);
+        csv_num(&t, ok ? r->e2e.median : -1.0, false);
+        csv_num(&t, ok ? r->e2e.min : -1.0, false);
+        csv_num(&t, ok ? r->e2e.max : -1.0, false);
+        csv_num(&t, ok ? r->gflops : -1.0, false);
+        csv_num(&t, pk->available ? pk->fma_gflops : -1.0, false);
+        csv_num(&t, ok ? r->pct_peak : -1.0, true);
+    }
+    return csv_write("sweep", s->o.csv, &t);
+}
+
+/* The blog post's plot: median wall time against the varied parameter, log axes, one line
+ * per device x engine. gnuplot reads the script on its stdin and writes a temporary file,
+ * renamed when it succeeded. */
+int sweep_write_plot(const struct sweep *s)
+{
+    const struct sweep_opts *o = &s->o;
+    struct cli_plot pl;
+    int st = cli_plot_open("sweep", o->plot, &pl);
+    if (st != CP_OK)
+        return st;
+    FILE *gp = pl.gp;
+    char title[256];
+    switch (o->vary) {
+    case VARY_BATCH:
+        snprintf(title, sizeof title, "time against batch (d = %ld, L = %ld)", o->d, o->layers);
+        break;
+    case VARY_WIDTH:
+        snprintf(title, sizeof title, "time against width d (L = %ld, B = %ld)", o->layers,
+                 o->batch);
+        break;
+    case VARY_DEPTH:
+        snprintf(title, sizeof title, "time against depth L (d = %ld, B = %ld)", o->d, o->batch);
+        break;
+    default:
+        snprintf(title, sizeof title,
+                 "time against width d at %.0f parameters (L = params/d², B = %ld)", o->params,
+                 o->batch);
+        break;
+    }
+    fprintf(gp, "\nset title ");
+    cli_gp_quoted(gp, title);
+    fprintf(gp, "\nset xlabel ");
+    cli_gp_quoted(gp, o->vary == VARY_BATCH   ? "batch size B"
+                      : o->vary == VARY_DEPTH ? "layers L"
+                                              : "width d");
+    fprintf(gp, "\nset ylabel \"median wall time (ms)\"\n"
+                "set logscale xy\nset grid xtics ytics mxtics mytics\n"
+                "set key below\nset pointsize 1\n");
+    /* One data block per series with at least one finished point. */
+    size_t nplot = 0;
+    for (size_t k = 0; k < s->nser; ++k) {
+        bool any = false;
+        for (size_t i = 0; i < s->nrows; ++i)
+            any = any || (s->rows[i].series == k && s->rows[i].status == ROW_OK);
+        if (!any)
+            continue;
+        fprintf(gp, "$s%zu << EOD\n", k);
+        for (size_t i = 0; i < s->nrows; ++i) {
+            const struct row *r = &s->rows[i];
+            if (r->series == k && r->status == ROW_OK)
+                fprintf(gp, "%ld %.9g\n", s->pts[r->point].x, 1e3 * r->wall.median);
+        }
+        fprintf(gp, "EOD\n");
+        nplot++;
+    }
+    if (nplot == 0) {
+        /* Nothing finished: an empty frame says so rather than no file at all. */
+        fprintf(gp, "set label 1 \"no finished results\" at graph 0.5, graph 0.5 center\n"
+                    "unset logscale\nplot [0:1] [0:1] NaN notitle\n");
+    } else {
+        fprintf(gp, "plot ");
+        const char *sep = "";
+        for (size_t k = 0; k < s->nser; ++k) {
+            bool any = false;
+            for (size_t i = 0; i < s->nrows; ++i)
+                any = any || (s->rows[i].series == k && s->rows[i].status == ROW_OK);
+            if (!any)
+                continue;
+            char name[400];
+            series_name(s, k, name, sizeof name);
+            fprintf(gp, "%s$s%zu using 1:2 with linespoints lw 2 title ", sep, k);
+            cli_gp_quoted(gp, name);
+            sep = ", \\\n     ";
+        }
+        fprintf(gp, "\n");
+    }
+    return cli_plot_close("sweep", &pl);
+}
+
+void sweep_print_intro(const struct sweep *s)
+{
+    const struct sweep_opts *o = &s->o;
+    fprintf(s->out, "sweep: --vary %s over %zu point%s", vary_names[o->vary], s->npts,
+            s->npts == 1 ? "" : "s");
+    if (o->vary != VARY_WIDTH && o->vary != VARY_PARAMS)
+        fprintf(s->out, ", d = %ld", o->d);
+    if (o->vary != VARY_DEPTH && o->vary != VARY_PARAMS)
+        fprintf(s->out, ", L = %ld", o->layers);
+    if (o->vary != VARY_BATCH)
+        fprintf(s->out, ", B = %ld", o->batch);
+    if (o->vary == VARY_PARAMS)
+        fprintf(s->out, ", %.0f parameters (L = params/d²)", o->params);
+    fprintf(s->out, "; seed %llu, init-scale %g\n", (unsigned long long)o->seed, o->init_scale);
+    fprintf(s->out,
+            "timing: %ld run%s after %ld warm-up; wall = first enqueue to clFinish, e2e = from "
+            "the input's upload to the output's read; no reference (a speed run)\n",
+            o->runs, o->runs == 1 ? "" : "s", o->warmup);
+}

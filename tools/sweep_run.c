@@ -1,0 +1,228 @@
+/* clparity sweep: running the series at each point, and refusing what does not fit. */
+#include "cli.h"
+#include "perf.h"
+#include "sweep.h"
+
+#include "clparity/select.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t sweep_stop_signal;
+
+/* ---- measuring ---------------------------------------------------------------------------- */
+
+/* Whether one result of a point can run: the device's memory (cp_engine_check_memory, with
+ * the sizes from cp_engine_footprint for the short reason), the host's MemAvailable for the
+ * model that every engine reads from, and a simulator's work limit. */
+static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
+                   const struct series *se, struct row *r)
+{
+    unsigned long long total, largest;
+    cp_engine_footprint(se->eng, m, (int)p->batch, &total, &largest);
+    char need[32], have[32];
+    const cp_device *dev = se->dev;
+    if (cp_engine_check_memory(se->eng, dev, m, (int)p->batch) != CP_OK) {
+        snprintf(r->detail, sizeof r->detail, "%s", cp_err_msg());
+        bool alloc = largest > dev->max_alloc;
+        cp_fmt_bytes(alloc ? largest : total, true, need, sizeof need);
+        cp_fmt_bytes(alloc ? dev->max_alloc : dev->global_mem, true, have, sizeof have);
+        snprintf(r->reason, sizeof r->reason, "%s > %s (%s)", need, have,
+                 alloc ? "CL_DEVICE_MAX_MEM_ALLOC_SIZE" : "CL_DEVICE_GLOBAL_MEM_SIZE");
+        return true;
+    }
+    /* The model, the input and the output on the host, and what the engine holds there
+     * besides (a CPU device's buffers are host memory too). */
+    unsigned long long b = (unsigned long long)p->batch;
+    unsigned long long host_need = (unsigned long long)m->n_params * 4ULL +
+                                   b * (unsigned long long)m->in_width * 4ULL +
+                                   b * (unsigned long long)m->out_width * 8ULL +
+                                   cp_engine_host_footprint(se->eng, dev, m, (int)p->batch);
+    unsigned long long avail = cp_host_mem_available();
+    if (avail && host_need > avail) {
+        cp_fmt_bytes(host_need, true, need, sizeof need);
+        cp_fmt_bytes(avail, true, have, sizeof have);
+        snprintf(r->reason, sizeof r->reason, "%s > %s (host MemAvailable)", need, have);
+        snprintf(r->detail, sizeof r->detail,
+                 "model too large for host memory: needs %s (%llu bytes) > MemAvailable %s "
+                 "(%llu bytes)",
+                 need, host_need, have, avail);
+        return true;
+    }
+    double work = r->macs * (double)(s->o.runs + s->o.warmup);
+    if (dev->kind == CP_DEV_OPENCL && dev->simulator && !s->o.allow_slow &&
+        work > CP_SIMULATOR_MAC_LIMIT) {
+        snprintf(r->reason, sizeof r->reason, "%.3g multiply-adds > %.3g (simulator limit)", work,
+                 CP_SIMULATOR_MAC_LIMIT);
+        snprintf(r->detail, sizeof r->detail,
+                 "%s is a simulator: %.3g multiply-adds (%.3g per forward x %ld runs) over its "
+                 "limit of %.3g; pass --allow-slow",
+                 dev->name, work, r->macs, s->o.runs + s->o.warmup, CP_SIMULATOR_MAC_LIMIT);
+        return true;
+    }
+    return false;
+}
+
+static void progress(const struct sweep *s, size_t done, const struct point *p,
+                     const struct series *se)
+{
+    if (!s->progress)
+        return;
+    size_t total = s->npts * s->nser, width = 24;
+    size_t filled = total ? done * width / total : width;
+    char bar[32], label[300];
+    for (size_t i = 0; i < width; ++i)
+        bar[i] = i < filled ? '#' : '.';
+    bar[width] = '\0';
+    cp_device_label(se->dev, label, sizeof label);
+    fprintf(stderr, "\r\033[K[%s] %zu/%zu  d=%ld L=%ld B=%ld  %s on %.40s", bar, done, total, p->d,
+            p->layers, p->batch, se->eng->name, label);
+    fflush(stderr);
+}
+
+void sweep_progress_clear(const struct sweep *s)
+{
+    if (s->progress) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+}
+
+/* Runs one result: warm-up and timed runs. A failure is the row's, not the sweep's. False
+ * when a signal stopped it before its last run: it is then no row at all. */
+static bool run_row(struct sweep *s, const cp_model *m, const float *x, const struct point *p,
+                    const struct series *se, struct row *r)
+{
+    size_t n = (size_t)p->batch * (size_t)m->out_width;
+    size_t runs = (size_t)s->o.runs;
+    void *y = malloc(n * cp_dtype_size(se->eng->dtype));
+    double *t = calloc(3 * runs, sizeof *t);
+    cp_engine *e = NULL;
+    bool finished = true;
+    if (!y || !t) {
+        r->status = ROW_ERROR;
+        snprintf(r->reason, sizeof r->reason, "out of memory for the output");
+        goto out;
+    }
+    double *wall = t, *e2e = t + runs, *kern = t + 2 * runs;
+    bool kernel_known = true;
+    int st = cp_engine_create(se->eng, se->dev, m, (int)p->batch, &e);
+    if (st == CP_OK && cp_engine_build_options(e)[0])
+        snprintf(s->build_options, sizeof s->build_options, "%s", cp_engine_build_options(e));
+    for (long i = 0; st == CP_OK && i < s->o.warmup + s->o.runs && !sweep_stop_signal; ++i) {
+        cp_timing tm;
+        st = cp_engine_forward(e, x, (int)p->batch, y, &tm);
+        if (st != CP_OK || i < s->o.warmup)
+            continue;
+        size_t k = (size_t)(i - s->o.warmup);
+        wall[k] = tm.wall_s;
+        /* The three intervals are back to back: from the input's upload to the output's
+         * read, without the profiling queries that follow them. */
+        e2e[k] = tm.h2d_s + tm.wall_s + tm.d2h_s;
+        kern[k] = tm.kernel_s;
+        if (tm.kernel_s < 0.0)
+            kernel_known = false;
+    }
+    if (st != CP_OK) {
+        r->status = ROW_ERROR;
+        snprintf(r->reason, sizeof r->reason, "%s", cp_err_msg());
+        s->status = CP_FAIL_RUNTIME;
+        goto out;
+    }
+    if (sweep_stop_signal) {
+        finished = false; /* unfinished: not a row */
+        goto out;
+    }
+    r->status = ROW_OK;
+    r->wall = cp_stats_of(wall, runs);
+    r->e2e = cp_stats_of(e2e, runs);
+    r->kernel_median = kernel_known ? cp_stats_of(kern, runs).median : -1.0;
+    r->gflops = r->wall.median > 0.0 ? 2.0 * r->macs / r->wall.median / 1e9 : -1.0;
+    const cp_peak *pk = &s->peaks[se->dev_index];
+    r->pct_peak = pk->available && pk->fma_gflops > 0.0 && r->gflops >= 0.0
+                      ? 100.0 * r->gflops / pk->fma_gflops
+                      : -1.0;
+out:
+    cp_engine_destroy(e);
+    free(y);
+    free(t);
+    return finished;
+}
+
+void sweep_run_point(struct sweep *s, size_t pi, size_t *done)
+{
+    const struct point *p = &s->pts[pi];
+    cp_model m;
+    float *x = NULL;
+    size_t first = s->nrows;
+    int st =
+        cp_model_builtin_shape(&m, (int)p->d, (int)p->layers, s->o.seed, (float)s->o.init_scale);
+    if (st != CP_OK) {
+        /* Only a shape beyond int range gets here; every result of the point says why. */
+        for (size_t k = 0; k < s->nser; ++k) {
+            struct row *r = &s->rows[s->nrows++];
+            *r = (struct row){.point = pi, .series = k, .status = ROW_REFUSED};
+            snprintf(r->reason, sizeof r->reason, "%s", cp_err_msg());
+            sweep_print_row(s, r);
+        }
+        *done += s->nser;
+        return;
+    }
+    bool any = false;
+    for (size_t k = 0; k < s->nser; ++k) {
+        struct row *r = &s->rows[s->nrows++];
+        *r = (struct row){.point = pi,
+                          .series = k,
+                          .status = ROW_OK,
+                          .kernel_median = -1.0,
+                          .pct_peak = -1.0,
+                          .gflops = -1.0};
+        r->macs = cp_model_macs(&m, (int)p->batch);
+        if (refuse(s, &m, p, &s->ser[k], r))
+            r->status = ROW_REFUSED;
+        else
+            any = true;
+    }
+    if (any) {
+        st = cp_model_builtin_generate(&m);
+        if (st == CP_OK)
+            st = cp_model_input((int)p->batch, m.in_width, s->o.seed, &x);
+        if (st != CP_OK) {
+            /* Host memory for the weights or the input: every result of the point fails. */
+            for (size_t i = first; i < s->nrows; ++i)
+                if (s->rows[i].status == ROW_OK) {
+                    s->rows[i].status = ROW_ERROR;
+                    snprintf(s->rows[i].reason, sizeof s->rows[i].reason, "%s", cp_err_msg());
+                }
+            s->status = CP_FAIL_RUNTIME;
+            any = false;
+        }
+    }
+    size_t keep = first;
+    for (size_t i = first; i < s->nrows; ++i) {
+        struct row *r = &s->rows[i];
+        if (sweep_stop_signal)
+            break;
+        if (r->status == ROW_OK && any) {
+            progress(s, *done, p, &s->ser[r->series]);
+            if (!run_row(s, &m, x, p, &s->ser[r->series], r))
+                break; /* interrupted in the middle of this result: it is not kept */
+        }
+        sweep_progress_clear(s);
+        sweep_print_row(s, r);
+        fflush(s->out);
+        s->rows[keep++] = *r;
+        (*done)++;
+    }
+    s->nrows = keep;
+    free(x);
+    cp_model_free(&m);
+}

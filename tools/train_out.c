@@ -1,0 +1,316 @@
+/* clparity train: the tables, and the JSON, CSV, --save and plot files. */
+#include "cli.h"
+#include "csv.h"
+#include "train_cli.h"
+
+#include "clparity/error.h"
+#include "clparity/metrics.h"
+#include "clparity/npy.h"
+#include "clparity/report.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void print_model(FILE *f, const struct train *T)
+{
+    const struct opts *o = &T->o;
+    if (o->model) {
+        char desc[512];
+        cp_model_describe(&T->m, desc, sizeof desc);
+        fprintf(f,
+                "model: %s (%s; %s), batch %ld, seed %llu; SGD %ld steps, lr %.9g (float), MSE "
+                "against %s targets\n",
+                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, o->steps,
+                (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+        return;
+    }
+    fprintf(f,
+            "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g; "
+            "SGD %ld steps, lr %.9g (float), MSE against %s targets\n",
+            o->layers, o->d, o->batch, (unsigned long long)o->seed, o->init_scale, o->steps,
+            (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+}
+
+void train_print_tables(FILE *f, const struct train *T)
+{
+    print_model(f, T);
+    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
+            "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        char lb[300];
+        train_label(&T->r[rc->res], lb, sizeof lb);
+        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
+                T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
+    }
+    fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
+               "steps; the first step's time, and the mean of the others):\n");
+    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s\n", "device", "engine",
+            "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
+            "1st ms", "ms/step");
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char lb[300], fd[32];
+        train_label(r, lb, sizeof lb);
+        if (i == T->ref)
+            snprintf(fd, sizeof fd, "ref");
+        else if (r->first_div)
+            snprintf(fd, sizeof fd, "%ld", r->first_div);
+        else
+            snprintf(fd, sizeof fd, "none");
+        char mean[32] = "-";
+        if (T->o.steps > 1)
+            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->o.steps - 1));
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9.3f %9s\n", lb, r->engine,
+                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
+                r->roundtrip ? "ok" : "FAILED",
+                r->forward_base < 0 ? "-"
+                : r->forward_base   ? "yes"
+                                    : "NO",
+                1e3 * r->first_s, mean);
+    }
+}
+
+static void result_file(const struct result *r, char *buf, size_t len)
+{
+    char tag[32], eng[64];
+    cp_device_tag(r->dev, tag, sizeof tag);
+    snprintf(eng, sizeof eng, "%s", r->engine);
+    for (char *c = eng; *c; ++c)
+        if (*c == ':')
+            *c = '-';
+    snprintf(buf, len, "%s.%s.npy", tag, eng);
+}
+
+static cJSON *model_json(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    cJSON *m = cJSON_CreateObject();
+    if (o->model) {
+        cJSON_AddStringToObject(m, "arch", "file");
+        cJSON_AddStringToObject(m, "file", o->model);
+        cJSON_AddStringToObject(m, "model_sha256", T->model_sha256);
+        cJSON_AddStringToObject(m, "arch_from", T->arch_from);
+    } else {
+        cJSON_AddStringToObject(m, "arch", "dumb");
+        cJSON_AddNumberToObject(m, "d", (double)o->d);
+        cJSON_AddNumberToObject(m, "layers", (double)o->layers);
+        cJSON_AddNumberToObject(m, "init_scale", o->init_scale);
+    }
+    cJSON_AddNumberToObject(m, "batch", (double)o->batch);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    cJSON_AddStringToObject(m, "seed", seed);
+    cJSON_AddNumberToObject(m, "steps", (double)o->steps);
+    cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
+    cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
+    cJSON_AddNumberToObject(m, "every", (double)o->every);
+    char hex[65];
+    cp_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "input_sha256", hex);
+    cp_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cJSON_AddStringToObject(m, "target_sha256", hex);
+    cp_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cJSON_AddStringToObject(m, "weights_sha256", hex);
+    /* Every layer, so that a reader can rebuild the model from the flat parameters. */
+    cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
+    for (int l = 0; l < T->m.n_layers; ++l) {
+        const cp_layer *ly = &T->m.layers[l];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "in", ly->in);
+        cJSON_AddNumberToObject(j, "out", ly->out);
+        cJSON_AddNumberToObject(j, "w_off", (double)ly->w_off);
+        cJSON_AddBoolToObject(j, "has_bias", ly->has_bias);
+        cJSON_AddNumberToObject(j, "b_off", (double)ly->b_off);
+        cJSON_AddStringToObject(j, "act", ly->act == CP_ACT_RELU ? "relu" : "none");
+        cJSON_AddBoolToObject(j, "residual", ly->residual);
+        cJSON_AddItemToArray(ls, j);
+    }
+    return m;
+}
+
+static cJSON *result_json(const struct train *T, const struct result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    char lb[300], hash[32], file[128];
+    train_label(r, lb, sizeof lb);
+    result_file(r, file, sizeof file);
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
+    cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddStringToObject(j, "device", lb);
+    cJSON_AddStringToObject(j, "platform", r->dev->kind == CP_DEV_HOST ? "host" : r->dev->platform);
+    cJSON_AddStringToObject(j, "driver", r->dev->kind == CP_DEV_HOST ? "" : r->dev->driver);
+    cJSON_AddStringToObject(j, "engine", r->engine);
+    cJSON_AddStringToObject(j, "dtype", cp_dtype_descr(cp_trainer_dtype(r->tr)));
+    cJSON_AddStringToObject(j, "hash", hash);
+    cJSON_AddNumberToObject(j, "final_loss", r->loss);
+    cJSON_AddNumberToObject(j, "max_ulp_base", (double)r->max_ulp_base);
+    cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
+    cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
+    cJSON_AddNumberToObject(j, "first_step_ms", 1e3 * r->first_s);
+    if (T->o.steps > 1)
+        cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->o.steps - 1));
+    if (r->forward_base >= 0)
+        cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
+    return j;
+}
+
+int train_write_json(const struct train *T)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "command", "train");
+    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(T->build_options));
+    cJSON_AddItemToObject(root, "model", model_json(T));
+    cJSON *steps = cJSON_AddArrayToObject(root, "steps");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        const struct result *r = &T->r[rc->res];
+        cJSON *s = cJSON_CreateObject();
+        char lb[300];
+        train_label(r, lb, sizeof lb);
+        cJSON_AddNumberToObject(s, "step", (double)rc->step);
+        cJSON_AddStringToObject(s, "device", lb);
+        cJSON_AddStringToObject(s, "engine", r->engine);
+        cJSON_AddNumberToObject(s, "loss", rc->loss);
+        cJSON_AddNumberToObject(s, "base_max_abs", rc->base_abs);
+        cJSON_AddNumberToObject(s, "base_max_ulp", (double)rc->base_ulp);
+        cJSON_AddNumberToObject(s, "base_bitwise", rc->base_bitwise);
+        cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
+        cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
+        cJSON_AddItemToArray(steps, s);
+    }
+    cJSON *res = cJSON_AddArrayToObject(root, "results");
+    for (size_t i = 0; i < T->nr; ++i)
+        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    return cli_write_json(CMD, "--json", T->o.json, root);
+}
+
+int train_write_csv(const struct train *T)
+{
+    struct text t = {0};
+    csv_begin(&t, cp_provenance_json(T->build_options),
+              "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
+              "f64_max_ulp\n");
+    for (size_t i = 0; i < T->nrecs; ++i) {
+        const struct rec *rc = &T->recs[i];
+        char lb[300];
+        train_label(&T->r[rc->res], lb, sizeof lb);
+        for (char *c = lb; *c; ++c)
+            if (*c == ',' || *c == '"')
+                *c = ' ';
+        text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g,%.17g,%llu\n", rc->step, lb,
+                 T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
+    }
+    return csv_write(CMD, T->o.csv, &t);
+}
+
+int train_save(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    char path[4096];
+    /* [layers, d, d] for the built-in model; the flat parameters for a --model file. */
+    size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
+    int wdims = 3;
+    if (o->model) {
+        shape[0] = T->m.n_params;
+        wdims = 1;
+    }
+    /* The inputs of the training: x, the target and the initial weights. */
+    size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
+    size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
+    const char *names[] = {"x.npy", "target.npy", "weights.npy"};
+    const float *data[] = {T->x, T->t, T->m.params};
+    const size_t *shapes[] = {xs, ts, shape};
+    const int ndims[] = {2, 2, wdims};
+    for (size_t i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
+        int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    }
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char file[128];
+        result_file(r, file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", o->save, file);
+        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), wdims, shape, r->w);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+    }
+    cJSON *index = cJSON_CreateObject();
+    if (!index)
+        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building index.json");
+    cJSON_AddNumberToObject(index, "schema", 1);
+    cJSON_AddStringToObject(index, "version", cp_version());
+    cJSON_AddStringToObject(index, "command", "train");
+    cJSON_AddItemToObject(index, "provenance", cp_provenance_json(T->build_options));
+    cJSON_AddItemToObject(index, "model", model_json(T));
+    cJSON *res = cJSON_AddArrayToObject(index, "results");
+    for (size_t i = 0; i < T->nr; ++i)
+        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    snprintf(path, sizeof path, "%s/index.json", o->save);
+    return cli_write_json(CMD, "--save", path, index);
+}
+
+/* --plot: one line per float32 result, its max abs weight difference to host:f64 against the
+ * step (log y), and dashed its difference to host:exact where any step has one (a log scale
+ * cannot show 0). gnuplot writes a temporary file, renamed when it succeeded. */
+int train_write_plot(const struct train *T)
+{
+    const struct opts *o = &T->o;
+    struct cli_plot pl;
+    int st = cli_plot_open(CMD, o->plot, &pl);
+    if (st != CP_OK)
+        return st;
+    FILE *gp = pl.gp;
+    char title[300];
+    bool any_div = false;
+    for (size_t i = 0; i < T->nr; ++i)
+        any_div = any_div || (i != T->ref && T->r[i].first_div);
+    snprintf(title, sizeof title, "weights during SGD: max |W - W(host:f64)|%s",
+             any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
+                     : "; every result equals host:exact at every recorded step");
+    fprintf(gp, "\nset title ");
+    cli_gp_quoted(gp, title);
+    fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
+                "set logscale y\nset grid xtics ytics mytics\nset key below\n");
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        fprintf(gp, "$r%zu << EOD\n", i);
+        for (size_t k = 0; k < T->nrecs; ++k)
+            if (T->recs[k].res == i)
+                fprintf(gp, "%ld %.9g %.9g\n", T->recs[k].step,
+                        T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
+                        T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
+        fprintf(gp, "EOD\n");
+    }
+    fprintf(gp, "plot ");
+    const char *sep = "";
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (i == T->ref)
+            continue;
+        char lb[300], name[400];
+        train_label(&T->r[i], lb, sizeof lb);
+        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
+        fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
+        cli_gp_quoted(gp, name);
+        sep = ", \\\n     ";
+        if (T->r[i].first_div) {
+            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
+            fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
+            cli_gp_quoted(gp, name);
+        }
+    }
+    return cli_plot_close(CMD, &pl);
+}
