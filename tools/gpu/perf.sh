@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU machine's speed runs (issue 4), as run through the device tool:
 #   source .gpu/setup.sh; bash tools/gpu/perf.sh "$OUT" [bench args...]
-# Exactness of the GPU kernels first (a fast kernel that changed a bit would be worthless),
+# Exactness of the GPU kernels first (issue 12's at the sweeps' extremes too) (a fast kernel that changed a bit would be worthless),
 # then `clparity tune` on every device, then tools/bench (targets 1-5, side by side with
 # PyTorch). Everything goes to the folder given.
 set -u
@@ -29,6 +29,10 @@ for v in "reg 128 128 1" "reg 67 5 13" "reg 1024 4 3" "reg 128 128 1 rc=32,rd=4"
     echo "exit status: $rc"
     [ "$rc" = 0 ] || status=1
 done >"$out/exact.txt" 2>&1
+# Issue 12: cl:own on the GPU bit-identical to host:exact at each sweep's smallest and largest
+# point, with the kernels it picks there (reg, stream; exact.txt of tools/gpu/sweeps.sh).
+mkdir -p "$out/sweeps-exact"
+bash tools/gpu/sweeps.sh "$out/sweeps-exact" exact || status=1
 $clp tune --json "$out/tune.json" >"$out/tune.txt" 2>&1 || status=1
 python3 tools/bench "${bench_args[@]}" >"$out/bench.txt" 2>&1 || status=1
 exit $status
