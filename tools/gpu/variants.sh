@@ -28,9 +28,11 @@ except Exception:
 PY
     } | tee -a "$log"
 }
-# round 3: reg's prefetch groups (pg, pa) on models larger than the cache
+# round 3 (docs/results/2026-11-25-h100/variants-3-prefetch.txt was this loop with reg's
+# prefetch groups, tune pg and pa, at commit 7141d82; they measured no gain and were removed):
+# reg's chunk settings against stream on models larger than the GPU's cache
 for pt in "128 3840 1" "128 16384 1" "256 4096 1" "128 128 1" "128 3840 64"; do
     set -- $pt
-    for t in "" "pg=4" "pg=64" "pa=2" "pa=32" "rc=128" "rc=128,pg=64"; do one reg "$t" "$@"; done
+    for t in "" "rc=128" "rc=64,rd=3"; do one reg "$t" "$@"; done
     one stream "" "$@"
 done
