@@ -20,12 +20,14 @@
  *   barrier synchronisation for GPUs", OOPSLA 2016): a group joins only while the poll is
  *   open, the first group closes it once every launched group has joined or the count has
  *   stopped growing, and a group that comes later does nothing. Every group that joined was
- *   running when it joined, so the barrier waits only for groups that are running. The work
- *   is shared among the groups that joined, however many that is, and the result does not
- *   depend on it. Every wait is bounded: past CP_SPIN polls a group raises ctl[3] and all
- *   leave; the host then reports an error rather than a result.
+ *   running when it joined, so the barrier waits only for groups that are running (what it
+ *   assumes, with that paper, is that a running group keeps being scheduled). Of the groups
+ *   that joined, those beyond the largest layer's tile count leave at once. The work is shared
+ *   among the others, however many they are, and the result does not depend on it. Every wait
+ *   is bounded: past CP_SPIN polls a group raises ctl[3] and all leave; the host then reports
+ *   an error rather than a result.
  *
- * Layout (host: engine_cl.c, stream_layer): each layer's weights as stored, W[o][k], rows
+ * Layout (host: engine_cl.c, setup_stream): each layer's weights as stored, W[o][k], rows
  * padded to ldk = in rounded up to 4 (zeros), on a float4 boundary, then the bias. desc has 5
  * longs per layer: in, out, flags (1 bias, 2 relu, 4 residual), the offset of W and of the
  * bias, in floats. The activations are act[b][k] with the layer's width as row length; layer
