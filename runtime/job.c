@@ -59,9 +59,6 @@ int cp_job_create(const cp_job_opts *o, cp_job **out)
                           "job options out of range (runs %ld, warmup %ld, batch "
                           "%ld, d %ld, layers %ld)",
                           o->runs, o->warmup, o->batch, o->d, o->layers);
-    if (o->compare && o->no_reference)
-        return cp_err_set(CP_FAIL_USAGE,
-                          "--no-reference: compare always needs the host:f64 reference");
     cp_job *j = calloc(1, sizeof *j);
     if (!j)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
@@ -251,9 +248,11 @@ int cp_job_prepare(cp_job *j)
 }
 
 /* Everything that could refuse the job has been checked: now the weights and the input. */
-static int generate(cp_job *j)
+int cp_job_generate(cp_job *j)
 {
-    int st = j->model_set || j->model.params ? CP_OK : cp_model_builtin_generate(&j->model);
+    int st = cp_job_prepare(j);
+    if (st == CP_OK && !j->model_set && !j->model.params)
+        st = cp_model_builtin_generate(&j->model);
     if (st == CP_OK && !j->x)
         st = cp_model_input((int)j->o.batch, j->model.in_width, j->o.seed, &j->x);
     return st;
@@ -479,9 +478,7 @@ static int bg_join(cp_job *j)
 
 int cp_job_run(cp_job *j)
 {
-    int st = cp_job_prepare(j);
-    if (st == CP_OK)
-        st = generate(j);
+    int st = cp_job_generate(j);
     if (st != CP_OK)
         return st;
     bg_start(j);

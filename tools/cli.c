@@ -240,3 +240,34 @@ int cli_plot_close(const char *cmd, struct cli_plot *p)
     free(p->tmp);
     return st;
 }
+
+int cli_read_text(const char *cmd, const char *path, char **out)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return cli_fail(cmd, CP_FAIL_USAGE, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len - 1, fp);
+        if (len < cap - 1)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (!buf || err) {
+        free(buf);
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "cannot read %s", path);
+    }
+    buf[len] = '\0';
+    *out = buf;
+    return CP_OK;
+}

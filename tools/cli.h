@@ -41,6 +41,9 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path);
 
 void cli_print_version(void);
 
+/* A whole text file, NUL-terminated (malloc'd). On failure prints "clparity CMD: ..." and
+ * returns the status: CP_FAIL_USAGE when it cannot be opened, else CP_FAIL_RUNTIME. */
+int cli_read_text(const char *cmd, const char *path, char **out);
 /* Writes a cJSON object (root, deleted here; NULL: out of memory) to path atomically. On
  * failure prints "clparity CMD: OPT: <problem>" (without "OPT: " when opt is NULL) and
  * returns the status. */

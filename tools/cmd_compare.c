@@ -3,8 +3,10 @@
  * verdicts, and --expect's exit status. */
 #include "cli.h"
 #include "cmds.h"
+#include "compare_cli.h"
 #include "job.h"
 #include "labels.h"
+#include "mpi.h"
 
 #include "clparity/compare.h"
 #include "clparity/report.h"
@@ -40,7 +42,7 @@ static void compare_help(void)
            "results), 2 usage or input error, 3 runtime error\n");
 }
 
-static void print_devices(FILE *f, const struct job *j)
+void compare_print_devices(FILE *f, const struct job *j, const char *prefix)
 {
     const cp_devlist *devs = cp_job_devices(j->cj);
     for (size_t i = 0; i < devs->n; ++i) {
@@ -49,14 +51,13 @@ static void print_devices(FILE *f, const struct job *j)
             continue;
         char fp[256];
         cp_fp_config_str(d->fp32, fp, sizeof fp);
-        fprintf(f, "device %d:%d %s (%s, driver %s): %s, fp32: %s%s\n", d->plat_idx, d->dev_idx,
-                d->name, d->platform, d->driver, d->profile, fp,
+        fprintf(f, "%sdevice %d:%d %s (%s, driver %s): %s, fp32: %s%s\n", prefix, d->plat_idx,
+                d->dev_idx, d->name, d->platform, d->driver, d->profile, fp,
                 cp_device_exact_capable(d) ? "" : "  ! exactness not guaranteed");
     }
 }
 
-/* compare's keys after run's in --json. */
-static bool add_comparison(void *root, const struct job *j, void *ctx)
+bool compare_add_json(void *root, const struct job *j, void *ctx)
 {
     cJSON *cj = cp_comparison_json(ctx);
     if (!cj)
@@ -75,10 +76,16 @@ int cmd_compare(int argc, char **argv)
     bool handled;
     job_opts_defaults(&o);
     o.compare = true;
-    int st = job_opts_parse("compare", argc, argv, &o, compare_help, &handled);
-    if (st != CP_OK || handled) {
+    /* --mpi starts MPI before the parsing, so that only rank 0 prints what the parsing says */
+    bool mpi = mpi_requested(argc, argv);
+    int st = mpi ? mpi_begin("compare") : CP_OK;
+    if (st == CP_OK)
+        st = job_opts_parse("compare", argc, argv, &o, compare_help, &handled);
+    if (st == CP_OK && !handled && mpi)
+        return mpi_end(compare_mpi(&o)); /* it frees o.sels */
+    if (st != CP_OK || handled || mpi) {
         free(o.sels);
-        return st;
+        return mpi ? mpi_end(st) : st;
     }
     cp_comparison *cmp = NULL;
     st = job_prepare(&j, "compare", &o);
@@ -94,7 +101,7 @@ int cmd_compare(int argc, char **argv)
 
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
     cp_job_print_model(j.cj, out);
-    print_devices(out, &j);
+    compare_print_devices(out, &j, "");
     cp_comparison_print(cmp, out, true, j.o.expect);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
@@ -102,7 +109,7 @@ int cmd_compare(int argc, char **argv)
     if (st != CP_OK)
         goto out;
 
-    st = job_write_files(&j, add_comparison, cmp);
+    st = job_write_files(&j, compare_add_json, cmp);
     if (st != CP_OK)
         goto out;
     if (j.o.expect >= 0) {

@@ -58,37 +58,6 @@ struct diff {
     const char *json; /* --json */
 };
 
-static int read_text(const char *path, char **out)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return cli_fail("diff", CP_FAIL_USAGE, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        len += fread(buf + len, 1, cap - len - 1, fp);
-        if (len < cap - 1)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(fp);
-    fclose(fp);
-    if (!buf || err) {
-        free(buf);
-        return cli_fail("diff", CP_FAIL_RUNTIME, "cannot read %s", path);
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return CP_OK;
-}
-
 static const char *get_str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -99,7 +68,7 @@ static int load_index(struct folder *f)
 {
     char path[4096], *text = NULL;
     snprintf(path, sizeof path, "%s/index.json", f->dir);
-    int st = read_text(path, &text);
+    int st = cli_read_text("diff", path, &text);
     if (st != CP_OK)
         return st;
     f->index = cJSON_Parse(text);

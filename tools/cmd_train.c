@@ -4,6 +4,7 @@
 #include "cmds.h"
 #include "train_cli.h"
 #include "csv.h"
+#include "mpi.h"
 #include "opts.h"
 
 #include "clparity/error.h"
@@ -57,6 +58,7 @@ static const struct opt_use train_uses[] = {
             "(solid) and to host:exact (dashed, where not 0) against the step,\n"
             "log scale"},
     {.id = OPT_ALLOW_SLOW, TO(allow_slow)},
+    {.id = OPT_MPI, TO(mpi)},
     {.id = OPT_JSON, TO(json), .def = "every recorded step and the results"},
     {.id = OPT_CSV, TO(csv), .def = "the recorded steps"},
     {.id = OPT_SAVE,
@@ -148,7 +150,10 @@ static int add_result(struct train *T, const cp_device *dev, const char *engine)
 
 void train_label(const struct result *r, char *buf, size_t len)
 {
-    cp_device_label(r->dev, buf, len);
+    if (r->label[0])
+        snprintf(buf, len, "%s", r->label);
+    else
+        cp_device_label(r->dev, buf, len);
 }
 
 /* --model: the safetensors file, its architecture (from the tensor names or the file's
@@ -160,7 +165,7 @@ static int load_model_file(struct train *T)
 }
 
 /* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
-static int prepare(struct train *T)
+int train_prepare(struct train *T)
 {
     const struct opts *o = &T->o;
     int st = cli_select_devices(CMD, o->sels, o->nsel, &T->devs, &T->chosen);
@@ -189,7 +194,7 @@ static int prepare(struct train *T)
     if (st == CP_OK && !host)
         st = cli_fail(CMD, CP_FAIL_RUNTIME, "no host device in the device list");
     /* The references first: host:exact is the baseline, host:f64 the float64 reference. */
-    if (st == CP_OK && (st = add_result(T, host, "host:exact")) == CP_OK)
+    if (st == CP_OK && (st = add_result(T, host, "host:exact")) == CP_OK && !T->given)
         st = add_result(T, host, "host:f64");
     T->base = 0;
     T->ref = 1;
@@ -209,7 +214,9 @@ static int prepare(struct train *T)
     free(use);
     if (st != CP_OK)
         return st;
-    if (o->model) {
+    if (T->given) {
+        /* rank 0's model, input and target are in place already */
+    } else if (o->model) {
         if ((st = load_model_file(T)) != CP_OK)
             return st;
     } else if ((st = cp_model_builtin_shape(&T->m, (int)o->d, (int)o->layers, o->seed,
@@ -262,6 +269,8 @@ static int prepare(struct train *T)
         return st;
     if (o->save && (st = cli_check_output_dir(CMD, o->save)) != CP_OK)
         return st;
+    if (T->given)
+        return CP_OK;
     if (!o->model && (st = cp_model_builtin_generate(&T->m)) != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
     if ((st = cp_model_input((int)o->batch, T->m.in_width, o->seed, &T->x)) != CP_OK)
@@ -298,8 +307,8 @@ static void measure(const struct train *T, size_t i, struct rec *rc)
     rc->base_abs = rc->f64_abs = 0.0;
     rc->base_ulp = rc->f64_ulp = 0;
     for (size_t k = 0; k < n; ++k) {
-        double a = cp_trainer_dtype(r->tr) == CP_F64 ? ((const double *)r->w)[k]
-                                                     : (double)((const float *)r->w)[k];
+        double a =
+            r->dtype == CP_F64 ? ((const double *)r->w)[k] : (double)((const float *)r->w)[k];
         float a32 = (float)a;
         double db = fabs(a - (double)base[k]), dr = fabs(a - ref[k]);
         if (db > rc->base_abs || isnan(db))
@@ -311,9 +320,9 @@ static void measure(const struct train *T, size_t i, struct rec *rc)
             rc->base_ulp = ub;
         if (ur > rc->f64_ulp)
             rc->f64_ulp = ur;
-        if (cp_trainer_dtype(r->tr) == CP_F32 && memcmp(&a32, &base[k], sizeof a32) == 0)
+        if (r->dtype == CP_F32 && memcmp(&a32, &base[k], sizeof a32) == 0)
             ++eq;
-        else if (cp_trainer_dtype(r->tr) == CP_F64 && (double)base[k] == a)
+        else if (r->dtype == CP_F64 && (double)base[k] == a)
             ++eq;
     }
     rc->base_bitwise = n ? (double)eq / (double)n : 1.0;
@@ -326,13 +335,16 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int train_loop(struct train *T)
+/* The trainers, and the buffers of their weights and round trips. */
+int train_start(struct train *T)
 {
     const struct opts *o = &T->o;
-    int st;
     for (size_t i = 0; i < T->nr; ++i) {
         struct result *r = &T->r[i];
-        st = cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
+        if (!r->dev)
+            continue;
+        int st =
+            cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
         if (st != CP_OK) {
             char lb[300];
             train_label(r, lb, sizeof lb);
@@ -343,74 +355,117 @@ static int train_loop(struct train *T)
         if (cp_trainer_build_options(r->tr)[0])
             snprintf(T->build_options, sizeof T->build_options, "%s",
                      cp_trainer_build_options(r->tr));
-        size_t es = cp_dtype_size(cp_trainer_dtype(r->tr));
+        r->dtype = cp_trainer_dtype(r->tr);
+        size_t es = cp_dtype_size(r->dtype);
         size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
         r->w = malloc((T->m.n_params ? T->m.n_params : 1) * es);
         r->y_rt = malloc((nt ? nt : 1) * es);
         if (!r->w || !r->y_rt)
             return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
     }
+    return CP_OK;
+}
+
+int train_step(struct train *T, long step, bool *poked)
+{
     bool hook =
         getenv("CLPARITY_TEST_HOOK") && strcmp(getenv("CLPARITY_TEST_HOOK"), "train-ulp") == 0;
-    bool poked = false;
-    for (long step = 1; step <= o->steps; ++step) {
-        for (size_t i = 0; i < T->nr; ++i) {
-            struct result *r = &T->r[i];
-            char lb[300];
-            train_label(r, lb, sizeof lb);
-            double t0 = now_s();
-            st = cp_trainer_step(r->tr, &r->loss);
-            if (step == 1)
-                r->first_s = now_s() - t0;
-            else
-                r->step_s += now_s() - t0;
-            if (st != CP_OK)
-                return cli_fail(CMD, st, "%s on %s, step %ld: %s", r->engine, lb, step,
-                                cp_err_msg());
-            if (!isfinite(r->loss))
-                return cli_fail(CMD, CP_FAIL_CHECK,
-                                "step %ld: the loss of %s on %s is not finite (%g); a smaller "
-                                "--init-scale (or --lr) keeps training finite",
-                                step, r->engine, lb, r->loss);
-            /* Test hook: one weight of the first cl:own result moves one ULP, once. */
-            if (hook && !poked && strcmp(r->engine, "cl:own") == 0) {
-                if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
-                    return cli_fail(CMD, st, "%s", cp_err_msg());
-                poked = true;
-            }
-        }
-        if (step % o->every != 0 && step != o->steps)
-            continue;
-        for (size_t i = 0; i < T->nr; ++i)
-            if ((st = cp_trainer_weights(T->r[i].tr, T->r[i].w)) != CP_OK)
-                return cli_fail(CMD, st, "%s", cp_err_msg());
-        for (size_t i = 0; i < T->nr; ++i) {
-            struct rec rc = {.step = step, .res = i, .loss = T->r[i].loss};
-            measure(T, i, &rc);
-            if (rc.base_ulp > T->r[i].max_ulp_base)
-                T->r[i].max_ulp_base = rc.base_ulp;
-            if (i != T->ref && !T->r[i].first_div && (rc.base_ulp || rc.base_bitwise < 1.0))
-                T->r[i].first_div = step;
-            if ((st = add_rec(T, &rc)) != CP_OK)
-                return st;
-        }
-    }
-    /* The round trip, and cl:own's forward against host:exact's. */
-    size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
     for (size_t i = 0; i < T->nr; ++i) {
         struct result *r = &T->r[i];
-        if ((st = cp_trainer_roundtrip(r->tr, r->y_rt, &r->roundtrip)) != CP_OK)
-            return cli_fail(CMD, st, "%s", cp_err_msg());
-        r->hash = cp_hash_fnv1a(r->w, T->m.n_params * cp_dtype_size(cp_trainer_dtype(r->tr)));
+        if (!r->tr)
+            continue;
+        char lb[300];
+        train_label(r, lb, sizeof lb);
+        double t0 = now_s();
+        int st = cp_trainer_step(r->tr, &r->loss);
+        if (step == 1)
+            r->first_s = now_s() - t0;
+        else
+            r->step_s += now_s() - t0;
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "%s on %s, step %ld: %s", r->engine, lb, step, cp_err_msg());
+        if (!isfinite(r->loss))
+            return cli_fail(CMD, CP_FAIL_CHECK,
+                            "step %ld: the loss of %s on %s is not finite (%g); a smaller "
+                            "--init-scale (or --lr) keeps training finite",
+                            step, r->engine, lb, r->loss);
+        /* Test hook: one weight of the first cl:own result moves one ULP, once. */
+        if (hook && !*poked && strcmp(r->engine, "cl:own") == 0) {
+            if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
+                return cli_fail(CMD, st, "%s", cp_err_msg());
+            *poked = true;
+        }
     }
-    for (size_t i = 0; i < T->nr; ++i)
-        if (strcmp(T->r[i].engine, "cl:own") == 0)
+    return CP_OK;
+}
+
+bool train_recorded(const struct train *T, long step)
+{
+    return step % T->o.every == 0 || step == T->o.steps;
+}
+
+int train_read_weights(struct train *T)
+{
+    for (size_t i = 0; i < T->nr; ++i) {
+        int st = T->r[i].tr ? cp_trainer_weights(T->r[i].tr, T->r[i].w) : CP_OK;
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "%s", cp_err_msg());
+    }
+    return CP_OK;
+}
+
+int train_record(struct train *T, long step)
+{
+    for (size_t i = 0; i < T->nr; ++i) {
+        if (!T->r[i].w)
+            continue; /* a rank that failed */
+        struct rec rc = {.step = step, .res = i, .loss = T->r[i].loss};
+        measure(T, i, &rc);
+        if (rc.base_ulp > T->r[i].max_ulp_base)
+            T->r[i].max_ulp_base = rc.base_ulp;
+        if (i != T->ref && !T->r[i].first_div && (rc.base_ulp || rc.base_bitwise < 1.0))
+            T->r[i].first_div = step;
+        int st = add_rec(T, &rc);
+        if (st != CP_OK)
+            return st;
+    }
+    return CP_OK;
+}
+
+/* The round trip and the hash of every local result, and cl:own's forward against
+ * host:exact's (every result with a round-trip output). */
+int train_finish(struct train *T)
+{
+    size_t nt = (size_t)T->o.batch * (size_t)T->m.out_width;
+    for (size_t i = 0; i < T->nr; ++i) {
+        struct result *r = &T->r[i];
+        if (!r->tr)
+            continue;
+        int st = cp_trainer_roundtrip(r->tr, r->y_rt, &r->roundtrip);
+        if (st != CP_OK)
+            return cli_fail(CMD, st, "%s", cp_err_msg());
+        r->hash = cp_hash_fnv1a(r->w, T->m.n_params * cp_dtype_size(r->dtype));
+    }
+    for (size_t i = 0; i < T->nr && !T->given; ++i)
+        if (strcmp(T->r[i].engine, "cl:own") == 0 && T->r[i].y_rt)
             T->r[i].forward_base =
                 memcmp(T->r[i].y_rt, T->r[T->base].y_rt, nt * sizeof(float)) == 0;
     return CP_OK;
 }
 
-static void train_free(struct train *T)
+static int train_loop(struct train *T)
+{
+    int st = train_start(T);
+    bool poked = false;
+    for (long step = 1; st == CP_OK && step <= T->o.steps; ++step) {
+        st = train_step(T, step, &poked);
+        if (st == CP_OK && train_recorded(T, step) && (st = train_read_weights(T)) == CP_OK)
+            st = train_record(T, step);
+    }
+    return st == CP_OK ? train_finish(T) : st;
+}
+
+void train_free(struct train *T)
 {
     for (size_t i = 0; i < T->nr; ++i) {
         cp_trainer_destroy(T->r[i].tr);
@@ -427,44 +482,24 @@ static void train_free(struct train *T)
     free(T->o.sels);
 }
 
-int cmd_train(int argc, char **argv)
+int train_verdict(const struct train *T)
 {
-    struct train T;
-    memset(&T, 0, sizeof T);
-    T.o.d = 32;
-    T.o.layers = 4;
-    T.o.batch = 1;
-    T.o.seed = 1337;
-    T.o.init_scale = 1.0;
-    T.o.steps = 100;
-    T.o.lr = 0.01;
-    T.o.every = 1;
-    T.o.target_zeros = true;
-    bool handled;
-    int st = parse(argc, argv, &T.o, &handled);
-    if (st != CP_OK || handled) {
-        free(T.o.sels);
-        return st;
-    }
-    if ((st = prepare(&T)) == CP_OK)
-        st = train_loop(&T);
-    if (st != CP_OK)
-        goto out;
-    bool json_out = T.o.json && strcmp(T.o.json, "-") == 0;
-    bool csv_out = T.o.csv && strcmp(T.o.csv, "-") == 0;
+    int st = CP_OK;
+    bool json_out = T->o.json && strcmp(T->o.json, "-") == 0;
+    bool csv_out = T->o.csv && strcmp(T->o.csv, "-") == 0;
     FILE *out = json_out || csv_out ? stderr : stdout;
-    train_print_tables(out, &T);
+    train_print_tables(out, T);
     fflush(out);
-    if (T.o.save && (st = train_save(&T)) != CP_OK)
-        goto out;
-    if (T.o.json && (st = train_write_json(&T)) != CP_OK)
-        goto out;
-    if (T.o.csv && (st = train_write_csv(&T)) != CP_OK)
-        goto out;
-    if (T.o.plot && (st = train_write_plot(&T)) != CP_OK)
-        goto out;
-    for (size_t i = 0; i < T.nr; ++i) {
-        const struct result *r = &T.r[i];
+    if (T->o.save && (st = train_save(T)) != CP_OK)
+        return st;
+    if (T->o.json && (st = train_write_json(T)) != CP_OK)
+        return st;
+    if (T->o.csv && (st = train_write_csv(T)) != CP_OK)
+        return st;
+    if (T->o.plot && (st = train_write_plot(T)) != CP_OK)
+        return st;
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
         char lb[300];
         train_label(r, lb, sizeof lb);
         bool exact = strcmp(r->engine, "cl:own") == 0 || strcmp(r->engine, "host:exact") == 0;
@@ -482,7 +517,33 @@ int cmd_train(int argc, char **argv)
                           "%s on %s: the forward of the final weights differs from host:exact's",
                           r->engine, lb);
     }
-out:
-    train_free(&T);
     return st;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    struct train T;
+    memset(&T, 0, sizeof T);
+    T.o.d = 32;
+    T.o.layers = 4;
+    T.o.batch = 1;
+    T.o.seed = 1337;
+    T.o.init_scale = 1.0;
+    T.o.steps = 100;
+    T.o.lr = 0.01;
+    T.o.every = 1;
+    T.o.target_zeros = true;
+    bool handled = false;
+    /* --mpi starts MPI before the parsing, so that only rank 0 prints what the parsing says */
+    bool mpi = mpi_requested(argc, argv);
+    int st = mpi ? mpi_begin(CMD) : CP_OK;
+    if (st == CP_OK)
+        st = parse(argc, argv, &T.o, &handled);
+    if (st == CP_OK && !handled && mpi)
+        st = train_mpi(&T);
+    else if (st == CP_OK && !handled && (st = train_prepare(&T)) == CP_OK &&
+             (st = train_loop(&T)) == CP_OK)
+        st = train_verdict(&T);
+    train_free(&T);
+    return mpi ? mpi_end(st) : st;
 }

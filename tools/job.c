@@ -10,6 +10,7 @@
 #include "clparity/compare.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
+#include "clparity/select.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -48,6 +49,7 @@
          .refuse = RUN ? BELONGS : NULL},                                                          \
         {.id = OPT_EQUAL_NAN, JO(equal_nan), .refuse = RUN ? BELONGS : NULL},                      \
         {.id = OPT_INVARIANCE, JO(invariance), .refuse = RUN ? BELONGS : NULL},                    \
+        {.id = OPT_MPI, JO(mpi), .refuse = RUN ? BELONGS : NULL},                                  \
         {.id = OPT_RUNS, JO(runs), .def = "10"}, {.id = OPT_WARMUP, JO(warmup), .def = "2"},       \
         {.id = OPT_JSON, JO(json), .def = "the results"},                                          \
     {                                                                                              \
@@ -238,6 +240,50 @@ static void lib_opts(const struct job_opts *o, cp_job_opts *c)
     c->labels_file = o->labels;
 }
 
+/* --mpi: the engines of --engines that apply to a device that this rank selects (the others
+ * may run on another rank); an unknown name stays, for the usual error. None that applies is
+ * an error here too. */
+static int mpi_engines(struct job *j)
+{
+    const struct job_opts *o = &j->o;
+    cp_devlist l;
+    bool *chosen = NULL;
+    int st = cp_devlist_enumerate(&l);
+    if (st != CP_OK)
+        return CP_OK; /* the selection that follows reports it */
+    chosen = calloc(l.n + 1, sizeof *chosen);
+    char *list = strdup(o->engines), *keep = calloc(strlen(o->engines) + 1, 1);
+    if (!chosen || !list || !keep)
+        st = cli_fail(j->cmd, CP_FAIL_RUNTIME, "out of memory");
+    else if (cp_select(&l, (const char *const *)o->sels, o->nsel, getenv("CLPARITY_DEVICES"),
+                       chosen) != CP_OK)
+        st = CP_OK; /* likewise */
+    else {
+        char *save = NULL;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const cp_engine_info *e = cp_engine_find(t);
+            bool applies = !e;
+            for (size_t i = 0; e && i < l.n; ++i)
+                applies = applies || (chosen[i] && l.v[i].kind == e->kind);
+            if (applies)
+                strcat(strcat(keep, keep[0] ? "," : ""), t);
+        }
+        if (!keep[0])
+            st = cli_fail(j->cmd, CP_FAIL_USAGE,
+                          "--engines %s: none of them applies to the devices selected on this "
+                          "machine",
+                          o->engines);
+    }
+    free(list);
+    free(chosen);
+    cp_devlist_free(&l);
+    if (st == CP_OK && keep && keep[0])
+        j->engines = keep;
+    else
+        free(keep);
+    return st;
+}
+
 /* The order of the checks is the command line's: the output paths, the devices and engines,
  * the files, then what the library checks before any work. */
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
@@ -252,7 +298,16 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
         return CP_FAIL_RUNTIME;
     cp_job_opts c;
     lib_opts(o, &c);
-    int st = cp_job_create(&c, &j->cj);
+    int st = o->mpi && o->engines ? mpi_engines(j) : CP_OK;
+    if (st != CP_OK)
+        return st;
+    if (j->engines)
+        c.engines = j->engines;
+    if (o->given) { /* rank 0 computes the reference and the baseline */
+        c.no_reference = true;
+        c.hash_early = false;
+    }
+    st = cp_job_create(&c, &j->cj);
     if (st != CP_OK)
         return cli_fail(cmd, st, "%s", cp_err_msg());
     st = cp_job_select_devices(j->cj);
@@ -267,7 +322,13 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     st = cp_job_select_engines(j->cj);
     if (st != CP_OK)
         return cli_fail(cmd, st, "%s", cp_err_msg());
-    if (o->model) {
+    if (o->given) {
+        st = cp_job_set_model(j->cj, &o->given->model, "rank 0", NULL);
+        if (st == CP_OK)
+            st = cp_job_set_input(j->cj, o->given->x, o->given->rows, o->given->width);
+        if (st != CP_OK)
+            return cli_fail(cmd, st, "%s", cp_err_msg());
+    } else if (o->model) {
         cp_model m;
         const char *arch_from;
         char sha[65];
@@ -312,6 +373,7 @@ void job_free(struct job *j)
 {
     cp_job_destroy(j->cj);
     free(j->labels);
+    free(j->engines);
     free(j->o.sels);
     memset(j, 0, sizeof *j);
 }

@@ -32,6 +32,17 @@ struct job_opts {
     const char *out;    /* --out Y.npy: the one result */
     cp_arch_opts arch;  /* --arch, --act, --residual */
     bool d_set, layers_set, batch_set, seed_set, init_scale_set;
+    /* --mpi (compare): each rank keeps the engines of --engines that apply to its devices */
+    bool mpi;
+    /* Ranks other than 0 of --mpi: rank 0's model (moved into the job) and input, instead of
+     * the files or the built-in model; no reference, no baseline. NULL otherwise. */
+    struct job_given *given;
+};
+
+struct job_given {
+    cp_model model;
+    float *x;
+    long rows, width;
 };
 
 /* The parsing of the options that every model command shares; returns CP_OK, or an exit
@@ -48,6 +59,7 @@ struct job {
     struct job_opts o;
     cp_job *cj;
     int64_t *labels; /* --labels: batch class ids */
+    char *engines;   /* --mpi: the engines of --engines that apply here */
 };
 
 /* Devices, engines, the files, the simulator guard and the memory checks: everything that

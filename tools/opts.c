@@ -76,6 +76,11 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "models where float64 on one core would take minutes"},
     [OPT_ALLOW_SLOW] = {"allow-slow", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "run on a simulator (Oclgrind) beyond its work limit"},
+    [OPT_MPI] = {"mpi", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
+        "run on every rank of mpirun, each on its own machine's devices;\n"
+        "rank 0 makes or reads the model and input, sends them to every rank,\n"
+        "computes the float64 reference once and prints one report (README,\n"
+        "\"Across machines\"; needs a build with -DCLPARITY_MPI=ON)"},
     [OPT_REMEASURE] = {"remeasure", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "measure again, replacing the cached result"},
     [OPT_DRY_RUN] = {"dry-run", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,

@@ -38,6 +38,7 @@ enum opt_id {
     OPT_INVARIANCE,
     OPT_NO_REFERENCE,
     OPT_ALLOW_SLOW,
+    OPT_MPI,
     OPT_REMEASURE,
     OPT_DRY_RUN,
     OPT_RUNS,

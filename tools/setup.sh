@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config git
       ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
       libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema
-      gnuplot-nox clang libclang-rt-14-dev valgrind)
+      gnuplot-nox clang libclang-rt-14-dev valgrind libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -22,5 +22,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCLPARITY_MPI=ON
 cmake --build build -j"$(nproc)"

@@ -22,12 +22,19 @@ struct opts {
     uint64_t seed;
     double init_scale, lr;
     bool target_zeros, allow_slow;
+    bool mpi; /* --mpi: every rank of mpirun (tools/train_mpi.c) */
 };
 
 struct result {
-    const cp_device *dev;
+    const cp_device *dev; /* NULL: another rank's result (--mpi) */
     const char *engine;
     cp_trainer *tr;
+    enum cp_dtype dtype;
+    /* --mpi, rank 0: another rank's result, as it described it */
+    int rank;
+    char label[300]; /* "host#1/0:0 Oclgrind Simulator" */
+    char tag[64];    /* its --save file's tag: "r1.p0d0" */
+    char platform[128], driver[128];
     void *w; /* current weights, n_params of the dtype */
     double loss;
     uint64_t max_ulp_base; /* over the recorded steps */
@@ -61,10 +68,29 @@ struct train {
     char build_options[128];
     const char *arch_from;
     char model_sha256[65];
+    /* --mpi, ranks other than 0: rank 0's model (moved into m), input and target; such a rank
+     * runs no host:f64 (rank 0 computes the reference) */
+    bool given;
 };
 
-/* "1:0 pthread-..." or "host". */
+/* "1:0 pthread-..." or "host" ("host#1/1:0 ..." for another rank's result). */
 void train_label(const struct result *r, char *buf, size_t len);
+
+/* The parts of the training (tools/cmd_train.c), which train --mpi runs rank by rank:
+ * devices, engines, the model and the checks; the trainers; one step of every local result
+ * (test hook train-ulp: *poked); the weights of every local result; the measurements of
+ * every result at a recorded step (rank 0); the round trips and hashes; the exit status. */
+int train_prepare(struct train *T);
+int train_start(struct train *T);
+int train_step(struct train *T, long step, bool *poked);
+int train_read_weights(struct train *T);
+int train_record(struct train *T, long step);
+int train_finish(struct train *T);
+int train_verdict(const struct train *T);
+void train_free(struct train *T);
+bool train_recorded(const struct train *T, long step);
+/* --mpi (tools/train_mpi.c); every rank calls it and gets the same status. */
+int train_mpi(struct train *T);
 
 /* Output (train_out.c). */
 void train_print_tables(FILE *f, const struct train *T);

@@ -57,6 +57,8 @@ void train_print_tables(FILE *f, const struct train *T)
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
         char lb[300], fd[32];
+        if (!r->w) /* a rank that failed (--mpi): the ranks' table says why */
+            continue;
         train_label(r, lb, sizeof lb);
         if (i == T->ref)
             snprintf(fd, sizeof fd, "ref");
@@ -79,8 +81,11 @@ void train_print_tables(FILE *f, const struct train *T)
 
 static void result_file(const struct result *r, char *buf, size_t len)
 {
-    char tag[32], eng[64];
-    cp_device_tag(r->dev, tag, sizeof tag);
+    char tag[64], eng[32];
+    if (r->dev)
+        cp_device_tag(r->dev, tag, sizeof tag);
+    else
+        snprintf(tag, sizeof tag, "%s", r->tag);
     snprintf(eng, sizeof eng, "%s", r->engine);
     for (char *c = eng; *c; ++c)
         if (*c == ':')
@@ -138,16 +143,22 @@ static cJSON *model_json(const struct train *T)
 static cJSON *result_json(const struct train *T, const struct result *r)
 {
     cJSON *j = cJSON_CreateObject();
-    char lb[300], hash[32], file[128];
+    char lb[300], hash[32], file[160];
     train_label(r, lb, sizeof lb);
     result_file(r, file, sizeof file);
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
     cJSON_AddStringToObject(j, "file", file);
     cJSON_AddStringToObject(j, "device", lb);
-    cJSON_AddStringToObject(j, "platform", r->dev->kind == CP_DEV_HOST ? "host" : r->dev->platform);
-    cJSON_AddStringToObject(j, "driver", r->dev->kind == CP_DEV_HOST ? "" : r->dev->driver);
+    cJSON_AddStringToObject(j, "platform",
+                            !r->dev                       ? r->platform
+                            : r->dev->kind == CP_DEV_HOST ? "host"
+                                                          : r->dev->platform);
+    cJSON_AddStringToObject(j, "driver",
+                            !r->dev                       ? r->driver
+                            : r->dev->kind == CP_DEV_HOST ? ""
+                                                          : r->dev->driver);
     cJSON_AddStringToObject(j, "engine", r->engine);
-    cJSON_AddStringToObject(j, "dtype", cp_dtype_descr(cp_trainer_dtype(r->tr)));
+    cJSON_AddStringToObject(j, "dtype", cp_dtype_descr(r->dtype));
     cJSON_AddStringToObject(j, "hash", hash);
     cJSON_AddNumberToObject(j, "final_loss", r->loss);
     cJSON_AddNumberToObject(j, "max_ulp_base", (double)r->max_ulp_base);
@@ -190,7 +201,8 @@ int train_write_json(const struct train *T)
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; i < T->nr; ++i)
-        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+        if (T->r[i].w) /* not a result of a rank that failed (--mpi) */
+            cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
     return cli_write_json(CMD, "--json", T->o.json, root);
 }
 
@@ -240,10 +252,12 @@ int train_save(const struct train *T)
     }
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
-        char file[128];
+        char file[160];
+        if (!r->w)
+            continue;
         result_file(r, file, sizeof file);
         snprintf(path, sizeof path, "%s/%s", o->save, file);
-        int st = cp_npy_write(path, cp_trainer_dtype(r->tr), wdims, shape, r->w);
+        int st = cp_npy_write(path, r->dtype, wdims, shape, r->w);
         if (st != CP_OK)
             return cli_fail(CMD, st, "--save: %s", cp_err_msg());
     }
@@ -257,7 +271,8 @@ int train_save(const struct train *T)
     cJSON_AddItemToObject(index, "model", model_json(T));
     cJSON *res = cJSON_AddArrayToObject(index, "results");
     for (size_t i = 0; i < T->nr; ++i)
-        cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+        if (T->r[i].w) /* not a result of a rank that failed (--mpi) */
+            cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
     snprintf(path, sizeof path, "%s/index.json", o->save);
     return cli_write_json(CMD, "--save", path, index);
 }

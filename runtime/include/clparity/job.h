@@ -41,7 +41,9 @@ typedef struct cp_job_opts {
     bool equal_nan;        /* NaN against NaN counts as equal */
     bool invariance;       /* with compare: batch and thread invariance */
     bool allow_slow;       /* run on a simulator beyond CP_SIMULATOR_MAC_LIMIT */
-    bool no_reference;     /* skip host:f64 (no metrics); not with compare */
+    bool no_reference;     /* skip host:f64 (no metrics); with compare, also the host:exact
+                              baseline: they come from elsewhere (compare --mpi computes them
+                              once, on rank 0), and cp_comparison_from_job refuses the job */
     bool hash_early;       /* hash the input and weights while the first engine builds (they
                               are hashed on demand otherwise, by the JSON and cp_job_save) */
     /* Recorded in the JSON and index.json only: where the model, input and labels came from. */
@@ -99,6 +101,9 @@ int cp_job_set_input(cp_job *j, const float *x, long rows, long width);
 /* Everything that can refuse the job, before any work: selection, the model's shape, the
  * simulator guard, each device's and the host's memory. */
 int cp_job_prepare(cp_job *j);
+/* Generates what is missing now: the built-in model's weights and the input (calls
+ * cp_job_prepare first when it was not called). cp_job_run calls it. */
+int cp_job_generate(cp_job *j);
 /* Generates what is missing (weights, input), runs every result (warm-up, timed runs), the
  * reference and, with compare, the baseline, and the metrics. Calls cp_job_prepare first
  * when it was not called. On an engine failure, cp_program_log() may hold a build log. */
