@@ -224,9 +224,9 @@ void mpi_print_ranks(FILE *f, const struct mpi_rank_row *v, int n)
                     v[r].n == 1 ? "" : "s");
     }
     fprintf(f,
-            "timing: the ranks ran at the same time, each timing its own devices%s; the times "
-            "compare devices, never the machines' clocks\n",
-            hosts < n ? " (ranks on one host shared its cores and memory bandwidth)" : "");
+            "timing: the ranks ran at the same time, each timing its own devices; the times "
+            "compare\n        devices, never the machines' clocks%s\n",
+            hosts < n ? " (ranks on one host shared its cores and memory)" : "");
 }
 
 void mpi_relay(const char *label, const char *text)
