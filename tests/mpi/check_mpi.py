@@ -81,6 +81,12 @@ def main():
             fail("no bitwise PASS", o, e)
         if not re.search(r"^ranks \(mpirun, 3 ranks on 1 host\):", o, re.M):
             fail("no table of the ranks", o, e)
+        here = os.path.dirname(os.path.abspath(__file__))
+        rcv, ov, ev, _ = run([sys.executable, os.path.join(here, "..", "validate_json.py"),
+                              os.path.join(here, "..", "..", "docs", "compare.schema.json"), js],
+                             env)
+        if rcv != 0:
+            fail("--json does not follow docs/compare.schema.json", ov, ev)
         d = json.load(open(js))
         ranks = d.get("ranks", [])
         if [r["status"] for r in ranks] != ["ok"] * 3 or [r["results"] for r in ranks] != [2, 2, 1]:
