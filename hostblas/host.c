@@ -70,9 +70,11 @@ static void host_destroy(cp_engine *e)
 /* ---- the thread pool ----------------------------------------------------------------------
  * host:openblas and host:exact share out each layer over threads[l] threads of a pool (the
  * caller and up to POOL_MAX_THREADS - 1 workers), with a spinning barrier between layers (a
- * sleeping one costs more than a small layer). Workers sleep on a condition variable between
- * forwards. Each output is computed whole by one thread, in a split that depends only on the
- * layer's size and the thread count, so the results do not depend on the timing. */
+ * sleeping one costs more than a small layer). Only the threads that some layer of the forward
+ * uses take part in it (a barrier over all 16 cores cost more than a tiny layer itself); the
+ * others, and every worker between forwards, sleep on a condition variable. Each output is computed
+ * whole by one thread, in a split that depends only on the layer's size and the thread count, so
+ * the results do not depend on the timing. */
 #define POOL_MAX_THREADS 16
 
 typedef void (*pool_layer_fn)(cp_engine *e, int l, int batch, int id, int n);
@@ -84,7 +86,7 @@ struct pool_worker {
 
 struct host_pool {
     int n;
-    int main_sense; /* the calling thread's barrier sense */
+    int active; /* the threads of the forward being run: ids 0 to active - 1, under mu */
     pthread_t th[POOL_MAX_THREADS];
     struct pool_worker wk[POOL_MAX_THREADS];
     pthread_mutex_t mu;
@@ -92,36 +94,62 @@ struct host_pool {
     unsigned long gen; /* forwards started, under mu */
     bool stop;
     atomic_int arrived;
-    atomic_int sense;
+    atomic_uint phase;   /* barriers passed */
+    atomic_int sleepers; /* threads asleep in a barrier, on bcv */
+    pthread_mutex_t bmu;
+    pthread_cond_t bcv;
     /* the forward being run */
     cp_engine *e;
     pool_layer_fn fn;
     int batch;
 };
 
-static void pool_barrier(struct host_pool *p, int *local_sense)
+/* Spins in a barrier before a thread sleeps: some tens of microseconds, longer than a small
+ * layer takes, so that on free cores the barrier never sleeps. With more threads than free
+ * cores (a loaded machine, CLPARITY_HOST_THREADS above the cores, valgrind), spinning threads
+ * hold the cores that the late ones need: on the 2-core machine beside CI's asan job,
+ * host:exact at d=512 L=16 B=64 took 4-60 ms (2 threads) and 56 ms (8) with spins that only
+ * yielded, against 3.5 and 11 ms with this barrier (2026-11-25). */
+#define POOL_SPINS 20000
+
+/* A barrier of the forward's active threads: the last to arrive starts the next phase and
+ * wakes the sleepers. The phase is read before arriving (the release of the arrival keeps it
+ * there), so a thread can never miss the change it waits for. A sleeper counts itself before
+ * it reads the phase, and the last arriver reads the count after it writes the phase (both
+ * sequentially consistent): either the sleeper sees the new phase or it is woken, under bmu. */
+static void pool_barrier(struct host_pool *p, int active)
 {
-    int s = !*local_sense;
-    *local_sense = s;
-    if (atomic_fetch_add_explicit(&p->arrived, 1, memory_order_acq_rel) == p->n - 1) {
+    unsigned ph = atomic_load_explicit(&p->phase, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&p->arrived, 1, memory_order_acq_rel) == active - 1) {
         atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&p->sense, s, memory_order_release);
+        atomic_store(&p->phase, ph + 1);
+        if (atomic_load(&p->sleepers) > 0) {
+            pthread_mutex_lock(&p->bmu);
+            pthread_cond_broadcast(&p->bcv);
+            pthread_mutex_unlock(&p->bmu);
+        }
         return;
     }
-    for (unsigned spins = 0; atomic_load_explicit(&p->sense, memory_order_acquire) != s; ++spins)
-        if (spins >= 2000) /* more threads than free cores (or valgrind): let others run */
-            sched_yield();
+    for (unsigned spins = 0; spins < POOL_SPINS; ++spins)
+        if (atomic_load_explicit(&p->phase, memory_order_acquire) != ph)
+            return;
+    pthread_mutex_lock(&p->bmu);
+    atomic_fetch_add(&p->sleepers, 1);
+    while (atomic_load(&p->phase) == ph)
+        pthread_cond_wait(&p->bcv, &p->bmu);
+    atomic_fetch_sub(&p->sleepers, 1);
+    pthread_mutex_unlock(&p->bmu);
 }
 
 /* Thread id's share of one forward: its part of every layer that takes more than it. */
-static void pool_run(struct host_pool *p, int id, int *local_sense)
+static void pool_run(struct host_pool *p, int id, int active)
 {
     cp_engine *e = p->e;
     const int *threads = ((struct host_state *)e->state)->threads;
     for (int l = 0; l < e->model->n_layers; ++l) {
         if (id < threads[l])
             p->fn(e, l, p->batch, id, threads[l]);
-        pool_barrier(p, local_sense);
+        pool_barrier(p, active);
     }
 }
 
@@ -129,18 +157,19 @@ static void *pool_worker(void *arg)
 {
     struct pool_worker *w = arg;
     struct host_pool *p = w->p;
-    int local_sense = 0;
     unsigned long seen = 0;
     for (;;) {
         pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->stop)
             pthread_cond_wait(&p->cv, &p->mu);
         bool stop = p->stop;
+        int active = p->active;
         seen = p->gen;
         pthread_mutex_unlock(&p->mu);
         if (stop)
             return NULL;
-        pool_run(p, w->id, &local_sense);
+        if (w->id < active) /* else this forward needs no more threads than the lower ids */
+            pool_run(p, w->id, active);
     }
 }
 
@@ -154,6 +183,8 @@ static void host_pool_free(struct host_pool *p)
     pthread_mutex_unlock(&p->mu);
     for (int i = 1; i < p->n; ++i)
         pthread_join(p->th[i], NULL);
+    pthread_cond_destroy(&p->bcv);
+    pthread_mutex_destroy(&p->bmu);
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p);
@@ -199,17 +230,16 @@ static int host_pool_create(cp_engine *e, struct host_state *s, int n)
     struct host_pool *p = calloc(1, sizeof *p);
     if (!p)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        free(p);
-        return cp_err_set(CP_FAIL_RUNTIME, "%s: pthread_mutex_init failed", e->info->name);
-    }
-    if (pthread_cond_init(&p->cv, NULL) != 0) {
-        pthread_mutex_destroy(&p->mu);
-        free(p);
-        return cp_err_set(CP_FAIL_RUNTIME, "%s: pthread_cond_init failed", e->info->name);
-    }
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        goto out_free;
+    if (pthread_cond_init(&p->cv, NULL) != 0)
+        goto out_mu;
+    if (pthread_mutex_init(&p->bmu, NULL) != 0)
+        goto out_cv;
+    if (pthread_cond_init(&p->bcv, NULL) != 0)
+        goto out_bmu;
     atomic_init(&p->arrived, 0);
-    atomic_init(&p->sense, 0);
+    atomic_init(&p->phase, 0);
     p->n = 1;
     s->pool = p;
     for (int i = 1; i < n; ++i) {
@@ -225,6 +255,19 @@ static int host_pool_create(cp_engine *e, struct host_state *s, int n)
         s->pool = NULL;
     }
     return CP_OK;
+
+out_bmu:
+    pthread_mutex_destroy(&p->bmu);
+out_cv:
+    pthread_cond_destroy(&p->cv);
+out_mu:
+    pthread_mutex_destroy(&p->mu);
+out_free:
+    free(p);
+    return cp_err_set(CP_FAIL_RUNTIME,
+                      "%s: the thread pool's mutex or condition variable "
+                      "could not be initialised",
+                      e->info->name);
 }
 
 /* Runs every layer of a forward, on the pool where some layer takes two threads or more. */
@@ -232,10 +275,10 @@ static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
 {
     struct host_state *s = e->state;
     struct host_pool *p = s->pool;
-    bool parallel = false;
+    int active = 1;
     for (int l = 0; l < e->model->n_layers; ++l)
-        parallel = parallel || s->threads[l] > 1;
-    if (!p || !parallel) {
+        active = s->threads[l] > active ? s->threads[l] : active;
+    if (!p || active < 2) {
         for (int l = 0; l < e->model->n_layers; ++l)
             fn(e, l, batch, 0, 1);
         return;
@@ -245,9 +288,10 @@ static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
     p->batch = batch;
     pthread_mutex_lock(&p->mu);
     p->gen++;
+    p->active = active;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    pool_run(p, 0, &p->main_sense); /* ends on the last layer's barrier */
+    pool_run(p, 0, active); /* ends on the last layer's barrier */
 }
 
 /* One host forward: the input into act[0], the layers, the output out; the three times. */

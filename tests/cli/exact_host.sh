@@ -3,8 +3,8 @@
 # host:exact's vectorised, threaded loop against its scalar reference loop
 # (CLPARITY_HOST_EXACT=scalar, one output at a time, k ascending, fmaf): the same hash at odd
 # widths and batches (partial panels and row blocks everywhere), on the digits model (biases,
-# rectangular layers, no residual), with 1, 2 and 3 threads (CLPARITY_HOST_THREADS; the small
-# cases stay on one), on the AVX-512 kernel where the CPU has it and on the portable vector loop
+# rectangular layers, no residual), with 1, 2, 3 and 16 threads (CLPARITY_HOST_THREADS; the small
+# cases stay on one; 16 on a machine of fewer cores puts the pool's barrier to sleep), on the AVX-512 kernel where the CPU has it and on the portable vector loop
 # (CLPARITY_HOST_EXACT=generic). A compiler that reassociated or
 # contracted the vector loop would change a bit here.
 # With --planted, CLPARITY_TEST_HOOK=corrupt-exact flips one bit of the last thread's share;
@@ -27,7 +27,7 @@ check() { # LABEL ARGS...
     shift
     local want
     want=$(hash_of CLPARITY_HOST_EXACT=scalar -- "$@") || { echo "FAIL $label: scalar run"; failed=1; return; }
-    for run in "1 " "2 " "3 " "1 generic" "3 generic"; do
+    for run in "1 " "2 " "3 " "16 " "1 generic" "3 generic"; do
         local t=${run% *} mode=${run#* } got
         got=$(hash_of CLPARITY_HOST_THREADS=$t CLPARITY_HOST_EXACT=$mode CLPARITY_TEST_HOOK=$hook -- "$@") ||
             { echo "FAIL $label T=$t $mode: run failed"; failed=1; continue; }
