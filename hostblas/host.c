@@ -600,6 +600,10 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
 /* Multiply-adds per thread, at least, before a layer is shared out over the pool (a 128 x 128
  * matrix-vector product takes a few microseconds on one core). */
 #define BLAS_MACS_PER_THREAD (1 << 11)
+/* Layers below this many multiply-adds stay on one thread: on 16 cores, d=64 B=1 (2^12) took
+ * 0.068 ms on one thread and 0.08-0.15 on two of the pool (tools/gpu/blas_threads.py,
+ * 2026-11-25); d=128 B=1 (2^14) took 0.25 on eight against 0.30-0.53 for the bare loop. */
+#define BLAS_SHARE_MACS (1 << 13)
 /* Layers below this many multiply-adds take at most half the cores: measured on 16 cores,
  * the reference model (d=128, B=1) ran in 0.315 ms on 8 threads against 0.47-0.69 ms on one,
  * and on the 2-core machine one thread beat two (2026-11-23, docs/PERFORMANCE.md). */
@@ -611,6 +615,11 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
  * layers at large batches stay on the pool, split by rows (each thread packs the small W). */
 #define BLAS_OWN_MACS (1 << 22)
 #define BLAS_OWN_WEIGHTS (1 << 18)
+/* Matrix-vector products (B <= GEMV_MAX_ROWS) with BLAS_OWN_WEIGHTS weights or more go to
+ * OpenBLAS's threaded sgemv too: on 16 cores, d=512 L=128 B=1 took 1.31 ms on OpenBLAS's 16
+ * threads against 2.9-4.7 on the pool's sgemv slices, d=1024 L=128 5.8 against 8.3-18 (the
+ * pool's sgemv calls contend for OpenBLAS's buffers; tools/gpu/blas_threads.py, 2026-11-25).
+ * On 2 cores the two were equal. */
 /* Output columns per slice unit: a multiple of OpenBLAS's SkylakeX sgemm micro-tile. */
 #define BLAS_COLS 16
 /* Batch rows per row block, at least, when a layer splits by rows. */
@@ -702,9 +711,10 @@ static void openblas_layer(cp_engine *e, int l, int batch, int id, int n)
 }
 
 /* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) where
- * some layer is large in both work and weights, or where no layer would take two threads of
- * the pool (on 2 cores OpenBLAS's threaded sgemv beat one thread at d=128 B=1: 0.27 against
- * 0.35 ms); else the pool's share, at most half of max for tiny layers. */
+ * some layer is large in both work and weights, or is a matrix-vector product with large
+ * weights, or where no layer would take two threads of the pool (on 2 cores OpenBLAS's
+ * threaded sgemv beat one thread at d=128 B=1: 0.27 against 0.35 ms); else the pool's share:
+ * one thread below BLAS_SHARE_MACS, at most half of max for tiny layers. */
 static void openblas_plan(cp_engine *e, int batch, int max)
 {
     struct host_state *s = e->state;
@@ -712,15 +722,18 @@ static void openblas_plan(cp_engine *e, int batch, int max)
     for (int l = 0; l < e->model->n_layers; ++l) {
         const cp_layer *L = &e->model->layers[l];
         double w = (double)L->in * L->out;
-        own = own || (w * batch >= BLAS_OWN_MACS && w >= BLAS_OWN_WEIGHTS);
+        own = own ||
+              (w >= BLAS_OWN_WEIGHTS && (w * batch >= BLAS_OWN_MACS || batch <= GEMV_MAX_ROWS));
     }
     int half = max / 2 > 1 ? max / 2 : 1;
     for (int l = 0; l < e->model->n_layers; ++l) {
         const cp_layer *L = &e->model->layers[l];
-        bool tiny = (double)batch * L->in * L->out < BLAS_TINY_MACS;
+        double macs = (double)batch * L->in * L->out;
         s->threads[l] = own ? 0
+                        : macs < BLAS_SHARE_MACS
+                            ? 1
                             : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L, batch),
-                                            tiny ? half : max);
+                                            macs < BLAS_TINY_MACS ? half : max);
         shared = shared || s->threads[l] > 1;
     }
     for (int l = 0; l < e->model->n_layers && !shared; ++l)

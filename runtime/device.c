@@ -364,9 +364,10 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             if (pool > 0)
                 fprintf(f,
                         "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores) for "
-                        "host:exact and for host:openblas's layers below 2^22 multiply-adds (one "
-                        "OpenBLAS thread each; half of them below 2^18); OpenBLAS's own %d "
-                        "above\n",
+                        "host:exact and for host:openblas's smaller layers (one OpenBLAS thread "
+                        "each; one thread below 2^13 multiply-adds, half of them below 2^18); "
+                        "OpenBLAS's own %d for layers of 2^18 weights or more at 2^22 "
+                        "multiply-adds or a batch of 1\n",
                         "Host threads", pool, d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)
