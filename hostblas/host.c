@@ -104,13 +104,16 @@ struct host_pool {
     int batch;
 };
 
-/* Spins in a barrier before a thread sleeps: some tens of microseconds, longer than a small
- * layer takes, so that on free cores the barrier never sleeps. With more threads than free
- * cores (a loaded machine, CLPARITY_HOST_THREADS above the cores, valgrind), spinning threads
- * hold the cores that the late ones need: on the 2-core machine beside CI's asan job,
- * host:exact at d=512 L=16 B=64 took 4-60 ms (2 threads) and 56 ms (8) with spins that only
- * yielded, against 3.5 and 11 ms with this barrier (2026-11-25). */
-#define POOL_SPINS 20000
+/* A thread waiting in a barrier spins POOL_SPINS times, then yields its core between checks,
+ * and sleeps once it has waited POOL_SLEEP_S: on free cores a layer's barrier never sleeps,
+ * while with more threads than free cores (a loaded machine, CLPARITY_HOST_THREADS above the
+ * cores, valgrind) the waiting threads give the late ones their cores. On the 2-core machine
+ * beside CI's asan job, host:exact at d=512 L=16 B=64 on 8 threads took 56 ms with yields
+ * alone and 11 ms with a sleep after 20000 spins (2 threads: 3.5 ms); sleeping that early made
+ * host:openblas at d=128 L=128 B=16 take 2.0 ms in the runs where a core was busy elsewhere,
+ * against 1.1 with yields (0.55 ms on free cores; 2026-11-25, AMD EPYC). */
+#define POOL_SPINS 2000
+#define POOL_SLEEP_S 1e-3
 
 /* A barrier of the forward's active threads: the last to arrive starts the next phase and
  * wakes the sleepers. The phase is read before arriving (the release of the arrival keeps it
@@ -133,6 +136,11 @@ static void pool_barrier(struct host_pool *p, int active)
     for (unsigned spins = 0; spins < POOL_SPINS; ++spins)
         if (atomic_load_explicit(&p->phase, memory_order_acquire) != ph)
             return;
+    for (double t0 = cp_now(); cp_now() - t0 < POOL_SLEEP_S;) {
+        sched_yield();
+        if (atomic_load_explicit(&p->phase, memory_order_acquire) != ph)
+            return;
+    }
     pthread_mutex_lock(&p->bmu);
     atomic_fetch_add(&p->sleepers, 1);
     while (atomic_load(&p->phase) == ph)
