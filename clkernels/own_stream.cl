@@ -49,6 +49,9 @@
 #ifndef CP_SPIN
 #define CP_SPIN (1 << 26) /* polls before a wait is given up */
 #endif
+#ifndef CP_SPIN_T
+#define CP_SPIN_T int /* the poll counter's type: long where CP_SPIN is past int's range */
+#endif
 #ifndef CP_POLL
 #define CP_POLL 4096 /* polls without a new group before the first group closes the poll */
 #endif
@@ -156,7 +159,7 @@ int cp_join(volatile __global int *ctl, int launched, __local int *shared)
                 int joined = atomic_or(&ctl[0], CP_CLOSED) & ~CP_CLOSED;
                 atomic_xchg(&ctl[1], joined);
             }
-            int spins = 0;
+            CP_SPIN_T spins = 0;
             while ((g = atomic_add(&ctl[1], 0)) == 0 && ++spins < CP_SPIN)
                 ;
             if (g == 0) {
@@ -180,7 +183,8 @@ bool cp_grid_barrier(volatile __global int *ctl, int n, int G, __local int *shar
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         atomic_inc(&ctl[2]);
         const int target = (n + 1) * G;
-        int spins = 0, ok = 1;
+        CP_SPIN_T spins = 0;
+        int ok = 1;
         /* Polled with plain volatile loads: an atomic per poll would queue every group's
          * polls behind each other at the counter's one cache line. */
         while (ctl[2] < target) {
