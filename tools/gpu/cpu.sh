@@ -9,7 +9,7 @@
 # params budget; PoCL 5 there has 3.72 GiB of global memory, and cl:own holds two copies of the
 # weights). About 4-6 minutes on 16 cores (3.9 on 2 cores without PyTorch, 3 rounds); the bench
 # starts no new point after 390 s and lists what it left out (the grids run in the order
-# extra, batch, width, depth, params), so that the whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, bench_cpu.txt and
+# extra, batch, width, depth, params), so that the whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, cpu_paths.txt, bench_cpu.txt and
 # bench_cpu.csv; draw the plot here with tools/plot_cpu bench_cpu.csv bench_cpu.png.
 set -u
 out=${1:-gpu-out}
@@ -33,6 +33,18 @@ for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16
     echo "exit status: $rc"
     [ "$rc" = 0 ] || status=1
 done >"$out/cpu_exact.txt" 2>&1
+# cl:own's PoCL paths at B=1 where cpu1 (one work-item per row block: one core at B=1) lost to
+# host:openblas on 16 cores (d=256-512, 2026-11-25): each forced path, to move the choice
+# (cpu_choose_path in runtime/engine_cl.c) by measurement.
+for d in "256 128" "512 128" "512 16" "1024 16"; do
+    set -- $d
+    for k in cpu1 cpu vec; do
+        printf 'd=%s L=%s B=1 %-5s ' "$1" "$2" "$k"
+        CLPARITY_OWN_KERNEL=$k timeout 60 $clp run -d portable --engines cl:own --no-reference \
+            --d-model "$1" --layers "$2" --batch 1 --runs 5 --warmup 1 2>&1 | grep -E ' cl:own +[0-9.]+ ' |
+            awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
+    done
+done >"$out/cpu_paths.txt" 2>&1
 timeout 450 python3 tools/bench --cpu --cpu-time-limit 390 --cpu-csv "$out/bench_cpu.csv" \
     >"$out/bench_cpu.txt" 2>&1 || status=1
 exit $status
