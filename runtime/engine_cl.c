@@ -36,19 +36,19 @@ struct cl_state {
     cl_mem *wt_layer;  /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
                         * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
     int *ldw;
-    size_t small_ls;     /* PATH_SMALL: work-group size */
-    int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
-    int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
-    int vec_mc;          /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
-    unsigned cus;        /* PATH_VEC, PATH_STREAM: the device's compute units */
-    int cpu_rb;          /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
-    int reg_rr;          /* PATH_REG: batch rows per work-group */
-    int str_rb;          /* PATH_STREAM: batch rows per tile */
-    int str_no;          /* PATH_STREAM: outputs per tile */
-    int str_sp;          /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
-    int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
+    size_t small_ls;   /* PATH_SMALL: work-group size */
+    int vec_w, vec_rb; /* PATH_VEC: vector width and rows per register tile */
+    int vec_nv;        /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
+    int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
+    unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
+    int cpu_rb;        /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
+    int reg_rr;        /* PATH_REG: batch rows per work-group */
+    int str_rb;        /* PATH_STREAM: batch rows per tile */
+    int str_no;        /* PATH_STREAM: outputs per tile */
+    int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
+    int str_sg;        /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
-    cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
+    cl_mem ctl;        /* PATH_STREAM, one launch: the barrier's counters */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -64,7 +64,7 @@ enum own_path {
     PATH_CPU1,
     PATH_STREAM
 };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec",   "pipe",
+static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe",
                                          "reg",   "cpu",   "cpu1",  "stream"};
 #define N_PATHS 9
 
@@ -291,6 +291,12 @@ static int cpu_enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch,
                              cl_mem outb);
 static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 
+/* A CPU device that runs kernels natively (PoCL): not a simulator, which reports every type. */
+static bool cpu_device(const cp_device *dev)
+{
+    return (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
+}
+
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
@@ -300,9 +306,8 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     /* the one-launch paths hold every layer in one buffer (padded to float4s), with int offsets
      * in their layer table; reg computes a uniform model's offsets in size_t instead */
     int uflags;
-    bool fits =
-        (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
-        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    bool fits = (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
+                ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
     bool small_ok = fits && m->n_params < (size_t)1 << 30;
     bool reg_ok = fits && (m->n_params < (size_t)1 << 30 || uniform_model(m, &uflags));
     bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
@@ -332,7 +337,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
                           "stream, tiled, vec, cpu, cpu1",
                           force);
     }
-    bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
+    bool cpu = cpu_device(dev);
     /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
      * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores),
      * since one work-group per row leaves the other cores idle. On the H100 (2026-11-25,
@@ -354,7 +359,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
         *path = PATH_STREAM;
     else if (reg_ok && reg_wins && !cpu)
         *path = PATH_REG;
-    else if (!(dev->type & CL_DEVICE_TYPE_CPU) || dev->simulator)
+    else if (!cpu)
         *path = max_wg >= 256 ? PATH_TILED : PATH_NAIVE;
     else
         *path = cpu_choose_path(e, dev);
@@ -655,12 +660,13 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         int no = tune->str_no, kc = tune->str_kc, rb = 1;
         stream_shape(m, e->max_batch, dev->compute_units, &no, &kc, &rb);
         s->str_sg = tune->str_sg ? tune->str_sg
-                    : (size_t)(m->max_width + no - 1) / (size_t)no *
-                                (size_t)((e->max_batch + rb - 1) / rb) >
-                            dev->compute_units
-                        ? 2
-                        : 1;
-        while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem && kc > 32)
+                                 : (size_t)(m->max_width + no - 1) / (size_t)no *
+                                               (size_t)((e->max_batch + rb - 1) / rb) >
+                                           dev->compute_units
+                                       ? 2
+                                       : 1;
+        while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem &&
+               kc > 32)
             kc /= 2;
         s->str_no = no;
         s->str_rb = rb;
@@ -670,11 +676,10 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
          * scheduled again, but late where the cores are shared, and 2^26 polls (tens of
          * milliseconds there) were given up under ctest -j2 on 2 cores. There the bound is
          * 2^34 polls, tens of seconds; GPUs and the simulator keep 2^26. */
-        bool cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_LS=256 -DCP_NO=%d -DCP_RB=%d -DCP_KC=%d%s%s", no, rb, kc,
                  s->str_sp ? " -DCP_PERSIST" : "",
-                 cpu && s->str_sp ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "");
+                 s->str_sp && cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "");
         file = "own_stream.cl";
         kname = "cp_stream";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
@@ -1081,8 +1086,9 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row (reg: per reg_rr rows). */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
-        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,    sizeof s->desc,
-                                sizeof n_layers,  sizeof in0,       sizeof out_last, sizeof nb};
+        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
+                                sizeof s->desc,   sizeof n_layers,  sizeof in0,
+                                sizeof out_last,  sizeof nb};
         const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,    &s->desc,
                                     &n_layers,  &in0,       &out_last, &nb};
         int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 8 : 7, sizes, vals);
