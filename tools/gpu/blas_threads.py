@@ -11,16 +11,14 @@ with OpenBLAS on 1, 2, 4, 8 and 16 threads (OPENBLAS_NUM_THREADS). Every variant
 process of its own, all variants in turn, R rounds; the table shows the median of the rounds'
 medians in ms. A benchmark, not a test."""
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import time
+from importlib.machinery import SourceFileLoader
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-CLP = os.path.join(ROOT, "build", "clparity")
-BARE = os.path.join(ROOT, "build", "bare_openblas")
+# tools/bench's runners: clparity run --json, and the bare loop (build/bare_openblas)
+bench = SourceFileLoader("bench", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                               "bench")).load_module()
 
 # The points where host:openblas missed the floor on 16 cores (docs/PERFORMANCE.md, issue 13)
 # and their neighbours.
@@ -29,33 +27,22 @@ POINTS = [(64, 128, 1), (128, 128, 1), (128, 128, 2), (128, 128, 4), (128, 128, 
           (512, 16, 64), (1024, 128, 1), (2048, 32, 1), (4096, 8, 1), (1024, 4, 1024)]
 
 
-def runs_for(d, layers, batch):
-    return 5 if d * d * layers * batch <= 2 ** 27 else 3
-
-
 def time_clparity(d, layers, batch, threads):
     env = dict(os.environ)
     env.pop("CLPARITY_HOST_THREADS", None)
     if threads:
         env["CLPARITY_HOST_THREADS"] = str(threads)
-    cmd = [CLP, "run", "-d", "host", "--engines", "host:openblas", "--no-reference", "--json",
-           "-", "--d-model", str(d), "--layers", str(layers), "--batch", str(batch), "--runs",
-           str(runs_for(d, layers, batch)), "--warmup", "1"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if res.returncode != 0:
-        sys.exit(f"blas_threads: {' '.join(cmd)} failed ({res.returncode}):\n{res.stderr}")
-    doc = json.loads(res.stdout)
-    r = doc["results"][0]
-    return r["timing"]["wall_median_s"], r.get("hash", "")
+    runs, warmup = bench.cpu_runs(d * d * layers * batch)
+    doc = bench.clparity(["-d", "host", "--engines", "host:openblas", "--d-model", str(d),
+                          "--layers", str(layers), "--batch", str(batch), "--runs", str(runs),
+                          "--warmup", str(warmup)], env=env)
+    return bench.wall(doc, "host:openblas")
 
 
 def time_bare(d, layers, batch, threads):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-    cmd = [BARE, str(d), str(layers), str(batch), str(runs_for(d, layers, batch)), "1"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if res.returncode != 0:
-        sys.exit(f"blas_threads: {' '.join(cmd)} failed ({res.returncode}):\n{res.stderr}")
-    return float(res.stdout.split()[0]), ""
+    runs, warmup = bench.cpu_runs(d * d * layers * batch)
+    return bench.bare_time(d, layers, batch, runs, warmup,
+                           env=dict(os.environ, OPENBLAS_NUM_THREADS=str(threads)))
 
 
 VARIANTS = [("ours", lambda p: time_clparity(*p, None)),
@@ -88,7 +75,7 @@ def main():
         times = {n: [] for n, _ in VARIANTS}
         for _ in range(args.rounds):
             for n, f in VARIANTS:
-                times[n].append(f(p)[0])
+                times[n].append(f(p))
         med = {n: statistics.median(v) * 1e3 for n, v in times.items()}
         best = min(v for n, v in med.items() if n.startswith("bare"))
         print(f"{p[0]:5d} {p[1]:4d} {p[2]:5d} " + " ".join(f"{med[n]:8.3f}" for n, _ in VARIANTS)
