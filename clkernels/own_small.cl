@@ -417,3 +417,117 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
         for (int i = lid; i < out_last; i += CP_LS)
             y[(row0 + r) * (size_t)out_last + (size_t)i] = act[cur * CP_RR + r][i];
 }
+
+/* cp_model_small_rot (GPUs, every layer at most CP_MAXW <= 128 wide, so that a whole row of a
+ * layer's weights fits a work-item's registers): CP_NG groups of CP_LS work-items take the
+ * layers in turn, group l % CP_NG runs layer l. Work-item o of a group owns output o of its
+ * layers: it holds the whole row o of its next layer's weights (blocked as for
+ * cp_model_small_reg) and its bias in registers, runs that layer's CP_RR chains from the
+ * activations in local memory, and then starts loading the row of the layer CP_NG further on.
+ * So a group's loads have CP_NG - 1 layers of the other groups' chains to arrive, and no chain
+ * waits on a load issued just before it (in cp_model_small_reg a chunk's chain started about
+ * one memory latency after its loads, whatever the depth of the register ring: on the H100,
+ * d=128 L=3840 B=1 took 0.84 µs per chunk of 64 weights, 1.68 per layer). The order of each
+ * sum is unchanged: k ascending from 0.0f, one fma per term, stopping at in exactly. */
+#ifdef CP_NG
+void cp_rotfetch(__global const float *p, __global const int *desc, int l, int lid, float4 *w,
+                 float *bias)
+{
+    const int in = CP_LIN(l), out = CP_LOUT(l);
+    __global const float4 *src = (__global const float4 *)p + CP_LWOFF(l) / 4 + lid;
+#pragma unroll
+    for (int j = 0; j < CP_MAXW4; ++j)
+        w[j] = (lid < out && 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
+    *bias = (lid < out && (CP_LFLAGS(l) & 1)) ? p[CP_LBOFF(l) + lid] : 0.0f;
+}
+
+__kernel __attribute__((reqd_work_group_size(CP_LS * CP_NG, 1, 1))) void
+cp_model_small_rot(__global const float *restrict x, __global float *restrict y,
+                   __global const float *restrict p, __global const int *restrict desc,
+                   int n_layers, int in0, int out_last, int batch)
+{
+    __local float4 act4[2 * CP_RR][CP_MAXW4];
+    __local float(*act)[CP_AP] = (__local float(*)[CP_AP])act4;
+    const int t = (int)get_local_id(0), grp = t / CP_LS, lid = t % CP_LS;
+    const size_t row0 = get_group_id(0) * (size_t)CP_RR;
+    for (int r = 0; r < CP_RR; ++r)
+        for (int i = t; i < in0; i += CP_LS * CP_NG)
+            act[r][i] = row0 + r < (size_t)batch ? x[(row0 + r) * (size_t)in0 + (size_t)i] : 0.0f;
+    float4 w[CP_MAXW4];
+    float bias = 0.0f;
+    if (grp < n_layers)
+        cp_rotfetch(p, desc, grp, lid, w, &bias);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int cur = 0;
+    for (int l = 0; l < n_layers; ++l) {
+        if (l % CP_NG == grp) {
+            const int in = CP_LIN(l), out = CP_LOUT(l), flags = CP_LFLAGS(l);
+            if (lid < out) {
+                float acc[CP_RR];
+#pragma unroll
+                for (int r = 0; r < CP_RR; ++r)
+                    acc[r] = 0.0f;
+                __local const float *a = &act[cur * CP_RR][0];
+                if (in == 4 * CP_MAXW4) {
+                    __local const float4 *a4 = (__local const float4 *)a;
+#pragma unroll
+                    for (int j = 0; j < CP_MAXW4; ++j) {
+                        float4 av[CP_RR];
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r)
+                            av[r] = a4[r * CP_MAXW4 + j];
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r)
+                            acc[r] = fma(av[r].x, w[j].x, acc[r]);
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r)
+                            acc[r] = fma(av[r].y, w[j].y, acc[r]);
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r)
+                            acc[r] = fma(av[r].z, w[j].z, acc[r]);
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r)
+                            acc[r] = fma(av[r].w, w[j].w, acc[r]);
+                    }
+                } else {
+#pragma unroll
+                    for (int j = 0; j < CP_MAXW4; ++j) {
+#pragma unroll
+                        for (int r = 0; r < CP_RR; ++r) {
+                            __local const float *ar = a + r * CP_AP + 4 * j;
+                            if (4 * j < in)
+                                acc[r] = fma(ar[0], w[j].x, acc[r]);
+                            if (4 * j + 1 < in)
+                                acc[r] = fma(ar[1], w[j].y, acc[r]);
+                            if (4 * j + 2 < in)
+                                acc[r] = fma(ar[2], w[j].z, acc[r]);
+                            if (4 * j + 3 < in)
+                                acc[r] = fma(ar[3], w[j].w, acc[r]);
+                        }
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < CP_RR; ++r) {
+                    float a = acc[r];
+                    if (flags & 1)
+                        a = a + bias;
+                    float v = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
+                    v = (flags & 4) ? act[cur * CP_RR + r][lid] + v : v;
+#ifdef CP_PLANT_BIT
+                    if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
+                        v = as_float(as_uint(v) ^ 1u);
+#endif
+                    act[(1 - cur) * CP_RR + r][lid] = v;
+                }
+            }
+            if (l + CP_NG < n_layers) /* in flight through the other groups' layers */
+                cp_rotfetch(p, desc, l + CP_NG, lid, w, &bias);
+        }
+        cur = 1 - cur;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int r = 0; r < CP_RR && row0 + r < (size_t)batch; ++r)
+        for (int i = t; i < out_last; i += CP_LS * CP_NG)
+            y[(row0 + r) * (size_t)out_last + (size_t)i] = act[cur * CP_RR + r][i];
+}
+#endif /* CP_NG */

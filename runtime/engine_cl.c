@@ -43,6 +43,7 @@ struct cl_state {
     unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
     int cpu_rb;        /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
     int reg_rr;        /* PATH_REG: batch rows per work-group */
+    int reg_ng;        /* PATH_REG: 1, cp_model_small_reg; else cp_model_small_rot's groups */
     int str_rb;        /* PATH_STREAM: batch rows per tile */
     int str_no;        /* PATH_STREAM: outputs per tile */
     int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
@@ -644,16 +645,21 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                (size_t)e->max_batch / (size_t)(2 * s->reg_rr) >= dev->compute_units &&
                (cl_ulong)(2 * s->reg_rr) * row_bytes <= (local_mem < 49152 ? local_mem : 49152))
             s->reg_rr *= 2;
+        /* Where a whole row of every layer fits a work-item's registers (128 floats), rg groups
+         * of work-items may take the layers in turn (cp_model_small_rot). */
+        s->reg_ng = w <= 128 && s->small_ls * (size_t)tune->reg_rg <= max_wg ? tune->reg_rg : 1;
         int n = snprintf(opts, sizeof opts,
                          "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                          "-DCP_RD=%d -DCP_RR=%d",
                          s->small_ls, w, tune->reg_rc, tune->reg_rd, s->reg_rr);
+        if (s->reg_ng > 1)
+            n += snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_NG=%d", s->reg_ng);
         int flags;
         if (uniform_model(m, &flags))
             snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
                      m->layers[0].in, flags, round_up(layer_b_size(&m->layers[0]), 4));
         file = "own_small.cl";
-        kname = "cp_model_small_reg";
+        kname = s->reg_ng > 1 ? "cp_model_small_rot" : "cp_model_small_reg";
     } else if (s->path == PATH_STREAM) {
         /* Tiles of no outputs × rb rows (rb: the batch rounded up to a power of 2, while the
          * owners fit the work-group); the chunk shrinks until both tiles fit local memory. */
@@ -1097,12 +1103,14 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         size_t groups = s->path == PATH_REG
                             ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr
                             : (size_t)batch;
-        size_t local = s->small_ls, global = s->small_ls * groups;
+        size_t local = s->small_ls * (s->path == PATH_REG ? (size_t)s->reg_ng : 1);
+        size_t global = local * groups;
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
                               s->path == PATH_SMALL  ? "cp_model_small"
                               : s->path == PATH_PIPE ? "cp_model_small_pipe"
+                              : s->reg_ng > 1        ? "cp_model_small_rot"
                                                      : "cp_model_small_reg",
                               cp_cl_error_name(rc), rc);
         result = s->act[1];

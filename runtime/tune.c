@@ -33,6 +33,7 @@ static const struct {
     {"sk", offsetof(cp_own_tune, str_kc), 7, {0, 32, 64, 128, 256, 512, 1024}},
     {"sp", offsetof(cp_own_tune, str_sp), 2, {0, 1}},
     {"sg", offsetof(cp_own_tune, str_sg), 5, {0, 1, 2, 4, 8}},
+    {"rg", offsetof(cp_own_tune, reg_rg), 4, {1, 2, 3, 4}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -76,7 +77,7 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
         if (i == N_FIELDS)
             return cp_err_set(CP_FAIL_USAGE,
                               "tuning '%s': unknown parameter '%.*s' (rc, rd, bk, db, xl, xp, pf, "
-                              "vw, rb, nv, mc, rr, so, sk, sp, sg)",
+                              "vw, rb, nv, mc, rr, so, sk, sp, sg, rg)",
                               spec, (int)(eq - s), s);
         char *num_end;
         errno = 0;
@@ -97,10 +98,10 @@ void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
     snprintf(buf, len,
              "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,pf=%d,vw=%d,rb=%d,nv=%d,mc=%d,rr=%d,so=%d,sk=%d,"
-             "sp=%d,sg=%d",
+             "sp=%d,sg=%d,rg=%d",
              t->reg_rc, t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->tiled_pf,
              t->vec_w, t->vec_rb, t->vec_nv, t->vec_mc, t->reg_rr, t->str_no, t->str_kc, t->str_sp,
-             t->str_sg);
+             t->str_sg, t->reg_rg);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -181,6 +182,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->str_kc = 0;
     t->str_sp = 1;
     t->str_sg = 0;
+    t->reg_rg = 1;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];

@@ -40,8 +40,11 @@ static void tune_help(void)
            "\n"
            "What is tuned, by device type:\n"
            "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
-           "              registers (rd=2,3,4), 8 settings, on the reference model\n"
-           "              d=128 L=128 B=1 (--quick: L=16)\n"
+           "              registers (rd=2,3,4), 8 settings, and 2, 3 or 4 groups of\n"
+           "              work-items taking the layers in turn (rg=2,3,4; rg=1 is the\n"
+           "              chunked kernel), each timed as the sum over the reference model\n"
+           "              d=128 L=128 B=1, d=128 L=1024 B=1 and d=128 L=128 B=256\n"
+           "              (--quick: d=128 L=16 B=1)\n"
            "        stream: outputs per tile, k per chunk, groups per compute unit, one launch\n"
            "              or a launch per layer (so, sk, sg: 0 = from the width; sp=1,0): 7\n"
            "              settings, each timed as the sum over d=1024 L=64, d=512 L=64,\n"
@@ -142,9 +145,10 @@ struct tunable {
     const struct shape *more;
 };
 
-static const char *const reg_c[] = {"rc=16,rd=2",  "rc=32,rd=2", "rc=64,rd=2",
-                                    "rc=128,rd=2", "rc=16,rd=4", "rc=32,rd=3",
-                                    "rc=32,rd=4",  "rc=64,rd=3", NULL};
+static const char *const reg_c[] = {
+    "rc=16,rd=2,rg=1", "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1", "rc=128,rd=2,rg=1",
+    "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1", "rc=32,rd=4,rg=1", "rc=64,rd=3,rg=1",
+    "rc=64,rd=2,rg=2", "rc=64,rd=2,rg=3", "rc=64,rd=2,rg=4", NULL};
 static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0,pf=1",
                                       "bk=16,db=0,xl=0,xp=4,pf=1",
                                       "bk=32,db=0,xl=0,xp=0,pf=1",
@@ -175,9 +179,10 @@ static const char *const stream_c[] = {"so=0,sk=0,sp=1,sg=0",    "so=16,sk=512,s
                                        "so=0,sk=0,sp=0,sg=0",    NULL};
 static const char *const stream_q[] = {"so=0,sk=0,sp=1,sg=0", "so=16,sk=512,sp=1,sg=2",
                                        "so=0,sk=0,sp=0,sg=0", NULL};
+static const struct shape reg_more[] = {{128, 1024, 1}, {128, 128, 256}, {0, 0, 0}};
 static const struct shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
 static const struct tunable gpu_tunables[] = {
-    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c, NULL},
+    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c, reg_more},
     {"stream", {1024, 64, 1}, {1024, 8, 1}, stream_c, stream_q, stream_more},
     {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c, NULL},
 };

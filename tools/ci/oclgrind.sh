@@ -100,6 +100,11 @@ case_ stream_one "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,s
 # host:exact's bit for bit.
 case_ stream_one_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,sg=2" cl:own bitwise 37 3 3 '\[stream, .*-DCP_KC=32 -DCP_PERSIST' cp_stream
 case_ reg_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4' cp_model_small_reg
+# reg with groups taking the layers in turn (cp_model_small_rot): depths past the groups,
+# several rows per work-group (the last partial), and the digits model (biases, mixed widths).
+case_ rot_g3 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rg=3" cl:own bitwise 13 5 3 '\[reg, .*-DCP_NG=3' cp_model_small_rot
+case_ rot_g2_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rg=2,rr=4" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4 -DCP_NG=2' cp_model_small_rot
+case_ rot_digits "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rg=4" cl:own bitwise @digits.safetensors 0 9 '\[reg, .*-DCP_NG=4' cp_model_small_rot
 # own_cpu.cl: the matrix-vector kernel per layer and the one-launch model kernel (a work-item
 # per row block, no barrier: the race check covers work-items that run ahead), at 1, 2 and 4
 # rows per work-item, on the uniform built-in model and on the digits model (biases, widths

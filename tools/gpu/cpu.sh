@@ -11,8 +11,15 @@
 # starts no new point after 390 s and lists what it left out (the grids run in the order
 # extra, batch, width, depth, params), so that the whole stays inside 8 minutes. Writes cpu_devices.txt, cpu_exact.txt, cpu_paths.txt, bench_cpu.txt and
 # bench_cpu.csv; draw the plot here with tools/plot_cpu bench_cpu.csv bench_cpu.png.
+# Optional: a second argument lists the bench's grids (tools/bench --cpu-grids), a third its
+# time limit in seconds (default 390); with a second argument the exactness and path runs are
+# skipped when it starts with "bench:" (e.g. bench:depth,params).
 set -u
 out=${1:-gpu-out}
+grids=${2:-}
+limit=${3:-390}
+only_bench=0
+case "$grids" in bench:*) only_bench=1; grids=${grids#bench:} ;; esac
 mkdir -p "$out"
 clp=build/clparity
 export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
@@ -22,6 +29,7 @@ export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
     $clp devices
 } >"$out/cpu_devices.txt" 2>&1
 status=0
+if [ "$only_bench" = 0 ]; then
 for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16" \
     "cpu1 257 3 17 3" "vec 1024 4 1024 16"; do
     set -- $v
@@ -45,6 +53,7 @@ for d in "256 128" "512 128" "512 16" "1024 16"; do
             awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
     done
 done >"$out/cpu_paths.txt" 2>&1
-timeout 450 python3 tools/bench --cpu --cpu-time-limit 390 --cpu-csv "$out/bench_cpu.csv" \
-    >"$out/bench_cpu.txt" 2>&1 || status=1
+fi
+timeout $((limit + 60)) python3 tools/bench --cpu --cpu-time-limit "$limit" ${grids:+--cpu-grids "$grids"} \
+    --cpu-csv "$out/bench_cpu.csv" >"$out/bench_cpu.txt" 2>&1 || status=1
 exit $status

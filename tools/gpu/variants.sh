@@ -30,9 +30,13 @@ PY
 }
 # round 3 (docs/results/2026-11-25-h100/variants-3-prefetch.txt was this loop with reg's
 # prefetch groups, tune pg and pa, at commit 7141d82; they measured no gain and were removed):
-# reg's chunk settings against stream on models larger than the GPU's cache
-for pt in "128 3840 1" "128 16384 1" "256 4096 1" "128 128 1" "128 3840 64"; do
+# reg's chunk settings against stream on models larger than the GPU's cache.
+# round 4 (2026-11-25 afternoon): deeper register prefetch for reg (rd with smaller rc), and
+# the pipelined local-memory kernel (more work-items than outputs) at d=128, where one
+# work-group streams every layer's weights alone; stream at d=1024 for reference.
+for pt in "128 3840 1" "128 128 1"; do
     set -- $pt
-    for t in "" "rc=128" "rc=64,rd=3"; do one reg "$t" "$@"; done
-    one stream "" "$@"
+    for t in "" "rc=64,rd=3" "rc=32,rd=3" "rc=32,rd=4" "rc=16,rd=4"; do one reg "$t" "$@"; done
+    one pipe "" "$@"
 done
+one stream "" 1024 128 1
