@@ -646,8 +646,14 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                (cl_ulong)(2 * s->reg_rr) * row_bytes <= (local_mem < 49152 ? local_mem : 49152))
             s->reg_rr *= 2;
         /* Where a whole row of every layer fits a work-item's registers (128 floats), rg groups
-         * of work-items may take the layers in turn (cp_model_small_rot). */
-        s->reg_ng = w <= 128 && s->small_ls * (size_t)tune->reg_rg <= max_wg ? tune->reg_rg : 1;
+         * of work-items take the layers in turn (cp_model_small_rot), up to B = 256. Measured
+         * on the H100 (2026-11-25, tools/gpu/variants.sh round 5, rg=1 / 2 / 3 ms): d=128
+         * L=3840 B=1 6.44 / 2.19 / 2.14, L=128 B=1 0.155 / 0.097 / 0.162, B=64 0.157 / 0.100
+         * / 0.098, B=256 0.186 / 0.174 / 0.175, but B=2048 0.446 / 0.536 / 0.499. */
+        s->reg_ng = w <= 128 && e->max_batch <= 256 &&
+                            s->small_ls * (size_t)tune->reg_rg <= max_wg
+                        ? tune->reg_rg
+                        : 1;
         int n = snprintf(opts, sizeof opts,
                          "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                          "-DCP_RD=%d -DCP_RR=%d",

@@ -182,7 +182,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->str_kc = 0;
     t->str_sp = 1;
     t->str_sg = 0;
-    t->reg_rg = 1;
+    t->reg_rg = 2; /* H100 2026-11-25: d=128 L=3840 B=1 2.19 ms against rg=1's 6.44 */
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];

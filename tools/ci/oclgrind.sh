@@ -69,10 +69,10 @@ case_ relaxed "" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
 case_ small "CLPARITY_OWN_KERNEL=small" cl:own bitwise 13 3 3 '\[small, ' cp_model_small
 case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe, [a-zA-Z_]+: [^]]*CP_KT=[0-9]+\]$' cp_model_small_pipe
 case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe, .*-DCP_V4' cp_model_small_pipe
-case_ reg_rc16 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16" cl:own bitwise 13 3 3 '\[reg, .*-DCP_RC=16' cp_model_small_reg
-case_ reg_rd3 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=3" cl:own bitwise 37 3 3 '\[reg, .*-DCP_RC=16 -DCP_RD=3' cp_model_small_reg
-case_ reg_rd4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=4" cl:own bitwise 13 4 2 '\[reg, .*-DCP_RC=16 -DCP_RD=4' cp_model_small_reg
-case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128" cl:own bitwise 36 2 3 '\[reg, .*-DCP_RC=128' cp_model_small_reg
+case_ reg_rc16 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rg=1" cl:own bitwise 13 3 3 '\[reg, .*-DCP_RC=16' cp_model_small_reg
+case_ reg_rd3 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=3,rg=1" cl:own bitwise 37 3 3 '\[reg, .*-DCP_RC=16 -DCP_RD=3' cp_model_small_reg
+case_ reg_rd4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rd=4,rg=1" cl:own bitwise 13 4 2 '\[reg, .*-DCP_RC=16 -DCP_RD=4' cp_model_small_reg
+case_ reg_rc128 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=128,rg=1" cl:own bitwise 36 2 3 '\[reg, .*-DCP_RC=128' cp_model_small_reg
 case_ tiled "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=32,db=0,xl=0,xp=0" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_BK4=32 -DCP_DB=0 -DCP_XL=0 -DCP_XP=0' cp_gemm_tiled
 case_ tiled_xl "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=1,xp=4" cl:own bitwise 19 2 3 '\[tiled, .*-DCP_XL=1 -DCP_XP=4' cp_gemm_tiled
 case_ tiled4_pf0 "CLPARITY_OWN_KERNEL=tiled CLPARITY_OWN_TUNE=bk=16,db=0,xl=0,xp=4,pf=0" cl:own bitwise 20 3 130 '\[tiled, .*-DCP_BK4=16 -DCP_DB=0 -DCP_XL=0 -DCP_XP=4 -DCP_PF=0' cp_gemm_tiled4
@@ -99,7 +99,7 @@ case_ stream_one "CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,s
 # counter. Bounds, uninitialised values and the API stay checked, and the output must equal
 # host:exact's bit for bit.
 case_ stream_one_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_OWN_KERNEL=stream CLPARITY_OWN_TUNE=sp=1,so=4,sk=32,sg=2" cl:own bitwise 37 3 3 '\[stream, .*-DCP_KC=32 -DCP_PERSIST' cp_stream
-case_ reg_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4' cp_model_small_reg
+case_ reg_rr4 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rc=16,rr=4,rg=1" cl:own bitwise 13 3 9 '\[reg, .*-DCP_RR=4' cp_model_small_reg
 # reg with groups taking the layers in turn (cp_model_small_rot): depths past the groups,
 # several rows per work-group (the last partial), and the digits model (biases, mixed widths).
 case_ rot_g3 "CLPARITY_OWN_KERNEL=reg CLPARITY_OWN_TUNE=rg=3" cl:own bitwise 13 5 3 '\[reg, .*-DCP_NG=3' cp_model_small_rot

@@ -31,12 +31,13 @@ PY
 # round 3 (docs/results/2026-11-25-h100/variants-3-prefetch.txt was this loop with reg's
 # prefetch groups, tune pg and pa, at commit 7141d82; they measured no gain and were removed):
 # reg's chunk settings against stream on models larger than the GPU's cache.
-# round 4 (2026-11-25 afternoon): deeper register prefetch for reg (rd with smaller rc), and
-# the pipelined local-memory kernel (more work-items than outputs) at d=128, where one
-# work-group streams every layer's weights alone; stream at d=1024 for reference.
-for pt in "128 3840 1" "128 128 1"; do
+# round 4 (2026-11-25 13:15 UTC): deeper register prefetch for reg (rd with smaller rc) and the
+# pipelined local-memory kernel at d=128 (L=3840: reg 6.47 ms, rd=3 6.45, rc=32 10.3, rc=16
+# 17.8, pipe 13.5; L=128: 0.157, 0.157, 0.214, 0.321, 0.467): every chunk costs about one
+# memory latency whatever the depth of the ring.
+# round 5: cp_model_small_rot (rg = 2, 3, 4 groups taking the layers in turn) at the batch and
+# depth points of d=128, against the chunked kernel (rg=1).
+for pt in "128 3840 1" "128 128 1" "128 16384 1" "64 128 1" "128 128 16" "128 128 64" "128 128 256" "128 128 2048" "128 3840 64"; do
     set -- $pt
-    for t in "" "rc=64,rd=3" "rc=32,rd=3" "rc=32,rd=4" "rc=16,rd=4"; do one reg "$t" "$@"; done
-    one pipe "" "$@"
+    for t in "rg=1" "rg=2" "rg=3" "rg=4"; do one reg "$t" "$@"; done
 done
-one stream "" 1024 128 1

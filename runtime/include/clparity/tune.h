@@ -31,9 +31,9 @@ typedef struct cp_own_tune {
                    * launch per layer */
     int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8;
                    * 0: 2 where a layer has more tiles than compute units, else 1) */
-    int reg_rg;   /* reg path, layers at most 128 wide: groups of work-items that take the
-                   * layers in turn, each holding a whole row of its next layer's weights in
-                   * registers (2, 3, 4; 1: the chunked kernel) */
+    int reg_rg;   /* reg path, layers at most 128 wide and batches up to 256: groups of
+                   * work-items that take the layers in turn, each holding a whole row of its
+                   * next layer's weights in registers (2, 3, 4; 1: the chunked kernel) */
 } cp_own_tune;
 
 /* Where a setting came from. */
