@@ -270,7 +270,7 @@ cp_stream(__global float *a0, __global float *a1, __global const float *restrict
 #endif
         cp_xload(a0, a1, desc, &cur, batch, lid, px);
     }
-    float acc = 0.0f;
+    float acc = 0.0f, resid = 0.0f, bias = 0.0f;
     while (cur.l < l1 && ok) {
         const int in = (int)desc[5 * cur.l], out = (int)desc[5 * cur.l + 1];
         const int n = min(CP_KC, in - cur.k0);
@@ -290,6 +290,17 @@ cp_stream(__global float *a0, __global float *a1, __global const float *restrict
                 xf[(i / CP_KC) * (4 * CP_WP4) + i % CP_KC] = px[j];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        /* The residual term and the bias are taken before the chain, so that the epilogue
+         * after it waits for no load: the residual from the chunk in local memory that holds
+         * it (residual layers have in == out), the bias from global memory at the tile's
+         * first chunk. */
+        const int flags = (int)desc[5 * cur.l + 2];
+        const int n_ot = (out + CP_NO - 1) / CP_NO;
+        const int o = (cur.tile % n_ot) * CP_NO + o_loc;
+        if (owner && (flags & 4) && o >= cur.k0 && o < cur.k0 + n)
+            resid = xf[r_loc * (4 * CP_WP4) + (o - cur.k0)];
+        if (owner && (flags & 1) && cur.k0 == 0 && o < out)
+            bias = p[desc[5 * cur.l + 4] + o];
         /* The next chunk in flight while the chains run: its weights always (they do not
          * depend on the activations), its activations once its layer is readable. */
         cp_cur next = cur;
@@ -302,18 +313,13 @@ cp_stream(__global float *a0, __global float *a1, __global const float *restrict
         if (owner)
             acc = cp_schain(acc, xl + r_loc * CP_WP4, wl + o_loc * CP_WP4, n);
         if (cur.k0 + n >= in) { /* the tile's last chunk: bias, activation, residual */
-            const int n_ot = (out + CP_NO - 1) / CP_NO;
-            const int o = (cur.tile % n_ot) * CP_NO + o_loc;
             const int b = (cur.tile / n_ot) * CP_RB + r_loc;
             if (owner && o < out && b < batch) {
-                const int flags = (int)desc[5 * cur.l + 2];
                 if (flags & 1)
-                    acc = acc + p[desc[5 * cur.l + 4] + o];
+                    acc = acc + bias;
                 float r = (flags & 2) ? ((acc <= 0.0f) ? 0.0f : acc) : acc;
-                if (flags & 4) {
-                    cp_act_rd src = (cur.l & 1) ? a1 : a0;
-                    r = src[(size_t)b * (size_t)in + o] + r;
-                }
+                if (flags & 4)
+                    r = resid + r;
 #ifdef CP_PLANT_BIT
                 if (o == 0 && b == 0) /* test hook kernel-bit: one flipped bit */
                     r = as_float(as_uint(r) ^ 1u);
