@@ -123,3 +123,39 @@ __kernel void cp_cpu_model(__global const float *x, __global float *a,
                          wt + desc[5 * l + 4], m0, n0, M, N, K, l == 0 ? ldx : ld, ld, flags);
     }
 }
+
+#ifdef CP_GRID
+#include "grid_sync.cl"
+
+/* cp_cpu_grid: the whole model in one launch for batches with fewer row blocks than cores,
+ * where cp_cpu_model would leave cores idle (at B = 1 it runs on one). Work-groups of one
+ * work-item; those that joined (grid_sync.cl: PoCL runs a group per core) share each layer's
+ * units, a panel of CP_NR outputs × CP_RB rows each, and meet at the device-wide barrier
+ * between layers, instead of paying PoCL's launch cost per layer (cp_cpu_layer). Buffers and
+ * layer table as cp_cpu_model's; layer l + 1 overwrites what layer l - 1 read only after the
+ * barrier that ends layer l. Each output is still one chain from 0.0f, k ascending. */
+__kernel void cp_cpu_grid(__global const float *x, __global float *a, __global float *b,
+                          __global const float *restrict wt, __global const int *restrict desc,
+                          int n_layers, int M, int ldx, int ld, volatile __global int *ctl)
+{
+    __local int shared[4];
+    const int me = cp_join(ctl, (int)get_num_groups(0), shared);
+    if (me < 0)
+        return;
+    const int G = shared[1], blocks = (M + CP_RB - 1) / CP_RB;
+    for (int l = 0; l < n_layers; ++l) {
+        const int K = desc[5 * l], N = desc[5 * l + 1], flags = desc[5 * l + 2];
+        __global const float *w = wt + desc[5 * l + 3];
+        __global const float *in = l == 0 ? x : (l % 2) ? a : b;
+        __global float *out = (l % 2) ? b : a;
+        const int np = (N + CP_NR - 1) / CP_NR;
+        for (int u = me; u < np * blocks; u += G) {
+            const int pn = u % np, m0 = (u / np) * CP_RB;
+            cp_cpu_block(in, out, w + (size_t)pn * (size_t)K * CP_NR, wt + desc[5 * l + 4], m0,
+                         pn * CP_NR, M, N, K, l == 0 ? ldx : ld, ld, flags);
+        }
+        if (l + 1 < n_layers && !cp_grid_barrier(ctl, l, G, shared))
+            return;
+    }
+}
+#endif

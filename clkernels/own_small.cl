@@ -232,6 +232,7 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
 #define CP_LBOFF(l) desc[5 * (l) + 4]
 #endif
 
+#ifndef CP_NG /* the chunked kernel; cp_model_small_rot below otherwise */
 void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k0, int lid,
                float4 *w)
 {
@@ -242,6 +243,7 @@ void cp_rfetch(__global const float4 *wb, __global const int *desc, int l, int k
         w[j] = (lid < out && k0 + 4 * j < in) ? src[(size_t)j * (size_t)out] : (float4)(0.0f);
 }
 
+#endif
 /* The chains of the CP_RR rows over one chunk (a: row 0 of the activations at the chunk's
  * first k, rows CP_AP floats apart), interleaved row by row at every k. A full chunk reads
  * the activations as float4, so that their loads run ahead of the chains instead of adding
@@ -288,6 +290,7 @@ void cp_rchain(float *acc, __local const float *a, const float4 *w, int n)
     }
 }
 
+#ifndef CP_NG
 /* Moves a chunk cursor (layer l, first k k0) to the next chunk. */
 void cp_radvance(__global const int *desc, int *l, int *k0)
 {
@@ -418,6 +421,8 @@ cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
             y[(row0 + r) * (size_t)out_last + (size_t)i] = act[cur * CP_RR + r][i];
 }
 
+#endif /* !CP_NG */
+
 /* cp_model_small_rot (GPUs, every layer at most CP_MAXW <= 128 wide, so that a whole row of a
  * layer's weights fits a work-item's registers): CP_NG groups of CP_LS work-items take the
  * layers in turn, group l % CP_NG runs layer l. Work-item o of a group owns output o of its
@@ -467,45 +472,7 @@ cp_model_small_rot(__global const float *restrict x, __global float *restrict y,
 #pragma unroll
                 for (int r = 0; r < CP_RR; ++r)
                     acc[r] = 0.0f;
-                __local const float *a = &act[cur * CP_RR][0];
-                if (in == 4 * CP_MAXW4) {
-                    __local const float4 *a4 = (__local const float4 *)a;
-#pragma unroll
-                    for (int j = 0; j < CP_MAXW4; ++j) {
-                        float4 av[CP_RR];
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r)
-                            av[r] = a4[r * CP_MAXW4 + j];
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r)
-                            acc[r] = fma(av[r].x, w[j].x, acc[r]);
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r)
-                            acc[r] = fma(av[r].y, w[j].y, acc[r]);
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r)
-                            acc[r] = fma(av[r].z, w[j].z, acc[r]);
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r)
-                            acc[r] = fma(av[r].w, w[j].w, acc[r]);
-                    }
-                } else {
-#pragma unroll
-                    for (int j = 0; j < CP_MAXW4; ++j) {
-#pragma unroll
-                        for (int r = 0; r < CP_RR; ++r) {
-                            __local const float *ar = a + r * CP_AP + 4 * j;
-                            if (4 * j < in)
-                                acc[r] = fma(ar[0], w[j].x, acc[r]);
-                            if (4 * j + 1 < in)
-                                acc[r] = fma(ar[1], w[j].y, acc[r]);
-                            if (4 * j + 2 < in)
-                                acc[r] = fma(ar[2], w[j].z, acc[r]);
-                            if (4 * j + 3 < in)
-                                acc[r] = fma(ar[3], w[j].w, acc[r]);
-                        }
-                    }
-                }
+                cp_rchain(acc, &act[cur * CP_RR][0], w, in); /* CP_RC: the whole row */
 #pragma unroll
                 for (int r = 0; r < CP_RR; ++r) {
                     float a = acc[r];

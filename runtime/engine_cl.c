@@ -63,11 +63,19 @@ enum own_path {
     PATH_REG,
     PATH_CPU,
     PATH_CPU1,
-    PATH_STREAM
+    PATH_STREAM,
+    PATH_CPUG
 };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec", "pipe",
-                                         "reg",   "cpu",   "cpu1",  "stream"};
-#define N_PATHS 9
+static const char *const path_names[] = {"naive", "small", "tiled", "vec",   "pipe",
+                                         "reg",   "cpu",   "cpu1",  "stream", "cpug"};
+#define N_PATHS 10
+
+/* cp_cpu_model (cpu1) and cp_cpu_grid (cpug): the whole model in one launch on a CPU, with
+ * the same packed weights and layer table. */
+static bool cpu_model_path(int path)
+{
+    return path == PATH_CPU1 || path == PATH_CPUG;
+}
 
 /* The paths that run the whole model in one launch, a work-group per row. */
 static bool one_launch(int path)
@@ -335,7 +343,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
             }
         return cp_err_set(CP_FAIL_USAGE,
                           "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
-                          "stream, tiled, vec, cpu, cpu1",
+                          "stream, tiled, vec, cpu, cpu1, cpug",
                           force);
     }
     bool cpu = cpu_device(dev);
@@ -654,10 +662,12 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                             s->small_ls * (size_t)tune->reg_rg <= max_wg
                         ? tune->reg_rg
                         : 1;
+        /* rot's chain runs over the whole row: its "chunk" is the padded width */
+        int rc = s->reg_ng > 1 ? (int)round_up(w, 4) : tune->reg_rc;
         int n = snprintf(opts, sizeof opts,
                          "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                          "-DCP_RD=%d -DCP_RR=%d",
-                         s->small_ls, w, tune->reg_rc, tune->reg_rd, s->reg_rr);
+                         s->small_ls, w, rc, tune->reg_rd, s->reg_rr);
         if (s->reg_ng > 1)
             n += snprintf(opts + n, sizeof opts - (size_t)n, " -DCP_NG=%d", s->reg_ng);
         int flags;
@@ -735,12 +745,22 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                  "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d -DCP_PF=%d",
                  s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp, tune->tiled_pf);
         kname = "cp_gemm_tiled";
-    } else if (s->path == PATH_CPU || s->path == PATH_CPU1) {
+    } else if (s->path == PATH_CPU || cpu_model_path(s->path)) {
         st = cpu_setup_options(e, s, tune, opts, sizeof opts);
         if (st != CP_OK)
             return st;
+        if (s->path == PATH_CPUG) {
+            /* On a CPU the wait is bounded by 2^34 polls (see stream's options), and the
+             * groups are the compute units: PoCL runs one per core. */
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
+                     " -DCP_GRID%s",
+                     cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "");
+            s->cus = dev->compute_units;
+        }
         file = "own_cpu.cl";
-        kname = s->path == PATH_CPU ? "cp_cpu_layer" : "cp_cpu_model";
+        kname = s->path == PATH_CPU    ? "cp_cpu_layer"
+                : s->path == PATH_CPU1 ? "cp_cpu_model"
+                                       : "cp_cpu_grid";
     } else {
         s->vec_w = tune->vec_w;
         s->vec_rb = tune->vec_rb;
@@ -844,7 +864,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     /* The weights as stored: read by the naive and tiled kernels and by CLBlast; for the
      * others only by the round trip (compare), which writes them first. */
     if (!one_launch(s->path) && s->path != PATH_VEC && s->path != PATH_CPU &&
-        s->path != PATH_CPU1 && s->path != PATH_STREAM) {
+        !cpu_model_path(s->path) && s->path != PATH_STREAM) {
         st = write_chunks(e, s);
         if (st != CP_OK)
             return st;
@@ -855,8 +875,10 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         st = setup_stream(e, s);
     else if (s->path == PATH_VEC || s->path == PATH_CPU)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
-    else if (s->path == PATH_CPU1)
+    else if (cpu_model_path(s->path))
         st = setup_small(e, s, false, s->vec_w * s->vec_nv);
+    if (st == CP_OK && s->path == PATH_CPUG)
+        st = create_ctl(s);
     else if (s->path == PATH_TILED)
         st = setup_transposed(e, s, 4);
     if (st != CP_OK)
@@ -1121,12 +1143,12 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                               cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
-    if (s->path == PATH_CPU1) {
+    if (cpu_model_path(s->path)) {
         int st = cpu_enqueue_model(e, s, batch, &result);
         if (st != CP_OK)
             return st;
     }
-    for (int l = 0; l < m->n_layers && !one_launch(s->path) && s->path != PATH_CPU1 && !persistent;
+    for (int l = 0; l < m->n_layers && !one_launch(s->path) && !cpu_model_path(s->path) && !persistent;
          ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
@@ -1153,12 +1175,18 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                             (size_t)batch * (size_t)m->out_width * sizeof(float), y, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
-    if (persistent) {
+    if (persistent || s->path == PATH_CPUG) {
         /* A wait given up inside the kernel (ctl[3]) leaves layers unfinished: no result. */
         cl_int ctl[4];
         rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
+        if ((ctl[3] || ctl[1] < 1) && s->path == PATH_CPUG)
+            return cp_err_set(CP_FAIL_RUNTIME,
+                              "cl:own cpug: a device-wide barrier wait was given up (%d of %zu "
+                              "work-groups joined); set CLPARITY_OWN_KERNEL=cpu for a launch per "
+                              "layer",
+                              ctl[1], (size_t)s->cus);
         if (ctl[3] || ctl[1] < 1)
             return cp_err_set(CP_FAIL_RUNTIME,
                               "cl:own stream: a device-wide barrier wait was given up (%d of %zu "
@@ -1365,16 +1393,24 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     cl_int n_layers = m->n_layers, m_rows = batch, ldx = m->in_width, ld = m->max_width;
     const size_t sizes[] = {sizeof s->act[0], sizeof a,       sizeof b,
                             sizeof s->wt,     sizeof s->desc, sizeof n_layers,
-                            sizeof m_rows,    sizeof ldx,     sizeof ld};
+                            sizeof m_rows,    sizeof ldx,     sizeof ld,
+                            sizeof s->ctl};
     const void *const vals[] = {&s->act[0], &a,      &b,   &s->wt, &s->desc,
-                                &n_layers,  &m_rows, &ldx, &ld};
-    int st = set_args(s->k_path, "cp_cpu_model", 9, sizes, vals);
+                                &n_layers,  &m_rows, &ldx, &ld,    &s->ctl};
+    bool grid = s->path == PATH_CPUG;
+    const char *kname = grid ? "cp_cpu_grid" : "cp_cpu_model";
+    int st = set_args(s->k_path, kname, grid ? 10 : 9, sizes, vals);
+    if (st == CP_OK && grid)
+        st = clear_ctl(s);
     if (st != CP_OK)
         return st;
-    size_t global = ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, one = 1;
+    /* cpu1: a work-item per row block; cpug: a work-group of one per compute unit */
+    size_t global = grid ? s->cus : ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb;
+    size_t one = 1;
     rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
     if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_cpu_model)");
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", kname,
+                          cp_cl_error_name(rc), rc);
     *result = n_layers % 2 ? a : b;
     if (m->out_width == m->max_width)
         return CP_OK;

@@ -104,6 +104,94 @@ out_close:
     return st;
 }
 
+/* A kernel source by name: from CLPARITY_KERNEL_DIR when dir is set (*owned: to free), else
+ * embedded in the binary. */
+static int find_source(const char *dir, const char *name, const char **text, size_t *len,
+                       char **owned)
+{
+    *owned = NULL;
+    if (dir && dir[0]) {
+        int st = read_override(dir, name, owned, len);
+        *text = *owned;
+        return st;
+    }
+    for (size_t i = 0; i < cp_kernel_source_count; ++i)
+        if (strcmp(cp_kernel_sources[i].name, name) == 0) {
+            *text = (const char *)cp_kernel_sources[i].data;
+            *len = cp_kernel_sources[i].len;
+            return CP_OK;
+        }
+    return cp_err_set(CP_FAIL_RUNTIME, "no embedded kernel source named %s", name);
+}
+
+/* Replaces each line `#include "NAME"` of text (one level deep) by the source NAME, so that
+ * kernels share code (own_stream.cl and own_cpu.cl the device-wide barrier of grid_sync.cl)
+ * while the binary carries no kernel files; the compiler sees one source. *out is NULL when
+ * there is nothing to include. */
+static int expand_includes(const char *dir, const char *text, size_t len, char **out,
+                           size_t *out_len)
+{
+    static const char tag[] = "#include \"";
+    *out = NULL;
+    size_t cap = len + 1, n = 0;
+    char *buf = NULL;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *next = eol ? eol + 1 : end;
+        const char *inc = NULL, *inc_end = NULL;
+        if ((size_t)(next - p) > sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0) {
+            inc = p + sizeof tag - 1;
+            inc_end = memchr(inc, '"', (size_t)(next - inc));
+        }
+        const char *piece = p;
+        size_t piece_len = (size_t)(next - p);
+        char *owned = NULL;
+        if (inc && inc_end) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(inc_end - inc), inc);
+            int st = find_source(dir, name, &piece, &piece_len, &owned);
+            if (st != CP_OK) {
+                free(buf);
+                return st;
+            }
+            if (!buf) { /* the first include: copy what came before it */
+                cap += piece_len + 1;
+                buf = malloc(cap);
+                if (!buf) {
+                    free(owned);
+                    return cp_err_set(CP_FAIL_RUNTIME, "out of memory expanding %s", name);
+                }
+                memcpy(buf, text, (size_t)(p - text));
+                n = (size_t)(p - text);
+            }
+        }
+        if (buf) {
+            if (n + piece_len + 2 > cap) {
+                cap = (n + piece_len + 2) * 2;
+                char *grown = realloc(buf, cap);
+                if (!grown) {
+                    free(buf);
+                    free(owned);
+                    return cp_err_set(CP_FAIL_RUNTIME, "out of memory expanding kernel includes");
+                }
+                buf = grown;
+            }
+            memcpy(buf + n, piece, piece_len);
+            n += piece_len;
+            if (owned || (inc && inc_end))
+                buf[n++] = '\n';
+        }
+        free(owned);
+        p = next;
+    }
+    if (buf)
+        buf[n] = '\0';
+    *out = buf;
+    *out_len = n;
+    return CP_OK;
+}
+
 /* Builds an already created program, capturing what the driver prints. On failure the build
  * log (or, when the driver keeps it empty, what it printed) is kept for cp_program_log(). */
 static cl_int build_captured(cl_program prog, cl_device_id dev, const char *options)
@@ -239,23 +327,22 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
     bc->state = CP_CACHE_OFF;
     bc->note[0] = '\0';
     *out = NULL;
-    char *override = NULL;
+    char *override = NULL, *expanded = NULL;
     const char *text = NULL;
     size_t len = 0;
     const char *dir = getenv("CLPARITY_KERNEL_DIR");
-    if (dir && dir[0]) {
-        int st = read_override(dir, name, &override, &len);
-        if (st != CP_OK)
-            return st;
-        text = override;
-    } else {
-        for (size_t i = 0; i < cp_kernel_source_count; ++i)
-            if (strcmp(cp_kernel_sources[i].name, name) == 0) {
-                text = (const char *)cp_kernel_sources[i].data;
-                len = cp_kernel_sources[i].len;
-            }
-        if (!text)
-            return cp_err_set(CP_FAIL_RUNTIME, "no embedded kernel source named %s", name);
+    int fst = find_source(dir, name, &text, &len, &override);
+    if (fst != CP_OK)
+        return fst;
+    size_t xlen = 0;
+    fst = expand_includes(dir, text, len, &expanded, &xlen);
+    if (fst != CP_OK) {
+        free(override);
+        return fst;
+    }
+    if (expanded) {
+        text = expanded;
+        len = xlen;
     }
 
     /* The key hashes the bytes actually built, so an edited CLPARITY_KERNEL_DIR copy misses. */
@@ -296,6 +383,7 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
 out:
     cp_cache_key_free(&key);
     free(override);
+    free(expanded);
     return st;
 }
 

@@ -197,7 +197,7 @@ static const struct {
 static int check_cpu_paths(bool want_equal)
 {
     static const int batches[] = {1, 5, 17};
-    static const char *const paths[] = {"cpu", "cpu1"};
+    static const char *const paths[] = {"cpu", "cpu1", "cpug"};
     const cp_device *host = find_kind(&devs, CP_DEV_HOST);
     int checked = 0;
     for (size_t mi = 0; mi < sizeof cpu_models / sizeof cpu_models[0]; ++mi) {

@@ -145,10 +145,10 @@ struct tunable {
     const struct shape *more;
 };
 
-static const char *const reg_c[] = {
-    "rc=16,rd=2,rg=1", "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1", "rc=128,rd=2,rg=1",
-    "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1", "rc=32,rd=4,rg=1", "rc=64,rd=3,rg=1",
-    "rc=64,rd=2,rg=2", "rc=64,rd=2,rg=3", "rc=64,rd=2,rg=4", NULL};
+static const char *const reg_c[] = {"rc=16,rd=2,rg=1",  "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1",
+                                    "rc=128,rd=2,rg=1", "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1",
+                                    "rc=32,rd=4,rg=1",  "rc=64,rd=3,rg=1", "rc=64,rd=2,rg=2",
+                                    "rc=64,rd=2,rg=3",  "rc=64,rd=2,rg=4", NULL};
 static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0,pf=1",
                                       "bk=16,db=0,xl=0,xp=4,pf=1",
                                       "bk=32,db=0,xl=0,xp=0,pf=1",

@@ -113,6 +113,10 @@ case_ cpu "CLPARITY_OWN_KERNEL=cpu" cl:own bitwise 19 2 1 '\[cpu, .*-DCP_RB=1' c
 case_ cpu_rb4 "CLPARITY_OWN_KERNEL=cpu" cl:own bitwise 19 2 5 '\[cpu, .*-DCP_RB=4' cp_cpu_layer
 case_ cpu1 "CLPARITY_OWN_KERNEL=cpu1" cl:own bitwise 13 3 3 '\[cpu1, .*-DCP_RB=2' cp_cpu_model
 case_ cpu1_digits "CLPARITY_OWN_KERNEL=cpu1" cl:own bitwise @digits.safetensors 0 9 '\[cpu1, .*-DCP_RB=4' cp_cpu_model
+# cp_cpu_grid (cpug): the one-launch CPU kernel whose work-groups share each layer and meet at
+# grid_sync.cl's barrier; Oclgrind runs one group at a time, so one joins and the others leave.
+case_ cpug "CLPARITY_OWN_KERNEL=cpug" cl:own bitwise 19 3 3 '\[cpug, .*-DCP_GRID' cp_cpu_grid
+case_ cpug_digits "CLPARITY_OWN_KERNEL=cpug" cl:own bitwise @digits.safetensors 0 5 '\[cpug, .*-DCP_GRID' cp_cpu_grid
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on

@@ -43,10 +43,12 @@ for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16
 done >"$out/cpu_exact.txt" 2>&1
 # cl:own's PoCL paths at B=1 where cpu1 (one work-item per row block: one core at B=1) lost to
 # host:openblas on 16 cores (d=256-512, 2026-11-25): each forced path, to move the choice
-# (cpu_choose_path in runtime/engine_cl.c) by measurement.
+# (cpu_choose_path in runtime/engine_cl.c) by measurement; cpug (cp_cpu_grid: the work-groups
+# share each layer and meet at a device-wide barrier) was added afterwards and has not run on
+# 16 cores yet.
 for d in "256 128" "512 128" "512 16" "1024 16"; do
     set -- $d
-    for k in cpu1 cpu vec; do
+    for k in cpu1 cpug cpu vec; do
         printf 'd=%s L=%s B=1 %-5s ' "$1" "$2" "$k"
         CLPARITY_OWN_KERNEL=$k timeout 60 $clp run -d portable --engines cl:own --no-reference \
             --d-model "$1" --layers "$2" --batch 1 --runs 5 --warmup 1 2>&1 | grep -E ' cl:own +[0-9.]+ ' |
