@@ -290,6 +290,26 @@ void cp_rchain(float *acc, __local const float *a, const float4 *w, int n)
     }
 }
 
+/* The end of a layer for work-item lid's output: bias, activation and residual on each of the
+ * CP_RR chains, in cl:own's order, from the input rows cur·CP_RR ... into the other rows. */
+void cp_repilogue(const float *acc, float bias, int flags, __local float (*act)[CP_AP], int cur,
+                  int lid)
+{
+#pragma unroll
+    for (int r = 0; r < CP_RR; ++r) {
+        float a = acc[r];
+        if (flags & 1)
+            a = a + bias;
+        float v = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
+        v = (flags & 4) ? act[cur * CP_RR + r][lid] + v : v;
+#ifdef CP_PLANT_BIT
+        if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
+            v = as_float(as_uint(v) ^ 1u);
+#endif
+        act[(1 - cur) * CP_RR + r][lid] = v;
+    }
+}
+
 #ifndef CP_NG
 /* Moves a chunk cursor (layer l, first k k0) to the next chunk. */
 void cp_radvance(__global const int *desc, int *l, int *k0)
@@ -321,19 +341,7 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
         if (lid < out) {
             const int flags = CP_LFLAGS(*l);
             const float bias = (flags & 1) ? p[CP_LBOFF(*l) + lid] : 0.0f;
-#pragma unroll
-            for (int r = 0; r < CP_RR; ++r) {
-                float a = acc[r];
-                if (flags & 1)
-                    a = a + bias;
-                float v = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
-                v = (flags & 4) ? act[*cur * CP_RR + r][lid] + v : v;
-#ifdef CP_PLANT_BIT
-                if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
-                    v = as_float(as_uint(v) ^ 1u);
-#endif
-                act[(1 - *cur) * CP_RR + r][lid] = v;
-            }
+            cp_repilogue(acc, bias, flags, act, *cur, lid);
         }
 #pragma unroll
         for (int r = 0; r < CP_RR; ++r)
@@ -473,19 +481,7 @@ cp_model_small_rot(__global const float *restrict x, __global float *restrict y,
                 for (int r = 0; r < CP_RR; ++r)
                     acc[r] = 0.0f;
                 cp_rchain(acc, &act[cur * CP_RR][0], w, in); /* CP_RC: the whole row */
-#pragma unroll
-                for (int r = 0; r < CP_RR; ++r) {
-                    float a = acc[r];
-                    if (flags & 1)
-                        a = a + bias;
-                    float v = (flags & 2) ? ((a <= 0.0f) ? 0.0f : a) : a;
-                    v = (flags & 4) ? act[cur * CP_RR + r][lid] + v : v;
-#ifdef CP_PLANT_BIT
-                    if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
-                        v = as_float(as_uint(v) ^ 1u);
-#endif
-                    act[(1 - cur) * CP_RR + r][lid] = v;
-                }
+                cp_repilogue(acc, bias, flags, act, cur, lid);
             }
             if (l + CP_NG < n_layers) /* in flight through the other groups' layers */
                 cp_rotfetch(p, desc, l + CP_NG, lid, w, &bias);

@@ -27,6 +27,7 @@ struct cl_state {
     int path;
     cl_program prog_path;
     cl_kernel k_path;
+    const char *k_name; /* k_path's kernel, for error messages */
     cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
     int tile_bk;       /* PATH_TILED: cp_gemm_tiled4's tile depth */
     int tile_db;       /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
@@ -304,6 +305,16 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
 static bool cpu_device(const cp_device *dev)
 {
     return (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
+}
+
+/* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). On a CPU
+ * (PoCL) the groups are the runtime's threads: a group that joined is always scheduled again,
+ * but late where the cores are shared, and 2^26 polls (tens of milliseconds there) were given
+ * up under ctest -j2 on 2 cores. There the bound is 2^34 polls, tens of seconds; GPUs and the
+ * simulator keep grid_sync.cl's 2^26. */
+static const char *spin_bound_options(const cp_device *dev)
+{
+    return cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "";
 }
 
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
@@ -694,14 +705,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         s->str_rb = rb;
         s->str_sp = tune->str_sp;
         s->cus = dev->compute_units;
-        /* On a CPU (PoCL) the groups are the runtime's threads: a group that joined is always
-         * scheduled again, but late where the cores are shared, and 2^26 polls (tens of
-         * milliseconds there) were given up under ctest -j2 on 2 cores. There the bound is
-         * 2^34 polls, tens of seconds; GPUs and the simulator keep 2^26. */
         snprintf(opts, sizeof opts,
                  "-cl-std=CL1.2 -DCP_LS=256 -DCP_NO=%d -DCP_RB=%d -DCP_KC=%d%s%s", no, rb, kc,
-                 s->str_sp ? " -DCP_PERSIST" : "",
-                 s->str_sp && cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "");
+                 s->str_sp ? " -DCP_PERSIST" : "", s->str_sp ? spin_bound_options(dev) : "");
         file = "own_stream.cl";
         kname = "cp_stream";
     } else if (s->path == PATH_SMALL || s->path == PATH_PIPE) {
@@ -749,12 +755,9 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         st = cpu_setup_options(e, s, tune, opts, sizeof opts);
         if (st != CP_OK)
             return st;
-        if (s->path == PATH_CPUG) {
-            /* On a CPU the wait is bounded by 2^34 polls (see stream's options), and the
-             * groups are the compute units: PoCL runs one per core. */
-            snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
-                     " -DCP_GRID%s",
-                     cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "");
+        if (s->path == PATH_CPUG) { /* a group per compute unit: PoCL runs one per core */
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DCP_GRID%s",
+                     spin_bound_options(dev));
             s->cus = dev->compute_units;
         }
         file = "own_cpu.cl";
@@ -779,6 +782,7 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         return st;
     cl_int rc;
     s->k_path = clCreateKernel(s->prog_path, kname, &rc);
+    s->k_name = kname;
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", kname,
                           cp_cl_error_name(rc), rc);
@@ -875,11 +879,11 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         st = setup_stream(e, s);
     else if (s->path == PATH_VEC || s->path == PATH_CPU)
         st = setup_transposed(e, s, s->vec_w * s->vec_nv);
-    else if (cpu_model_path(s->path))
+    else if (cpu_model_path(s->path)) {
         st = setup_small(e, s, false, s->vec_w * s->vec_nv);
-    if (st == CP_OK && s->path == PATH_CPUG)
-        st = create_ctl(s);
-    else if (s->path == PATH_TILED)
+        if (st == CP_OK && s->path == PATH_CPUG)
+            st = create_ctl(s);
+    } else if (s->path == PATH_TILED)
         st = setup_transposed(e, s, 4);
     if (st != CP_OK)
         return st;
@@ -1136,11 +1140,7 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
-                              s->path == PATH_SMALL  ? "cp_model_small"
-                              : s->path == PATH_PIPE ? "cp_model_small_pipe"
-                              : s->reg_ng > 1        ? "cp_model_small_rot"
-                                                     : "cp_model_small_reg",
-                              cp_cl_error_name(rc), rc);
+                              s->k_name, cp_cl_error_name(rc), rc);
         result = s->act[1];
     }
     if (cpu_model_path(s->path)) {
@@ -1181,18 +1181,14 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
-        if ((ctl[3] || ctl[1] < 1) && s->path == PATH_CPUG)
-            return cp_err_set(CP_FAIL_RUNTIME,
-                              "cl:own cpug: a device-wide barrier wait was given up (%d of %zu "
-                              "work-groups joined); set CLPARITY_OWN_KERNEL=cpu for a launch per "
-                              "layer",
-                              ctl[1], (size_t)s->cus);
+        bool grid = s->path == PATH_CPUG;
         if (ctl[3] || ctl[1] < 1)
             return cp_err_set(CP_FAIL_RUNTIME,
-                              "cl:own stream: a device-wide barrier wait was given up (%d of %zu "
-                              "work-groups joined); set CLPARITY_OWN_TUNE=sp=0 for a launch per "
-                              "layer",
-                              ctl[1], (size_t)s->cus * (size_t)s->str_sg);
+                              "cl:own %s: a device-wide barrier wait was given up (%d of %zu "
+                              "work-groups joined); set %s for a launch per layer",
+                              path_names[s->path], ctl[1],
+                              (size_t)s->cus * (size_t)(grid ? 1 : s->str_sg),
+                              grid ? "CLPARITY_OWN_KERNEL=cpu" : "CLPARITY_OWN_TUNE=sp=0");
     }
     t->h2d_s = t1 - t0;
     t->wall_s = t2 - t1;
@@ -1398,8 +1394,7 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     const void *const vals[] = {&s->act[0], &a,      &b,   &s->wt, &s->desc,
                                 &n_layers,  &m_rows, &ldx, &ld,    &s->ctl};
     bool grid = s->path == PATH_CPUG;
-    const char *kname = grid ? "cp_cpu_grid" : "cp_cpu_model";
-    int st = set_args(s->k_path, kname, grid ? 10 : 9, sizes, vals);
+    int st = set_args(s->k_path, s->k_name, grid ? 10 : 9, sizes, vals);
     if (st == CP_OK && grid)
         st = clear_ctl(s);
     if (st != CP_OK)
@@ -1409,8 +1404,8 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     size_t one = 1;
     rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", kname,
-                          cp_cl_error_name(rc), rc);
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
+                          s->k_name, cp_cl_error_name(rc), rc);
     *result = n_layers % 2 ? a : b;
     if (m->out_width == m->max_width)
         return CP_OK;

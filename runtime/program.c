@@ -124,72 +124,47 @@ static int find_source(const char *dir, const char *name, const char **text, siz
     return cp_err_set(CP_FAIL_RUNTIME, "no embedded kernel source named %s", name);
 }
 
-/* Replaces each line `#include "NAME"` of text (one level deep) by the source NAME, so that
- * kernels share code (own_stream.cl and own_cpu.cl the device-wide barrier of grid_sync.cl)
- * while the binary carries no kernel files; the compiler sees one source. *out is NULL when
- * there is nothing to include. */
+/* Copies text to *out (malloc'd) with each line `#include "NAME"` replaced by the source NAME
+ * (one level deep), so that kernels share code (grid_sync.cl's device-wide barrier, in
+ * own_stream.cl and own_cpu.cl) while the binary carries no kernel files: the compiler, and
+ * the cache key, see one source. */
 static int expand_includes(const char *dir, const char *text, size_t len, char **out,
                            size_t *out_len)
 {
     static const char tag[] = "#include \"";
-    *out = NULL;
-    size_t cap = len + 1, n = 0;
-    char *buf = NULL;
-    const char *p = text, *end = text + len;
-    while (p < end) {
+    FILE *f = open_memstream(out, out_len);
+    if (!f)
+        return cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: %s", strerror(errno));
+    int st = CP_OK;
+    for (const char *p = text, *end = text + len; p < end && st == CP_OK;) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
-        const char *next = eol ? eol + 1 : end;
-        const char *inc = NULL, *inc_end = NULL;
-        if ((size_t)(next - p) > sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0) {
-            inc = p + sizeof tag - 1;
-            inc_end = memchr(inc, '"', (size_t)(next - inc));
-        }
-        const char *piece = p;
-        size_t piece_len = (size_t)(next - p);
-        char *owned = NULL;
-        if (inc && inc_end) {
-            char name[128];
-            snprintf(name, sizeof name, "%.*s", (int)(inc_end - inc), inc);
-            int st = find_source(dir, name, &piece, &piece_len, &owned);
-            if (st != CP_OK) {
-                free(buf);
-                return st;
+        const char *next = eol ? eol + 1 : end, *name = p + sizeof tag - 1, *close = NULL;
+        if ((size_t)(next - p) > sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0)
+            close = memchr(name, '"', (size_t)(next - name));
+        if (close) {
+            char inc_name[128];
+            snprintf(inc_name, sizeof inc_name, "%.*s", (int)(close - name), name);
+            const char *inc = NULL;
+            size_t inc_len = 0;
+            char *owned = NULL;
+            st = find_source(dir, inc_name, &inc, &inc_len, &owned);
+            if (st == CP_OK) {
+                fwrite(inc, 1, inc_len, f);
+                fputc('\n', f);
             }
-            if (!buf) { /* the first include: copy what came before it */
-                cap += piece_len + 1;
-                buf = malloc(cap);
-                if (!buf) {
-                    free(owned);
-                    return cp_err_set(CP_FAIL_RUNTIME, "out of memory expanding %s", name);
-                }
-                memcpy(buf, text, (size_t)(p - text));
-                n = (size_t)(p - text);
-            }
+            free(owned);
+        } else {
+            fwrite(p, 1, (size_t)(next - p), f);
         }
-        if (buf) {
-            if (n + piece_len + 2 > cap) {
-                cap = (n + piece_len + 2) * 2;
-                char *grown = realloc(buf, cap);
-                if (!grown) {
-                    free(buf);
-                    free(owned);
-                    return cp_err_set(CP_FAIL_RUNTIME, "out of memory expanding kernel includes");
-                }
-                buf = grown;
-            }
-            memcpy(buf + n, piece, piece_len);
-            n += piece_len;
-            if (owned || (inc && inc_end))
-                buf[n++] = '\n';
-        }
-        free(owned);
         p = next;
     }
-    if (buf)
-        buf[n] = '\0';
-    *out = buf;
-    *out_len = n;
-    return CP_OK;
+    if (fclose(f) != 0 && st == CP_OK)
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: out of memory");
+    if (st != CP_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* Builds an already created program, capturing what the driver prints. On failure the build
@@ -334,16 +309,11 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
     int fst = find_source(dir, name, &text, &len, &override);
     if (fst != CP_OK)
         return fst;
-    size_t xlen = 0;
-    fst = expand_includes(dir, text, len, &expanded, &xlen);
-    if (fst != CP_OK) {
-        free(override);
+    fst = expand_includes(dir, text, len, &expanded, &len);
+    free(override);
+    if (fst != CP_OK)
         return fst;
-    }
-    if (expanded) {
-        text = expanded;
-        len = xlen;
-    }
+    text = expanded;
 
     /* The key hashes the bytes actually built, so an edited CLPARITY_KERNEL_DIR copy misses. */
     struct cp_cache_key key = {0};
@@ -382,7 +352,6 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
                  absent ? "" : "; ", why);
 out:
     cp_cache_key_free(&key);
-    free(override);
     free(expanded);
     return st;
 }
