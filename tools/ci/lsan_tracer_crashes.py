@@ -3,10 +3,11 @@
 
 Reads ctest's log of the last run and prints, as one anchored ctest regular expression, the
 failed tests whose only problem is that LeakSanitizer's tracer crashed ("LeakSanitizer has
-encountered a fatal error", after "Tracer caught signal 11"): the thread that stops the world to scan for leaks at exit can
-fault on PoCL's worker threads. That is a failure of the tool, not a finding, so .ci/run's
-asan job runs those tests again (up to three times, each time only those that crashed so). Exits 1, printing nothing, when any failed test failed
-otherwise (a sanitizer report, a wrong result): that failure stands."""
+encountered a fatal error", after "Tracer caught signal 11"): the thread that stops the world
+to scan for leaks at exit can fault on PoCL's worker threads. That is a failure of the tool,
+not a finding, so .ci/run's asan job runs those tests again (up to three times, each time only
+those that crashed so). Exits 1, printing nothing, when any failed test failed otherwise (a
+sanitizer report, a wrong result): that failure stands."""
 import re
 import sys
 
