@@ -29,6 +29,7 @@ struct host_state {
     bool scalar;      /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
     bool avx512;      /* host:exact: the CPU has AVX-512 (exact_unit512) */
     bool corrupt;     /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
+    int split;        /* host:openblas: CLPARITY_HOST_SPLIT, SPLIT_AUTO, _POOL or _OPENBLAS */
     struct host_pool *pool;
 };
 
@@ -718,6 +719,27 @@ static void openblas_layer(cp_engine *e, int l, int batch, int id, int n)
         host_corrupt(e, l, id, n, y + o0);
 }
 
+/* CLPARITY_HOST_SPLIT: who shares out host:openblas's layers. auto: the rules above; pool:
+ * the pool for every layer of 2^13 multiply-adds or more (never OpenBLAS's threads); openblas:
+ * OpenBLAS's own threads for every layer (the bare loop's calls). For measuring the rules. */
+enum { SPLIT_AUTO, SPLIT_POOL, SPLIT_OPENBLAS };
+
+static int blas_split(int *split)
+{
+    const char *env = getenv("CLPARITY_HOST_SPLIT");
+    *split = SPLIT_AUTO;
+    if (!env || !env[0] || strcmp(env, "auto") == 0)
+        return CP_OK;
+    if (strcmp(env, "pool") == 0)
+        *split = SPLIT_POOL;
+    else if (strcmp(env, "openblas") == 0)
+        *split = SPLIT_OPENBLAS;
+    else
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_SPLIT: '%s' is not auto, pool or openblas",
+                          env);
+    return CP_OK;
+}
+
 /* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) where
  * some layer is large in both work and weights, or is a matrix-vector product with large
  * weights, or where no layer would take two threads of the pool (on 2 cores OpenBLAS's
@@ -733,6 +755,7 @@ static void openblas_plan(cp_engine *e, int batch, int max)
         own = own ||
               (w >= BLAS_OWN_WEIGHTS && (w * batch >= BLAS_OWN_MACS || batch <= GEMV_MAX_ROWS));
     }
+    own = s->split == SPLIT_OPENBLAS || (own && s->split != SPLIT_POOL);
     int half = max / 2 > 1 ? max / 2 : 1;
     for (int l = 0; l < e->model->n_layers; ++l) {
         const cp_layer *L = &e->model->layers[l];
@@ -744,7 +767,7 @@ static void openblas_plan(cp_engine *e, int batch, int max)
                                             macs < BLAS_TINY_MACS ? half : max);
         shared = shared || s->threads[l] > 1;
     }
-    for (int l = 0; l < e->model->n_layers && !shared; ++l)
+    for (int l = 0; l < e->model->n_layers && !shared && s->split != SPLIT_POOL; ++l)
         s->threads[l] = 0;
 }
 
@@ -758,7 +781,9 @@ static int openblas_create(cp_engine *e, const cp_device *dev, const cp_model *m
     struct host_state *s = e->state;
     s->corrupt = cp_test_hook("corrupt-pool");
     int n;
-    st = host_max_threads(&n);
+    st = blas_split(&s->split);
+    if (st == CP_OK)
+        st = host_max_threads(&n);
     if (st != CP_OK)
         return st;
     /* The pool where some batch up to max_batch (1, 2, 4, ..., max_batch) shares a layer out. */

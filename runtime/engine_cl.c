@@ -296,7 +296,7 @@ static bool uniform_model(const cp_model *m, int *flags);
 
 static int cpu_choose_path(const cp_engine *e, const cp_device *dev);
 static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
-                             char *opts, size_t len);
+                             unsigned cus, char *opts, size_t len);
 static int cpu_enqueue_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                              cl_mem outb);
 static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
@@ -752,13 +752,12 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                  s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp, tune->tiled_pf);
         kname = "cp_gemm_tiled";
     } else if (s->path == PATH_CPU || cpu_model_path(s->path)) {
-        st = cpu_setup_options(e, s, tune, opts, sizeof opts);
+        st = cpu_setup_options(e, s, tune, dev->compute_units, opts, sizeof opts);
         if (st != CP_OK)
             return st;
         if (s->path == PATH_CPUG) { /* a group per compute unit: PoCL runs one per core */
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DCP_GRID%s",
                      spin_bound_options(dev));
-            s->cus = dev->compute_units;
         }
         file = "own_cpu.cl";
         kname = s->path == PATH_CPU    ? "cp_cpu_layer"
@@ -1327,14 +1326,35 @@ static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
     return e->max_batch <= CPU_MAX_BATCH ? PATH_CPU : PATH_VEC;
 }
 
+/* cp_cpu_grid's shape: its units are panels of vec_w·nv outputs × row blocks, shared by the
+ * joined groups layer by layer. The widest layer should give every compute unit a unit: 4
+ * vectors per work-item where it then has enough panels, else 2, else 1 (fewer fma chains in
+ * flight, more cores on the layer); and no more groups than that layer's units, since an idle
+ * group still pays every barrier. */
+static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus)
+{
+    size_t blocks = ((size_t)e->max_batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, units = 0;
+    for (int nv = 4; nv >= 1; nv /= 2) {
+        size_t nr = (size_t)s->vec_w * (size_t)nv;
+        s->vec_nv = nv;
+        units = ((size_t)e->model->max_width + nr - 1) / nr * blocks;
+        if (units >= cus)
+            break;
+    }
+    s->cus = units < cus ? (unsigned)units : cus;
+}
+
 /* Vectors of the device's preferred width (tune->vec_w), 4 of them per work-item (four fma
- * chains in flight at B = 1), 2 rows per work-item from B = 2 on, 4 from B = 4. */
+ * chains in flight at B = 1; cpug: see cpug_shape), 2 rows per work-item from B = 2 on, 4 from
+ * B = 4. */
 static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
-                             char *opts, size_t len)
+                             unsigned cus, char *opts, size_t len)
 {
     s->vec_w = tune->vec_w;
     s->vec_nv = 4;
     s->cpu_rb = cpu_rows(e->max_batch);
+    if (s->path == PATH_CPUG)
+        cpug_shape(e, s, cus);
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
              s->cpu_rb, cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
     return CP_OK;

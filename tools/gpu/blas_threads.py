@@ -5,9 +5,11 @@ measurements on 16 cores (those in hostblas/host.c were chosen on 2).
 
   python3 tools/gpu/blas_threads.py [--rounds R] [--out FILE]
 
-For each point (d, L, B): host:openblas as built (CLPARITY_HOST_THREADS unset), with its pool
-capped at 2, 4 and 8 threads (CLPARITY_HOST_THREADS), and the bare loop (build/bare_openblas)
-with OpenBLAS on 1, 2, 4, 8 and 16 threads (OPENBLAS_NUM_THREADS). Every variant runs in a
+For each point (d, L, B): host:openblas as built, with every layer on its pool
+(CLPARITY_HOST_SPLIT=pool) at 16, 8 and 4 threads (CLPARITY_HOST_THREADS), with every layer on
+OpenBLAS's threads (CLPARITY_HOST_SPLIT=openblas), the bare loop (build/bare_openblas) with
+OpenBLAS on 8 and 16 threads (OPENBLAS_NUM_THREADS), and PyTorch CPU where it imports (a fresh
+process each). Every variant runs in a
 process of its own, all variants in turn, R rounds; the table shows the median of the rounds'
 medians in ms. A benchmark, not a test."""
 import argparse
@@ -20,18 +22,22 @@ from importlib.machinery import SourceFileLoader
 bench = SourceFileLoader("bench", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                                "bench")).load_module()
 
-# The points where host:openblas missed the floor on 16 cores (docs/PERFORMANCE.md, issue 13)
-# and their neighbours.
-POINTS = [(64, 128, 1), (128, 128, 1), (128, 128, 2), (128, 128, 4), (128, 128, 8),
-          (128, 128, 16), (128, 128, 32), (128, 128, 128), (256, 128, 1), (512, 128, 1),
-          (512, 16, 64), (1024, 128, 1), (2048, 32, 1), (4096, 8, 1), (1024, 4, 1024)]
+# The points where host:openblas missed a floor on 16 cores (docs/PERFORMANCE.md, issue 13:
+# against the bare loop at d=128 B=16 on 2 cores, against PyTorch at d=128 B=512, d=512 L=16
+# B=64 and d=1024 L=4 B=256 on 16) and their neighbours.
+POINTS = [(128, 128, 8), (128, 128, 16), (128, 128, 32), (128, 128, 64), (128, 128, 128),
+          (128, 128, 256), (128, 128, 512), (128, 128, 1024), (128, 128, 2048), (512, 16, 64),
+          (512, 16, 256), (1024, 4, 256), (1024, 4, 1024), (2048, 4, 256)]
 
 
-def time_clparity(d, layers, batch, threads):
+def time_clparity(d, layers, batch, threads, split=None):
     env = dict(os.environ)
     env.pop("CLPARITY_HOST_THREADS", None)
+    env.pop("CLPARITY_HOST_SPLIT", None)
     if threads:
         env["CLPARITY_HOST_THREADS"] = str(threads)
+    if split:
+        env["CLPARITY_HOST_SPLIT"] = split
     runs, warmup = bench.cpu_runs(d * d * layers * batch)
     doc = bench.clparity(["-d", "host", "--engines", "host:openblas", "--d-model", str(d),
                           "--layers", str(layers), "--batch", str(batch), "--runs", str(runs),
@@ -45,15 +51,23 @@ def time_bare(d, layers, batch, threads):
                            env=dict(os.environ, OPENBLAS_NUM_THREADS=str(threads)))
 
 
+def time_torch(d, layers, batch):
+    runs, warmup = bench.cpu_runs(d * d * layers * batch)
+    return bench.torch_time_isolated("cpu", d, layers, batch, runs, warmup)
+
+
+# host:openblas as built, with every layer on the pool (CLPARITY_HOST_SPLIT=pool) on 16 and 8
+# threads, with every layer on OpenBLAS's threads (=openblas), the bare loop on 8 and 16
+# OpenBLAS threads, and PyTorch CPU where it imports.
 VARIANTS = [("ours", lambda p: time_clparity(*p, None)),
-            ("ours/2", lambda p: time_clparity(*p, 2)),
-            ("ours/4", lambda p: time_clparity(*p, 4)),
-            ("ours/8", lambda p: time_clparity(*p, 8)),
-            ("bare/1", lambda p: time_bare(*p, 1)),
-            ("bare/2", lambda p: time_bare(*p, 2)),
-            ("bare/4", lambda p: time_bare(*p, 4)),
+            ("pool", lambda p: time_clparity(*p, None, "pool")),
+            ("pool/8", lambda p: time_clparity(*p, 8, "pool")),
+            ("pool/4", lambda p: time_clparity(*p, 4, "pool")),
+            ("openblas", lambda p: time_clparity(*p, None, "openblas")),
             ("bare/8", lambda p: time_bare(*p, 8)),
             ("bare/16", lambda p: time_bare(*p, 16))]
+if bench.torch_importable():
+    VARIANTS.append(("torch", lambda p: time_torch(*p)))
 
 
 def main():

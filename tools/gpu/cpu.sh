@@ -13,13 +13,17 @@
 # bench_cpu.csv; draw the plot here with tools/plot_cpu bench_cpu.csv bench_cpu.png.
 # Optional: a second argument lists the bench's grids (tools/bench --cpu-grids), a third its
 # time limit in seconds (default 390); with a second argument the exactness and path runs are
-# skipped when it starts with "bench:" (e.g. bench:depth,params).
+# skipped when it starts with "bench:" (e.g. bench:depth,params, or bench:all for every grid).
+# A second argument "probe" runs the exactness and path runs and tools/gpu/blas_threads.py
+# (host:openblas's splits against the bare loop and PyTorch, blas_threads.txt) instead of the
+# bench.
 set -u
 out=${1:-gpu-out}
 grids=${2:-}
 limit=${3:-390}
 only_bench=0
 case "$grids" in bench:*) only_bench=1; grids=${grids#bench:} ;; esac
+[ "$grids" = all ] && grids=
 mkdir -p "$out"
 clp=build/clparity
 export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
@@ -31,7 +35,7 @@ export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
 status=0
 if [ "$only_bench" = 0 ]; then
 for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16" \
-    "cpu1 257 3 17 3" "vec 1024 4 1024 16"; do
+    "cpu1 257 3 17 3" "vec 1024 4 1024 16" "cpug 67 5 1 16" "cpug 1025 3 3 2" "cpug 260 4 5 16"; do
     set -- $v
     echo "== CLPARITY_OWN_KERNEL=$1 CLPARITY_HOST_THREADS=$5 compare -d portable -d host --d-model $2 --layers $3 --batch $4"
     CLPARITY_OWN_KERNEL=$1 CLPARITY_HOST_THREADS=$5 timeout 60 $clp compare -d portable -d host \
@@ -46,15 +50,25 @@ done >"$out/cpu_exact.txt" 2>&1
 # (cpu_choose_path in runtime/engine_cl.c) by measurement; cpug (cp_cpu_grid: the work-groups
 # share each layer and meet at a device-wide barrier) was added afterwards and has not run on
 # 16 cores yet.
-for d in "256 128" "512 128" "512 16" "1024 16"; do
+for d in "128 128 1" "128 1024 1" "256 128 1" "512 128 1" "1024 128 1" "2048 32 1" \
+    "128 128 4" "128 128 16" "512 16 16" "1024 16 4"; do
     set -- $d
     for k in cpu1 cpug cpu vec; do
-        printf 'd=%s L=%s B=1 %-5s ' "$1" "$2" "$k"
+        printf 'd=%s L=%s B=%s %-5s ' "$1" "$2" "$3" "$k"
         CLPARITY_OWN_KERNEL=$k timeout 60 $clp run -d portable --engines cl:own --no-reference \
-            --d-model "$1" --layers "$2" --batch 1 --runs 5 --warmup 1 2>&1 | grep -E ' cl:own +[0-9.]+ ' |
+            --d-model "$1" --layers "$2" --batch "$3" --runs 5 --warmup 1 2>&1 | grep -E ' cl:own +[0-9.]+ ' |
             awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
     done
+    printf 'd=%s L=%s B=%s %-5s ' "$1" "$2" "$3" "blas"
+    timeout 60 $clp run -d host --engines host:openblas --no-reference \
+        --d-model "$1" --layers "$2" --batch "$3" --runs 5 --warmup 1 2>&1 | grep -E ' host:openblas +[0-9.]+ ' |
+        awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
 done >"$out/cpu_paths.txt" 2>&1
+fi
+if [ "$grids" = probe ]; then
+    timeout $((limit + 60)) python3 tools/gpu/blas_threads.py --rounds 2 --time-limit "$limit" \
+        >"$out/blas_threads.txt" 2>&1 || status=1
+    exit $status
 fi
 timeout $((limit + 60)) python3 tools/bench --cpu --cpu-time-limit "$limit" ${grids:+--cpu-grids "$grids"} \
     --cpu-csv "$out/bench_cpu.csv" >"$out/bench_cpu.txt" 2>&1 || status=1
