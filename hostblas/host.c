@@ -1,6 +1,7 @@
 /* The host engines: OpenBLAS, the exact twin of clkernels/block.cl, and the float64
  * reference. This file is built with -ffp-contract=off: host:exact's bitwise equality with
  * cl:own depends on every multiply-add being the explicit fmaf below. */
+#define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET: the pool's pinning */
 #include "../runtime/engine-impl.h"
 
 #include <cblas.h>
@@ -94,6 +95,8 @@ struct host_pool {
     pthread_cond_t cv;
     unsigned long gen; /* forwards started, under mu */
     bool stop;
+    bool pinned;         /* CLPARITY_HOST_PIN=1: worker i runs on cpu[i], the caller on cpu[0] */
+    int cpu0;            /* the caller's CPU during a forward, where pinned */
     atomic_int arrived;
     atomic_uint phase;   /* barriers passed */
     atomic_int sleepers; /* threads asleep in a barrier, on bcv */
@@ -228,14 +231,51 @@ static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, l
     return n < 1.0 ? 1 : (int)n;
 }
 
+/* The pool pins worker i to the i-th CPU that the process may run on, and the calling thread
+ * to the first one for the length of each forward (its own mask is put back after), so that
+ * the scheduler never stacks two of a layer's threads on one core (CLPARITY_HOST_PIN=0 leaves
+ * them to the scheduler). Unpinned, on the 2-core machine, host:exact and host:openblas ran
+ * in either of two modes, the slow one about twice the fast (d=128 L=128 B=512, host:openblas:
+ * 9.9, 19.4, 19.5 ms; pinned 9.9, 9.6, 9.7; 2026-11-25). A CPU that refuses the pin leaves
+ * that thread unpinned: it changes the speed, never a result. */
+static int pool_pin_wanted(bool *pin)
+{
+    const char *env = getenv("CLPARITY_HOST_PIN");
+    *pin = !env || strcmp(env, "0") != 0;
+    if (env && env[0] && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_PIN: '%s' is not 0 or 1", env);
+    return CP_OK;
+}
+
+static void pool_pin(struct host_pool *p)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    for (int i = 1; i < p->n && n > 0; ++i) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[i % n], &one);
+        (void)pthread_setaffinity_np(p->th[i], sizeof one, &one);
+    }
+    p->pinned = n > 0;
+    p->cpu0 = n > 0 ? cpus[0] : 0;
+}
+
 /* Starts the pool of n threads where some layer at max_batch would use two or more. */
 static int host_pool_create(cp_engine *e, struct host_state *s, int n)
 {
     bool useful = false;
     for (int l = 0; l < e->model->n_layers; ++l)
         useful = useful || s->threads[l] > 1;
-    if (n < 2 || !useful)
-        return CP_OK;
+    bool pin;
+    int st = pool_pin_wanted(&pin);
+    if (st != CP_OK || n < 2 || !useful)
+        return st;
     struct host_pool *p = calloc(1, sizeof *p);
     if (!p)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
@@ -259,6 +299,8 @@ static int host_pool_create(cp_engine *e, struct host_state *s, int n)
         p->n = i + 1;
     }
     s->max_threads = p->n;
+    if (pin)
+        pool_pin(p);
     if (p->n < 2) {
         host_pool_free(p);
         s->pool = NULL;
@@ -300,7 +342,16 @@ static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
     p->active = active;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
+    cpu_set_t mask, one;
+    bool pinned = p->pinned && pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
+    if (pinned) {
+        CPU_ZERO(&one);
+        CPU_SET(p->cpu0, &one);
+        pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    }
     pool_run(p, 0, active); /* ends on the last layer's barrier */
+    if (pinned)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }
 
 /* One host forward: the input into act[0], the layers, the output out; the three times. */
@@ -613,9 +664,12 @@ const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forwa
  * 0.068 ms on one thread and 0.08-0.15 on two of the pool (tools/gpu/blas_threads.py,
  * 2026-11-25); d=128 B=1 (2^14) took 0.25 on eight against 0.30-0.53 for the bare loop. */
 #define BLAS_SHARE_MACS (1 << 13)
-/* Layers below this many multiply-adds take at most half the cores: measured on 16 cores,
+/* Layers up to this many multiply-adds take at most half the cores: measured on 16 cores,
  * the reference model (d=128, B=1) ran in 0.315 ms on 8 threads against 0.47-0.69 ms on one,
- * and on the 2-core machine one thread beat two (2026-11-23, docs/PERFORMANCE.md). */
+ * and on the 2-core machine one thread beat two (2026-11-23, docs/PERFORMANCE.md); at d=128
+ * B=16 (2^18 a layer) the pool's two threads on 2 cores took 1.27 ms against OpenBLAS's one
+ * thread's 0.93 (it keeps products of m·n·k <= 2^18 on one thread), while on 16 cores the
+ * pool's 8 threads took 0.94 against OpenBLAS's 4.6 (2026-11-25). */
 #define BLAS_TINY_MACS (1 << 18)
 /* From a layer of this many multiply-adds and BLAS_OWN_WEIGHTS weights, the whole forward
  * goes to OpenBLAS's own threads, as a bare loop of cblas_sgemm would: its threads share the
@@ -764,7 +818,7 @@ static void openblas_plan(cp_engine *e, int batch, int max)
                         : macs < BLAS_SHARE_MACS
                             ? 1
                             : layer_threads(L, batch, BLAS_MACS_PER_THREAD, blas_units(L, batch),
-                                            macs < BLAS_TINY_MACS ? half : max);
+                                            macs <= BLAS_TINY_MACS ? half : max);
         shared = shared || s->threads[l] > 1;
     }
     for (int l = 0; l < e->model->n_layers && !shared && s->split != SPLIT_POOL; ++l)

@@ -1311,8 +1311,19 @@ static int cpu_rows(int batch)
     return batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
 }
 
-/* cp_cpu_model where the model is narrow and its row blocks are few enough for each core to
- * stream the weights once or twice per forward; else cp_cpu_layer for small batches. */
+/* cp_cpu_grid (one launch, every core on each layer) for small batches on devices of
+ * CPU_GRID_MIN_CUS compute units or more. Measured on 16 cores (PoCL 5, 2026-11-25, ms, cpug
+ * against the best of the others): d=128 L=128 B=1 0.39 / 0.62 (cpu1); d=256 0.81 / 2.36; d=512
+ * 1.66 / 8.63 (cpu); d=1024 19.0 / 34.9 (vec); d=2048 L=32 6.6 / 12.6; d=128 B=4 0.49 / 1.09;
+ * B=16 0.75 / 0.77; d=1024 L=16 B=4 1.72 / 1.92. On 2 cores it loses to cpu1 (d=128 L=128 B=1
+ * 0.26 against 0.11 ms: one core already takes the memory bandwidth there); 3 to 15 cores are
+ * not measured. */
+#define CPU_GRID_MIN_CUS 4
+
+/* cp_cpu_grid on devices of many compute units where cp_cpu_model can run the model (its
+ * layer table's int offsets, one buffer); else cp_cpu_model where the model is narrow and its
+ * row blocks are few enough for each core to stream the weights once or twice per forward;
+ * else cp_cpu_layer for small batches. */
 static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
 {
     const cp_model *m = e->model;
@@ -1320,8 +1331,11 @@ static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
     double packed = 0.0; /* cp_cpu_model's layer table holds int offsets */
     for (int l = 0; l < m->n_layers; ++l)
         packed += (double)round_up((size_t)m->layers[l].out, 64) * (m->layers[l].in + 1);
+    bool one_buffer = packed < 2147483647.0 && packed * sizeof(float) <= (double)dev->max_alloc;
+    if (one_buffer && dev->compute_units >= CPU_GRID_MIN_CUS && e->max_batch <= CPU_MAX_BATCH)
+        return PATH_CPUG;
     if (m->max_width <= CPU_ONE_LAUNCH_MAX_WIDTH && blocks <= 2 * (int)dev->compute_units &&
-        packed < 2147483647.0 && packed * sizeof(float) <= (double)dev->max_alloc)
+        one_buffer)
         return PATH_CPU1;
     return e->max_batch <= CPU_MAX_BATCH ? PATH_CPU : PATH_VEC;
 }

@@ -30,19 +30,21 @@ POINTS = [(128, 128, 8), (128, 128, 16), (128, 128, 32), (128, 128, 64), (128, 1
           (512, 16, 256), (1024, 4, 256), (1024, 4, 1024), (2048, 4, 256)]
 
 
-def time_clparity(d, layers, batch, threads, split=None):
+def time_clparity(d, layers, batch, threads, split=None, pin=None, engine="host:openblas"):
     env = dict(os.environ)
-    env.pop("CLPARITY_HOST_THREADS", None)
-    env.pop("CLPARITY_HOST_SPLIT", None)
+    for k in ("CLPARITY_HOST_THREADS", "CLPARITY_HOST_SPLIT", "CLPARITY_HOST_PIN"):
+        env.pop(k, None)
     if threads:
         env["CLPARITY_HOST_THREADS"] = str(threads)
     if split:
         env["CLPARITY_HOST_SPLIT"] = split
+    if pin:
+        env["CLPARITY_HOST_PIN"] = pin
     runs, warmup = bench.cpu_runs(d * d * layers * batch)
-    doc = bench.clparity(["-d", "host", "--engines", "host:openblas", "--d-model", str(d),
+    doc = bench.clparity(["-d", "host", "--engines", engine, "--d-model", str(d),
                           "--layers", str(layers), "--batch", str(batch), "--runs", str(runs),
                           "--warmup", str(warmup)], env=env)
-    return bench.wall(doc, "host:openblas")
+    return bench.wall(doc, engine)
 
 
 def time_bare(d, layers, batch, threads):
@@ -56,16 +58,21 @@ def time_torch(d, layers, batch):
     return bench.torch_time_isolated("cpu", d, layers, batch, runs, warmup)
 
 
-# host:openblas as built, with every layer on the pool (CLPARITY_HOST_SPLIT=pool) on 16 and 8
-# threads, with every layer on OpenBLAS's threads (=openblas), the bare loop on 8 and 16
-# OpenBLAS threads, and PyTorch CPU where it imports.
+# host:openblas as built, with every layer on the pool (CLPARITY_HOST_SPLIT=pool) on 16, 8 and
+# 4 threads, with every layer on OpenBLAS's threads (=openblas), the bare loop on 8 and 16
+# OpenBLAS threads, host:openblas and host:exact with the pool's threads left unpinned
+# (CLPARITY_HOST_PIN=0) and host:exact as built, and PyTorch CPU where it imports.
 VARIANTS = [("ours", lambda p: time_clparity(*p, None)),
             ("pool", lambda p: time_clparity(*p, None, "pool")),
             ("pool/8", lambda p: time_clparity(*p, 8, "pool")),
             ("pool/4", lambda p: time_clparity(*p, 4, "pool")),
             ("openblas", lambda p: time_clparity(*p, None, "openblas")),
             ("bare/8", lambda p: time_bare(*p, 8)),
-            ("bare/16", lambda p: time_bare(*p, 16))]
+            ("bare/16", lambda p: time_bare(*p, 16)),
+            ("nopin", lambda p: time_clparity(*p, None, None, "0")),
+            ("pool/nopin", lambda p: time_clparity(*p, None, "pool", "0")),
+            ("exact", lambda p: time_clparity(*p, None, None, None, "host:exact")),
+            ("exact/nopin", lambda p: time_clparity(*p, None, None, "0", "host:exact"))]
 if bench.torch_importable():
     VARIANTS.append(("torch", lambda p: time_torch(*p)))
 
@@ -75,7 +82,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--time-limit", type=float, default=240.0,
                     help="start no new point after this many seconds")
+    ap.add_argument("--variants", help="comma-separated names of the variants to run (default all)")
+    ap.add_argument("--points", help="comma-separated d:L:B (default the built-in list)")
     args = ap.parse_args()
+    global VARIANTS, POINTS
+    if args.variants:
+        VARIANTS = [v for v in VARIANTS if v[0] in args.variants.split(",")]
+    if args.points:
+        POINTS = [tuple(int(x) for x in p.split(":")) for p in args.points.split(",")]
     t0 = time.time()
     print(f"blas_threads, {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, {os.cpu_count()} cores, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}; "
@@ -91,9 +105,12 @@ def main():
             for n, f in VARIANTS:
                 times[n].append(f(p))
         med = {n: statistics.median(v) * 1e3 for n, v in times.items()}
-        best = min(v for n, v in med.items() if n.startswith("bare"))
+        bare = [v for n, v in med.items() if n.startswith("bare")]
+        vs = f"  {min(bare) / med['ours']:.2f}" if bare and "ours" in med else ""
         print(f"{p[0]:5d} {p[1]:4d} {p[2]:5d} " + " ".join(f"{med[n]:8.3f}" for n, _ in VARIANTS)
-              + f"  {best / med['ours']:.2f}", flush=True)
+              + vs, flush=True)
+        print("      rounds: " + "; ".join(f"{n} " + " ".join(f"{v * 1e3:.3f}" for v in times[n])
+                                        for n, _ in VARIANTS), flush=True)
     print(f"{time.time() - t0:.0f} s")
 
 

@@ -4,7 +4,7 @@
 #   source .gpu/setup.sh; bash tools/gpu/cpu.sh "$OUT"
 # First the exactness of cl:own's CPU kernels (own_cpu.cl) and of host:exact's threads on
 # PoCL 5, then `tools/bench --cpu`: every point of the post's four grids and three large-batch
-# points, host:openblas, the bare OpenBLAS loop, PyTorch CPU (a fresh process per point),
+# points, host:openblas, the bare OpenBLAS loop, PyTorch CPU (one worker process),
 # cl:own on PoCL and host:exact, with a per-point budget of 2^27 parameters (the GPU sweeps'
 # params budget; PoCL 5 there has 3.72 GiB of global memory, and cl:own holds two copies of the
 # weights). About 4-6 minutes on 16 cores (3.9 on 2 cores without PyTorch, 3 rounds); the bench
