@@ -14,6 +14,7 @@
 # Optional: a second argument lists the bench's grids (tools/bench --cpu-grids), a third its
 # time limit in seconds (default 390); with a second argument the exactness and path runs are
 # skipped when it starts with "bench:" (e.g. bench:depth,params, or bench:all for every grid).
+# A fourth argument sets the bench's rounds per point (tools/bench --cpu-rounds, default 1).
 # A second argument "probe" runs the exactness and path runs and tools/gpu/blas_threads.py
 # (host:openblas's splits against the bare loop and PyTorch, blas_threads.txt) instead of the
 # bench.
@@ -21,6 +22,7 @@ set -u
 out=${1:-gpu-out}
 grids=${2:-}
 limit=${3:-390}
+rounds=${4:-1}
 only_bench=0
 case "$grids" in bench:*) only_bench=1; grids=${grids#bench:} ;; esac
 [ "$grids" = all ] && grids=
@@ -70,6 +72,7 @@ if [ "$grids" = probe ]; then
         >"$out/blas_threads.txt" 2>&1 || status=1
     exit $status
 fi
-timeout $((limit + 60)) python3 tools/bench --cpu --cpu-time-limit "$limit" ${grids:+--cpu-grids "$grids"} \
+timeout $((limit + 60)) python3 tools/bench --cpu --cpu-time-limit "$limit" --cpu-rounds "$rounds" \
+    ${grids:+--cpu-grids "$grids"} \
     --cpu-csv "$out/bench_cpu.csv" >"$out/bench_cpu.txt" 2>&1 || status=1
 exit $status
