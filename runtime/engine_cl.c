@@ -1341,18 +1341,18 @@ static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
 }
 
 /* cp_cpu_grid's shape: its units are panels of vec_w·nv outputs × row blocks, shared by the
- * joined groups layer by layer. The widest layer should give every compute unit a unit: 4
- * vectors per work-item where it then has enough panels, else 2, else 1 (fewer fma chains in
- * flight, more cores on the layer); and no more groups than that layer's units, since an idle
- * group still pays every barrier. */
-static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus)
+ * joined groups layer by layer. The widest layer should give every compute unit gu units
+ * (tune gu): 4 vectors per work-item where it then has enough panels, else 2, else 1 (fewer
+ * fma chains in flight, more cores on the layer); and no more groups than that layer's units,
+ * since an idle group still pays every barrier. */
+static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus, int gu)
 {
     size_t blocks = ((size_t)e->max_batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, units = 0;
     for (int nv = 4; nv >= 1; nv /= 2) {
         size_t nr = (size_t)s->vec_w * (size_t)nv;
         s->vec_nv = nv;
         units = ((size_t)e->model->max_width + nr - 1) / nr * blocks;
-        if (units >= cus)
+        if (units >= (size_t)gu * cus)
             break;
     }
     s->cus = units < cus ? (unsigned)units : cus;
@@ -1368,7 +1368,7 @@ static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_ow
     s->vec_nv = 4;
     s->cpu_rb = cpu_rows(e->max_batch);
     if (s->path == PATH_CPUG)
-        cpug_shape(e, s, cus);
+        cpug_shape(e, s, cus, tune->cpu_gu);
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
              s->cpu_rb, cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
     return CP_OK;

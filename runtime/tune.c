@@ -34,6 +34,7 @@ static const struct {
     {"sp", offsetof(cp_own_tune, str_sp), 2, {0, 1}},
     {"sg", offsetof(cp_own_tune, str_sg), 5, {0, 1, 2, 4, 8}},
     {"rg", offsetof(cp_own_tune, reg_rg), 4, {1, 2, 3, 4}},
+    {"gu", offsetof(cp_own_tune, cpu_gu), 3, {1, 2, 4}},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -98,10 +99,10 @@ void cp_tune_format(const cp_own_tune *t, char *buf, size_t len)
 {
     snprintf(buf, len,
              "rc=%d,rd=%d,bk=%d,db=%d,xl=%d,xp=%d,pf=%d,vw=%d,rb=%d,nv=%d,mc=%d,rr=%d,so=%d,sk=%d,"
-             "sp=%d,sg=%d,rg=%d",
+             "sp=%d,sg=%d,rg=%d,gu=%d",
              t->reg_rc, t->reg_rd, t->tiled_bk, t->tiled_db, t->tiled_xl, t->tiled_xp, t->tiled_pf,
              t->vec_w, t->vec_rb, t->vec_nv, t->vec_mc, t->reg_rr, t->str_no, t->str_kc, t->str_sp,
-             t->str_sg, t->reg_rg);
+             t->str_sg, t->reg_rg, t->cpu_gu);
 }
 
 void cp_tune_key(const cp_device *dev, char *buf, size_t len)
@@ -183,6 +184,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->str_sp = 1;
     t->str_sg = 0;
     t->reg_rg = 2; /* H100 2026-11-25: d=128 L=3840 B=1 2.19 ms against rg=1's 6.44 */
+    t->cpu_gu = 1;
     if (src)
         *src = CP_TUNE_DEFAULT;
     char path[4200];

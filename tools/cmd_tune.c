@@ -58,6 +58,9 @@ static void tune_help(void)
            "              work-item (13 settings of vw=8,16, rb=2..12, nv=1,2,4, mc=32,128,512),\n"
            "              at d=1024 L=4 B=1024 (--quick: 4 of them at d=256 L=2 B=256)\n"
            "Simulators are left out (their timings say nothing about hardware).\n"
+           "Set only through CLPARITY_OWN_TUNE: rr (reg: batch rows per work-group) and gu\n"
+           "(cpug on CPUs: panels narrow to 2 or 1 vectors until the widest layer gives every\n"
+           "compute unit gu=1, 2 or 4 units).\n"
            "\n");
     opts_help(stdout, tune_uses, sizeof tune_uses / sizeof *tune_uses);
     printf("\n"

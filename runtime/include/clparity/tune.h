@@ -34,6 +34,8 @@ typedef struct cp_own_tune {
     int reg_rg;   /* reg path, layers at most 128 wide and batches up to 256: groups of
                    * work-items that take the layers in turn, each holding a whole row of its
                    * next layer's weights in registers (2, 3, 4; 1: the chunked kernel) */
+    int cpu_gu;   /* cpug path (CPUs): units of work per group wanted in the widest layer
+                   * (1, 2, 4): narrower panels until each of the compute units has this many */
 } cp_own_tune;
 
 /* Where a setting came from. */
