@@ -363,12 +363,16 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             int pool = cp_host_pool_threads();
             if (pool > 0)
                 fprintf(f,
-                        "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores) for "
+                        "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores), %s, for "
                         "host:exact and for host:openblas's smaller layers (one OpenBLAS thread "
-                        "each; one thread below 2^13 multiply-adds, half of them below 2^18); "
+                        "each; one thread below 2^13 multiply-adds, half of them up to 2^18); "
                         "OpenBLAS's own %d for layers of 2^18 weights or more at 2^22 "
                         "multiply-adds or a batch of 1\n",
-                        "Host threads", pool, d->blas_threads);
+                        "Host threads", pool,
+                        getenv("CLPARITY_HOST_PIN") && strcmp(getenv("CLPARITY_HOST_PIN"), "0") == 0
+                            ? "unpinned (CLPARITY_HOST_PIN=0)"
+                            : "pinned to the CPUs (CLPARITY_HOST_PIN)",
+                        d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)
                 fprintf(f, "       warning: %s\n", w);

@@ -47,11 +47,10 @@ for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16
     echo "exit status: $rc"
     [ "$rc" = 0 ] || status=1
 done >"$out/cpu_exact.txt" 2>&1
-# cl:own's PoCL paths at B=1 where cpu1 (one work-item per row block: one core at B=1) lost to
-# host:openblas on 16 cores (d=256-512, 2026-11-25): each forced path, to move the choice
-# (cpu_choose_path in runtime/engine_cl.c) by measurement; cpug (cp_cpu_grid: the work-groups
-# share each layer and meet at a device-wide barrier) was added afterwards and has not run on
-# 16 cores yet.
+# cl:own's PoCL paths at B = 1 to 16, each forced, beside host:openblas: the measurement behind
+# cpu_choose_path (runtime/engine_cl.c). cpug (cp_cpu_grid: the work-groups share each layer
+# and meet at a device-wide barrier) won every one of these points on 16 cores (2026-11-25
+# 16:28 UTC, docs/PERFORMANCE.md) and is PoCL's default there up to B = 16.
 for d in "128 128 1" "128 1024 1" "256 128 1" "512 128 1" "1024 128 1" "2048 32 1" \
     "128 128 4" "128 128 16" "512 16 16" "1024 16 4"; do
     set -- $d
