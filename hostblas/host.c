@@ -95,8 +95,8 @@ struct host_pool {
     pthread_cond_t cv;
     unsigned long gen; /* forwards started, under mu */
     bool stop;
-    bool pinned;         /* CLPARITY_HOST_PIN=1: worker i runs on cpu[i], the caller on cpu[0] */
-    int cpu0;            /* the caller's CPU during a forward, where pinned */
+    bool pinned; /* CLPARITY_HOST_PIN=1: worker i runs on cpu[i], the caller on cpu[0] */
+    int cpu0;    /* the caller's CPU during a forward, where pinned */
     atomic_int arrived;
     atomic_uint phase;   /* barriers passed */
     atomic_int sleepers; /* threads asleep in a barrier, on bcv */
@@ -231,13 +231,14 @@ static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, l
     return n < 1.0 ? 1 : (int)n;
 }
 
-/* The pool pins worker i to the i-th CPU that the process may run on, and the calling thread
- * to the first one for the length of each forward (its own mask is put back after), so that
- * the scheduler never stacks two of a layer's threads on one core (CLPARITY_HOST_PIN=0 leaves
- * them to the scheduler). Unpinned, on the 2-core machine, host:exact and host:openblas ran
- * in either of two modes, the slow one about twice the fast (d=128 L=128 B=512, host:openblas:
- * 9.9, 19.4, 19.5 ms; pinned 9.9, 9.6, 9.7; 2026-11-25). A CPU that refuses the pin leaves
- * that thread unpinned: it changes the speed, never a result. */
+/* A pool of as many threads as the CPUs that the process may run on pins worker i to the
+ * i-th of them, and the calling thread to the first one for the length of each forward (its
+ * own mask is put back after), so that the scheduler never stacks two of a layer's threads on
+ * one core (CLPARITY_HOST_PIN=0 leaves them to the scheduler; so does a smaller pool, which
+ * pinned would share its cores with another such process). Unpinned, on the 2-core machine,
+ * host:exact and host:openblas ran in either of two modes, the slow one about twice the fast (d=128
+ * L=128 B=512, host:openblas: 9.9, 19.4, 19.5 ms; pinned 9.9, 9.6, 9.7; 2026-11-25). A CPU that
+ * refuses the pin leaves that thread unpinned: it changes the speed, never a result. */
 static int pool_pin_wanted(bool *pin)
 {
     const char *env = getenv("CLPARITY_HOST_PIN");
@@ -256,6 +257,8 @@ static void pool_pin(struct host_pool *p)
     for (int c = 0; c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &set))
             cpus[n++] = c;
+    if (p->n < n)
+        return; /* a pool smaller than the CPUs: pinned, two such processes would share cores */
     for (int i = 1; i < p->n && n > 0; ++i) {
         cpu_set_t one;
         CPU_ZERO(&one);

@@ -371,7 +371,7 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                         "Host threads", pool,
                         getenv("CLPARITY_HOST_PIN") && strcmp(getenv("CLPARITY_HOST_PIN"), "0") == 0
                             ? "unpinned (CLPARITY_HOST_PIN=0)"
-                            : "pinned to the CPUs (CLPARITY_HOST_PIN)",
+                            : "pinned when it has a thread per CPU (CLPARITY_HOST_PIN)",
                         d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)

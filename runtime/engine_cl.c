@@ -28,29 +28,29 @@ struct cl_state {
     cl_program prog_path;
     cl_kernel k_path;
     const char *k_name; /* k_path's kernel, for error messages */
-    cl_kernel k_path4; /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
-    int tile_bk;       /* PATH_TILED: cp_gemm_tiled4's tile depth */
-    int tile_db;       /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
-    int tile_xp;       /* PATH_TILED: padding of the x tile's rows (floats) */
-    cl_mem wt;         /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
-    cl_mem desc;       /* PATH_SMALL: 5 ints per layer */
-    cl_mem *wt_layer;  /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
-                        * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
+    cl_kernel k_path4;  /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    int tile_bk;        /* PATH_TILED: cp_gemm_tiled4's tile depth */
+    int tile_db;        /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
+    int tile_xp;        /* PATH_TILED: padding of the x tile's rows (floats) */
+    cl_mem wt;          /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;        /* PATH_SMALL: 5 ints per layer */
+    cl_mem *wt_layer;   /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
+                         * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
     int *ldw;
-    size_t small_ls;   /* PATH_SMALL: work-group size */
-    int vec_w, vec_rb; /* PATH_VEC: vector width and rows per register tile */
-    int vec_nv;        /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
-    int vec_mc;        /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
-    unsigned cus;      /* PATH_VEC, PATH_STREAM: the device's compute units */
-    int cpu_rb;        /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
-    int reg_rr;        /* PATH_REG: batch rows per work-group */
-    int reg_ng;        /* PATH_REG: 1, cp_model_small_reg; else cp_model_small_rot's groups */
-    int str_rb;        /* PATH_STREAM: batch rows per tile */
-    int str_no;        /* PATH_STREAM: outputs per tile */
-    int str_sp;        /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
-    int str_sg;        /* PATH_STREAM, one launch: work-groups per compute unit */
+    size_t small_ls;     /* PATH_SMALL: work-group size */
+    int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
+    int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
+    int vec_mc;          /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
+    unsigned cus;        /* PATH_VEC, PATH_STREAM: the device's compute units */
+    int cpu_rb;          /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
+    int reg_rr;          /* PATH_REG: batch rows per work-group */
+    int reg_ng;          /* PATH_REG: 1, cp_model_small_reg; else cp_model_small_rot's groups */
+    int str_rb;          /* PATH_STREAM: batch rows per tile */
+    int str_no;          /* PATH_STREAM: outputs per tile */
+    int str_sp;          /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
+    int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
-    cl_mem ctl;        /* PATH_STREAM, one launch: the barrier's counters */
+    cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -67,7 +67,7 @@ enum own_path {
     PATH_STREAM,
     PATH_CPUG
 };
-static const char *const path_names[] = {"naive", "small", "tiled", "vec",   "pipe",
+static const char *const path_names[] = {"naive", "small", "tiled", "vec",    "pipe",
                                          "reg",   "cpu",   "cpu1",  "stream", "cpug"};
 #define N_PATHS 10
 
@@ -326,8 +326,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     /* the one-launch paths hold every layer in one buffer (padded to float4s), with int offsets
      * in their layer table; reg computes a uniform model's offsets in size_t instead */
     int uflags;
-    bool fits = (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
-                ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    bool fits =
+        (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
+        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
     bool small_ok = fits && m->n_params < (size_t)1 << 30;
     bool reg_ok = fits && (m->n_params < (size_t)1 << 30 || uniform_model(m, &uflags));
     bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
@@ -669,8 +670,7 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
          * on the H100 (2026-11-25, tools/gpu/variants.sh round 5, rg=1 / 2 / 3 ms): d=128
          * L=3840 B=1 6.44 / 2.19 / 2.14, L=128 B=1 0.155 / 0.097 / 0.162, B=64 0.157 / 0.100
          * / 0.098, B=256 0.186 / 0.174 / 0.175, but B=2048 0.446 / 0.536 / 0.499. */
-        s->reg_ng = w <= 128 && e->max_batch <= 256 &&
-                            s->small_ls * (size_t)tune->reg_rg <= max_wg
+        s->reg_ng = w <= 128 && e->max_batch <= 256 && s->small_ls * (size_t)tune->reg_rg <= max_wg
                         ? tune->reg_rg
                         : 1;
         /* rot's chain runs over the whole row: its "chunk" is the padded width */
@@ -693,13 +693,12 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         int no = tune->str_no, kc = tune->str_kc, rb = 1;
         stream_shape(m, e->max_batch, dev->compute_units, &no, &kc, &rb);
         s->str_sg = tune->str_sg ? tune->str_sg
-                                 : (size_t)(m->max_width + no - 1) / (size_t)no *
-                                               (size_t)((e->max_batch + rb - 1) / rb) >
-                                           dev->compute_units
-                                       ? 2
-                                       : 1;
-        while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem &&
-               kc > 32)
+                    : (size_t)(m->max_width + no - 1) / (size_t)no *
+                                (size_t)((e->max_batch + rb - 1) / rb) >
+                            dev->compute_units
+                        ? 2
+                        : 1;
+        while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > local_mem && kc > 32)
             kc /= 2;
         s->str_no = no;
         s->str_rb = rb;
@@ -1123,9 +1122,8 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (one_launch(s->path)) {
         /* The whole model in one launch, a work-group per row (reg: per reg_rr rows). */
         cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
-        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
-                                sizeof s->desc,   sizeof n_layers,  sizeof in0,
-                                sizeof out_last,  sizeof nb};
+        const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,    sizeof s->desc,
+                                sizeof n_layers,  sizeof in0,       sizeof out_last, sizeof nb};
         const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,    &s->desc,
                                     &n_layers,  &in0,       &out_last, &nb};
         int st = set_args(s->k_path, path_names[s->path], s->path == PATH_REG ? 8 : 7, sizes, vals);
@@ -1147,8 +1145,8 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         if (st != CP_OK)
             return st;
     }
-    for (int l = 0; l < m->n_layers && !one_launch(s->path) && !cpu_model_path(s->path) && !persistent;
-         ++l) {
+    for (int l = 0;
+         l < m->n_layers && !one_launch(s->path) && !cpu_model_path(s->path) && !persistent; ++l) {
         int st = enqueue_layer(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
         if (st != CP_OK) {
             clFinish(s->q);
@@ -1421,10 +1419,9 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     }
     cl_mem a = s->act[1], b = uniform ? s->act[0] : s->tmp;
     cl_int n_layers = m->n_layers, m_rows = batch, ldx = m->in_width, ld = m->max_width;
-    const size_t sizes[] = {sizeof s->act[0], sizeof a,       sizeof b,
-                            sizeof s->wt,     sizeof s->desc, sizeof n_layers,
-                            sizeof m_rows,    sizeof ldx,     sizeof ld,
-                            sizeof s->ctl};
+    const size_t sizes[] = {sizeof s->act[0], sizeof a,        sizeof b,      sizeof s->wt,
+                            sizeof s->desc,   sizeof n_layers, sizeof m_rows, sizeof ldx,
+                            sizeof ld,        sizeof s->ctl};
     const void *const vals[] = {&s->act[0], &a,      &b,   &s->wt, &s->desc,
                                 &n_layers,  &m_rows, &ldx, &ld,    &s->ctl};
     bool grid = s->path == PATH_CPUG;
@@ -1438,8 +1435,8 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     size_t one = 1;
     rc = enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
-                          s->k_name, cp_cl_error_name(rc), rc);
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", s->k_name,
+                          cp_cl_error_name(rc), rc);
     *result = n_layers % 2 ? a : b;
     if (m->out_width == m->max_width)
         return CP_OK;
