@@ -231,18 +231,20 @@ static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, l
     return n < 1.0 ? 1 : (int)n;
 }
 
-/* A pool of as many threads as the CPUs that the process may run on pins worker i to the
- * i-th of them, and the calling thread to the first one for the length of each forward (its
- * own mask is put back after), so that the scheduler never stacks two of a layer's threads on
- * one core (CLPARITY_HOST_PIN=0 leaves them to the scheduler; so does a smaller pool, which
- * pinned would share its cores with another such process). Unpinned, on the 2-core machine,
- * host:exact and host:openblas ran in either of two modes, the slow one about twice the fast (d=128
- * L=128 B=512, host:openblas: 9.9, 19.4, 19.5 ms; pinned 9.9, 9.6, 9.7; 2026-11-25). A CPU that
+/* CLPARITY_HOST_PIN=1: a pool of as many threads as the CPUs that the process may run on pins
+ * worker i to the i-th of them, and the calling thread to the first one for the length of
+ * each forward (its own mask is put back after), so that the scheduler never stacks two of a
+ * layer's threads on one core; a smaller pool is never pinned (it would share its cores with
+ * another such process). Off by default: measured on the 2-core machine (2026-11-25), pinning
+ * removed a slow mode of unpinned runs on a quiet machine (d=128 L=128 B=512, host:openblas
+ * 9.9, 19.8, 19.6 ms unpinned against 10.2, 10.2, 9.7 pinned), but with one busy process on
+ * one of the cores the pinned pool took 172-312 ms where the unpinned one took 15-20 (a
+ * pinned thread waits for the busy one's time slices, and each layer waits for it). A CPU that
  * refuses the pin leaves that thread unpinned: it changes the speed, never a result. */
 static int pool_pin_wanted(bool *pin)
 {
     const char *env = getenv("CLPARITY_HOST_PIN");
-    *pin = !env || strcmp(env, "0") != 0;
+    *pin = env && strcmp(env, "1") == 0;
     if (env && env[0] && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_PIN: '%s' is not 0 or 1", env);
     return CP_OK;
