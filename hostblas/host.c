@@ -84,6 +84,7 @@ typedef void (*pool_layer_fn)(cp_engine *e, int l, int batch, int id, int n);
 struct pool_worker {
     struct host_pool *p;
     int id;
+    bool pinned; /* this thread runs on one CPU now (pool_pin), until it sees p->unpin */
 };
 
 struct host_pool {
@@ -95,8 +96,10 @@ struct host_pool {
     pthread_cond_t cv;
     unsigned long gen; /* forwards started, under mu */
     bool stop;
-    bool pinned; /* CLPARITY_HOST_PIN=1: worker i runs on cpu[i], the caller on cpu[0] */
-    int cpu0;    /* the caller's CPU during a forward, where pinned */
+    bool pinned;       /* pool_pin ran: worker i on cpu[i], the caller on cpu[0] */
+    int cpu0;          /* the caller's CPU during a forward, where pinned */
+    cpu_set_t all;     /* the CPUs the process may run on, given back on unpinning */
+    atomic_bool unpin; /* a barrier wait of a pinned pool reached POOL_SLEEP_S: unpin for good */
     atomic_int arrived;
     atomic_uint phase;   /* barriers passed */
     atomic_int sleepers; /* threads asleep in a barrier, on bcv */
@@ -145,6 +148,10 @@ static void pool_barrier(struct host_pool *p, int active)
         if (atomic_load_explicit(&p->phase, memory_order_acquire) != ph)
             return;
     }
+    /* Someone else's work is on our cores, and pinned threads cannot move away. The first
+     * forward is left out: its one-time costs (OpenBLAS's buffers, first touches) wait too. */
+    if (p->pinned && p->gen > 1)
+        atomic_store_explicit(&p->unpin, true, memory_order_relaxed);
     pthread_mutex_lock(&p->bmu);
     atomic_fetch_add(&p->sleepers, 1);
     while (atomic_load(&p->phase) == ph)
@@ -153,12 +160,22 @@ static void pool_barrier(struct host_pool *p, int active)
     pthread_mutex_unlock(&p->bmu);
 }
 
+/* A pinned thread of a pool that has seen contention takes all of the process's CPUs again. */
+static void pool_maybe_unpin(struct host_pool *p, int id)
+{
+    if (p->wk[id].pinned && atomic_load_explicit(&p->unpin, memory_order_relaxed)) {
+        (void)pthread_setaffinity_np(pthread_self(), sizeof p->all, &p->all);
+        p->wk[id].pinned = false;
+    }
+}
+
 /* Thread id's share of one forward: its part of every layer that takes more than it. */
 static void pool_run(struct host_pool *p, int id, int active)
 {
     cp_engine *e = p->e;
     const int *threads = ((struct host_state *)e->state)->threads;
     for (int l = 0; l < e->model->n_layers; ++l) {
+        pool_maybe_unpin(p, id);
         if (id < threads[l])
             p->fn(e, l, p->batch, id, threads[l]);
         pool_barrier(p, active);
@@ -231,20 +248,23 @@ static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, l
     return n < 1.0 ? 1 : (int)n;
 }
 
-/* CLPARITY_HOST_PIN=1: a pool of as many threads as the CPUs that the process may run on pins
- * worker i to the i-th of them, and the calling thread to the first one for the length of
- * each forward (its own mask is put back after), so that the scheduler never stacks two of a
- * layer's threads on one core; a smaller pool is never pinned (it would share its cores with
- * another such process). Off by default: measured on the 2-core machine (2026-11-25), pinning
- * removed a slow mode of unpinned runs on a quiet machine (d=128 L=128 B=512, host:openblas
- * 9.9, 19.8, 19.6 ms unpinned against 10.2, 10.2, 9.7 pinned), but with one busy process on
- * one of the cores the pinned pool took 172-312 ms where the unpinned one took 15-20 (a
- * pinned thread waits for the busy one's time slices, and each layer waits for it). A CPU that
- * refuses the pin leaves that thread unpinned: it changes the speed, never a result. */
+/* A pool of as many threads as the CPUs that the process may run on pins worker i to the i-th
+ * of them, and the calling thread to the first one for the length of each forward (its own
+ * mask is put back after), so that the scheduler never stacks two of a layer's threads on one
+ * core, until a barrier wait after the first forward reaches POOL_SLEEP_S: then someone else's
+ * work is on our cores, and every thread takes all of the process's CPUs again, for good
+ * (pool_maybe_unpin). A smaller pool is never pinned (it would share its cores with another
+ * such process); CLPARITY_HOST_PIN=0 pins nothing. Measured on the 2-core machine
+ * (2026-11-25, docs/PERFORMANCE.md): unpinned, a quiet machine ran the pool in a slow mode of
+ * twice the time now and then (d=128 L=128 B=512, host:openblas 9.9, 19.8, 19.6 ms; pinned
+ * 10.2, 10.2, 9.7); pinned for good, with one busy process on one of the cores, the pool took
+ * 172-312 ms where unpinned it took 15-20 (a pinned thread waits for the busy one's time
+ * slices, and each layer waits for it); pinned until contention, 19.6-20.8. A CPU that refuses
+ * the pin leaves that thread unpinned: it changes the speed, never a result. */
 static int pool_pin_wanted(bool *pin)
 {
     const char *env = getenv("CLPARITY_HOST_PIN");
-    *pin = env && strcmp(env, "1") == 0;
+    *pin = !env || strcmp(env, "0") != 0;
     if (env && env[0] && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_PIN: '%s' is not 0 or 1", env);
     return CP_OK;
@@ -265,8 +285,9 @@ static void pool_pin(struct host_pool *p)
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(cpus[i % n], &one);
-        (void)pthread_setaffinity_np(p->th[i], sizeof one, &one);
+        p->wk[i].pinned = pthread_setaffinity_np(p->th[i], sizeof one, &one) == 0;
     }
+    p->all = set;
     p->pinned = n > 0;
     p->cpu0 = n > 0 ? cpus[0] : 0;
 }
@@ -294,6 +315,7 @@ static int host_pool_create(cp_engine *e, struct host_state *s, int n)
         goto out_bmu;
     atomic_init(&p->arrived, 0);
     atomic_init(&p->phase, 0);
+    atomic_init(&p->unpin, false);
     p->n = 1;
     s->pool = p;
     for (int i = 1; i < n; ++i) {
@@ -348,13 +370,15 @@ static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     cpu_set_t mask, one;
-    bool pinned = p->pinned && pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
+    bool pinned = p->pinned && !atomic_load_explicit(&p->unpin, memory_order_relaxed) &&
+                  pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;
     if (pinned) {
         CPU_ZERO(&one);
         CPU_SET(p->cpu0, &one);
         pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
     }
-    pool_run(p, 0, active); /* ends on the last layer's barrier */
+    p->wk[0].pinned = pinned; /* the caller is thread 0 of pool_run */
+    pool_run(p, 0, active);   /* ends on the last layer's barrier */
     if (pinned)
         (void)pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }

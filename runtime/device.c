@@ -369,9 +369,10 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                         "OpenBLAS's own %d for layers of 2^18 weights or more at 2^22 "
                         "multiply-adds or a batch of 1\n",
                         "Host threads", pool,
-                        getenv("CLPARITY_HOST_PIN") && strcmp(getenv("CLPARITY_HOST_PIN"), "1") == 0
-                            ? "pinned when it has a thread per CPU (CLPARITY_HOST_PIN=1)"
-                            : "unpinned (CLPARITY_HOST_PIN)",
+                        getenv("CLPARITY_HOST_PIN") && strcmp(getenv("CLPARITY_HOST_PIN"), "0") == 0
+                            ? "unpinned (CLPARITY_HOST_PIN=0)"
+                            : "pinned while it has a thread per CPU and no other process "
+                              "slows it (CLPARITY_HOST_PIN)",
                         d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)
