@@ -36,6 +36,30 @@ struct host_state {
 
 static void host_pool_free(struct host_pool *p);
 
+/* The host engines' settings by environment variable: *choice is the index of name's value
+ * in words (n of them), or -1 where it is unset or empty; any other value is a usage error
+ * that lists the words ("'x' is not a, b or c"). */
+static int host_env_word(const char *name, const char *const *words, int n, int *choice)
+{
+    const char *env = getenv(name);
+    *choice = -1;
+    if (!env || !env[0])
+        return CP_OK;
+    for (int i = 0; i < n; ++i)
+        if (strcmp(env, words[i]) == 0) {
+            *choice = i;
+            return CP_OK;
+        }
+    char list[128] = "";
+    for (int i = 0; i < n; ++i)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 i == 0       ? ""
+                 : i == n - 1 ? " or "
+                              : ", ",
+                 words[i]);
+    return cp_err_set(CP_FAIL_USAGE, "%s: '%s' is not %s", name, env, list);
+}
+
 static int host_alloc(cp_engine *e, size_t esz, bool need_tmp)
 {
     struct host_state *s = calloc(1, sizeof *s);
@@ -263,11 +287,11 @@ static int layer_threads(const cp_layer *L, int batch, double macs_per_thread, l
  * the pin leaves that thread unpinned: it changes the speed, never a result. */
 static int pool_pin_wanted(bool *pin)
 {
-    const char *env = getenv("CLPARITY_HOST_PIN");
-    *pin = !env || strcmp(env, "0") != 0;
-    if (env && env[0] && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_PIN: '%s' is not 0 or 1", env);
-    return CP_OK;
+    static const char *const words[] = {"0", "1"};
+    int choice;
+    int st = host_env_word("CLPARITY_HOST_PIN", words, 2, &choice);
+    *pin = choice != 0;
+    return st;
 }
 
 static void pool_pin(struct host_pool *p)
@@ -279,17 +303,17 @@ static void pool_pin(struct host_pool *p)
     for (int c = 0; c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &set))
             cpus[n++] = c;
-    if (p->n < n)
+    if (n == 0 || p->n < n)
         return; /* a pool smaller than the CPUs: pinned, two such processes would share cores */
-    for (int i = 1; i < p->n && n > 0; ++i) {
+    for (int i = 1; i < p->n; ++i) {
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(cpus[i % n], &one);
         p->wk[i].pinned = pthread_setaffinity_np(p->th[i], sizeof one, &one) == 0;
     }
     p->all = set;
-    p->pinned = n > 0;
-    p->cpu0 = n > 0 ? cpus[0] : 0;
+    p->pinned = true;
+    p->cpu0 = cpus[0];
 }
 
 /* Starts the pool of n threads where some layer at max_batch would use two or more. */
@@ -620,13 +644,14 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     struct host_state *s = e->state;
     /* CLPARITY_HOST_EXACT: "scalar" (the reference loop) or "generic" (no AVX-512 kernel),
      * for the tests that compare the loops. */
-    const char *mode = getenv("CLPARITY_HOST_EXACT");
-    if (mode && mode[0] && strcmp(mode, "scalar") != 0 && strcmp(mode, "generic") != 0)
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_EXACT: '%s' is not scalar or generic",
-                          mode);
-    s->scalar = mode && strcmp(mode, "scalar") == 0;
+    static const char *const modes[] = {"scalar", "generic"};
+    int mode;
+    st = host_env_word("CLPARITY_HOST_EXACT", modes, 2, &mode);
+    if (st != CP_OK)
+        return st;
+    s->scalar = mode == 0;
 #ifdef HAVE_EXACT512
-    s->avx512 = !(mode && mode[0]) && __builtin_cpu_supports("avx512f");
+    s->avx512 = mode < 0 && __builtin_cpu_supports("avx512f");
 #endif
     s->corrupt = cp_test_hook("corrupt-exact");
     if (s->scalar)
@@ -809,18 +834,11 @@ enum { SPLIT_AUTO, SPLIT_POOL, SPLIT_OPENBLAS };
 
 static int blas_split(int *split)
 {
-    const char *env = getenv("CLPARITY_HOST_SPLIT");
-    *split = SPLIT_AUTO;
-    if (!env || !env[0] || strcmp(env, "auto") == 0)
-        return CP_OK;
-    if (strcmp(env, "pool") == 0)
-        *split = SPLIT_POOL;
-    else if (strcmp(env, "openblas") == 0)
-        *split = SPLIT_OPENBLAS;
-    else
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_SPLIT: '%s' is not auto, pool or openblas",
-                          env);
-    return CP_OK;
+    static const char *const words[] = {"auto", "pool", "openblas"}; /* in SPLIT_ order */
+    int st = host_env_word("CLPARITY_HOST_SPLIT", words, 3, split);
+    if (*split < 0)
+        *split = SPLIT_AUTO;
+    return st;
 }
 
 /* Threads per layer for a forward of batch rows: 0 everywhere (OpenBLAS's own threads) where
@@ -988,6 +1006,12 @@ int cp_host_pool_threads(void)
 {
     int n;
     return host_max_threads(&n) == CP_OK ? n : 0;
+}
+
+int cp_host_pool_pin(void)
+{
+    bool pin;
+    return pool_pin_wanted(&pin) == CP_OK ? pin : -1;
 }
 
 int cp_host_blas_threads(int n)

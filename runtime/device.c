@@ -360,7 +360,7 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             cp_fmt_bytes(d->global_mem, false, text, sizeof text);
             fprintf(f, "       %-16s %s\n", "Memory available", text);
             fprintf(f, "       %-16s %s\n", "OpenBLAS config", d->blas_config);
-            int pool = cp_host_pool_threads();
+            int pool = cp_host_pool_threads(), pin = cp_host_pool_pin();
             if (pool > 0)
                 fprintf(f,
                         "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores), %s, for "
@@ -369,10 +369,10 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                         "OpenBLAS's own %d for layers of 2^18 weights or more at 2^22 "
                         "multiply-adds or a batch of 1\n",
                         "Host threads", pool,
-                        getenv("CLPARITY_HOST_PIN") && strcmp(getenv("CLPARITY_HOST_PIN"), "0") == 0
-                            ? "unpinned (CLPARITY_HOST_PIN=0)"
-                            : "pinned while it has a thread per CPU and no other process "
-                              "slows it (CLPARITY_HOST_PIN)",
+                        pin > 0    ? "pinned while it has a thread per CPU and no other "
+                                     "process slows it (CLPARITY_HOST_PIN)"
+                        : pin == 0 ? "unpinned (CLPARITY_HOST_PIN=0)"
+                                   : "CLPARITY_HOST_PIN is not 0 or 1",
                         d->blas_threads);
             const char *w = cp_host_blas_warning(d);
             if (w)

@@ -41,7 +41,8 @@ struct cl_state {
     int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
     int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
     int vec_mc;          /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
-    unsigned cus;        /* PATH_VEC, PATH_STREAM: the device's compute units */
+    unsigned cus;        /* PATH_VEC, PATH_STREAM: the device's compute units; PATH_CPUG: the
+                          * groups launched (cpug_shape) */
     int cpu_rb;          /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
     int reg_rr;          /* PATH_REG: batch rows per work-group */
     int reg_ng;          /* PATH_REG: 1, cp_model_small_reg; else cp_model_small_rot's groups */

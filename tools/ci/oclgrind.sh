@@ -117,6 +117,11 @@ case_ cpu1_digits "CLPARITY_OWN_KERNEL=cpu1" cl:own bitwise @digits.safetensors 
 # grid_sync.cl's barrier; Oclgrind runs one group at a time, so one joins and the others leave.
 case_ cpug "CLPARITY_OWN_KERNEL=cpug" cl:own bitwise 19 3 3 '\[cpug, .*-DCP_GRID' cp_cpu_grid
 case_ cpug_digits "CLPARITY_OWN_KERNEL=cpug" cl:own bitwise @digits.safetensors 0 5 '\[cpug, .*-DCP_GRID' cp_cpu_grid
+# cpug's narrower panels (tune gu: units per group; Oclgrind has one compute unit and vectors
+# of 8, so gu=4 asks for 4 panels): 1 vector at d=37 (5 panels of 8), 2 at d=67 (5 of 16),
+# each with a partial panel.
+case_ cpug_nv1 "CLPARITY_OWN_KERNEL=cpug CLPARITY_OWN_TUNE=gu=4" cl:own bitwise 37 3 1 '\[cpug, .*-DCP_NV=1 .*-DCP_GRID' cp_cpu_grid
+case_ cpug_nv2 "CLPARITY_OWN_KERNEL=cpug CLPARITY_OWN_TUNE=gu=4" cl:own bitwise 67 2 1 '\[cpug, .*-DCP_NV=2 .*-DCP_GRID' cp_cpu_grid
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on

@@ -17,7 +17,8 @@
 # A fourth argument sets the bench's rounds per point (tools/bench --cpu-rounds, default 1).
 # A second argument "probe" runs the exactness and path runs and tools/gpu/blas_threads.py
 # (host:openblas's splits against the bare loop and PyTorch, blas_threads.txt) instead of the
-# bench.
+# bench; "gu" only times cpug with tune gu = 1, 2, 4 beside host:openblas at B = 1, where it
+# lost most (d=1024 L=128: 0.37 on 2026-11-25 16:47 UTC), into cpug_gu.txt.
 set -u
 out=${1:-gpu-out}
 grids=${2:-}
@@ -35,6 +36,28 @@ export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
     $clp devices
 } >"$out/cpu_devices.txt" 2>&1
 status=0
+# time_run LABEL ENGINE SELECTOR D L B [VAR=VALUE...]: one line, the engine's median, min and
+# max over 5 timed runs after 1 warm-up, ms
+time_run() {
+    local label=$1 engine=$2 sel=$3 d=$4 l=$5 b=$6
+    shift 6
+    printf 'd=%s L=%s B=%s %-6s ' "$d" "$l" "$b" "$label"
+    env "$@" timeout 60 $clp run -d "$sel" --engines "$engine" --no-reference --d-model "$d" \
+        --layers "$l" --batch "$b" --runs 5 --warmup 1 2>&1 | grep -E " $engine +[0-9.]+ " |
+        awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
+}
+if [ "$grids" = gu ]; then
+    for s in "1024 128" "512 128" "256 128" "2048 32"; do
+        set -- $s
+        for gu in 1 2 4; do
+            time_run "gu=$gu" cl:own portable "$1" "$2" 1 CLPARITY_OWN_KERNEL=cpug \
+                CLPARITY_OWN_TUNE=gu=$gu
+        done
+        time_run blas host:openblas host "$1" "$2" 1
+    done >"$out/cpug_gu.txt" 2>&1
+    cat "$out/cpug_gu.txt"
+    exit $status
+fi
 if [ "$only_bench" = 0 ]; then
 for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16" \
     "cpu1 257 3 17 3" "vec 1024 4 1024 16" "cpug 67 5 1 16" "cpug 1025 3 3 2" "cpug 260 4 5 16"; do
@@ -55,15 +78,9 @@ for d in "128 128 1" "128 1024 1" "256 128 1" "512 128 1" "1024 128 1" "2048 32 
     "128 128 4" "128 128 16" "512 16 16" "1024 16 4"; do
     set -- $d
     for k in cpu1 cpug cpu vec; do
-        printf 'd=%s L=%s B=%s %-5s ' "$1" "$2" "$3" "$k"
-        CLPARITY_OWN_KERNEL=$k timeout 60 $clp run -d portable --engines cl:own --no-reference \
-            --d-model "$1" --layers "$2" --batch "$3" --runs 5 --warmup 1 2>&1 | grep -E ' cl:own +[0-9.]+ ' |
-            awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
+        time_run "$k" cl:own portable "$1" "$2" "$3" CLPARITY_OWN_KERNEL=$k
     done
-    printf 'd=%s L=%s B=%s %-5s ' "$1" "$2" "$3" "blas"
-    timeout 60 $clp run -d host --engines host:openblas --no-reference \
-        --d-model "$1" --layers "$2" --batch "$3" --runs 5 --warmup 1 2>&1 | grep -E ' host:openblas +[0-9.]+ ' |
-        awk '{print "median", $(NF-6), "min", $(NF-5), "max", $(NF-4), "ms"}'
+    time_run blas host:openblas host "$1" "$2" "$3"
 done >"$out/cpu_paths.txt" 2>&1
 fi
 if [ "$grids" = probe ]; then

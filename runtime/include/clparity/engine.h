@@ -81,6 +81,10 @@ int cp_host_blas_threads(int n);
  * the cores (at most 16); 0 when CLPARITY_HOST_THREADS is not 1 to 16. */
 int cp_host_pool_threads(void);
 
+/* Whether that pool pins its threads (CLPARITY_HOST_PIN, hostblas/host.c): 1, 0, or -1 when
+ * CLPARITY_HOST_PIN is not 0 or 1. */
+int cp_host_pool_pin(void);
+
 /* Whether a device's FP config and profile let cl:own promise exact results: it needs
  * denormals (CL_FP_DENORM) and the FULL profile. */
 bool cp_device_exact_capable(const cp_device *d);
