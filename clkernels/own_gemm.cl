@@ -29,6 +29,12 @@
 #define CP_WY (CP_BM / CP_TM) /* work-items along m */
 #define CP_NT (CP_WX * CP_WY)
 
+#ifdef CP_PLANT_BIT /* test hook kernel-bit:tiled or :vec: one flipped bit of one output */
+#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ 1u) : (v))
+#else
+#define CP_PLANT(v, at) (v)
+#endif
+
 float cp_epi(float acc, int flags, float bias, float xo)
 {
     if (flags & 1)
@@ -89,7 +95,8 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
                 continue;
             const float bias = (flags & 1) ? p[b_off + (size_t)gn] : 0.0f;
             const float xo = (flags & 4) ? x[(size_t)gm * (size_t)K + (size_t)gn] : 0.0f;
-            y[(size_t)gm * (size_t)N + (size_t)gn] = cp_epi(acc[i][j], flags, bias, xo);
+            y[(size_t)gm * (size_t)N + (size_t)gn] =
+                CP_PLANT(cp_epi(acc[i][j], flags, bias, xo), gm == 0 && gn == 0);
         }
     }
 }
@@ -171,7 +178,8 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
             for (int c = 0; c < nn; ++c) {
                 const float bias = (flags & 1) ? p[b_off + (size_t)(n0 + c)] : 0.0f;
                 const float xo = (flags & 4) ? xr[r][n0 + c] : 0.0f;
-                yr[c] = cp_epi(out[r * CP_NR + c], flags, bias, xo);
+                yr[c] = CP_PLANT(cp_epi(out[r * CP_NR + c], flags, bias, xo),
+                                 m0 + r == 0 && n0 + c == 0);
             }
         }
     }
@@ -357,7 +365,8 @@ cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
                 continue;
             const float bias = (flags & 1) ? wtb[bt_off + (size_t)gn] : 0.0f;
             const float xo = (flags & 4) ? x[(size_t)gm * (size_t)K + (size_t)gn] : 0.0f;
-            y[(size_t)gm * (size_t)N + (size_t)gn] = cp_epi(acc[i][j], flags, bias, xo);
+            y[(size_t)gm * (size_t)N + (size_t)gn] =
+                CP_PLANT(cp_epi(acc[i][j], flags, bias, xo), gm == 0 && gn == 0);
         }
     }
 }

@@ -12,6 +12,12 @@
  * when they fit an int). */
 #pragma OPENCL FP_CONTRACT OFF
 
+#ifdef CP_PLANT_BIT /* test hook kernel-bit:<path>: one flipped bit of one output */
+#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ 1u) : (v))
+#else
+#define CP_PLANT(v, at) (v)
+#endif
+
 #ifndef CP_LS
 #define CP_LS 128 /* work-group size; >= the widest layer */
 #endif
@@ -80,7 +86,7 @@ cp_model_small(__global const float *restrict x, __global float *restrict y,
         cur = 1 - cur;
     }
     for (int i = lid; i < out_last; i += CP_LS)
-        y[row * (size_t)out_last + (size_t)i] = act[cur][i];
+        y[row * (size_t)out_last + (size_t)i] = CP_PLANT(act[cur][i], row == 0 && i == 0);
 }
 
 /* The same model for GPUs, with the weight stream pipelined: while the work-items that own
@@ -189,7 +195,7 @@ cp_model_small_pipe(__global const float *restrict x, __global float *restrict y
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < out_last; i += CP_LS)
-        y[row * (size_t)out_last + (size_t)i] = act[cur][i];
+        y[row * (size_t)out_last + (size_t)i] = CP_PLANT(act[cur][i], row == 0 && i == 0);
 }
 
 #endif /* CP_NO_TILES */

@@ -130,6 +130,7 @@ int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
         it->deterministic = r->deterministic;
         it->roundtrip = r->roundtrip;
         it->inexact_device = !cp_device_exact_capable(r->dev);
+        it->path_inexact = r->paths.exact == 0;
         it->wall_median_s = r->wall.median;
         it->batch_inv_equal = r->batch_inv_equal;
         it->batch_inv_checked = r->batch_inv_checked;
@@ -203,6 +204,13 @@ static bool checks_fail(const cp_compare_item *it)
     return it->deterministic == 0 || it->roundtrip == 0;
 }
 
+/* Whether item it fails preset p: a mismatch, or for bitwise a cl:own result on a device where
+ * no kernel path passed its probe. */
+static bool preset_fails(const cp_compare_item *it, enum cp_preset p)
+{
+    return is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact));
+}
+
 size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *buf, size_t len)
 {
     size_t fails = 0;
@@ -210,7 +218,7 @@ size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *bu
         buf[0] = '\0';
     for (size_t i = 0; i < s->n; ++i) {
         const cp_compare_item *it = &s->v[i];
-        if (!checks_fail(it) && (!is_f32(it) || it->mismatches[p] == 0))
+        if (!checks_fail(it) && !preset_fails(it, p))
             continue;
         fails++;
         size_t used = strlen(buf);
@@ -393,7 +401,7 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
     for (int p = 0; p < CP_PRESET_COUNT; ++p) {
         size_t fails = 0, same, f32;
         for (size_t i = 0; i < s->n; ++i)
-            fails += is_f32(&s->v[i]) && s->v[i].mismatches[p];
+            fails += preset_fails(&s->v[i], (enum cp_preset)p);
         if (p == CP_PRESET_BITWISE && bitwise_reported(s, expect, &same, &f32))
             print_bitwise_report(f, s, same, f32);
         else
@@ -401,6 +409,11 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     fails ? "FAIL" : "PASS", what[p]);
         for (size_t i = 0; i < s->n; ++i) {
             const cp_compare_item *it = &s->v[i];
+            if (p == CP_PRESET_BITWISE && is_f32(it) && it->path_inexact)
+                fprintf(f,
+                        "    R%-2zu %s %s: no kernel path passed its probe on this device "
+                        "(see builds:), so exactness is not promised\n",
+                        i + 1, it->label, it->engine);
             if (!is_f32(it) || !it->mismatches[p])
                 continue;
             fprintf(f, "    R%-2zu %s %s: Mismatched elements: %zu / %zu (%.1f%%)\n", i + 1,
@@ -507,7 +520,7 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddStringToObject(o, "hash", buf);
         add_tristate(o, "deterministic", it->deterministic);
         add_tristate(o, "roundtrip", it->roundtrip);
-        cJSON_AddBoolToObject(o, "exactness_guaranteed", !it->inexact_device);
+        cJSON_AddBoolToObject(o, "exactness_guaranteed", !it->inexact_device && !it->path_inexact);
         cJSON *inv = cJSON_AddObjectToObject(o, "invariance");
         if (inv) {
             if (it->batch_inv_checked > 0) {
@@ -573,7 +586,7 @@ void *cp_comparison_json(const cp_comparison *s)
     for (int p = 0; vj && p < CP_PRESET_COUNT; ++p) {
         size_t fails = 0;
         for (size_t i = 0; i < s->n; ++i)
-            fails += is_f32(&s->v[i]) && s->v[i].mismatches[p];
+            fails += preset_fails(&s->v[i], (enum cp_preset)p);
         cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), fails == 0);
     }
     if (vj)

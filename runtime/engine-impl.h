@@ -25,6 +25,7 @@ struct cp_engine {
     char build_options[512];
     /* What the program cache did; CP_CACHE_NONE for engines that build no program. */
     struct cp_build_cache build_cache;
+    cp_path_report paths; /* cl:own's path and the probe's rejections (exact -1 elsewhere) */
     void *state; /* the engine's own */
 };
 
@@ -42,6 +43,10 @@ bool cp_test_hook(const char *name);
  * "alloc") and is true for the Nth, whose OpenCL call the engine then reports as failed, as a
  * device that runs out of resources mid-run would. */
 bool cp_test_fail(const char *what);
+
+/* While on (the probe's own runs), cp_test_fail counts nothing and fails nothing, so that the
+ * hooks fail-alloc:N and fail-enqueue:N name the Nth call of the run itself. */
+void cp_test_suspend(bool on);
 
 /* True when any CLPARITY_TEST_HOOK is set. */
 bool cp_test_hook_active(void);

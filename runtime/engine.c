@@ -135,6 +135,7 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
     e->ops = engine_ops[info - engines];
     e->model = m;
     e->max_batch = max_batch;
+    e->paths.exact = -1;
     int st = e->ops->create(e, dev, m, max_batch);
     if (st != CP_OK) {
         cp_engine_destroy(e);
@@ -152,9 +153,18 @@ bool cp_test_hook(const char *name)
 
 /* "fail-<what>:N" (N >= 1, default 1): the Nth call of that kind in this process fails. The
  * counters are per process: the commands run one engine at a time on one thread. */
+static _Thread_local bool test_suspended;
+
+void cp_test_suspend(bool on)
+{
+    test_suspended = on;
+}
+
 bool cp_test_fail(const char *what)
 {
     static long enqueues, allocs;
+    if (test_suspended)
+        return false;
     long *count = strcmp(what, "enqueue") == 0 ? &enqueues
                   : strcmp(what, "alloc") == 0 ? &allocs
                                                : NULL;
@@ -233,6 +243,11 @@ bool cp_engine_cache_hit(const cp_engine *e)
 const char *cp_engine_build_cache_note(const cp_engine *e)
 {
     return e->build_cache.note;
+}
+
+const cp_path_report *cp_engine_paths(const cp_engine *e)
+{
+    return &e->paths;
 }
 
 void cp_engine_destroy(cp_engine *e)

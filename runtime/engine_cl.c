@@ -2,6 +2,7 @@
  * epilogue). Both keep the weights on the device between forwards, enqueue every layer and
  * synchronise once. */
 #include "engine-impl.h"
+#include "own-impl.h"
 #include "program-impl.h"
 #include "clparity/tune.h"
 
@@ -52,7 +53,11 @@ struct cl_state {
     int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
     cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
+    bool probing;        /* made by cp_own_create_forced for the probe: no probe of its own */
 };
+
+/* cp_own_create_forced's path for the engine it creates on this thread (-1: none). */
+static _Thread_local int forced_path = -1;
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. */
@@ -83,6 +88,20 @@ static bool cpu_model_path(int path)
 static bool one_launch(int path)
 {
     return path == PATH_SMALL || path == PATH_PIPE || path == PATH_REG;
+}
+
+/* Test hook kernel-bit:<path>: that path's kernel flips one bit of one output. */
+static bool planted(const struct cl_state *s)
+{
+    char hook[32];
+    snprintf(hook, sizeof hook, "kernel-bit:%s", path_names[s->path]);
+    return cp_test_hook(hook);
+}
+
+/* own_cpu.cl's kernels, whose planted bit is CP_TEST_FLIP. */
+static bool cpu_path(int path)
+{
+    return path == PATH_CPU || cpu_model_path(path);
 }
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
@@ -321,7 +340,11 @@ static const char *spin_bound_options(const cp_device *dev)
 /* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
  * launch for the whole model where the layers are narrow and the batch is small, else a tiled
  * GEMM per layer; on CPUs the vectorised GEMM per layer. */
-static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
+static bool cp_cpu_one_buffer(const cp_engine *e, const cp_device *dev);
+
+/* Whether path p can run the engine's model on this device: CP_OK, or CP_FAIL_USAGE naming
+ * what does not fit. */
+static int path_fits(const cp_engine *e, const cp_device *dev, size_t max_wg, int p)
 {
     const cp_model *m = e->model;
     /* the one-launch paths hold every layer in one buffer (padded to float4s), with int offsets
@@ -333,26 +356,50 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, int *p
     bool small_ok = fits && m->n_params < (size_t)1 << 30;
     bool reg_ok = fits && (m->n_params < (size_t)1 << 30 || uniform_model(m, &uflags));
     bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
-    const char *force = getenv("CLPARITY_OWN_KERNEL");
+    if (one_launch(p) && !(p == PATH_REG ? reg_ok : small_ok))
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not fit one "
+                          "work-group of this device (%zu)",
+                          path_names[p], m->max_width, max_wg);
+    if ((p == PATH_TILED || p == PATH_STREAM) && max_wg < 256)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_KERNEL=%s needs work-groups of 256",
+                          path_names[p]);
+    if (p == PATH_STREAM && !stream_ok)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_OWN_KERNEL=stream: the model (%zu floats with padding) does "
+                          "not fit one buffer of this device",
+                          stream_total(m));
+    if (cpu_model_path(p) && !cp_cpu_one_buffer(e, dev))
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_OWN_KERNEL=%s: the packed model does not fit one buffer of "
+                          "this device with int offsets",
+                          path_names[p]);
+    return CP_OK;
+}
+
+/* Which kernel cl:own uses: CLPARITY_OWN_KERNEL when set (tests and tuning), else on GPUs one
+ * launch for the whole model where the layers are narrow and the batch is small, else a tiled
+ * GEMM per layer; on CPUs the vectorised GEMM per layer. The probe (select_probed) may then
+ * take another. */
+static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool use_env, int *path)
+{
+    const cp_model *m = e->model;
+    int uflags;
+    bool fits =
+        (size_t)m->max_width <= max_wg && m->max_width <= 1024 &&
+        ((cl_ulong)m->n_params + 4 * (cl_ulong)m->n_layers) * sizeof(float) <= dev->max_alloc;
+    bool reg_ok = fits && (m->n_params < (size_t)1 << 30 || uniform_model(m, &uflags));
+    bool stream_ok = (cl_ulong)stream_total(m) * sizeof(float) <= dev->max_alloc;
+    if (forced_path >= 0) {
+        *path = forced_path;
+        return path_fits(e, dev, max_wg, forced_path);
+    }
+    const char *force = use_env ? getenv("CLPARITY_OWN_KERNEL") : NULL;
     if (force && force[0]) {
         for (int p = 0; p < N_PATHS; ++p)
             if (strcmp(force, path_names[p]) == 0) {
-                if (one_launch(p) && !(p == PATH_REG ? reg_ok : small_ok))
-                    return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=%s: a layer of width %d does not "
-                                      "fit one work-group of this device (%zu)",
-                                      path_names[p], m->max_width, max_wg);
-                if ((p == PATH_TILED || p == PATH_STREAM) && max_wg < 256)
-                    return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=%s needs work-groups of 256",
-                                      path_names[p]);
-                if (p == PATH_STREAM && !stream_ok)
-                    return cp_err_set(CP_FAIL_USAGE,
-                                      "CLPARITY_OWN_KERNEL=stream: the model (%zu floats with "
-                                      "padding) does not fit one buffer of this device",
-                                      stream_total(m));
                 *path = p;
-                return CP_OK;
+                return path_fits(e, dev, max_wg, p);
             }
         return cp_err_set(CP_FAIL_USAGE,
                           "CLPARITY_OWN_KERNEL: '%s' is not one of naive, small, pipe, reg, "
@@ -628,6 +675,72 @@ static bool uniform_model(const cp_model *m, int *flags)
     return true;
 }
 
+/* Where the first choice fails its probe, the next path after it in its device's list that
+ * fits and passes is taken: on CPUs from the one-launch kernels to the per-layer GEMMs, elsewhere
+ * from the one-launch kernels to the tiled GEMM; the naive kernel (block.cl, the reference form)
+ * last. */
+static const int cpu_fallback[] = {PATH_CPUG, PATH_CPU1, PATH_CPU, PATH_VEC, PATH_NAIVE};
+static const int gpu_fallback[] = {PATH_REG, PATH_STREAM, PATH_TILED, PATH_NAIVE};
+
+/* Probes *path (cp_own_probe) and, where it fails, the fallbacks in turn; takes the first that
+ * passes and records in e->paths which were rejected and why. Where none passes, the first
+ * choice stays and the result is marked not exact (e->paths.exact = 0). */
+static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
+{
+    double t0 = cp_now();
+    /* where the first choice was forced (CLPARITY_OWN_KERNEL), the device's own choice comes
+     * next */
+    int dflt;
+    int st = choose_path(e, dev, max_wg, false, &dflt);
+    if (st != CP_OK)
+        return st;
+    cp_path_report *r = &e->paths;
+    struct cp_probe_class cls = {e->model->max_width > 128, e->max_batch > 16};
+    bool cpu = cpu_device(dev);
+    const int *fb = cpu ? cpu_fallback : gpu_fallback;
+    size_t n_fb = cpu ? sizeof cpu_fallback / sizeof *fb : sizeof gpu_fallback / sizeof *fb;
+    /* the first choice, the device's own choice, then the paths after that in the list (all of
+     * them where it is not in the list) */
+    int order[N_PATHS + 2], n = 0;
+    order[n++] = *path;
+    if (dflt != *path)
+        order[n++] = dflt;
+    size_t from = 0;
+    for (size_t i = 0; i < n_fb; ++i)
+        if (fb[i] == dflt)
+            from = i + 1;
+    for (size_t i = from; i < n_fb; ++i)
+        if (fb[i] != *path)
+            order[n++] = fb[i];
+    r->exact = 0;
+    r->n_rejected = 0;
+    for (int i = 0; i < n; ++i) {
+        int p = order[i];
+        if (i > 0 && path_fits(e, dev, max_wg, p) != CP_OK)
+            continue; /* the first choice fits: choose_path checked it */
+        enum cp_probe_verdict v;
+        char why[CP_PROBE_WHY];
+        st = cp_own_probe(dev, p, path_names[p], cls, &v, why, sizeof why);
+        if (st != CP_OK)
+            return st;
+        if (v == CP_PROBE_PASS) {
+            *path = p;
+            r->exact = 1;
+            break;
+        }
+        if (v == CP_PROBE_FAIL && r->n_rejected < CP_PATHS_MAX) {
+            snprintf(r->rejected[r->n_rejected].path, CP_PATH_NAME, "%s", path_names[p]);
+            snprintf(r->rejected[r->n_rejected].why, CP_PROBE_WHY, "%s", why);
+            ++r->n_rejected;
+        }
+    }
+    if (!r->exact)
+        *path = order[0];
+    snprintf(r->used, sizeof r->used, "%s", path_names[*path]);
+    r->probe_s = cp_now() - t0;
+    return CP_OK;
+}
+
 static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev)
 {
     const cp_model *m = e->model;
@@ -643,7 +756,11 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
         st = dev_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
                       &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
     if (st == CP_OK)
-        st = choose_path(e, dev, max_wg, &s->path);
+        st = choose_path(e, dev, max_wg, true, &s->path);
+    if (st == CP_OK && !s->probing)
+        st = select_probed(e, dev, max_wg, &s->path);
+    else if (st == CP_OK)
+        snprintf(e->paths.used, sizeof e->paths.used, "%s", path_names[s->path]);
     if (st != CP_OK || s->path == PATH_NAIVE)
         return st;
     cp_own_tune tuned;
@@ -773,9 +890,13 @@ static int setup_own_path(cp_engine *e, struct cl_state *s, const cp_device *dev
                  s->vec_rb, s->vec_nv);
         kname = "cp_gemm_vec";
     }
-    /* Test hook kernel-bit: the reg and stream kernels flip one bit of one output. */
-    if (cp_test_hook("kernel-bit") && (s->path == PATH_REG || s->path == PATH_STREAM))
-        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DCP_PLANT_BIT");
+    /* Test hooks: kernel-bit:<path> plants one flipped bit of one output in that path's
+     * kernel, the probe's build included (the probe must reject it); kernel-bit does so in the
+     * reg and stream kernels after the probe (the comparison must see it). */
+    if (planted(s) || (!s->probing && cp_test_hook("kernel-bit") &&
+                       (s->path == PATH_REG || s->path == PATH_STREAM)))
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " %s",
+                 cpu_path(s->path) ? "-DCP_TEST_FLIP" : "-DCP_PLANT_BIT");
     st = cp_program_build_ex(s->ctx, dev->device_id, file, opts, &s->prog_path, &e->build_cache);
     if (st != CP_OK)
         return st;
@@ -822,6 +943,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
     e->state = s;
     s->clblast = variant == CL_CLBLAST;
+    s->probing = forced_path >= 0;
     cl_int rc;
     int st = cp_cl_open(dev, CL_QUEUE_PROFILING_ENABLE, &s->ctx, &s->q);
     if (st != CP_OK)
@@ -840,6 +962,10 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     /* block.cl serves the naive path, cl:relaxed and CLBlast's epilogue; cl:own's other
      * paths are one program each, so a build (and a cache entry) per engine. */
     if (s->path == PATH_NAIVE) {
+        if (variant == CL_OWN) {
+            snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2%s",
+                     planted(s) ? " -DCP_PLANT_BIT" : "");
+        }
         st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
                                  &e->build_cache);
         if (st != CP_OK)
@@ -851,7 +977,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateKernel(cp_epilogue)");
     }
-    e->build_s = cp_now() - t0;
+    e->build_s = cp_now() - t0 - e->paths.probe_s;
 
     st = plan_chunks(e, s, dev->max_alloc);
     if (st != CP_OK)
@@ -910,6 +1036,15 @@ static int cl_own_create(cp_engine *e, const cp_device *dev, const cp_model *m, 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_OWN);
+}
+
+int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,
+                         cp_engine **out)
+{
+    forced_path = path;
+    int st = cp_engine_create(cp_engine_find("cl:own"), dev, m, batch, out);
+    forced_path = -1;
+    return st;
 }
 
 static int cl_relaxed_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
@@ -1323,14 +1458,20 @@ static int cpu_rows(int batch)
  * layer table's int offsets, one buffer); else cp_cpu_model where the model is narrow and its
  * row blocks are few enough for each core to stream the weights once or twice per forward;
  * else cp_cpu_layer for small batches. */
+static bool cp_cpu_one_buffer(const cp_engine *e, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    double packed = 0.0; /* cp_cpu_model's layer table holds int offsets */
+    for (int l = 0; l < m->n_layers; ++l)
+        packed += (double)round_up((size_t)m->layers[l].out, 64) * (m->layers[l].in + 1);
+    return packed < 2147483647.0 && packed * sizeof(float) <= (double)dev->max_alloc;
+}
+
 static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
 {
     const cp_model *m = e->model;
     int blocks = (e->max_batch + cpu_rows(e->max_batch) - 1) / cpu_rows(e->max_batch);
-    double packed = 0.0; /* cp_cpu_model's layer table holds int offsets */
-    for (int l = 0; l < m->n_layers; ++l)
-        packed += (double)round_up((size_t)m->layers[l].out, 64) * (m->layers[l].in + 1);
-    bool one_buffer = packed < 2147483647.0 && packed * sizeof(float) <= (double)dev->max_alloc;
+    bool one_buffer = cp_cpu_one_buffer(e, dev);
     if (one_buffer && dev->compute_units >= CPU_GRID_MIN_CUS && e->max_batch <= CPU_MAX_BATCH)
         return PATH_CPUG;
     if (m->max_width <= CPU_ONE_LAUNCH_MAX_WIDTH && blocks <= 2 * (int)dev->compute_units &&
@@ -1369,7 +1510,7 @@ static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_ow
     if (s->path == PATH_CPUG)
         cpug_shape(e, s, cus, tune->cpu_gu);
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
-             s->cpu_rb, cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
+             s->cpu_rb, !s->probing && cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
     return CP_OK;
 }
 

@@ -325,6 +325,7 @@ static int run_result(cp_job *j, cp_job_result *r)
     r->upload_s = cp_engine_upload_seconds(e);
     r->build_cache = cp_engine_build_cache(e);
     snprintf(r->build_cache_note, sizeof r->build_cache_note, "%s", cp_engine_build_cache_note(e));
+    r->paths = *cp_engine_paths(e);
     if (cp_engine_build_options(e)[0])
         snprintf(j->build_options, sizeof j->build_options, "%s", cp_engine_build_options(e));
     r->deterministic = true;
@@ -777,6 +778,28 @@ static cJSON *device_json(const cp_device *d)
     return o;
 }
 
+/* {"used": path, "exact": bool, "rejected": [{"path", "why"}]}: cl:own's kernel path and what
+ * its probe rejected on the device. */
+void *cp_path_report_json(const cp_path_report *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "used", p->used);
+    cJSON_AddBoolToObject(o, "exact", p->exact == 1);
+    cJSON_AddNumberToObject(o, "probe_s", p->probe_s);
+    cJSON *rej = cJSON_AddArrayToObject(o, "rejected");
+    for (int i = 0; rej && i < p->n_rejected; ++i) {
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            break;
+        cJSON_AddStringToObject(x, "path", p->rejected[i].path);
+        cJSON_AddStringToObject(x, "why", p->rejected[i].why);
+        cJSON_AddItemToArray(rej, x);
+    }
+    return o;
+}
+
 static cJSON *result_json(const cp_job *j, const cp_job_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -789,6 +812,8 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->hash);
     cJSON_AddStringToObject(o, "hash", buf);
     cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
+    if (r->paths.used[0])
+        cJSON_AddItemToObject(o, "own_path", cp_path_report_json(&r->paths));
     cJSON *t = cJSON_AddObjectToObject(o, "timing");
     if (t) {
         cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);

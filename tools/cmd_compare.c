@@ -103,6 +103,7 @@ int cmd_compare(int argc, char **argv)
     cp_job_print_model(j.cj, out);
     compare_print_devices(out, &j, "");
     cp_comparison_print(cmp, out, true, j.o.expect);
+    job_print_builds(out, &j);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
     fflush(out);

@@ -50,24 +50,6 @@ static void print_row(FILE *out, const cp_job_result *r)
     fprintf(out, " %8s %10.3g %4zu/%-4zu\n", ulp, r->m.max_rel, r->m.nan, r->m.inf);
 }
 
-/* Program build time per OpenCL result, and what the program cache did: a warm build (hit)
- * next to a cold one (miss, or off) is the cache's gain. */
-static void print_builds(FILE *out, const struct job *j)
-{
-    const char *lead = "builds:";
-    for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
-        const cp_job_result *r = cp_job_result_at(j->cj, i);
-        const char *state = cp_cache_state_name(r->build_cache);
-        if (!state)
-            continue;
-        char label[300];
-        cp_device_label(r->dev, label, sizeof label);
-        fprintf(out, "%-7s %s on %s: %.3f s (cache %s%s%s)\n", lead, r->eng->name, label,
-                r->build_s, state, r->build_cache_note[0] ? "; " : "", r->build_cache_note);
-        lead = "";
-    }
-}
-
 int cmd_run(int argc, char **argv)
 {
     struct job_opts o;
@@ -100,7 +82,7 @@ int cmd_run(int argc, char **argv)
         print_row(out, r);
         nonfinite += r->m.nan + r->m.inf;
     }
-    print_builds(out, &j);
+    job_print_builds(out, &j);
     if (nonfinite)
         fprintf(out,
                 "note: %zu non-finite outputs. A NaN against a number is a mismatch, left out "

@@ -413,3 +413,30 @@ void *job_json(const struct job *j)
         cJSON_AddItemToObject(root, "labels", labels_json(&lab));
     return root;
 }
+
+void job_print_builds(FILE *out, const struct job *j)
+{
+    const char *lead = "builds:";
+    for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
+        const char *state = cp_cache_state_name(r->build_cache);
+        if (!state)
+            continue;
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        fprintf(out, "%-7s %s on %s: %.3f s (cache %s%s%s)", lead, r->eng->name, label, r->build_s,
+                state, r->build_cache_note[0] ? "; " : "", r->build_cache_note);
+        lead = "";
+        const cp_path_report *p = &r->paths;
+        if (!p->used[0]) {
+            fputc('\n', out);
+            continue;
+        }
+        fprintf(out, "; kernel path %s, %s (probes %.3f s)\n", p->used,
+                p->exact == 1 ? "passed its probe"
+                              : "NOT EXACT: no path passed its probe on this device",
+                p->probe_s);
+        for (int k = 0; k < p->n_rejected; ++k)
+            fprintf(out, "%-7s   rejected %s: %s\n", "", p->rejected[k].path, p->rejected[k].why);
+    }
+}

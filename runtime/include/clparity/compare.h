@@ -35,6 +35,8 @@ typedef struct cp_compare_item {
     int deterministic;    /* 1, 0, or -1 unknown */
     int roundtrip;        /* 1, 0, or -1 not applicable */
     bool inexact_device;  /* "exactness not guaranteed": no denormals or EMBEDDED profile */
+    bool path_inexact;    /* cl:own: no kernel path passed its probe on this device, so its bits
+                           * are not promised; fails --expect bitwise whatever they are */
     double wall_median_s; /* < 0: unknown */
     long batch_inv_equal; /* rows equal alone and in the batch; < 0: not checked */
     long batch_inv_checked;

@@ -69,6 +69,25 @@ bool cp_engine_cache_hit(const cp_engine *e);
  * an entry not stored (an unwritable folder) and why. */
 const char *cp_engine_build_cache_note(const cp_engine *e);
 
+/* cl:own's kernel path on its device, and the paths its probe rejected there (issue 20): before
+ * cl:own takes a path on a device for the first time, the path runs a small probe model and
+ * must give host:exact's bits; a path that does not is not used, and the next that does is. */
+#define CP_PATH_NAME 16
+#define CP_PROBE_WHY 256
+#define CP_PATHS_MAX 12
+typedef struct cp_path_report {
+    char used[CP_PATH_NAME]; /* the kernel path that ran; "" for engines without paths */
+    int exact;               /* 1: it passed the probe; 0: no path passed, so the result is not
+                              * promised to be host:exact's; -1: not probed (other engines) */
+    double probe_s;          /* seconds spent probing (not in the build time) */
+    int n_rejected;
+    struct {
+        char path[CP_PATH_NAME];
+        char why[CP_PROBE_WHY];
+    } rejected[CP_PATHS_MAX];
+} cp_path_report;
+const cp_path_report *cp_engine_paths(const cp_engine *e);
+
 /* The weights' round trip: written to the engine's memory, read back, mapped, and copied
  * buffer to buffer, each compared bit for bit with the model. *ok is 1 (all equal), 0 (a
  * difference) or -1 (not applicable: the engine reads the model's weights in place). */

@@ -64,11 +64,16 @@ typedef struct cp_job_result {
     double build_s, upload_s;
     enum cp_cache_state build_cache; /* CP_CACHE_NONE: no program built */
     char build_cache_note[256];
-    cp_metrics m;                            /* against host:f64; float32 results only */
-    int roundtrip;                           /* 1, 0, -1 n/a (compare only) */
+    cp_path_report paths; /* cl:own: the kernel path and what the probe rejected */
+    cp_metrics m;         /* against host:f64; float32 results only */
+    int roundtrip;        /* 1, 0, -1 n/a (compare only) */
     long batch_inv_equal, batch_inv_checked; /* invariance; checked < 0: not checked */
     int thread_inv;                          /* host:openblas with invariance: 1, 0; -1 n/a */
 } cp_job_result;
+
+/* A cJSON object (as void *) of a path report: {"used", "exact", "rejected": [{"path", "why"}]};
+ * NULL when out of memory. */
+void *cp_path_report_json(const cp_path_report *p);
 
 /* The defaults above. */
 void cp_job_opts_default(cp_job_opts *o);

@@ -1,0 +1,44 @@
+/* Private: cl:own's kernel paths (engine_cl.c) and the probe that checks a path on a device
+ * before cl:own first uses it there (own_probe.c). */
+#ifndef CLPARITY_OWN_IMPL_H
+#define CLPARITY_OWN_IMPL_H
+
+#include "clparity/device.h"
+#include "clparity/engine.h"
+#include "clparity/model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What a probe found for one path on one device. */
+enum cp_probe_verdict {
+    CP_PROBE_PASS, /* the probe model's outputs carry host:exact's bits */
+    CP_PROBE_FAIL, /* wrong bits, or the path failed to build or launch: why says which */
+    CP_PROBE_NA    /* the path does not apply to this device (why says why) */
+};
+
+/* The probe model's class: a path's kernel variant depends on the widths (reg's one-row form
+ * up to 128) and the batch (rows per work-item), so the probe runs a model of the real one's
+ * class. */
+struct cp_probe_class {
+    bool wide;      /* the real model has a layer wider than 128 */
+    bool big_batch; /* its batch is over 16 */
+};
+
+/* Checks path (its index and name) on dev: cl:own runs a small model of odd sizes with biases,
+ * a rectangular layer, a layer without activation, layers with and without the residual and
+ * more than one work-group, with that path forced, and every output is compared bit for bit
+ * with the definition (each output a chain of fmaf from 0.0f, k ascending, then the bias,
+ * ReLU and the residual: host:exact's order). The verdict is kept for the process and, unless
+ * the program cache is off, a test hook is set or CLPARITY_KERNEL_DIR replaces the sources, in
+ * the program cache, keyed by the device, driver, platform, the kernel sources, the path, the
+ * class and the tune settings. Returns CP_OK with *v set; an error only when the host runs out
+ * of memory. */
+int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                 enum cp_probe_verdict *v, char *why, size_t why_len);
+
+/* cl:own on dev with kernel path `path` forced and no probe of its own (engine_cl.c). */
+int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,
+                         cp_engine **out);
+
+#endif

@@ -1,0 +1,329 @@
+/* The probe of cl:own's kernel paths (own-impl.h): before cl:own takes a path on a device for
+ * the first time, that path runs a small model there and must give the bits of the
+ * definition. OpenCL promises correctly rounded + - * fma, so a conforming device and a kernel
+ * that relies only on what OpenCL promises pass; a miscompile, or a kernel that relies on
+ * something a device does not give (progress across work-groups, memory visibility, ...), is
+ * caught here instead of in a user's report. */
+#include "cache-impl.h"
+#include "engine-impl.h"
+#include "own-impl.h"
+#include "program-impl.h"
+
+#include "clparity/gen.h"
+#include "clparity/tune.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bumped when the probe model or its checks change: older verdicts are then not read. */
+#define PROBE_VERSION "clparity-probe 1"
+#define PROBE_SEED UINT64_C(0x70726f6265) /* "probe" */
+
+/* The probe's layers: odd widths, a rectangular layer each way, biases on some, a layer
+ * without activation, residuals on the square ones. The wide class crosses 128 (reg's
+ * one-row-per-work-item limit) and stays small enough for Oclgrind (0.3 M multiply-adds). */
+struct probe_layer {
+    int in, out;
+    bool bias;
+    int act;
+    bool residual;
+};
+static const struct probe_layer narrow_layers[] = {
+    {67, 67, true, CP_ACT_RELU, true},
+    {67, 45, true, CP_ACT_RELU, false},
+    {45, 67, false, CP_ACT_RELU, false},
+    {67, 67, true, CP_ACT_NONE, true},
+};
+static const struct probe_layer wide_layers[] = {
+    {67, 131, true, CP_ACT_RELU, false},
+    {131, 131, true, CP_ACT_RELU, true},
+    {131, 67, false, CP_ACT_NONE, false},
+    {67, 67, true, CP_ACT_RELU, true},
+};
+#define PROBE_LAYERS 4
+
+static int probe_batch(struct cp_probe_class cls)
+{
+    return cls.big_batch ? 19 : 5;
+}
+
+static int probe_model(struct cp_probe_class cls, cp_model *m)
+{
+    const struct probe_layer *pl = cls.wide ? wide_layers : narrow_layers;
+    memset(m, 0, sizeof *m);
+    int st = CP_OK;
+    for (int l = 0; l < PROBE_LAYERS && st == CP_OK; ++l) {
+        size_t nw = (size_t)pl[l].in * (size_t)pl[l].out;
+        float *w = malloc(nw * sizeof *w), *b = malloc((size_t)pl[l].out * sizeof *b);
+        if (!w || !b) {
+            free(w);
+            free(b);
+            return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe model");
+        }
+        float bound = cp_gen_linear_bound(pl[l].in);
+        for (size_t i = 0; i < nw; ++i)
+            w[i] = cp_gen_weight(PROBE_SEED, CP_TENSOR_WEIGHT(l), i, bound, 1.0f);
+        for (int o = 0; o < pl[l].out; ++o)
+            b[o] = cp_gen_weight(PROBE_SEED, CP_TENSOR_BIAS(l), (uint64_t)o, bound, 1.0f);
+        st = cp_model_add_layer(m, pl[l].in, pl[l].out, w, pl[l].bias ? b : NULL, pl[l].act,
+                                pl[l].residual);
+        free(w);
+        free(b);
+    }
+    return st;
+}
+
+/* The definition, in host:exact's order: acc = fmaf(x[k], W[o][k], acc) from 0.0f, k
+ * ascending; then + bias, the activation, x[o] + v. This file is built with
+ * -ffp-contract=off, and fmaf is correctly rounded in every libm. */
+static void probe_reference(const cp_model *m, int batch, const float *x, float *buf0, float *buf1,
+                            const float **out)
+{
+    const float *in = x;
+    float *bufs[2] = {buf0, buf1};
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        const float *w = m->params + L->w_off;
+        float *y = bufs[l & 1];
+        for (int r = 0; r < batch; ++r)
+            for (int o = 0; o < L->out; ++o) {
+                float acc = 0.0f;
+                for (int k = 0; k < L->in; ++k)
+                    acc = fmaf(in[(size_t)r * (size_t)L->in + (size_t)k],
+                               w[(size_t)o * (size_t)L->in + (size_t)k], acc);
+                if (L->has_bias)
+                    acc = acc + m->params[L->b_off + (size_t)o];
+                float v = L->act == CP_ACT_RELU ? cp_relu(acc) : acc;
+                if (L->residual)
+                    v = in[(size_t)r * (size_t)L->in + (size_t)o] + v;
+                y[(size_t)r * (size_t)L->out + (size_t)o] = v;
+            }
+        in = y;
+    }
+    *out = in;
+}
+
+/* Runs the probe: *v and why as for cp_own_probe. */
+static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
+                     enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    cp_model m;
+    int st = probe_model(cls, &m);
+    int batch = probe_batch(cls);
+    size_t n_in = (size_t)batch * (size_t)m.in_width, n_out = (size_t)batch * (size_t)m.out_width;
+    size_t n_buf = (size_t)batch * (size_t)m.max_width;
+    float *x = malloc(n_in * sizeof *x), *y = malloc(n_out * sizeof *y);
+    float *b0 = malloc(n_buf * sizeof *b0), *b1 = malloc(n_buf * sizeof *b1);
+    cp_engine *e = NULL;
+    if (st == CP_OK && (!x || !y || !b0 || !b1))
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe");
+    if (st != CP_OK)
+        goto out;
+    for (size_t i = 0; i < n_in; ++i)
+        x[i] = cp_gen_normal(PROBE_SEED, 0, i);
+    /* the fault-injection hooks count the run's own calls, not the probe's */
+    cp_test_suspend(true);
+    int rc = cp_own_create_forced(dev, &m, batch, path, &e);
+    cp_timing t;
+    if (rc == CP_OK)
+        rc = cp_engine_forward(e, x, batch, y, &t);
+    cp_test_suspend(false);
+    if (rc == CP_FAIL_USAGE) {
+        *v = CP_PROBE_NA;
+        snprintf(why, why_len, "%s", cp_err_msg());
+        goto out;
+    }
+    if (rc != CP_OK) {
+        *v = CP_PROBE_FAIL;
+        snprintf(why, why_len, "probe failed to run: %s", cp_err_msg());
+        goto out;
+    }
+    const float *ref;
+    probe_reference(&m, batch, x, b0, b1, &ref);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n_out; ++i)
+        if (memcmp(&y[i], &ref[i], sizeof(float)) != 0 && bad++ == 0)
+            first = i;
+    if (bad == 0) {
+        *v = CP_PROBE_PASS;
+        snprintf(why, why_len, "probe passed");
+        goto out;
+    }
+    *v = CP_PROBE_FAIL;
+    snprintf(why, why_len,
+             "probe (layers %s, batch %d): %zu of %zu outputs differ from host:exact's bits, "
+             "first row %zu output %zu: %a (%.9g) against %a (%.9g)",
+             cls.wide ? "67-131-131-67-67" : "67-67-45-67-67", batch, bad, n_out,
+             first / (size_t)m.out_width, first % (size_t)m.out_width, (double)y[first],
+             (double)y[first], (double)ref[first], (double)ref[first]);
+out:
+    cp_engine_destroy(e);
+    cp_model_free(&m);
+    free(x);
+    free(y);
+    free(b0);
+    free(b1);
+    return st;
+}
+
+/* ---- verdicts kept for the process and in the program cache ------------------------------ */
+
+struct memo {
+    cl_device_id dev;
+    int path;
+    struct cp_probe_class cls;
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+};
+static struct memo *memos;
+static size_t n_memos;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
+                      enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    bool found = false;
+    pthread_mutex_lock(&memo_lock);
+    for (size_t i = 0; i < n_memos && !found; ++i)
+        if (memos[i].dev == dev->device_id && memos[i].path == path &&
+            memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch) {
+            *v = memos[i].v;
+            snprintf(why, why_len, "%s", memos[i].why);
+            found = true;
+        }
+    pthread_mutex_unlock(&memo_lock);
+    return found;
+}
+
+static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls,
+                     enum cp_probe_verdict v, const char *why)
+{
+    pthread_mutex_lock(&memo_lock);
+    struct memo *more = realloc(memos, (n_memos + 1) * sizeof *memos);
+    if (more) { /* without memory the next engine probes again: slower, not wrong */
+        memos = more;
+        memos[n_memos].dev = dev->device_id;
+        memos[n_memos].path = path;
+        memos[n_memos].cls = cls;
+        memos[n_memos].v = v;
+        snprintf(memos[n_memos].why, sizeof memos[n_memos].why, "%s", why);
+        ++n_memos;
+    }
+    pthread_mutex_unlock(&memo_lock);
+}
+
+/* Whether verdicts may be read from and written to the program cache. */
+static bool verdict_cacheable(void)
+{
+    const char *dir = getenv("CLPARITY_KERNEL_DIR");
+    return cp_cache_enabled() && !cp_test_hook_active() && !(dir && dir[0]);
+}
+
+/* The verdict's key: the kernel sources, the path, the class and what shapes the path's build
+ * (tune settings, compute units, work-group size), with the device's and driver's strings
+ * (cp_cache_key_for). */
+static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_class cls,
+                       struct cp_cache_key *k)
+{
+    cl_uint pref_vec = 0;
+    size_t max_wg = 0;
+    cl_int rc = clGetDeviceInfo(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT,
+                                sizeof pref_vec, &pref_vec, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetDeviceInfo(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg,
+                             NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clGetDeviceInfo (probe key)");
+    cp_own_tune t;
+    enum cp_tune_source src;
+    int st = cp_tune_get(dev, pref_vec, &t, &src);
+    if (st != CP_OK)
+        return st;
+    char tune[256], opts[512];
+    cp_tune_format(&t, tune, sizeof tune);
+    snprintf(opts, sizeof opts, "%s path=%s wide=%d big_batch=%d cus=%u wg=%zu vec=%u tune=%s",
+             PROBE_VERSION, name, cls.wide, cls.big_batch, dev->compute_units, max_wg, pref_vec,
+             tune);
+    size_t total = 0;
+    for (size_t i = 0; i < cp_kernel_source_count; ++i)
+        total += cp_kernel_sources[i].len;
+    unsigned char *src_all = malloc(total ? total : 1);
+    if (!src_all)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe's key");
+    size_t at = 0;
+    for (size_t i = 0; i < cp_kernel_source_count; ++i) {
+        memcpy(src_all + at, cp_kernel_sources[i].data, cp_kernel_sources[i].len);
+        at += cp_kernel_sources[i].len;
+    }
+    char kname[48], why[256];
+    snprintf(kname, sizeof kname, "probe:%s", name);
+    st = cp_cache_key_for(k, dev->device_id, kname, src_all, total, opts, why, sizeof why);
+    free(src_all);
+    if (st != CP_OK)
+        return cp_err_set(st, "probe key: %s", why);
+    return CP_OK;
+}
+
+#define PAYLOAD_PASS PROBE_VERSION "\npass\n"
+#define PAYLOAD_FAIL PROBE_VERSION "\nfail\n"
+
+static bool verdict_load(const struct cp_cache_key *k, enum cp_probe_verdict *v, char *why,
+                         size_t why_len)
+{
+    unsigned char *p = NULL;
+    size_t n = 0;
+    char miss[128];
+    if (!cp_cache_load(k, &p, &n, miss, sizeof miss))
+        return false;
+    bool ok = true;
+    size_t lp = strlen(PAYLOAD_PASS), lf = strlen(PAYLOAD_FAIL);
+    if (n == lp && memcmp(p, PAYLOAD_PASS, lp) == 0) {
+        *v = CP_PROBE_PASS;
+        snprintf(why, why_len, "probe passed (cached)");
+    } else if (n > lf && memcmp(p, PAYLOAD_FAIL, lf) == 0 && memchr(p + lf, '\0', n - lf) == NULL) {
+        *v = CP_PROBE_FAIL;
+        snprintf(why, why_len, "%.*s (cached)", (int)(n - lf), (const char *)p + lf);
+    } else {
+        ok = false; /* not ours: probe again, and the store replaces it */
+    }
+    free(p);
+    return ok;
+}
+
+static void verdict_store(const struct cp_cache_key *k, enum cp_probe_verdict v, const char *why)
+{
+    char payload[CP_PROBE_WHY + 64], miss[256];
+    int n = v == CP_PROBE_PASS ? snprintf(payload, sizeof payload, "%s", PAYLOAD_PASS)
+                               : snprintf(payload, sizeof payload, "%s%s", PAYLOAD_FAIL, why);
+    if (n > 0)
+        (void)cp_cache_store(k, payload,
+                             (size_t)n < sizeof payload ? (size_t)n : sizeof payload - 1, miss,
+                             sizeof miss); /* not stored: probed again next time */
+}
+
+int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                 enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    if (memo_find(dev, path, cls, v, why, why_len))
+        return CP_OK;
+    struct cp_cache_key k = {0};
+    bool cacheable = verdict_cacheable();
+    if (cacheable && verdict_key(dev, name, cls, &k) != CP_OK)
+        cacheable = false; /* probed, not stored */
+    if (cacheable && verdict_load(&k, v, why, why_len)) {
+        cp_cache_key_free(&k);
+        memo_add(dev, path, cls, *v, why);
+        return CP_OK;
+    }
+    int st = probe_run(dev, path, cls, v, why, why_len);
+    if (st == CP_OK) {
+        if (cacheable && *v != CP_PROBE_NA)
+            verdict_store(&k, *v, why);
+        memo_add(dev, path, cls, *v, why);
+    }
+    cp_cache_key_free(&k);
+    return st;
+}
