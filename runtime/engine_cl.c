@@ -313,6 +313,7 @@ static void stream_shape(const cp_model *m, int batch, unsigned cus, int *no, in
 }
 
 static bool uniform_model(const cp_model *m, int *flags);
+static bool cpu_uniform(const cp_model *m);
 
 static int cpu_choose_path(const cp_engine *e, const cp_device *dev);
 static int cpu_setup_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
@@ -695,7 +696,10 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
     if (st != CP_OK)
         return st;
     cp_path_report *r = &e->paths;
-    struct cp_probe_class cls = {e->model->max_width > 128, e->max_batch > 16};
+    const cp_model *m = e->model;
+    int flags;
+    struct cp_probe_class cls = {m->max_width > 128, e->max_batch > 16, cpu_uniform(m),
+                                 uniform_model(m, &flags) ? flags : -1};
     bool cpu = cpu_device(dev);
     const int *fb = cpu ? cpu_fallback : gpu_fallback;
     size_t n_fb = cpu ? sizeof cpu_fallback / sizeof *fb : sizeof gpu_fallback / sizeof *fb;

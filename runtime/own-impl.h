@@ -23,6 +23,10 @@ enum cp_probe_verdict {
 struct cp_probe_class {
     bool wide;      /* the real model has a layer wider than 128 */
     bool big_batch; /* its batch is over 16 */
+    bool square;    /* every layer is max_width in and out (cpu1 and cpug then ping-pong between
+                     * the activation buffers, one of them also the input) */
+    int flags;      /* square with every layer's flags the same (1 bias, 2 ReLU, 4 residual: reg
+                     * then takes the layer table as constants): those flags; else -1 */
 };
 
 /* Checks path (its index and name) on dev: cl:own runs a small model of odd sizes with biases,

@@ -19,12 +19,13 @@
 #include <string.h>
 
 /* Bumped when the probe model or its checks change: older verdicts are then not read. */
-#define PROBE_VERSION "clparity-probe 1"
+#define PROBE_VERSION "clparity-probe 4"
 #define PROBE_SEED UINT64_C(0x70726f6265) /* "probe" */
 
 /* The probe's layers: odd widths, a rectangular layer each way, biases on some, a layer
  * without activation, residuals on the square ones. The wide class crosses 128 (reg's
- * one-row-per-work-item limit) and stays small enough for Oclgrind (0.3 M multiply-adds). */
+ * one-row-per-work-item limit) and stays small enough for Oclgrind (at most 2.3 M multiply-adds).
+ */
 struct probe_layer {
     int in, out;
     bool bias;
@@ -32,27 +33,45 @@ struct probe_layer {
     bool residual;
 };
 static const struct probe_layer narrow_layers[] = {
-    {67, 67, true, CP_ACT_RELU, true},
-    {67, 45, true, CP_ACT_RELU, false},
-    {45, 67, false, CP_ACT_RELU, false},
-    {67, 67, true, CP_ACT_NONE, true},
+    {127, 127, true, CP_ACT_RELU, true},  {127, 45, true, CP_ACT_RELU, false},
+    {45, 127, false, CP_ACT_RELU, false}, {127, 127, true, CP_ACT_NONE, true},
+    {127, 127, false, CP_ACT_RELU, true}, {127, 127, true, CP_ACT_NONE, true},
+    {127, 127, true, CP_ACT_RELU, false}, {127, 127, true, CP_ACT_RELU, true},
 };
 static const struct probe_layer wide_layers[] = {
-    {67, 131, true, CP_ACT_RELU, false},
-    {131, 131, true, CP_ACT_RELU, true},
-    {131, 67, false, CP_ACT_NONE, false},
-    {67, 67, true, CP_ACT_RELU, true},
+    {67, 131, true, CP_ACT_RELU, false},  {131, 131, true, CP_ACT_RELU, true},
+    {131, 67, false, CP_ACT_NONE, false}, {67, 67, true, CP_ACT_RELU, true},
+    {67, 131, false, CP_ACT_RELU, false}, {131, 131, true, CP_ACT_NONE, true},
+    {131, 131, false, CP_ACT_RELU, true}, {131, 67, true, CP_ACT_RELU, false},
 };
-#define PROBE_LAYERS 4
+/* Eight layers, 127 wide: on Mesa 22.3's rusticl, cpug's square models went wrong from the
+ * fifth layer on, and cpu1's at 96 wide and more but not at 80 (B = 5; docs/VENDORS.md): probes
+ * of four layers, or 67 wide, passed them. */
+#define PROBE_LAYERS 8
 
 static int probe_batch(struct cp_probe_class cls)
 {
     return cls.big_batch ? 19 : 5;
 }
 
+/* The square class: 8 layers of 127 (131 when wide) with the real model's flags, or where they
+ * differ, each combination in turn. */
+static void square_layers(struct cp_probe_class cls, struct probe_layer *pl)
+{
+    static const int mixed[PROBE_LAYERS] = {7, 6, 5, 3, 2, 4, 1, 0};
+    int w = cls.wide ? 131 : 127;
+    for (int l = 0; l < PROBE_LAYERS; ++l) {
+        int f = cls.flags >= 0 ? cls.flags : mixed[l];
+        pl[l] = (struct probe_layer){w, w, (f & 1) != 0, (f & 2) ? CP_ACT_RELU : CP_ACT_NONE,
+                                     (f & 4) != 0};
+    }
+}
+
 static int probe_model(struct cp_probe_class cls, cp_model *m)
 {
-    const struct probe_layer *pl = cls.wide ? wide_layers : narrow_layers;
+    struct probe_layer sq[PROBE_LAYERS];
+    square_layers(cls, sq);
+    const struct probe_layer *pl = cls.square ? sq : cls.wide ? wide_layers : narrow_layers;
     memset(m, 0, sizeof *m);
     int st = CP_OK;
     for (int l = 0; l < PROBE_LAYERS && st == CP_OK; ++l) {
@@ -156,9 +175,11 @@ static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
     snprintf(why, why_len,
              "probe (layers %s, batch %d): %zu of %zu outputs differ from host:exact's bits, "
              "first row %zu output %zu: %a (%.9g) against %a (%.9g)",
-             cls.wide ? "67-131-131-67-67" : "67-67-45-67-67", batch, bad, n_out,
-             first / (size_t)m.out_width, first % (size_t)m.out_width, (double)y[first],
-             (double)y[first], (double)ref[first], (double)ref[first]);
+             cls.square ? (cls.wide ? "8 x 131x131" : "8 x 127x127")
+             : cls.wide ? "67-131-131-67-67-131-131-131-67"
+                        : "127-127-45-127-127-127-127-127-127",
+             batch, bad, n_out, first / (size_t)m.out_width, first % (size_t)m.out_width,
+             (double)y[first], (double)y[first], (double)ref[first], (double)ref[first]);
 out:
     cp_engine_destroy(e);
     cp_model_free(&m);
@@ -189,7 +210,8 @@ static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
     pthread_mutex_lock(&memo_lock);
     for (size_t i = 0; i < n_memos && !found; ++i)
         if (memos[i].dev == dev->device_id && memos[i].path == path &&
-            memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch) {
+            memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch &&
+            memos[i].cls.square == cls.square && memos[i].cls.flags == cls.flags) {
             *v = memos[i].v;
             snprintf(why, why_len, "%s", memos[i].why);
             found = true;
@@ -244,9 +266,10 @@ static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_c
         return st;
     char tune[256], opts[512];
     cp_tune_format(&t, tune, sizeof tune);
-    snprintf(opts, sizeof opts, "%s path=%s wide=%d big_batch=%d cus=%u wg=%zu vec=%u tune=%s",
-             PROBE_VERSION, name, cls.wide, cls.big_batch, dev->compute_units, max_wg, pref_vec,
-             tune);
+    snprintf(opts, sizeof opts,
+             "%s path=%s wide=%d big_batch=%d square=%d flags=%d cus=%u wg=%zu vec=%u tune=%s",
+             PROBE_VERSION, name, cls.wide, cls.big_batch, cls.square, cls.flags,
+             dev->compute_units, max_wg, pref_vec, tune);
     size_t total = 0;
     for (size_t i = 0; i < cp_kernel_source_count; ++i)
         total += cp_kernel_sources[i].len;
