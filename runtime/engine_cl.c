@@ -716,15 +716,34 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
     for (size_t i = from; i < n_fb; ++i)
         if (fb[i] != *path)
             order[n++] = fb[i];
+    /* A device that stops a work-item's loops early (Mesa llvmpipe) keeps only the naive
+     * kernel, whose work-item loops over one layer's inputs: the others loop over whole rows,
+     * panels or layers in one work-item, past any such budget at some size that a small probe
+     * does not reach. */
+    long ran;
+    st = cp_own_loop_check(dev, &ran);
+    if (st != CP_OK)
+        return st;
+    int max_in = 0;
+    for (int l = 0; l < m->n_layers; ++l)
+        max_in = m->layers[l].in > max_in ? m->layers[l].in : max_in;
     r->exact = 0;
     r->n_rejected = 0;
     for (int i = 0; i < n; ++i) {
         int p = order[i];
         if (i > 0 && path_fits(e, dev, max_wg, p) != CP_OK)
             continue; /* the first choice fits: choose_path checked it */
-        enum cp_probe_verdict v;
+        enum cp_probe_verdict v = CP_PROBE_FAIL;
         char why[CP_PROBE_WHY];
-        st = cp_own_probe(dev, p, path_names[p], cls, &v, why, sizeof why);
+        if (ran < CP_LOOP_CHECK_N && (p != PATH_NAIVE || max_in >= ran))
+            snprintf(why, sizeof why,
+                     "the device stops a work-item's loops after %ld iterations in all (as Mesa "
+                     "llvmpipe does; tests/vendor/loop_limit.cl): %s",
+                     ran,
+                     p == PATH_NAIVE ? "a layer has that many inputs"
+                                     : "only naive stays under that at every size");
+        else
+            st = cp_own_probe(dev, p, path_names[p], cls, &v, why, sizeof why);
         if (st != CP_OK)
             return st;
         if (v == CP_PROBE_PASS) {
@@ -1040,6 +1059,38 @@ static int cl_own_create(cp_engine *e, const cp_device *dev, const cp_model *m, 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_OWN);
+}
+
+size_t cp_own_path_count(void)
+{
+    return N_PATHS;
+}
+
+const char *cp_own_path_name(size_t i)
+{
+    return i < N_PATHS ? path_names[i] : NULL;
+}
+
+int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, char *why, size_t len)
+{
+    if (dev->kind != CP_DEV_OPENCL || i >= N_PATHS)
+        return cp_err_set(CP_FAIL_USAGE, "cl:own's paths are probed on OpenCL devices only");
+    /* the reference model's class: 128 wide at most, batch 16 at most, square, ReLU and
+     * residual (flags 6) */
+    struct cp_probe_class cls = {false, false, true, 6};
+    enum cp_probe_verdict v;
+    int st = CP_OK;
+    if (!cp_own_probe_kept(dev, (int)i, path_names[i], cls, &v, why, len)) {
+        if (!run) {
+            *verdict = -1;
+            snprintf(why, len, "not probed yet");
+            return CP_OK;
+        }
+        st = cp_own_probe(dev, (int)i, path_names[i], cls, &v, why, len);
+    }
+    if (st == CP_OK)
+        *verdict = v == CP_PROBE_PASS ? 1 : v == CP_PROBE_FAIL ? 0 : -2;
+    return st;
 }
 
 int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,

@@ -35,11 +35,22 @@ struct cp_probe_class {
  * with the definition (each output a chain of fmaf from 0.0f, k ascending, then the bias,
  * ReLU and the residual: host:exact's order). The verdict is kept for the process and, unless
  * the program cache is off, a test hook is set or CLPARITY_KERNEL_DIR replaces the sources, in
- * the program cache, keyed by the device, driver, platform, the kernel sources, the path, the
+ * the program cache (unless it is off or CLPARITY_KERNEL_DIR replaces the sources), keyed by the device, driver, platform, the kernel sources, the path, the
  * class and the tune settings. Returns CP_OK with *v set; an error only when the host runs out
  * of memory. */
 int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                  enum cp_probe_verdict *v, char *why, size_t why_len);
+
+/* The verdict kept for path on dev (this process or the program cache) without probing: true
+ * when there is one. */
+bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                       enum cp_probe_verdict *v, char *why, size_t why_len);
+
+/* How many iterations of one work-item's loop of 100000 run on dev (clkernels/probe.cl):
+ * 100000 where loops run to the end, as OpenCL promises; fewer where the device stops them
+ * (Mesa llvmpipe: 65535 in all per work-item). Kept like a path's verdict. */
+int cp_own_loop_check(const cp_device *dev, long *ran);
+#define CP_LOOP_CHECK_N 100000L
 
 /* cl:own on dev with kernel path `path` forced and no probe of its own (engine_cl.c). */
 int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,

@@ -51,7 +51,7 @@ static const struct probe_layer wide_layers[] = {
 
 static int probe_batch(struct cp_probe_class cls)
 {
-    return cls.big_batch ? 19 : 5;
+    return cls.big_batch ? 17 : 5;
 }
 
 /* The square class: 8 layers of 127 (131 when wide) with the real model's flags, or where they
@@ -190,6 +190,69 @@ out:
     return st;
 }
 
+/* ---- the device's loop budget -------------------------------------------------------------- */
+
+/* Iterations of the loop check: more than any budget seen (llvmpipe's 65535), few enough to
+ * take a millisecond. */
+#define LOOP_CHECK_N 100000
+
+/* Runs cp_loop_count (clkernels/probe.cl) in one work-item: *ran is how many of its
+ * LOOP_CHECK_N iterations ran (the index past the last o[i] == i + 1). */
+static int loop_check_run(const cp_device *dev, long *ran)
+{
+    cl_context ctx = NULL;
+    cl_command_queue q = NULL;
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem buf = NULL;
+    int *host = calloc(LOOP_CHECK_N, sizeof *host);
+    int st = host ? cp_cl_open(dev, 0, &ctx, &q)
+                  : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the loop check");
+    if (st == CP_OK)
+        st = cp_program_build_ex(ctx, dev->device_id, "probe.cl", "-cl-std=CL1.2", &prog, NULL);
+    cl_int rc = CL_SUCCESS;
+    if (st == CP_OK) {
+        k = clCreateKernel(prog, "cp_loop_count", &rc);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "clCreateKernel(cp_loop_count)");
+    }
+    if (st == CP_OK) {
+        buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                             LOOP_CHECK_N * sizeof *host, host, &rc);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "clCreateBuffer(loop check)");
+    }
+    cl_int n = LOOP_CHECK_N;
+    size_t one = 1;
+    if (st == CP_OK && ((rc = clSetKernelArg(k, 0, sizeof buf, &buf)) != CL_SUCCESS ||
+                        (rc = clSetKernelArg(k, 1, sizeof n, &n)) != CL_SUCCESS))
+        st = cp_err_cl(rc, "clSetKernelArg(cp_loop_count)");
+    if (st == CP_OK &&
+        (rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_loop_count)");
+    if (st == CP_OK && (rc = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, LOOP_CHECK_N * sizeof *host,
+                                                 host, 0, NULL, NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(loop check)");
+    if (st == CP_OK) {
+        long i = 0;
+        while (i < LOOP_CHECK_N && host[i] == i + 1)
+            ++i;
+        *ran = i;
+    }
+    if (buf)
+        clReleaseMemObject(buf);
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    if (q)
+        clReleaseCommandQueue(q);
+    if (ctx)
+        clReleaseContext(ctx);
+    free(host);
+    return st;
+}
+
 /* ---- verdicts kept for the process and in the program cache ------------------------------ */
 
 struct memo {
@@ -237,11 +300,14 @@ static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls,
     pthread_mutex_unlock(&memo_lock);
 }
 
-/* Whether verdicts may be read from and written to the program cache. */
+/* Whether verdicts may be read from and written to the program cache: not with the sources
+ * replaced. A test hook is part of the key (kernel-bit:<path> plants a bit in the probe's own
+ * build; the others are suspended or do not reach the probe), so a test sees its own verdicts
+ * kept and no one else's. */
 static bool verdict_cacheable(void)
 {
     const char *dir = getenv("CLPARITY_KERNEL_DIR");
-    return cp_cache_enabled() && !cp_test_hook_active() && !(dir && dir[0]);
+    return cp_cache_enabled() && !(dir && dir[0]);
 }
 
 /* The verdict's key: the kernel sources, the path, the class and what shapes the path's build
@@ -267,9 +333,11 @@ static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_c
     char tune[256], opts[512];
     cp_tune_format(&t, tune, sizeof tune);
     snprintf(opts, sizeof opts,
-             "%s path=%s wide=%d big_batch=%d square=%d flags=%d cus=%u wg=%zu vec=%u tune=%s",
+             "%s path=%s wide=%d big_batch=%d square=%d flags=%d cus=%u wg=%zu vec=%u tune=%s "
+             "hook=%s",
              PROBE_VERSION, name, cls.wide, cls.big_batch, cls.square, cls.flags,
-             dev->compute_units, max_wg, pref_vec, tune);
+             dev->compute_units, max_wg, pref_vec, tune,
+             cp_test_hook_active() ? getenv("CLPARITY_TEST_HOOK") : "");
     size_t total = 0;
     for (size_t i = 0; i < cp_kernel_source_count; ++i)
         total += cp_kernel_sources[i].len;
@@ -349,4 +417,52 @@ int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_pro
     }
     cp_cache_key_free(&k);
     return st;
+}
+
+bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                       enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    if (memo_find(dev, path, cls, v, why, why_len))
+        return true;
+    struct cp_cache_key k = {0};
+    if (!verdict_cacheable() || verdict_key(dev, name, cls, &k) != CP_OK)
+        return false;
+    bool found = verdict_load(&k, v, why, why_len);
+    cp_cache_key_free(&k);
+    if (found)
+        memo_add(dev, path, cls, *v, why);
+    return found;
+}
+
+/* The loop check's result is kept like a path's verdict, under the pseudo-path -1 ("loops"):
+ * its why holds the count that ran. */
+int cp_own_loop_check(const cp_device *dev, long *ran)
+{
+    const struct cp_probe_class none = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+    if (cp_own_probe_kept(dev, -1, "loops", none, &v, why, sizeof why)) {
+        char *end;
+        long n = strtol(why, &end, 10);
+        if (end != why && n >= 0 && n <= LOOP_CHECK_N) {
+            *ran = n;
+            return CP_OK;
+        }
+    }
+    cp_test_suspend(true);
+    int st = loop_check_run(dev, ran);
+    cp_test_suspend(false);
+    if (st != CP_OK)
+        return st;
+    /* Test hook loop-limit: the device behaves as llvmpipe does */
+    if (cp_test_hook("loop-limit") && *ran > 65535)
+        *ran = 65535;
+    snprintf(why, sizeof why, "%ld", *ran);
+    v = *ran == LOOP_CHECK_N ? CP_PROBE_PASS : CP_PROBE_FAIL;
+    struct cp_cache_key k = {0};
+    if (verdict_cacheable() && verdict_key(dev, "loops", none, &k) == CP_OK)
+        verdict_store(&k, CP_PROBE_FAIL, why); /* "fail" carries the count, pass or not */
+    cp_cache_key_free(&k);
+    memo_add(dev, -1, none, v, why);
+    return CP_OK;
 }

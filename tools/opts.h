@@ -41,6 +41,7 @@ enum opt_id {
     OPT_MPI,
     OPT_REMEASURE,
     OPT_DRY_RUN,
+    OPT_PROBE,
     OPT_RUNS,
     OPT_WARMUP,
     OPT_JSON,

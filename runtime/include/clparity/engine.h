@@ -73,7 +73,7 @@ const char *cp_engine_build_cache_note(const cp_engine *e);
  * cl:own takes a path on a device for the first time, the path runs a small probe model and
  * must give host:exact's bits; a path that does not is not used, and the next that does is. */
 #define CP_PATH_NAME 16
-#define CP_PROBE_WHY 256
+#define CP_PROBE_WHY 384
 #define CP_PATHS_MAX 12
 typedef struct cp_path_report {
     char used[CP_PATH_NAME]; /* the kernel path that ran; "" for engines without paths */
@@ -87,6 +87,18 @@ typedef struct cp_path_report {
     } rejected[CP_PATHS_MAX];
 } cp_path_report;
 const cp_path_report *cp_engine_paths(const cp_engine *e);
+
+/* cl:own's kernel paths, by index (naive, small, tiled, ...). */
+size_t cp_own_path_count(void);
+const char *cp_own_path_name(size_t i);
+
+/* The probe's verdict for cl:own's path i on an OpenCL device, for the reference model's class
+ * (square layers, ReLU and residual, no bias, 128 wide at most, batch 16 at most). With run
+ * false only a verdict kept in this process or the program cache is read; with run true the
+ * path is probed where none is kept. *verdict: 1 passed, 0 rejected, -1 not probed yet, -2 does
+ * not apply to this device; why says more. CP_FAIL_USAGE for a host device or i out of range. */
+int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, char *why,
+                      size_t len);
 
 /* The weights' round trip: written to the engine's memory, read back, mapped, and copied
  * buffer to buffer, each compared bit for bit with the model. *ok is 1 (all equal), 0 (a
