@@ -19,18 +19,22 @@
 
 struct host_pool;
 
+/* host:exact's unit of work at one instruction-set level (EXACT_UNIT, exact_unit_for). */
+typedef void (*exact_unit_fn)(const cp_layer *L, const float *p, const float *wp, const float *x,
+                              float *y, int r0, int r1, int p0, int p1);
+
 struct host_state {
-    void *act[2];     /* ping-pong activations, max_batch × max_width */
-    void *tmp;        /* GEMM output before the epilogue (host:openblas) */
-    double *params;   /* host:f64: the weights in double */
-    float *packed;    /* host:exact: every layer's weights in panels (exact_pack) */
-    size_t *pack_off; /* host:exact: each layer's offset into packed */
-    int *threads;     /* threads per layer in the current forward */
-    int max_threads;  /* the pool's threads, 1 without a pool */
-    bool scalar;      /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
-    bool avx512;      /* host:exact: the CPU has AVX-512 (exact_unit512) */
-    bool corrupt;     /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
-    int split;        /* host:openblas: CLPARITY_HOST_SPLIT, SPLIT_AUTO, _POOL or _OPENBLAS */
+    void *act[2];       /* ping-pong activations, max_batch × max_width */
+    void *tmp;          /* GEMM output before the epilogue (host:openblas) */
+    double *params;     /* host:f64: the weights in double */
+    float *packed;      /* host:exact: every layer's weights in panels (exact_pack) */
+    size_t *pack_off;   /* host:exact: each layer's offset into packed */
+    int *threads;       /* threads per layer in the current forward */
+    int max_threads;    /* the pool's threads, 1 without a pool */
+    bool scalar;        /* host:exact: CLPARITY_HOST_EXACT=scalar, the reference loop */
+    exact_unit_fn unit; /* host:exact: exact_unit_for its level (CLPARITY_HOST_ISA) */
+    bool corrupt;       /* test hook corrupt-exact / corrupt-pool (see the layer functions) */
+    int split;          /* host:openblas: CLPARITY_HOST_SPLIT, SPLIT_AUTO, _POOL or _OPENBLAS */
     struct host_pool *pool;
 };
 
@@ -516,10 +520,11 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
 
 /* Defines NAME(L, p, wp, x, y, r0, r1, p0, p1) with attributes ATTR: rows [r0, r1) × panels
  * [p0, p1) of one layer through TILE, in chunks of EXACT_CHUNK panels (512 KiB of weights at
- * K = 1024) that stay in cache while every row passes over them: 8, 4, 2 or 1 rows at a time
- * with 8 / rows panels each (8 vector chains in flight), then one panel at a time for the rest
- * of the chunk. */
-#define EXACT_UNIT(ATTR, NAME, TILE)                                                               \
+ * K = 1024) that stay in cache while every row passes over them: MAXR (8 or 4), MAXR / 2,
+ * MAXR / 4 or 1 rows at a time with MAXR / rows panels each (MAXR panel-rows of chains in
+ * flight), then one panel at a time for the rest of the chunk. The shape of a tile changes no
+ * bit: each output is its own chain. */
+#define EXACT_UNIT(ATTR, NAME, TILE, MAXR)                                                         \
     ATTR static void NAME(const cp_layer *L, const float *p, const float *wp, const float *x,      \
                           float *y, int r0, int r1, int p0, int p1)                                \
     {                                                                                              \
@@ -527,39 +532,47 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
         for (int c0 = p0; c0 < p1; c0 += EXACT_CHUNK) {                                            \
             int c1 = c0 + EXACT_CHUNK < p1 ? c0 + EXACT_CHUNK : p1;                                \
             for (int r = r0; r < r1;) {                                                            \
-                int R = r1 - r >= 8 ? 8 : r1 - r >= 4 ? 4 : r1 - r >= 2 ? 2 : 1;                   \
+                int R = r1 - r >= (MAXR)       ? (MAXR)                                            \
+                        : r1 - r >= (MAXR) / 2 ? (MAXR) / 2                                        \
+                        : r1 - r >= (MAXR) / 4 ? (MAXR) / 4                                        \
+                                               : 1;                                                \
                 const float *xr = x + (size_t)r * (size_t)K;                                       \
                 float *yr = y + (size_t)r * (size_t)L->out;                                        \
                 for (int pn = c0; pn < c1;) {                                                      \
                     const float *w = wp + (size_t)pn * (size_t)K * XP;                             \
-                    int full = pn + 8 / R <= c1; /* 8 / R panels left, else one */                 \
-                    if (R == 8)                                                                    \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 8, 1);                                    \
-                    else if (R == 4 && full)                                                       \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 2);                                    \
-                    else if (R == 2 && full)                                                       \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 4);                                    \
+                    int full = pn + (MAXR) / R <= c1; /* MAXR / R panels left, else one */         \
+                    if (R == (MAXR))                                                               \
+                        TILE(L, p, w, K, xr, yr, pn *XP, (MAXR), 1);                               \
+                    else if (R == (MAXR) / 2 && full)                                              \
+                        TILE(L, p, w, K, xr, yr, pn *XP, (MAXR) / 2, 2);                           \
+                    else if (R == (MAXR) / 4 && full)                                              \
+                        TILE(L, p, w, K, xr, yr, pn *XP, (MAXR) / 4, 4);                           \
                     else if (R == 1 && full)                                                       \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 1, 8);                                    \
-                    else if (R == 4)                                                               \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 4, 1);                                    \
-                    else if (R == 2)                                                               \
-                        TILE(L, p, w, K, xr, yr, pn *XP, 2, 1);                                    \
+                        TILE(L, p, w, K, xr, yr, pn *XP, 1, (MAXR));                               \
+                    else if (R == (MAXR) / 2)                                                      \
+                        TILE(L, p, w, K, xr, yr, pn *XP, (MAXR) / 2, 1);                           \
+                    else if (R == (MAXR) / 4)                                                      \
+                        TILE(L, p, w, K, xr, yr, pn *XP, (MAXR) / 4, 1);                           \
                     else                                                                           \
                         TILE(L, p, w, K, xr, yr, pn *XP, 1, 1);                                    \
-                    pn += full ? 8 / R : 1;                                                        \
+                    pn += full ? (MAXR) / R : 1;                                                   \
                 }                                                                                  \
                 r += R;                                                                            \
             }                                                                                      \
         }                                                                                          \
     }
 
-/* Cloned for AVX-512, AVX2 + FMA and the baseline; every clone gives the same bits, since fmaf
- * is correctly rounded either way. */
-EXACT_UNIT(__attribute__((target_clones("avx512f", "arch=haswell", "default"))), exact_unit,
-           exact_tile)
+/* The portable loop (exact_tile) at each instruction-set level: plain C for the baseline
+ * x86-64 (or any other CPU; fmaf is a library call there), and compiled for AVX2 + FMA and
+ * for AVX-512 F (CLPARITY_HOST_EXACT=generic). Every variant gives the same bits, since fmaf
+ * is correctly rounded either way and the build has -ffp-contract=off. */
+EXACT_UNIT(, exact_unit, exact_tile, 8)
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_EXACT_ISA 1
+EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit_avx2, exact_tile, 8)
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_avx512, exact_tile, 8)
+
 /* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
  * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
  * one output's fma chain (vfmadd is the correctly rounded fma of every lane). */
@@ -588,9 +601,107 @@ exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict 
     exact_store(L, p, out, x, y, o0, R, NV);
 }
 
-EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512)
-#define HAVE_EXACT512 1
+/* The same with AVX2 + FMA: a panel of XP = 16 outputs is two ymm vectors, so a tile holds
+ * R · NV ≤ 4 panel-rows, 8 ymm accumulators (of 16 registers: the weights and the broadcast
+ * row value need the rest). Each lane is one output's fma chain, as above. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+exact_tile256(const cp_layer *L, const float *restrict p, const float *restrict wp, int K,
+              const float *restrict x, float *restrict y, int o0, const int R, const int NV)
+{
+    __m256 acc[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i)
+        acc[i] = _mm256_setzero_ps();
+    for (int k = 0; k < K; ++k) {
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) {
+            const float *wk = wp + ((size_t)j * (size_t)K + (size_t)k) * XP;
+            __m256 w0 = _mm256_loadu_ps(wk), w1 = _mm256_loadu_ps(wk + 8);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) {
+                __m256 a = _mm256_broadcast_ss(x + (size_t)r * (size_t)K + (size_t)k);
+                acc[2 * (r * NV + j)] = _mm256_fmadd_ps(a, w0, acc[2 * (r * NV + j)]);
+                acc[2 * (r * NV + j) + 1] = _mm256_fmadd_ps(a, w1, acc[2 * (r * NV + j) + 1]);
+            }
+        }
+    }
+    float out[4 * XP];
+#pragma GCC unroll 8
+    for (int i = 0; i < 2 * R * NV; ++i)
+        _mm256_storeu_ps(out + i * 8, acc[i]);
+    exact_store(L, p, out, x, y, o0, R, NV);
+}
+
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512, 8)
+EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit256, exact_tile256, 4)
 #endif
+
+/* host:exact's instruction-set levels, widest first: the names of CLPARITY_HOST_ISA. */
+enum { ISA_AVX512, ISA_AVX2, ISA_BASELINE, ISA_N };
+static const char *const isa_words[ISA_N] = {"avx512", "avx2", "baseline"};
+
+/* Whether this CPU (and its OS, which must save the vector registers) runs level isa: by the
+ * instruction set that the level's code is compiled for, never by the CPU's model. */
+static bool isa_has(int isa)
+{
+#ifdef HAVE_EXACT_ISA
+    __builtin_cpu_init();
+    if (isa == ISA_AVX512)
+        return __builtin_cpu_supports("avx512f");
+    if (isa == ISA_AVX2)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    return isa == ISA_BASELINE;
+}
+
+/* The levels this CPU has, widest first, into has ("avx2, baseline"). */
+static void isa_list(char *has, size_t len)
+{
+    has[0] = '\0';
+    for (int i = 0; i < ISA_N; ++i)
+        if (isa_has(i))
+            snprintf(has + strlen(has), len - strlen(has), "%s%s", has[0] ? ", " : "",
+                     isa_words[i]);
+}
+
+/* host:exact's level: CLPARITY_HOST_ISA where this CPU has it, else the widest this CPU has.
+ * A level the CPU lacks, or a word that is no level, is a usage error; the former names the
+ * levels this CPU has. */
+static int exact_isa(int *isa)
+{
+    int forced;
+    *isa = ISA_BASELINE;
+    int st = host_env_word("CLPARITY_HOST_ISA", isa_words, ISA_N, &forced);
+    if (st != CP_OK)
+        return st;
+    if (forced >= 0 && !isa_has(forced)) {
+        char has[64];
+        isa_list(has, sizeof has);
+        return cp_err_set(
+            CP_FAIL_USAGE, "CLPARITY_HOST_ISA: this CPU lacks '%s' (%s); its levels are %s",
+            isa_words[forced], forced == ISA_AVX512 ? "AVX-512 F" : "AVX2 and FMA", has);
+    }
+    for (int i = ISA_N - 1; i >= 0; --i)
+        if (forced < 0 ? isa_has(i) : i == forced)
+            *isa = i; /* the widest the CPU has is the last one found */
+    return CP_OK;
+}
+
+/* The unit host:exact runs at level isa: the intrinsics kernel, or with generic the portable
+ * loop compiled for that level. */
+static exact_unit_fn exact_unit_for(int isa, bool generic)
+{
+#ifdef HAVE_EXACT_ISA
+    if (isa == ISA_AVX512)
+        return generic ? exact_unit_avx512 : exact_unit512;
+    if (isa == ISA_AVX2)
+        return generic ? exact_unit_avx2 : exact_unit256;
+#else
+    (void)isa;
+    (void)generic;
+#endif
+    return exact_unit;
+}
 
 /* How a layer splits into units for threads: blocks of 8 rows × groups of 8 / rows panels. */
 static void exact_units(const cp_layer *L, int batch, long *row_blocks, long *chunks)
@@ -623,12 +734,7 @@ static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
         int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
         int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
         r1 = r1 < batch ? r1 : batch;
-#ifdef HAVE_EXACT512
-        if (s->avx512)
-            exact_unit512(L, m->params, wp, x, y, r0, r1, p0, p1);
-        else
-#endif
-            exact_unit(L, m->params, wp, x, y, r0, r1, p0, p1);
+        s->unit(L, m->params, wp, x, y, r0, r1, p0, p1);
         if (u == u0)
             host_corrupt(e, l, id, n, y + (size_t)r0 * (size_t)L->out + (size_t)p0 * XP);
         u = end;
@@ -642,17 +748,19 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     if (st != CP_OK)
         return st;
     struct host_state *s = e->state;
-    /* CLPARITY_HOST_EXACT: "scalar" (the reference loop) or "generic" (no AVX-512 kernel),
-     * for the tests that compare the loops. */
+    /* CLPARITY_HOST_EXACT: "scalar" (the reference loop) or "generic" (the portable loop at
+     * the level, not its intrinsics kernel), for the tests that compare the loops. */
     static const char *const modes[] = {"scalar", "generic"};
     int mode;
     st = host_env_word("CLPARITY_HOST_EXACT", modes, 2, &mode);
     if (st != CP_OK)
         return st;
     s->scalar = mode == 0;
-#ifdef HAVE_EXACT512
-    s->avx512 = mode < 0 && __builtin_cpu_supports("avx512f");
-#endif
+    int isa;
+    st = exact_isa(&isa);
+    if (st != CP_OK)
+        return st;
+    s->unit = exact_unit_for(isa, mode == 1);
     s->corrupt = cp_test_hook("corrupt-exact");
     if (s->scalar)
         return CP_OK;
@@ -1020,4 +1128,13 @@ int cp_host_blas_threads(int n)
     if (n > 0)
         openblas_set_num_threads(n);
     return old;
+}
+
+const char *cp_host_exact_isa(char *has, size_t len, bool *forced)
+{
+    int isa;
+    const char *env = getenv("CLPARITY_HOST_ISA");
+    *forced = env && env[0];
+    isa_list(has, len);
+    return exact_isa(&isa) == CP_OK ? isa_words[isa] : NULL;
 }

@@ -374,6 +374,19 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                         : pin == 0 ? "unpinned (CLPARITY_HOST_PIN=0)"
                                    : "CLPARITY_HOST_PIN is not 0 or 1",
                         d->blas_threads);
+            char has[64];
+            bool forced;
+            const char *isa = cp_host_exact_isa(has, sizeof has, &forced);
+            if (isa)
+                fprintf(f, "       %-16s %s (%s): %s %s%s\n", "host:exact ISA", isa,
+                        strcmp(isa, "avx512") == 0 ? "AVX-512 F"
+                        : strcmp(isa, "avx2") == 0 ? "AVX2 + FMA"
+                                                   : "no vector FMA: fmaf from libm",
+                        forced ? "forced by CLPARITY_HOST_ISA; this CPU has"
+                               : "the widest of this CPU's",
+                        has, forced ? "" : " (CLPARITY_HOST_ISA forces one)");
+            else
+                fprintf(f, "       %-16s %s\n", "host:exact ISA", cp_err_msg());
             const char *w = cp_host_blas_warning(d);
             if (w)
                 fprintf(f, "       warning: %s\n", w);
@@ -414,6 +427,26 @@ void *cp_devlist_json(const cp_devlist *l)
             cJSON_AddNumberToObject(o, "blas_threads", d->blas_threads);
             cJSON_AddNumberToObject(o, "cpus", d->compute_units);
             cJSON_AddNumberToObject(o, "mem_available_bytes", (double)d->global_mem);
+            char has[64];
+            bool forced;
+            const char *isa = cp_host_exact_isa(has, sizeof has, &forced);
+            if (isa)
+                cJSON_AddStringToObject(o, "exact_isa", isa);
+            else
+                cJSON_AddNullToObject(o, "exact_isa");
+            cJSON *levels = cJSON_AddArrayToObject(o, "exact_isa_levels");
+            for (const char *t = has; levels && *t;) { /* "avx2, baseline": one item each */
+                char word[16];
+                size_t n = strcspn(t, ",");
+                snprintf(word, sizeof word, "%.*s", (int)n, t);
+                cJSON_AddItemToArray(levels, cJSON_CreateString(word));
+                t += n + strspn(t + n, ", ");
+            }
+            cJSON_AddBoolToObject(o, "exact_isa_forced", forced);
+            if (isa)
+                cJSON_AddNullToObject(o, "exact_isa_error");
+            else
+                cJSON_AddStringToObject(o, "exact_isa_error", cp_err_msg());
             const char *w = cp_host_blas_warning(d);
             if (w)
                 cJSON_AddStringToObject(o, "warning", w);

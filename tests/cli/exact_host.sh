@@ -3,10 +3,12 @@
 # host:exact's vectorised, threaded loop against its scalar reference loop
 # (CLPARITY_HOST_EXACT=scalar, one output at a time, k ascending, fmaf): the same hash at odd
 # widths and batches (partial panels and row blocks everywhere), on the digits model (biases,
-# rectangular layers, no residual), with 1, 2, 3 and 16 threads (CLPARITY_HOST_THREADS; the small
-# cases stay on one; 16 on a machine of fewer cores puts the pool's barrier to sleep), on the AVX-512 kernel where the CPU has it and on the portable vector loop
-# (CLPARITY_HOST_EXACT=generic). A compiler that reassociated or
-# contracted the vector loop would change a bit here.
+# rectangular layers, no residual), with 1, 2, 3 and 16 threads (CLPARITY_HOST_THREADS; the
+# small cases stay on one; 16 on a machine of fewer cores puts the pool's barrier to sleep), on
+# the intrinsics kernel of the widest instruction-set level the CPU has (AVX-512 or AVX2 + FMA;
+# tests/cli/exact_isa.sh runs the other levels) and on the portable vector loop
+# (CLPARITY_HOST_EXACT=generic). A compiler that reassociated or contracted the vector loop
+# would change a bit here.
 # With --planted, CLPARITY_TEST_HOOK=corrupt-exact flips one bit of the last thread's share;
 # every case must then differ (the comparison sees a one-bit error from any thread's share).
 set -u -o pipefail

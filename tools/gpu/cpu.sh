@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 13 on the GPU machine's 16 cores (PoCL 5, OpenBLAS with OPENBLAS_CORETYPE=SkylakeX,
-# PyTorch CPU), as run through the device tool with carry ["build"] (or after tools/setup.sh):
+# Issue 13 on the GPU machine's 16 cores (PoCL 5, OpenBLAS with OPENBLAS_CORETYPE=SkylakeX
+# where the CPU has AVX-512, PyTorch CPU), as run through the device tool with carry ["build"]
+# (or after tools/setup.sh):
 #   source .gpu/setup.sh; bash tools/gpu/cpu.sh "$OUT"
 # First the exactness of cl:own's CPU kernels (own_cpu.cl) and of host:exact's threads on
 # PoCL 5, then `tools/bench --cpu`: every point of the post's four grids and three large-batch
@@ -29,7 +30,12 @@ case "$grids" in bench:*) only_bench=1; grids=${grids#bench:} ;; esac
 [ "$grids" = all ] && grids=
 mkdir -p "$out"
 clp=build/clparity
-export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
+export XDG_CACHE_HOME=/tmp/clparity-xdg
+# OpenBLAS's core by the instruction set, never assumed: Debian's 0.3.21 picks its generic core
+# on the GPU machine's AVX-512 CPU, and SkylakeX on a CPU without AVX-512 would not run.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+fi
 {
     date -u
     nproc

@@ -10,7 +10,11 @@ out=${1:-gpu-out}
 clp=${2:-build/clparity}
 mkdir -p "$out"
 export XDG_CACHE_HOME=/tmp/clparity-xdg OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OPENBLAS_CORETYPE=SkylakeX
+# OpenBLAS's core by the instruction set, never assumed: Debian's 0.3.21 picks its generic core
+# on the GPU machine's AVX-512 CPU, and SkylakeX on a CPU without AVX-512 would not run.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+fi
 icd=/tmp/clparity-icd
 rm -rf "$icd" && mkdir -p "$icd/gpu" "$icd/pocl" "$icd/both"
 for f in /etc/OpenCL/vendors/*.icd; do

@@ -11,7 +11,12 @@ out=${1:-gpu-out}
 mkdir -p "$out"
 o=$out # eight files at most come back: written in place, step by step
 clp=build/clparity
-export XDG_CACHE_HOME=/tmp/clparity-xdg OPENBLAS_CORETYPE=SkylakeX
+export XDG_CACHE_HOME=/tmp/clparity-xdg
+# OpenBLAS's core by the instruction set, never assumed: Debian's 0.3.21 picks its generic core
+# on the GPU machine's AVX-512 CPU, and SkylakeX on a CPU without AVX-512 would not run.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+fi
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null

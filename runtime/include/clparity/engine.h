@@ -116,6 +116,12 @@ int cp_host_pool_threads(void);
  * CLPARITY_HOST_PIN is not 0 or 1. */
 int cp_host_pool_pin(void);
 
+/* host:exact's instruction-set level (CLPARITY_HOST_ISA, hostblas/host.c): "avx512" (AVX-512 F),
+ * "avx2" (AVX2 + FMA) or "baseline"; the one CLPARITY_HOST_ISA names (*forced), else the widest
+ * this CPU has. Writes the levels this CPU has, widest first, to has ("avx2, baseline"). NULL
+ * where CLPARITY_HOST_ISA is not a level this CPU has, with cp_err_msg() saying why. */
+const char *cp_host_exact_isa(char *has, size_t len, bool *forced);
+
 /* Whether a device's FP config and profile let cl:own promise exact results: it needs
  * denormals (CL_FP_DENORM) and the FULL profile. */
 bool cp_device_exact_capable(const cp_device *d);
