@@ -26,8 +26,11 @@ float cp_finish(float acc, float xo, int act, int residual)
     return residual ? xo + r : r;
 }
 
-#ifdef CP_PLANT_BIT /* test hook kernel-bit:naive: one flipped bit of one output */
-#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ 1u) : (v))
+#ifndef CP_PLANT_MASK
+#define CP_PLANT_MASK 1u
+#endif
+#ifdef CP_PLANT_BIT /* test hooks kernel-bit:naive (the last bit), relaxed-wrong (a high one) */
+#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ CP_PLANT_MASK) : (v))
 #else
 #define CP_PLANT(v, at) (v)
 #endif

@@ -53,10 +53,10 @@ struct cl_state {
     int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
     cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
-    bool probing;        /* made by cp_own_create_forced for the probe: no probe of its own */
+    bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
 };
 
-/* cp_own_create_forced's path for the engine it creates on this thread (-1: none). */
+/* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
 static _Thread_local int forced_path = -1;
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -959,6 +959,33 @@ static int write_chunks(cp_engine *e, struct cl_state *s)
     return CP_OK;
 }
 
+/* cl:relaxed runs the naive kernel with fast math: its probe holds it to a bound instead of
+ * bits (cp_relaxed_probe). Passed: paths.exact stays -1 (never promised); failed: 0, with the
+ * reason, and no other path to take. */
+static int relaxed_probed(cp_engine *e, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    int flags;
+    struct cp_probe_class cls = {m->max_width > 128, e->max_batch > 16, cpu_uniform(m),
+                                 uniform_model(m, &flags) ? flags : -1};
+    cp_path_report *r = &e->paths;
+    double t0 = cp_now();
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+    int st = cp_relaxed_probe(dev, cls, &v, why, sizeof why);
+    if (st != CP_OK)
+        return st;
+    snprintf(r->used, sizeof r->used, "%s", path_names[PATH_NAIVE]);
+    if (v == CP_PROBE_FAIL) {
+        r->exact = 0;
+        r->n_rejected = 1;
+        snprintf(r->rejected[0].path, CP_PATH_NAME, "%s", path_names[PATH_NAIVE]);
+        snprintf(r->rejected[0].why, CP_PROBE_WHY, "%s", why);
+    }
+    r->probe_s = cp_now() - t0;
+    return CP_OK;
+}
+
 static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant variant)
 {
     const cp_model *m = e->model;
@@ -983,12 +1010,22 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (st != CP_OK)
             return st;
     }
+    if (variant == CL_RELAXED && !s->probing) {
+        st = relaxed_probed(e, dev);
+        if (st != CP_OK)
+            return st;
+    }
     /* block.cl serves the naive path, cl:relaxed and CLBlast's epilogue; cl:own's other
      * paths are one program each, so a build (and a cache entry) per engine. */
     if (s->path == PATH_NAIVE) {
         if (variant == CL_OWN) {
             snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2%s",
                      planted(s) ? " -DCP_PLANT_BIT" : "");
+        } else if (variant == CL_RELAXED && cp_test_hook("relaxed-wrong")) {
+            /* test hook relaxed-wrong: one output off by half its value, probe included */
+            snprintf(e->build_options + strlen(e->build_options),
+                     sizeof e->build_options - strlen(e->build_options),
+                     " -DCP_PLANT_BIT -DCP_PLANT_MASK=0x400000u");
         }
         st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
                                  &e->build_cache);
@@ -1094,11 +1131,11 @@ int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, ch
     return st;
 }
 
-int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,
-                         cp_engine **out)
+int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                         int path, cp_engine **out)
 {
     forced_path = path;
-    int st = cp_engine_create(cp_engine_find("cl:own"), dev, m, batch, out);
+    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
     forced_path = -1;
     return st;
 }

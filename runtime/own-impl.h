@@ -35,9 +35,9 @@ struct cp_probe_class {
  * with the definition (each output a chain of fmaf from 0.0f, k ascending, then the bias,
  * ReLU and the residual: host:exact's order). The verdict is kept for the process and, unless
  * the program cache is off, a test hook is set or CLPARITY_KERNEL_DIR replaces the sources, in
- * the program cache (unless it is off or CLPARITY_KERNEL_DIR replaces the sources), keyed by the device, driver, platform, the kernel sources, the path, the
- * class and the tune settings. Returns CP_OK with *v set; an error only when the host runs out
- * of memory. */
+ * the program cache (unless it is off or CLPARITY_KERNEL_DIR replaces the sources), keyed by the
+ * device, driver, platform, the kernel sources, the path, the class and the tune settings. Returns
+ * CP_OK with *v set; an error only when the host runs out of memory. */
 int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                  enum cp_probe_verdict *v, char *why, size_t why_len);
 
@@ -52,8 +52,27 @@ bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct 
 int cp_own_loop_check(const cp_device *dev, long *ran);
 #define CP_LOOP_CHECK_N 100000L
 
-/* cl:own on dev with kernel path `path` forced and no probe of its own (engine_cl.c). */
-int cp_own_create_forced(const cp_device *dev, const cp_model *m, int batch, int path,
-                         cp_engine **out);
+/* An OpenCL engine ("cl:own" with kernel path `path` forced, or "cl:relaxed") on dev, making
+ * no probe of its own (engine_cl.c). */
+int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                         int path, cp_engine **out);
+
+/* A probe of its own: runs on dev and sets *v and why; an error only when out of memory. The
+ * fault-injection hooks are suspended while it runs (the run's calls are counted, not the
+ * probe's). */
+typedef int (*cp_probe_fn)(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                           enum cp_probe_verdict *v, char *why, size_t why_len);
+/* Runs probe `run` where no verdict is kept for (dev, id, cls), and keeps it as cp_own_probe
+ * keeps a path's: ids 0 and up are cl:own's paths, -1 the loop check, -2 cl:relaxed, -3 the
+ * training kernels; name goes into the cache key. */
+int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
+                    cp_probe_fn run, void *ctx, enum cp_probe_verdict *v, char *why,
+                    size_t why_len);
+/* The probe's model of class cls, its batch and its input (malloc'd, batch x in_width). */
+int cp_probe_model(struct cp_probe_class cls, cp_model *m, int *batch, float **x);
+/* cl:relaxed's probe: every output of the probe model within 1e-3 (1 + |r|) of the
+ * definition's. */
+int cp_relaxed_probe(const cp_device *dev, struct cp_probe_class cls, enum cp_probe_verdict *v,
+                     char *why, size_t why_len);
 
 #endif

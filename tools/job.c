@@ -432,9 +432,12 @@ void job_print_builds(FILE *out, const struct job *j)
             fputc('\n', out);
             continue;
         }
+        bool relaxed = strcmp(r->eng->name, "cl:relaxed") == 0;
         fprintf(out, "; kernel path %s, %s (probes %.3f s)\n", p->used,
-                p->exact == 1 ? "passed its probe"
-                              : "NOT EXACT: no path passed its probe on this device",
+                p->exact == 1   ? "passed its probe"
+                : p->exact == 0 ? (relaxed ? "FAILED its probe: its outputs are not to be trusted"
+                                           : "NOT EXACT: no path passed its probe on this device")
+                                : "within its probe's bound (fast math, never exact)",
                 p->probe_s);
         for (int k = 0; k < p->n_rejected; ++k)
             fprintf(out, "%-7s   rejected %s: %s\n", "", p->rejected[k].path, p->rejected[k].why);
