@@ -2,6 +2,8 @@
  * on OpenCL, whose weights, activations and gradients stay on the device between steps. */
 #include "clparity/train.h"
 
+#include "engine-impl.h"
+#include "own-impl.h"
 #include "program-impl.h"
 #include "train-impl.h"
 
@@ -34,7 +36,12 @@ struct cp_trainer {
     struct train_host h;
     struct train_cl c;
     char build_options[128];
+    int probe; /* cl:own: 1 its kernels passed the training probe, 0 failed; -1 n/a */
+    char probe_why[CP_PROBE_WHY];
 };
+
+/* Set while the training probe makes its own trainers (no probe of their own). */
+static _Thread_local bool train_probing;
 
 bool cp_train_engine_supported(const char *engine)
 {
@@ -325,6 +332,81 @@ static int cl_step(cp_trainer *tr, double *loss)
     return CP_OK;
 }
 
+/* The training kernels' probe: three SGD steps of the probe model (odd widths, biases, a
+ * rectangular layer, no activation on one, residuals) on cl:own and on host:exact must leave
+ * the same weights, bit for bit. */
+static int train_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                           enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    cp_model m;
+    int batch;
+    float *x;
+    int st = cp_probe_model(cls, &m, &batch, &x);
+    if (st != CP_OK)
+        return st;
+    size_t nt = (size_t)batch * (size_t)m.out_width, np = m.n_params ? m.n_params : 1;
+    float *t = malloc(nt * sizeof *t), *wc = malloc(np * sizeof *wc), *wh = malloc(np * sizeof *wh);
+    cp_trainer *tc = NULL, *th = NULL;
+    if (!t || !wc || !wh) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory for the training probe");
+        goto out;
+    }
+    for (size_t i = 0; i < nt; ++i)
+        t[i] = 0.5f * x[i % ((size_t)batch * (size_t)m.in_width)];
+    train_probing = true;
+    int rc = cp_trainer_create("cl:own", dev, &m, batch, x, t, 0.01, &tc);
+    train_probing = false;
+    if (rc == CP_OK)
+        rc = cp_trainer_create("host:exact", dev, &m, batch, x, t, 0.01, &th);
+    double loss;
+    for (int i = 0; rc == CP_OK && i < 3; ++i) {
+        rc = cp_trainer_step(tc, &loss);
+        if (rc == CP_OK)
+            rc = cp_trainer_step(th, &loss);
+    }
+    /* test hook kernel-bit:train: one weight on the device one ULP off, as a wrong kernel
+     * would leave it */
+    if (rc == CP_OK && cp_test_hook("kernel-bit:train"))
+        rc = cp_trainer_poke_ulp(tc, 0);
+    if (rc == CP_OK)
+        rc = cp_trainer_weights(tc, wc);
+    if (rc == CP_OK)
+        rc = cp_trainer_weights(th, wh);
+    if (rc != CP_OK) {
+        *v = CP_PROBE_FAIL;
+        snprintf(why, why_len, "training probe failed to run: %s", cp_err_msg());
+        goto out;
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < m.n_params; ++i)
+        if (memcmp(&wc[i], &wh[i], sizeof(float)) != 0 && bad++ == 0)
+            first = i;
+    *v = bad ? CP_PROBE_FAIL : CP_PROBE_PASS;
+    if (bad)
+        snprintf(why, why_len,
+                 "training probe (3 SGD steps): %zu of %zu weights differ from host:exact's, "
+                 "first %zu: %a against %a",
+                 bad, m.n_params, first, (double)wc[first], (double)wh[first]);
+    else
+        snprintf(why, why_len, "training probe passed");
+out:
+    cp_trainer_destroy(tc);
+    cp_trainer_destroy(th);
+    cp_model_free(&m);
+    free(x);
+    free(t);
+    free(wc);
+    free(wh);
+    return st;
+}
+
+const char *cp_trainer_probe(const cp_trainer *tr, int *ok)
+{
+    *ok = tr->probe;
+    return tr->probe_why;
+}
+
 int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                       const float *x, const float *t, double lr, cp_trainer **out)
 {
@@ -335,6 +417,7 @@ int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *
     tr->m = m;
     tr->batch = batch;
     tr->lr = (float)lr;
+    tr->probe = -1;
     int st;
     if (strcmp(engine, "host:exact") == 0) {
         tr->kind = TK_EXACT;
@@ -349,6 +432,13 @@ int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *
         tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
         tr->c.clblast = tr->kind == TK_CLBLAST;
         st = cl_create(tr, dev, x, t);
+        if (st == CP_OK && tr->kind == TK_CL && !train_probing) {
+            const struct cp_probe_class cls = {false, false, false, -1};
+            enum cp_probe_verdict v;
+            st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,
+                                 sizeof tr->probe_why);
+            tr->probe = v == CP_PROBE_PASS ? 1 : 0;
+        }
     } else {
         st = cp_err_set(CP_FAIL_USAGE, "train does not support the engine %s", engine);
     }

@@ -355,6 +355,17 @@ int train_start(struct train *T)
         if (cp_trainer_build_options(r->tr)[0])
             snprintf(T->build_options, sizeof T->build_options, "%s",
                      cp_trainer_build_options(r->tr));
+        int probe_ok;
+        const char *why = cp_trainer_probe(r->tr, &probe_ok);
+        if (probe_ok == 0) {
+            char lb[300];
+            train_label(r, lb, sizeof lb);
+            fprintf(stderr,
+                    "train: %s on %s: its training kernels FAILED their probe (%s): its results "
+                    "are not promised to be host:exact's\n",
+                    r->engine, lb, why);
+            r->probe_failed = true;
+        }
         r->dtype = cp_trainer_dtype(r->tr);
         size_t es = cp_dtype_size(r->dtype);
         size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
@@ -503,6 +514,10 @@ int train_verdict(const struct train *T)
         char lb[300];
         train_label(r, lb, sizeof lb);
         bool exact = strcmp(r->engine, "cl:own") == 0 || strcmp(r->engine, "host:exact") == 0;
+        if (r->probe_failed)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: its training kernels failed their probe on this device",
+                          r->engine, lb);
         if (exact && r->first_div) {
             st = cli_fail(CMD, CP_FAIL_CHECK,
                           "%s on %s diverged from host:exact at step %ld (max %llu ULP)", r->engine,

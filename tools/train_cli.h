@@ -29,6 +29,7 @@ struct result {
     const cp_device *dev; /* NULL: another rank's result (--mpi) */
     const char *engine;
     cp_trainer *tr;
+    bool probe_failed; /* cl:own: its training kernels failed their probe on this device */
     enum cp_dtype dtype;
     /* --mpi, rank 0: another rank's result, as it described it */
     int rank;

@@ -56,6 +56,10 @@ int cp_trainer_poke_ulp(cp_trainer *tr, size_t i);
 int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok);
 /* The build options of cl:own's program ("" for host engines). */
 const char *cp_trainer_build_options(const cp_trainer *tr);
+/* cl:own's training probe on its device (three SGD steps of a small model against host:exact,
+ * bit for bit, kept in the program cache): *ok 1 passed, 0 failed, -1 not an engine that is
+ * probed; returns the reason. */
+const char *cp_trainer_probe(const cp_trainer *tr, int *ok);
 void cp_trainer_destroy(cp_trainer *tr);
 
 /* Multiply-adds of one training step (forward, dx and gW), for the simulator guard. */
