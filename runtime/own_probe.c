@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* Bumped when the probe model or its checks change: older verdicts are then not read. */
-#define PROBE_VERSION "clparity-probe 4"
+#define PROBE_VERSION "clparity-probe 5"
 #define PROBE_SEED UINT64_C(0x70726f6265) /* "probe" */
 
 /* The probe's layers: odd widths, a rectangular layer each way, biases on some, a layer
@@ -427,6 +427,23 @@ static int own_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class 
 int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                  enum cp_probe_verdict *v, char *why, size_t why_len)
 {
+    /* A device that stops a work-item's loops early (Mesa llvmpipe) keeps only the naive
+     * kernel, whose work-item loops over one layer's inputs: the others loop over whole rows,
+     * panels or layers in one work-item, past any such budget at some size that a small probe
+     * does not reach. */
+    long ran;
+    int st = cp_own_loop_check(dev, &ran);
+    if (st != CP_OK)
+        return st;
+    if (ran < CP_LOOP_CHECK_N && strcmp(name, "naive") != 0) {
+        *v = CP_PROBE_FAIL;
+        snprintf(why, why_len,
+                 "the device stops a work-item's loops after %ld iterations in all (as Mesa "
+                 "llvmpipe does; tests/vendor/loop_limit.cl): only naive stays under that at "
+                 "every size",
+                 ran);
+        return CP_OK;
+    }
     return cp_probe_cached(dev, path, name, cls, own_probe_run, &path, v, why, why_len);
 }
 
