@@ -86,7 +86,7 @@ const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_DRY_RUN] = {"dry-run", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "measure and print, but store nothing"},
     [OPT_PROBE] = {"probe", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
-        "probe cl:own's kernel paths on each OpenCL device where no verdict is kept yet"},
+        "probe cl:own's kernel paths that have no verdict kept yet"},
     [OPT_RUNS] = {"runs", 0, "N", OPT_LONG, 1, 1000000, NULL, NULL,
         "timed runs (default %s)"},
     [OPT_WARMUP] = {"warmup", 0, "W", OPT_LONG, 0, 1000000, NULL, NULL,
