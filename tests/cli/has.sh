@@ -6,7 +6,7 @@
 no=0
 [ "${1:-}" = --no ] && { no=1; shift; }
 [ $# -ge 2 ] || { echo "has.sh: usage: has.sh [--no] [GREP OPTIONS] PATTERN FILE"; exit 2; }
-eval "file=\${$#}"
+for file; do :; done # the last argument
 if [ $no = 0 ]; then
     grep -q "$@" && exit 0
     echo "FAIL: no line of $file matches: grep $*"
