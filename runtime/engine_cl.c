@@ -1577,7 +1577,8 @@ static int cpu_choose_path(const cp_engine *e, const cp_device *dev)
  * joined groups layer by layer. The widest layer should give every compute unit gu units
  * (tune gu): 4 vectors per work-item where it then has enough panels, else 2, else 1 (fewer
  * fma chains in flight, more cores on the layer); and no more groups than that layer's units,
- * since an idle group still pays every barrier. */
+ * since an idle group still pays every barrier. tests/check_built.py (cpug_nv) applies the same
+ * rule to the device's width and compute units for the exact/cpug16_* tests: change both. */
 static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus, int gu)
 {
     size_t blocks = ((size_t)e->max_batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, units = 0;

@@ -173,7 +173,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->tiled_xl = 0;
     t->tiled_xp = 4;
     t->tiled_pf = 0;
-    t->vec_w = pref_vec >= 16 ? 16 : 8;
+    t->vec_w = pref_vec >= 16 ? 16 : 8; /* tests/check_built.py (default_vw) mirrors this */
     t->vec_rb = pref_vec >= 16 ? 8 : 4;
     t->vec_nv = 2;
     t->vec_mc = 128;

@@ -3,7 +3,8 @@
 # Runs COMMAND and checks that it exits with STATUS and that the first line of its stderr
 # matches REGEX (grep -E; an empty REGEX checks nothing). With --no-files DIR, also checks
 # that DIR holds no file afterwards (no partial output left behind); DIR is emptied first.
-# With --stderr-lacks REGEX2, checks that no line of stderr matches REGEX2.
+# With --stderr-lacks REGEX2, checks that no line of stderr matches REGEX2. On failure it
+# prints what failed, the stderr and the end of the stdout.
 set -u
 want=$1 regex=$2
 shift 2
@@ -23,8 +24,9 @@ for d in "${nofiles[@]}"; do
     mkdir -p "$d"
 done
 err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-"$@" >/dev/null 2>"$err"
+out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+"$@" >"$out" 2>"$err"
 got=$?
 first=$(head -n 1 "$err")
 ok=1
@@ -54,4 +56,6 @@ if [ $ok = 1 ]; then
 fi
 echo "--- stderr:"
 cat "$err"
+echo "--- stdout (last 40 lines):"
+tail -n 40 "$out"
 exit 1

@@ -7,8 +7,8 @@ set -eu
 clp=$1 golden=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
 "$clp" compare -d host --engines host:exact --d-model 16 --layers 3 --batch 3 --runs 1 --warmup 0 \
-    --save "$out/a" >/dev/null
+    --save "$out/a" >"$out/a.txt" || { cat "$out/a.txt"; echo "golden_diff.sh: compare failed"; exit 1; }
 "$clp" run -d host --engines host:exact --d-model 16 --layers 3 --batch 3 --runs 1 --warmup 0 \
-    --save "$out/b" >/dev/null
+    --save "$out/b" >"$out/b.txt" || { cat "$out/b.txt"; echo "golden_diff.sh: run failed"; exit 1; }
 "$clp" diff "$out/a" "$out/b" | grep -v '^folder ' >"$out/diff.txt"
-diff -u "$golden" "$out/diff.txt"
+diff -u "$golden" "$out/diff.txt" || { echo "golden_diff.sh: the report differs from $golden (above)"; exit 1; }
