@@ -1,5 +1,5 @@
-/* Private: cl:own's kernel paths (engine_cl.c) and the probe that checks a path on a device
- * before cl:own first uses it there (own_probe.c). */
+/* Private: cl:own's kernel paths (engine-cl-impl.h, own_path.c) and the probe that checks a path on
+ * a device before cl:own first uses it there (own_probe.c). */
 #ifndef CLPARITY_OWN_IMPL_H
 #define CLPARITY_OWN_IMPL_H
 

@@ -178,7 +178,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->vec_nv = 2;
     t->vec_mc = 128;
     t->reg_rr = 8;
-    /* stream: 0 = chosen from the layer width (engine_cl.c, stream_shape) */
+    /* stream: 0 = chosen from the layer width (own_small.c, stream_shape) */
     t->str_no = 0;
     t->str_kc = 0;
     t->str_sp = 1;

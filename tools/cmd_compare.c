@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "compare_cli.h"
-#include "job.h"
+#include "run_job.h"
 #include "labels.h"
 #include "mpi.h"
 

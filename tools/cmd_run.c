@@ -1,7 +1,7 @@
 /* clparity run: the model on every selected device × engine, one row per result. */
 #include "cli.h"
 #include "cmds.h"
-#include "job.h"
+#include "run_job.h"
 #include "labels.h"
 
 #include "clparity/report.h"

@@ -3,7 +3,7 @@
 #ifndef CLPARITY_COMPARE_CLI_H
 #define CLPARITY_COMPARE_CLI_H
 
-#include "job.h"
+#include "run_job.h"
 
 #include <stdio.h>
 

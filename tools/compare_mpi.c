@@ -5,7 +5,7 @@
 #include "compare_cli.h"
 
 #include "cli.h"
-#include "job.h"
+#include "run_job.h"
 #include "mpi.h"
 
 #include "clparity/compare.h"

@@ -3,7 +3,7 @@
 #define CLPARITY_LABELS_H
 
 #include "cli.h"
-#include "job.h"
+#include "run_job.h"
 
 #include <stdio.h>
 

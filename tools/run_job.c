@@ -1,7 +1,7 @@
 /* The options of run and compare, and the command line's side of a job: the files it reads
  * (--model, --input, --labels) and writes (--out, --save, --json). The job itself is the
  * library's (clparity/job.h). */
-#include "job.h"
+#include "run_job.h"
 
 #include "cli.h"
 #include "labels.h"

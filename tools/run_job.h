@@ -1,6 +1,6 @@
 /* The command line's job: run's and compare's options over the library's cp_job. */
-#ifndef CLPARITY_TOOLS_JOB_H
-#define CLPARITY_TOOLS_JOB_H
+#ifndef CLPARITY_TOOLS_RUN_JOB_H
+#define CLPARITY_TOOLS_RUN_JOB_H
 
 #include "clparity/job.h"
 #include "clparity/model.h"

@@ -1,0 +1,182 @@
+/* Private: the OpenCL engines' state (engine_cl.c) and cl:own's kernel paths, one struct
+ * own_path_ops per path (own_small.c, own_gemm.c, own_cpu.c), listed in own_paths[] and chosen
+ * by the rule table of own_path.c. A new kernel is one entry there; a new vendor or size rule
+ * one row of own_rules[]. */
+#ifndef CLPARITY_ENGINE_CL_IMPL_H
+#define CLPARITY_ENGINE_CL_IMPL_H
+
+#include "engine-impl.h"
+#include "own-impl.h"
+#include "clparity/tune.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cl_state {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k_linear, k_epilogue;
+    cl_mem *chunks;      /* the weights: one buffer when they fit the max allocation */
+    bool chunks_written; /* the weights above hold the model (see write_chunks) */
+    size_t n_chunks;
+    size_t *chunk_start; /* offset of each chunk into the model's params, in floats */
+    int *layer_chunk;
+    cl_mem act[2], tmp;
+    cl_event *events; /* one per layer, for the profiled kernel time */
+    bool clblast;
+    /* cl:own's faster paths (own_small.cl, own_gemm.cl), all in cl:own's summation order */
+    int path;
+    cl_program prog_path;
+    cl_kernel k_path;
+    const char *k_name; /* k_path's kernel, for error messages */
+    cl_kernel k_path4;  /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    int tile_bk;        /* PATH_TILED: cp_gemm_tiled4's tile depth */
+    int tile_db;        /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
+    int tile_xp;        /* PATH_TILED: padding of the x tile's rows (floats) */
+    cl_mem wt;          /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;        /* PATH_SMALL: 5 ints per layer */
+    cl_mem *wt_layer;   /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
+                         * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
+    int *ldw;
+    size_t small_ls;     /* PATH_SMALL: work-group size */
+    int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
+    int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
+    int vec_mc;          /* PATH_VEC: rows per work-item (tuned; enqueue_layer may take fewer) */
+    unsigned cus;        /* PATH_VEC, PATH_STREAM: the device's compute units; PATH_CPUG: the
+                          * groups launched (cpug_shape) */
+    int cpu_rb;          /* PATH_CPU, PATH_CPU1: rows per work-item (own_cpu.cl's CP_RB) */
+    int reg_rr;          /* PATH_REG: batch rows per work-group */
+    int reg_ng;          /* PATH_REG: 1, cp_model_small_reg; else cp_model_small_rot's groups */
+    int str_rb;          /* PATH_STREAM: batch rows per tile */
+    int str_no;          /* PATH_STREAM: outputs per tile */
+    int str_sp;          /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
+    int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
+    long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
+    cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
+    bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
+};
+
+/* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
+ * where operands live and which work-item holds which accumulator. The index is the path's
+ * id in the probe's cache key: new paths go at the end. */
+enum own_path {
+    PATH_NAIVE,
+    PATH_SMALL,
+    PATH_TILED,
+    PATH_VEC,
+    PATH_PIPE,
+    PATH_REG,
+    PATH_CPU,
+    PATH_CPU1,
+    PATH_STREAM,
+    PATH_CPUG,
+    N_PATHS
+};
+
+/* What the device offers a path's setup. */
+struct own_limits {
+    size_t max_wg;      /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    cl_ulong local_mem; /* CL_DEVICE_LOCAL_MEM_SIZE */
+};
+
+typedef int (*own_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                            cl_mem out);
+
+/* One kernel path of cl:own. Optional operations are NULL. */
+struct own_path_ops {
+    const char *name; /* CLPARITY_OWN_KERNEL's word, the report's path, the test hook's */
+    const char *file; /* its kernel source (clkernels/); NULL: block.cl, built by engine_cl.c */
+    /* Whether the path can run e's model on dev; where not, writes why (the whole message). */
+    bool (*fits)(const cp_engine *e, const cp_device *dev, size_t max_wg, char *why, size_t len);
+    /* Sets s's shape from the tune and the device, writes the build options and sets
+     * s->k_name. NULL: the naive path (block.cl, no tune). */
+    int (*options)(const cp_engine *e, struct cl_state *s, const cp_device *dev,
+                   const struct own_limits *lim, const cp_own_tune *tune, char *opts, size_t len);
+    const char *kernel2;    /* a second kernel of the program (k_path4), or NULL */
+    const char *plant;      /* the define of test hook kernel-bit:<name> */
+    bool plant_after_probe; /* test hook kernel-bit plants it too, after the probe */
+    bool reads_chunks;      /* its kernel reads the weights as stored (s->chunks) */
+    /* Uploads the path's own layout of the weights. */
+    int (*upload)(cp_engine *e, struct cl_state *s);
+    /* The whole forward's launches (result: the buffer that holds the output); NULL: a launch
+     * of enqueue_layer per layer. */
+    int (*enqueue_model)(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+    own_layer_fn enqueue_layer;
+    /* After the output is read: the check of a device-wide barrier's counters. */
+    int (*after_read)(cp_engine *e, struct cl_state *s);
+};
+
+/* Every path, indexed by enum own_path (own_path.c). */
+extern const struct own_path_ops *const own_paths[N_PATHS];
+
+extern const struct own_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
+extern const struct own_path_ops own_path_small, own_path_pipe, own_path_reg,
+    own_path_stream;                                                         /* own_small.c */
+extern const struct own_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
+
+/* own_path.c: the path for e on dev (CLPARITY_OWN_KERNEL, the rule table, then the probe)
+ * and its program. */
+int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced);
+
+/* Test hook kernel-bit:<path> (or :all) names s's path. */
+bool own_planted(const struct cl_state *s);
+
+/* The probe's class of e's model. */
+struct cp_probe_class own_probe_class(const cp_engine *e);
+
+/* engine_cl.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
+cl_mem own_create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc);
+cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
+                          const size_t *global, const size_t *local, cl_uint n_wait,
+                          const cl_event *wait, cl_event *ev);
+int own_upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, const char *what);
+int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
+                 const void *const *values);
+/* A launch of fn per layer, flushed every CP_FLUSH_LAYERS. */
+int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
+/* The counters of a device-wide barrier (grid_sync.cl): made, zeroed before a launch, and
+ * checked after one (groups launched; hint: what to set instead). */
+int own_create_ctl(struct cl_state *s);
+int own_clear_ctl(struct cl_state *s);
+int own_check_ctl(struct cl_state *s, size_t groups, const char *hint);
+
+/* Layouts shared by the families. */
+static inline size_t own_round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+static inline int own_layer_flags(const cp_layer *L)
+{
+    return (L->has_bias ? 1 : 0) | (L->act == CP_ACT_RELU ? 2 : 0) | (L->residual ? 4 : 0);
+}
+
+/* A CPU device that runs kernels natively (PoCL): not a simulator, which reports every type. */
+static inline bool own_cpu_device(const cp_device *dev)
+{
+    return (dev->type & CL_DEVICE_TYPE_CPU) && !dev->simulator;
+}
+
+/* Whether every layer is d x d with the same flags (the reference model): cp_model_small_reg
+ * then takes the layer table as constants, and computes the offsets in size_t. */
+bool own_uniform_model(const cp_model *m, int *flags);
+/* Whether every layer is max_width wide in and out (own_cpu.c). */
+bool own_cpu_uniform(const cp_model *m);
+/* own_cpu.cl's rows per work-item for a batch (own_cpu.c). */
+int own_cpu_rows(int batch);
+/* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). */
+const char *own_spin_bound_options(const cp_device *dev);
+/* Wt[k][o] = W[o][k] for one layer, n padded to ldw with zeros, then the bias. */
+void own_transpose_layer(const cp_model *m, int l, int ldw, float *dst);
+size_t own_layer_t_size(const cp_layer *L, int ldw);
+/* Wp[n / nr][k][n % nr] = W[n][k] for one layer, n padded to ldw, then the bias. */
+void own_pack_layer(const cp_model *m, int l, int ldw, int nr, float *dst);
+/* One buffer with every layer (own_small.c): transposed, blocked for cp_model_small_reg, or
+ * packed in panels of nr (nr > 0), and the layer table. */
+int own_setup_small(cp_engine *e, struct cl_state *s, bool blocked, int nr);
+/* One buffer per layer, n padded to pad: packed in panels of pad (packed) or transposed
+ * (own_gemm.c). */
+int own_setup_per_layer(cp_engine *e, struct cl_state *s, int pad, bool packed);
+
+#endif
