@@ -254,13 +254,14 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
             continue; /* the first choice fits: choose_path checked it */
         enum cp_probe_verdict v = CP_PROBE_FAIL;
         char why[CP_PROBE_WHY];
-        if (ran < CP_LOOP_CHECK_N && (p != PATH_NAIVE || max_in >= ran))
+        /* cp_own_probe rejects every other path on such a device; naive only where a layer
+         * has as many inputs as the loops may run */
+        if (ran < CP_LOOP_CHECK_N && p == PATH_NAIVE && max_in >= ran)
             snprintf(why, sizeof why,
                      "the device stops a work-item's loops after %ld iterations in all (as Mesa "
-                     "llvmpipe does; tests/vendor/loop_limit.cl): %s",
-                     ran,
-                     p == PATH_NAIVE ? "a layer has that many inputs"
-                                     : "only naive stays under that at every size");
+                     "llvmpipe does; tests/vendor/loop_limit.cl), and a layer has that many "
+                     "inputs",
+                     ran);
         else
             st = cp_own_probe(dev, p, own_paths[p]->name, cls, &v, why, sizeof why);
         if (st != CP_OK)

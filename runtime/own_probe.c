@@ -152,9 +152,10 @@ static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
         snprintf(why, why_len, "%s", cp_err_msg());
         goto out;
     }
+    /* A build or launch that fails is an error of the run, as it is outside the probe (with
+     * the compiler's log), not a verdict: the path's bits were never seen. */
     if (rc != CP_OK) {
-        *v = CP_PROBE_FAIL;
-        snprintf(why, why_len, "probe failed to run: %s", cp_err_msg());
+        st = rc;
         goto out;
     }
     const float *ref;
@@ -491,9 +492,13 @@ static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
     cp_timing t;
     if (rc == CP_OK)
         rc = cp_engine_forward(e, x, batch, y, &t);
-    if (rc != CP_OK) {
-        *v = rc == CP_FAIL_USAGE ? CP_PROBE_NA : CP_PROBE_FAIL;
-        snprintf(why, why_len, "probe failed to run: %s", cp_err_msg());
+    if (rc == CP_FAIL_USAGE) {
+        *v = CP_PROBE_NA;
+        snprintf(why, why_len, "%s", cp_err_msg());
+        goto out;
+    }
+    if (rc != CP_OK) { /* an error of the run, as for cl:own's paths */
+        st = rc;
         goto out;
     }
     const float *ref;

@@ -110,7 +110,9 @@ static int find_source(const char *dir, const char *name, const char **text, siz
                        char **owned)
 {
     *owned = NULL;
-    if (dir && dir[0]) {
+    /* probe.cl holds the device checks of cl:own's probe (the loop check), not one of the
+     * kernels that CLPARITY_KERNEL_DIR replaces: always the embedded copy */
+    if (dir && dir[0] && strcmp(name, "probe.cl") != 0) {
         int st = read_override(dir, name, owned, len);
         *text = *owned;
         return st;

@@ -373,9 +373,8 @@ static int train_probe_run(const cp_device *dev, void *ctx, struct cp_probe_clas
         rc = cp_trainer_weights(tc, wc);
     if (rc == CP_OK)
         rc = cp_trainer_weights(th, wh);
-    if (rc != CP_OK) {
-        *v = CP_PROBE_FAIL;
-        snprintf(why, why_len, "training probe failed to run: %s", cp_err_msg());
+    if (rc != CP_OK) { /* an error of the run (with its message), not a verdict */
+        st = rc;
         goto out;
     }
     size_t bad = 0, first = 0;
