@@ -69,7 +69,8 @@ int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_pr
                     cp_probe_fn run, void *ctx, enum cp_probe_verdict *v, char *why,
                     size_t why_len);
 /* The probe's model of class cls, its batch and its input (malloc'd, batch x in_width). */
-int cp_probe_model(struct cp_probe_class cls, cp_model *m, int *batch, float **x);
+int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m, int *batch,
+                   float **x);
 /* cl:relaxed's probe: every output of the probe model within 1e-3 (1 + |r|) of the
  * definition's. */
 int cp_relaxed_probe(const cp_device *dev, struct cp_probe_class cls, enum cp_probe_verdict *v,

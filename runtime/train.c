@@ -342,7 +342,7 @@ static int train_probe_run(const cp_device *dev, void *ctx, struct cp_probe_clas
     cp_model m;
     int batch;
     float *x;
-    int st = cp_probe_model(cls, &m, &batch, &x);
+    int st = cp_probe_model(dev, cls, &m, &batch, &x);
     if (st != CP_OK)
         return st;
     size_t nt = (size_t)batch * (size_t)m.out_width, np = m.n_params ? m.n_params : 1;
