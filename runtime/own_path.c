@@ -271,9 +271,12 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
             r->exact = 1;
             break;
         }
-        if (v == CP_PROBE_FAIL && r->n_rejected < CP_PATHS_MAX) {
+        /* a path that does not apply to the device (its launch refused) is listed too, so
+         * that the report says why the first choice did not run */
+        if (r->n_rejected < CP_PATHS_MAX) {
             snprintf(r->rejected[r->n_rejected].path, CP_PATH_NAME, "%s", own_paths[p]->name);
-            snprintf(r->rejected[r->n_rejected].why, CP_PROBE_WHY, "%s", why);
+            snprintf(r->rejected[r->n_rejected].why, CP_PROBE_WHY, "%s%s",
+                     v == CP_PROBE_NA ? "does not apply: " : "", why);
             ++r->n_rejected;
         }
     }

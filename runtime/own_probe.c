@@ -175,18 +175,24 @@ static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
     for (size_t i = 0; i < n_in; ++i)
         x[i] = cp_gen_normal(PROBE_SEED, 0, i);
     int rc = cp_cl_create_probing("cl:own", dev, &m, batch, path, &e);
-    cp_timing t;
-    if (rc == CP_OK)
-        rc = cp_engine_forward(e, x, batch, y, &t);
     if (rc == CP_FAIL_USAGE) {
         *v = CP_PROBE_NA;
         snprintf(why, why_len, "%s", cp_err_msg());
         goto out;
     }
-    /* A build or launch that fails is an error of the run, as it is outside the probe (with
-     * the compiler's log), not a verdict: the path's bits were never seen. */
+    /* A build that fails is an error of the run, as it is outside the probe (with the
+     * compiler's log), not a verdict: the path's bits were never seen. */
     if (rc != CP_OK) {
         st = rc;
+        goto out;
+    }
+    /* A launch that the device refuses (CL_OUT_OF_RESOURCES: a work-group's local memory or
+     * registers, say) means the path does not apply to this device: the next one is taken. */
+    cp_timing t;
+    rc = cp_engine_forward(e, x, batch, y, &t);
+    if (rc != CP_OK) {
+        *v = CP_PROBE_NA;
+        snprintf(why, why_len, "the device refuses its launch: %s", cp_err_msg());
         goto out;
     }
     const float *ref;
