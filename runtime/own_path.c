@@ -253,7 +253,7 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
         if (i > 0 && path_fits(e, dev, max_wg, p) != CP_OK)
             continue; /* the first choice fits: choose_path checked it */
         enum cp_probe_verdict v = CP_PROBE_FAIL;
-        char why[CP_PROBE_WHY];
+        char why[CP_PROBE_WHY - 32]; /* room for "does not apply: " */
         /* cp_own_probe rejects every other path on such a device; naive only where a layer
          * has as many inputs as the loops may run */
         if (ran < CP_LOOP_CHECK_N && p == PATH_NAIVE && max_in >= ran)
