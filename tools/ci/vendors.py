@@ -1,0 +1,493 @@
+#!/usr/bin/env python3
+"""The vendors job's cases and verdicts (tools/ci/vendors.sh runs it after `source
+build/vendors/env.sh`). Usage: vendors.py BUILD_DIR OUT_DIR [--jobs N] [--only ROW,...]
+
+Every implementation row (PoCL pthread, PoCL basic, Intel's CPU runtime, rusticl, Oclgrind)
+runs every case:
+  - cl:own against host:exact under --expect bitwise, with the default path choice and with
+    each path forced (CLPARITY_OWN_KERNEL), at each shape of SHAPES: the built-in model
+    (residual, no bias) at d = 1, 3, 67, 257, 1023 and B = 1, 5, 17, 64; a uniform model with
+    biases (tests/make_uniform_bias.py); a rectangular MLP with biases and no residual
+    (widths 1 -> 67 -> 1023 -> 3 -> 257 -> 67) at B = 1, 5, 17, 64; the digits model on its
+    450 test rows. Oclgrind interprets: it runs the smaller OCLGRIND shapes instead;
+  - `train` for 20 steps (cl:own against host:exact, tests/check_train.py --exact-equal), on
+    the digits model and on the built-in model; the final weights must also be the same bits
+    on every row;
+  - one `compare -d all`, which must hold a result of every row.
+A forced path passes when the run exits 0 and used that path, or when the path was rejected
+by cl:own's probe (own_path.rejected) and tests/vendor/quirks.txt lists (row, path) with a
+reason. It is "n/a" when clparity refuses the forced path for the shape with exit status 2 and
+a CLPARITY_OWN_KERNEL message (e.g. a one-launch path whose layer does not fit a work-group).
+Anything else, or a row missing, fails. Prints the matrix; writes matrix.json and matrix.md."""
+import argparse
+import hashlib
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+ROWS = [  # key, label, platform name, device name (regular expressions)
+    ("pocl-pthread", "PoCL pthread", r"^Portable Computing Language$", r"^pthread-"),
+    ("pocl-basic", "PoCL basic", r"^Portable Computing Language$", r"^basic-"),
+    ("intel-cpu", "Intel CPU", r"^Intel\(R\) OpenCL$", r""),
+    ("rusticl", "rusticl", r"^rusticl$", r"^llvmpipe"),
+    ("oclgrind", "Oclgrind", r"^Oclgrind$", r""),
+]
+PATHS = ["naive", "small", "pipe", "reg", "stream", "tiled", "vec", "cpu", "cpu1", "cpug"]
+KERNELS = ["default"] + PATHS
+ORDER = ["pocl-pthread", "oclgrind", "pocl-basic", "intel-cpu", "rusticl"]  # the longest first
+RECT = [1, 67, 1023, 3, 257, 67]  # the rectangular MLP's widths: in, then each layer's out
+
+# name: the shape's arguments ("@file" names a model of the job's models folder).
+SHAPES = {
+    "d1_L3_B1": ["--d-model", "1", "--layers", "3", "--batch", "1"],
+    "d3_L5_B5": ["--d-model", "3", "--layers", "5", "--batch", "5"],
+    "d67_L4_B17": ["--d-model", "67", "--layers", "4", "--batch", "17"],
+    "d257_L2_B64": ["--d-model", "257", "--layers", "2", "--batch", "64"],
+    "d1023_L2_B5": ["--d-model", "1023", "--layers", "2", "--batch", "5"],
+    "bias67_L3_B64": ["@ubias67.safetensors", "@ubias67_x64.npy"],
+    "rect_B1": ["@rect.safetensors", "@rect_x1.npy"],
+    "rect_B5": ["@rect.safetensors", "@rect_x5.npy"],
+    "rect_B17": ["@rect.safetensors", "@rect_x17.npy"],
+    "rect_B64": ["@rect.safetensors", "@rect_x64.npy"],
+    "digits_B450": ["@digits.safetensors", "@digits_x.npy"],
+}
+# Oclgrind interprets every work-item (about 0.1-1 us per multiply-add, more where a kernel
+# computes padding): it runs smaller shapes under the same names, at most about 2 M
+# multiply-adds per forward as the model counts them: the batches of 64 become 17, d = 257 one
+# layer at B = 5, d = 1023 one layer at B = 1, digits its first 17 rows.
+OCLGRIND = {
+    "d67_L4_B17": ["--d-model", "67", "--layers", "2", "--batch", "17"],
+    "d257_L2_B64": ["--d-model", "257", "--layers", "1", "--batch", "5"],
+    "d1023_L2_B5": ["--d-model", "1023", "--layers", "1", "--batch", "1"],
+    "bias67_L3_B64": ["@ubias67.safetensors", "@ubias67_x17.npy"],
+    "rect_B64": ["@rect.safetensors", "@rect_x17.npy"],
+    "digits_B450": ["@digits.safetensors", "@digits_x17.npy"],
+}
+# Two paths do far more work per multiply-add on Oclgrind, measured there: tiled computes
+# whole tiles of 128 x 128 outputs (d = 257 at B = 5: 25 M fma with the padding, 7 minutes),
+# pipe runs 1024 work-items per row block (the rectangular model at B = 17: 7 minutes). Their
+# wide shapes become RECT_SIM (widths up to 131: two tile columns, the second partial), and
+# tiled's d = 257 and 1023 become d = 131.
+RECT_SIM = [1, 67, 131, 3, 67]
+OCLGRIND_PATH = {
+    "tiled": {
+        "d257_L2_B64": ["--d-model", "131", "--layers", "1", "--batch", "5"],
+        "d1023_L2_B5": ["--d-model", "131", "--layers", "1", "--batch", "1"],
+        "rect_B1": ["@rect_sim.safetensors", "@rect_sim_x1.npy"],
+        "rect_B5": ["@rect_sim.safetensors", "@rect_sim_x5.npy"],
+        "rect_B17": ["@rect_sim.safetensors", "@rect_sim_x17.npy"],
+        "rect_B64": ["@rect_sim.safetensors", "@rect_sim_x17.npy"],
+    },
+    "pipe": {
+        "rect_B1": ["@rect_sim.safetensors", "@rect_sim_x1.npy"],
+        "rect_B17": ["@rect_sim.safetensors", "@rect_sim_x5.npy"],
+    },
+}
+TRAINS = {  # name: arguments of `clparity train` (20 steps)
+    "train_digits_B5": ["@digits.safetensors", "--batch", "5", "--lr", "0.005"],
+    "train_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5"],
+}
+ALL_ARGS = ["--d-model", "67", "--layers", "2", "--batch", "5"]  # compare -d all
+
+
+def write_safetensors(path, tensors):
+    header, blobs, off = {}, [], 0
+    for name, t in tensors.items():
+        b = np.ascontiguousarray(t, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        blobs.append(b)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def make_models(root, models):
+    """The job's model files: the rectangular MLP (an nn.Sequential's names: biases, relu
+    between the layers, none after the last, no residual), its inputs, the uniform model with
+    biases from tests/make_uniform_bias.py, and the digits fixture with a 17-row input."""
+    os.makedirs(models, exist_ok=True)
+    for name, widths, seed, batches in (("rect", RECT, 20, (1, 5, 17, 64)), ("rect_sim", RECT_SIM, 21, (1, 5, 17))):
+        rng = np.random.default_rng(seed)
+        t = {}
+        for i, (n_in, n_out) in enumerate(zip(widths, widths[1:])):
+            t[f"{2 * i}.weight"] = (rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(np.float32)
+            t[f"{2 * i}.bias"] = (rng.standard_normal(n_out) * 0.1).astype(np.float32)
+        write_safetensors(os.path.join(models, f"{name}.safetensors"), t)
+        for b in batches:
+            np.save(os.path.join(models, f"{name}_x{b}.npy"), rng.standard_normal((b, widths[0])).astype(np.float32))
+    subprocess.run([sys.executable, os.path.join(root, "tests", "make_uniform_bias.py"),
+                    os.path.join(models, "ubias67.safetensors"), os.path.join(models, "ubias67_x64.npy"),
+                    "67", "3", "64"], check=True)
+    np.save(os.path.join(models, "ubias67_x17.npy"), np.load(os.path.join(models, "ubias67_x64.npy"))[:17])
+    fx = os.path.join(root, "tests", "fixtures")
+    for f in ("digits.safetensors", "digits_x.npy"):
+        with open(os.path.join(fx, f), "rb") as src, open(os.path.join(models, f), "wb") as dst:
+            dst.write(src.read())
+    np.save(os.path.join(models, "digits_x17.npy"), np.load(os.path.join(fx, "digits_x.npy"))[:17])
+
+
+def shape_args(args, models):
+    """["@m.safetensors", "@x.npy", ...] -> --model/--input paths; other words stay."""
+    out = []
+    for a in args:
+        if a.startswith("@"):
+            p = os.path.join(models, a[1:])
+            out += ["--model" if a.endswith(".safetensors") else "--input", p]
+        else:
+            out.append(a)
+    return out
+
+
+def find_rows(clp, env):
+    """Each row's selector (P:D) and versions from `clparity devices --json`."""
+    r = subprocess.run([clp, "devices", "--json", "-"], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"vendors: clparity devices failed ({r.returncode}): {r.stderr.strip()}")
+    devs = [d for d in json.loads(r.stdout)["devices"] if d.get("kind") == "opencl"]
+    found, order = {}, [f"{d['platform_index']}:{d['device_index']} {d['platform']} / {d['name']}"
+                        for d in devs]
+    for key, label, plat, dev in ROWS:
+        hits = [d for d in devs if re.search(plat, d["platform"]) and re.search(dev, d["name"])]
+        if len(hits) == 1:
+            d = hits[0]
+            found[key] = {"sel": f"{d['platform_index']}:{d['device_index']}", "name": d["name"],
+                          "version": d["version"], "driver": d["driver_version"],
+                          "simulator": d.get("simulator", False)}
+        elif hits:
+            found[key] = {"error": f"{len(hits)} devices match"}
+    return found, order
+
+
+def load_quirks(path):
+    """tests/vendor/quirks.txt: `ROW PATH REASON...` per line, # comments."""
+    quirks = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                row, path, *why = line.split(None, 2)
+                quirks[(row, path)] = why[0] if why else ""
+    return quirks
+
+
+def used_path(res, prov):
+    """(used, rejected, exact) of a cl:own result: its own_path where present (cl:own's
+    probe), else the path named in the build options ("-cl-std=CL1.2 [reg, default: ...]";
+    without brackets the naive kernel)."""
+    op = res.get("own_path")
+    if isinstance(op, dict):
+        rej = {r.get("path"): r.get("why", "") for r in op.get("rejected") or []}
+        return op.get("used"), rej, op.get("exact")
+    m = re.search(r"\[([a-z0-9]+), ", prov.get("kernel_build_options", ""))
+    return (m.group(1) if m else "naive"), {}, None
+
+
+def first_lines(text, n=3):
+    return " | ".join(line for line in text.strip().splitlines()[:n])
+
+
+def run_compare(ctx, row, kernel, shape):
+    info = ctx["rows"][row]
+    args = SHAPES[shape]
+    if row == "oclgrind":
+        args = OCLGRIND_PATH.get(kernel, {}).get(shape) or OCLGRIND.get(shape) or args
+    base = f"{row}.{kernel}.{shape}"
+    jpath = os.path.join(ctx["out"], "runs", base + ".json")
+    cmd = [ctx["clp"], "compare", "-d", info["sel"], "-d", "host", "--engines", "cl:own,host:exact",
+           "--expect", "bitwise", "--runs", "1", "--warmup", "0", "--json", jpath]
+    cmd += shape_args(args, ctx["models"])
+    if info["simulator"]:
+        cmd.append("--allow-slow")
+    env = dict(ctx["env"])
+    if kernel != "default":
+        env["CLPARITY_OWN_KERNEL"] = kernel
+    return check_compare(ctx, row, kernel, run(cmd, env, os.path.join(ctx["out"], "runs", base)), jpath)
+
+
+def run(cmd, env, base, timeout=600):
+    """Runs cmd with its output in files; its exit status (or "timeout"), output, seconds and
+    CPU seconds (its own and its children's, from wait4)."""
+    t0 = time.time()
+    with open(base + ".stdout", "w") as fo, open(base + ".stderr", "w") as fe:
+        p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe)
+        timer = threading.Timer(timeout, p.kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        timer.cancel()
+        rc = p.returncode = os.waitstatus_to_exitcode(status)
+    if rc == -signal.SIGKILL and time.time() - t0 >= timeout:
+        rc = "timeout"
+    with open(base + ".stdout") as fo, open(base + ".stderr") as fe:
+        out, err = fo.read(), fe.read()
+    with open(base + ".log", "w") as f:
+        f.write(f"$ {' '.join(cmd)}\n# exit {rc}\n{out}\n--- stderr\n{err}")
+    os.remove(base + ".stdout")
+    os.remove(base + ".stderr")
+    return {"rc": rc, "out": out, "err": err, "s": time.time() - t0, "cpu": ru.ru_utime + ru.ru_stime,
+            "log": base + ".log"}
+
+
+def check_compare(ctx, row, kernel, r, jpath):
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] == 2 and kernel != "default":
+        m = re.search(r"CLPARITY_OWN_KERNEL=" + kernel + r"(?:: | )(.*)", r["err"])
+        if m:
+            return dict(v, verdict="n/a", why=m.group(1).strip())
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    try:
+        with open(jpath) as f:
+            doc = json.load(f)
+        own = [x for x in doc["results"] if x["engine"] == "cl:own"]
+        prov = doc["provenance"]
+    except (OSError, KeyError, ValueError) as e:
+        return dict(v, verdict="FAIL", why=f"unreadable {jpath}: {e}")
+    if len(own) != 1 or own[0]["device"]["name"] != ctx["rows"][row]["name"]:
+        return dict(v, verdict="FAIL", why=f"{len(own)} cl:own results, not one on {ctx['rows'][row]['name']}")
+    used, rejected, exact = used_path(own[0], prov)
+    v["used"] = used
+    if rejected:
+        v["rejected"] = rejected
+    if exact is False:
+        return dict(v, verdict="FAIL", why=f"own_path says {used} is not exact")
+    if kernel == "default" or used == kernel:
+        return dict(v, verdict="ok")
+    if kernel in rejected:
+        q = ctx["quirks"].get((row, kernel))
+        if q is not None:
+            return dict(v, verdict="quirk", why=f"rejected ({rejected[kernel]}); quirks.txt: {q}")
+        return dict(v, verdict="FAIL", why=f"rejected ({rejected[kernel]}), not listed in quirks.txt")
+    return dict(v, verdict="FAIL", why=f"used {used}, not the forced {kernel}, and did not reject it")
+
+
+def run_train(ctx, row, name):
+    info = ctx["rows"][row]
+    base = f"{row}.{name}"
+    save = os.path.join(ctx["out"], "runs", base)
+    cmd = [ctx["clp"], "train", "-d", info["sel"], "-d", "host", "--engines", "cl:own,host:exact",
+           "--steps", "20", "--target", "random", "--save", save]
+    cmd += shape_args(TRAINS[name], ctx["models"])
+    if info["simulator"]:
+        cmd.append("--allow-slow")
+    r = run(cmd, ctx["env"], save)
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    c = run([sys.executable, os.path.join(ctx["root"], "tests", "check_train.py"), save, "--exact-equal"],
+            ctx["env"], save + ".check")
+    if c["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"check_train.py: exit {c['rc']}: {first_lines(c['out'] + c['err'], 6)}")
+    with open(os.path.join(save, "index.json")) as f:
+        idx = json.load(f)
+    files = [x["file"] for x in idx["results"] if x["engine"] == "cl:own"]
+    if len(files) != 1:
+        return dict(v, verdict="FAIL", why=f"{len(files)} cl:own results in {save}/index.json")
+    with open(os.path.join(save, files[0]), "rb") as f:
+        v["weights_sha256"] = hashlib.sha256(f.read()).hexdigest()
+    return dict(v, verdict="ok")
+
+
+def run_all(ctx):
+    """compare -d all: one result of every row's device."""
+    base = os.path.join(ctx["out"], "runs", "all")
+    cmd = [ctx["clp"], "compare", "-d", "all", "--engines", "cl:own,host:exact", "--expect", "bitwise",
+           "--runs", "1", "--warmup", "0", "--allow-slow", "--json", base + ".json"] + ALL_ARGS
+    r = run(cmd, ctx["env"], base)
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    try:
+        with open(base + ".json") as f:
+            names = {x["device"]["name"] for x in json.load(f)["results"] if x["engine"] == "cl:own"}
+    except (OSError, KeyError, ValueError):
+        names = set()
+    missing = [k for k in ctx["rows"] if ctx["rows"][k]["name"] not in names]
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    if missing:
+        return dict(v, verdict="FAIL", why=f"no result of {', '.join(missing)}")
+    return dict(v, verdict="ok")
+
+
+def shapes_of(kernel):
+    """The shapes a kernel choice runs. The paths whose build options depend on the widths
+    (small, pipe, reg: the widest layer; stream: the batch) take a compile per shape, 20-50 s
+    each on PoCL: they run the shapes that cover every width (the rectangular model holds
+    1, 67, 1023, 3 and 257) and every batch once, the rest run all of SHAPES."""
+    if kernel in ("small", "pipe", "reg", "stream"):
+        return ["d3_L5_B5", "bias67_L3_B64", "rect_B1", "rect_B17", "digits_B450"]
+    return list(SHAPES)
+
+
+def run_lanes(queues, jobs):
+    """Runs each row's tasks in order, `jobs` rows at a time: one row's runs follow each other,
+    so that each build is cached before the next run of its options (two runs of one row at
+    once would both miss). A lane without a row left takes tasks from the end of the longest
+    queue."""
+    lock = threading.Lock()
+    pending = sorted(queues, key=lambda k: ORDER.index(k))
+    left = {k: list(v) for k, v in queues.items()}
+    res = {}
+
+    def lane():
+        mine = None
+        while True:
+            with lock:
+                if mine is None or not left[mine]:
+                    mine = pending.pop(0) if pending else None
+                if mine is not None:
+                    name, fn, args = left[mine].pop(0)
+                    row = mine
+                else:
+                    rest = [k for k in left if left[k]]
+                    if not rest:
+                        return
+                    row = max(rest, key=lambda k: len(left[k]))
+                    name, fn, args = left[row].pop()
+            res[(row, name)] = fn(*args)
+
+    threads = [threading.Thread(target=lane) for _ in range(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return res
+
+
+def cell(v, notes):
+    if v is None:
+        return "MISSING"
+    if v["verdict"] == "ok":
+        return "ok" + (f" {v['used']}" if v.get("show_used") else "") + ("*" if v.get("rejected") else "")
+    key = v.get("why", "")
+    if key not in notes:
+        notes[key] = len(notes) + 1
+    return f"{v['verdict']}[{notes[key]}]"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("out")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", help="comma list of rows (a partial run: missing rows then fail)")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = os.path.abspath(a.out)
+    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+    ctx = {"root": root, "out": out, "clp": os.path.abspath(os.path.join(a.build, "clparity")),
+           "models": os.path.join(out, "models"), "env": dict(os.environ),
+           "quirks": load_quirks(os.path.join(root, "tests", "vendor", "quirks.txt"))}
+    for k in [k for k in ctx["env"] if k.startswith("CLPARITY_")]:
+        del ctx["env"][k]
+    make_models(root, ctx["models"])
+    found, order = find_rows(ctx["clp"], ctx["env"])
+    print("vendors: OpenCL devices in ocl-icd's order:")
+    for o in order:
+        print(f"  {o}")
+    only = a.only.split(",") if a.only else [k for k, *_ in ROWS]
+    ctx["rows"] = {k: found[k] for k, *_ in ROWS if k in only and k in found and "error" not in found[k]}
+    print("vendors: rows")
+    for key, label, *_ in ROWS:
+        f = found.get(key)
+        if f and "error" not in f:
+            print(f"  {key:13s} {f['sel']:4s} {f['name']} | {f['version']} | driver {f['driver']}")
+        else:
+            print(f"  {key:13s} MISSING ({f['error'] if f else 'no such device: run tools/setup.sh --vendors and source build/vendors/env.sh'})")
+
+    t0, load0 = time.time(), os.getloadavg()[0]
+    queues = {row: [(name, run_train, (ctx, row, name)) for name in TRAINS] +
+              [(f"{k}/{sh}", run_compare, (ctx, row, k, sh)) for k in KERNELS for sh in shapes_of(k)]
+              for row in ctx["rows"]}
+    res = run_lanes(queues, a.jobs)
+    if ctx["rows"]:
+        res[("-d all", "compare -d all")] = run_all(ctx)
+    wall = time.time() - t0
+    cpu = sum(v.get("cpu", 0.0) for v in res.values())
+
+    # The trained weights: the same bits on every row (each equals host:exact's already).
+    for name in TRAINS:
+        shas = {row: res[(row, name)].get("weights_sha256") for row in ctx["rows"]
+                if res[(row, name)]["verdict"] == "ok"}
+        if len(set(shas.values())) > 1:
+            for row in shas:
+                res[(row, name)] = dict(res[(row, name)], verdict="FAIL",
+                                        why="trained weights differ between rows: " +
+                                        ", ".join(f"{r} {s[:12]}" for r, s in shas.items()))
+
+    cases = [f"{k}/{sh}" for k in KERNELS for sh in shapes_of(k)] + list(TRAINS)
+    keys = [k for k, *_ in ROWS]
+    notes, lines = {}, []
+    width = max(len(c) for c in cases) + 1
+    head = f"{'case':{width}s}" + "".join(f"{k:>14s}" for k in keys)
+    lines.append(head)
+    failed = 0
+    for c in cases:
+        cells = []
+        for k in keys:
+            v = res.get((k, c))
+            if v and c.startswith("default/") and v["verdict"] == "ok":
+                v = dict(v, show_used=True)
+            cells.append(cell(v, notes))
+            failed += v is None or v["verdict"] not in ("ok", "n/a", "quirk")
+        lines.append(f"{c:{width}s}" + "".join(f"{x:>14s}" for x in cells))
+    va = res.get(("-d all", "compare -d all"))
+    lines.append(f"{'compare -d all':{width}s}{cell(va, notes):>14s} (one run, every row)")
+    failed += va is None or va["verdict"] != "ok"
+    print("\nvendors: the matrix (ok; default: ok and the path it took; *: the probe rejected a "
+          "path on the way, listed below; n/a, quirk and FAIL: see the notes)")
+    print("\n".join(lines))
+    if notes:
+        print("\nnotes:")
+        for why, n in notes.items():
+            where = [f"{k}:{c}" for (k, c), v in res.items() if v.get("why", "") == why and v["verdict"] != "ok"]
+            print(f"  [{n}] {why}\n      ({len(where)}: {', '.join(where[:6])}{' ...' if len(where) > 6 else ''})")
+    # What cl:own's probe rejected anywhere (the default choice included), with the reasons.
+    rejections = {}
+    for (k, c), v in res.items():
+        for path, why in (v.get("rejected") or {}).items():
+            rejections.setdefault((k, path, why), []).append(c)
+    if rejections:
+        print("\nvendors: paths that cl:own's probe rejected:")
+        for (k, path, why), where in sorted(rejections.items()):
+            listed = "listed in quirks.txt" if (k, path) in ctx["quirks"] else "NOT in quirks.txt"
+            print(f"  {k} {path} ({listed}): {why} ({len(where)} runs: {', '.join(where[:4])}"
+                  f"{' ...' if len(where) > 4 else ''})")
+    counts = {}
+    for v in res.values():
+        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
+    missing = [k for k in keys if k not in ctx["rows"]]
+    print(f"\nvendors: {len(res)} runs in {wall:.0f} s ({cpu:.0f} CPU s) with {a.jobs} at a time: " +
+          ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) +
+          (f"; rows missing: {', '.join(missing)}" if missing else "") +
+          f" (load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs)")
+    for row in ctx["rows"]:
+        mine = [v for (k, _), v in res.items() if k == row]
+        print(f"vendors: {row}: {len(mine)} runs, {sum(v['s'] for v in mine):.0f} s, "
+              f"{sum(v.get('cpu', 0) for v in mine):.0f} CPU s")
+    slow = sorted(res.items(), key=lambda kv: -kv[1]["s"])[:5]
+    print("vendors: the longest runs: " + ", ".join(f"{k}:{c} {v['s']:.0f} s" for (k, c), v in slow))
+    with open(os.path.join(out, "matrix.json"), "w") as f:
+        json.dump({"rows": {k: found.get(k) for k in keys}, "order": order, "wall_s": wall,
+                   "results": [dict(v, row=k, case=c) for (k, c), v in res.items()]}, f, indent=1)
+    with open(os.path.join(out, "matrix.md"), "w") as f:
+        f.write("| case | " + " | ".join(keys) + " |\n|---|" + "---|" * len(keys) + "\n")
+        for line, c in zip(lines[1:], cases):
+            f.write(f"| {c} | " + " | ".join(cell(res.get((k, c)), notes) for k in keys) + " |\n")
+        f.write("\n" + "\n".join(f"[{n}] {why}" for why, n in notes.items()) + "\n")
+    ok = not failed and not missing
+    print("vendors: PASS" if ok else f"vendors: FAIL ({failed} cases failed or missing"
+          f"{', rows missing: ' + ', '.join(missing) if missing else ''})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
