@@ -52,6 +52,11 @@ bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct 
 int cp_own_loop_check(const cp_device *dev, long *ran);
 #define CP_LOOP_CHECK_N 100000L
 
+/* CLPARITY_OWN_PROBE=off: no probe at all (cl:own's paths, cl:relaxed, the training
+ * kernels): the first choice is taken unchecked and reported as not probed. For the tests of
+ * the program cache, which count its entries, and for timing a cold build alone. */
+bool cp_own_probe_off(void);
+
 /* An OpenCL engine ("cl:own" with kernel path `path` forced, or "cl:relaxed") on dev, making
  * no probe of its own (engine_cl.c). */
 int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,

@@ -205,6 +205,11 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
  * choice stays and the result is marked not exact (e->paths.exact = 0). */
 static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
 {
+    if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
+        e->paths.exact = -1;
+        snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[*path]->name);
+        return CP_OK;
+    }
     double t0 = cp_now();
     /* where the first choice was forced (CLPARITY_OWN_KERNEL), the device's own choice comes
      * next */

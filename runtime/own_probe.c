@@ -618,3 +618,9 @@ int cp_own_loop_check(const cp_device *dev, long *ran)
     memo_add(dev, -1, none, v, why);
     return CP_OK;
 }
+
+bool cp_own_probe_off(void)
+{
+    const char *v = getenv("CLPARITY_OWN_PROBE");
+    return v && strcmp(v, "off") == 0;
+}

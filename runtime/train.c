@@ -431,7 +431,7 @@ int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *
         tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
         tr->c.clblast = tr->kind == TK_CLBLAST;
         st = cl_create(tr, dev, x, t);
-        if (st == CP_OK && tr->kind == TK_CL && !train_probing) {
+        if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off()) {
             const struct cp_probe_class cls = {false, false, false, -1};
             enum cp_probe_verdict v;
             st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,

@@ -16,6 +16,9 @@ export POCL_CACHE_DIR=${POCL_CACHE_DIR:-${XDG_CACHE_HOME:-$base}/pocl}
 rm -rf "$base"
 mkdir -p "$base" "$POCL_CACHE_DIR"
 export XDG_CACHE_HOME=$base/xdg
+# The probe of cl:own's paths would add its verdicts and its programs to the entries counted
+# here: off (its caching is tested by exact/probe_planted_*)
+export CLPARITY_OWN_PROBE=off
 dir=$XDG_CACHE_HOME/clparity
 unset CLPARITY_CACHE CLPARITY_CACHE_MAX_MB CLPARITY_KERNEL_DIR
 
@@ -60,7 +63,7 @@ hit)
     expect_run "$hash miss"
     [ "$(entries)" = 1 ] || fail "one entry expected after a miss, found $(entries)"
     expect_run "$hash hit"
-    grep -Eq '^builds: cl:own on 0:0 .*: [0-9]+\.[0-9]{3} s \(cache hit\)$' "$base/run.txt" ||
+    grep -Eq '^builds: cl:own on 0:0 .*: [0-9]+\.[0-9]{3} s \(cache hit\)(;|$)' "$base/run.txt" ||
         fail "no 'builds: ... (cache hit)' line"
     ;;
 bad)
@@ -92,7 +95,7 @@ open(sys.argv[1], "wb").write(b)' "$f" ;;
         garbage) why='not a clparity cache file \(bad magic\)' ;;
         empty) why='truncated header \(0 bytes\)' ;;
         esac
-        grep -Eq "^builds: cl:own on 0:0 .*\(cache miss; bad entry replaced: $why\)$" "$base/run.txt" ||
+        grep -Eq "^builds: cl:own on 0:0 .*\(cache miss; bad entry replaced: $why\)(;|$)" "$base/run.txt" ||
             fail "$how: the builds line does not say that the bad entry was replaced: /$why/"
         [ -z "$(find "$dir" -name '*.tmp.*')" ] || fail "$how: a temporary file was left behind"
         [ "$(valid_entries)" = 1 ] || fail "$how: the entry was not replaced by a valid one"
