@@ -310,6 +310,12 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     if (st == CP_OK)
         st = dev_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
                       &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
+    /* the tune settings first: a bad CLPARITY_OWN_TUNE is the run's usage error, not a reason
+     * for the probe to pass a path over */
+    cp_own_tune tuned;
+    enum cp_tune_source tsrc;
+    if (st == CP_OK)
+        st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
     if (st == CP_OK)
         st = choose_path(e, dev, lim.max_wg, true, forced, &s->path);
     if (st == CP_OK && !s->probing)
@@ -319,11 +325,6 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     const struct own_path_ops *ops = own_paths[s->path];
     if (st != CP_OK || !ops->options)
         return st; /* the naive path: block.cl, built by cl_create_common */
-    cp_own_tune tuned;
-    enum cp_tune_source tsrc;
-    st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
-    if (st != CP_OK)
-        return st;
 
     char opts[320];
     st = ops->options(e, s, dev, &lim, &tuned, opts, sizeof opts);
