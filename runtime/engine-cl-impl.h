@@ -135,6 +135,15 @@ int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
                  const void *const *values);
 /* A launch of fn per layer, flushed every CP_FLUSH_LAYERS. */
 int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
+
+/* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
+ * kernel, and for CLBlast's SGEMM and its epilogue. */
+struct stored_layer {
+    cl_mem w;
+    cl_ulong w_off, b_off; /* into w, in floats */
+    cl_int in, out, has_bias, act, residual;
+};
+void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struct stored_layer *a);
 /* The counters of a device-wide barrier (grid_sync.cl): made, zeroed before a launch, and
  * checked after one (groups launched; hint: what to set instead). */
 int own_create_ctl(struct cl_state *s);

@@ -398,34 +398,44 @@ int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
     return CP_OK;
 }
 
+void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struct stored_layer *a)
+{
+    const cp_layer *L = &e->model->layers[l];
+    size_t base = s->chunk_start[s->layer_chunk[l]];
+    a->w = s->chunks[s->layer_chunk[l]];
+    a->w_off = (cl_ulong)(L->w_off - base);
+    a->b_off = (cl_ulong)(L->has_bias ? L->b_off - base : 0);
+    a->in = L->in;
+    a->out = L->out;
+    a->has_bias = L->has_bias;
+    a->act = L->act;
+    a->residual = L->residual;
+}
+
 /* One layer of cl:clblast: CLBlast's SGEMM into tmp, then our epilogue (bias, ReLU, residual)
  * from tmp into the output. */
 static int clblast_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const cp_layer *L = &e->model->layers[l];
-    cl_mem w = s->chunks[s->layer_chunk[l]];
-    size_t base = s->chunk_start[s->layer_chunk[l]];
-    cl_ulong w_off = (cl_ulong)(L->w_off - base);
-    cl_ulong b_off = (cl_ulong)(L->has_bias ? L->b_off - base : 0);
-    cl_int in_w = L->in, out_w = L->out, has_bias = L->has_bias, act = L->act,
-           residual = L->residual;
+    struct stored_layer a;
+    own_stored_layer(e, s, l, &a);
     size_t global[2] = {(size_t)L->out, (size_t)batch};
     cl_int rc;
     int st;
     cl_command_queue q = s->q;
     CLBlastStatusCode bs =
         CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, (size_t)batch,
-                     (size_t)L->out, (size_t)L->in, 1.0f, in, 0, (size_t)L->in, w, (size_t)w_off,
-                     (size_t)L->in, 0.0f, s->tmp, 0, (size_t)L->out, &q, NULL);
+                     (size_t)L->out, (size_t)L->in, 1.0f, in, 0, (size_t)L->in, a.w,
+                     (size_t)a.w_off, (size_t)L->in, 0.0f, s->tmp, 0, (size_t)L->out, &q, NULL);
     if (bs != CLBlastSuccess)
         return cp_err_set(CP_FAIL_RUNTIME,
                           "CLBlastSgemm failed: %s (%d) at layer %d (%d x %d x %d)",
                           cp_clblast_status_name(bs), (int)bs, l, batch, L->out, L->in);
-    const size_t sizes[] = {sizeof s->tmp, sizeof in,      sizeof outb,     sizeof w,
-                            sizeof in_w,   sizeof out_w,   sizeof has_bias, sizeof b_off,
-                            sizeof act,    sizeof residual};
-    const void *const vals[] = {&s->tmp, &in,       &outb,  &w,   &in_w,
-                                &out_w,  &has_bias, &b_off, &act, &residual};
+    const size_t sizes[] = {sizeof s->tmp, sizeof in,        sizeof outb,       sizeof a.w,
+                            sizeof a.in,   sizeof a.out,     sizeof a.has_bias, sizeof a.b_off,
+                            sizeof a.act,  sizeof a.residual};
+    const void *const vals[] = {&s->tmp, &in,         &outb,    &a.w,   &a.in,
+                                &a.out,  &a.has_bias, &a.b_off, &a.act, &a.residual};
     st = own_set_args(s->k_epilogue, "cp_epilogue", 10, sizes, vals);
     if (st != CP_OK)
         return st;

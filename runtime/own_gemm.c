@@ -88,19 +88,14 @@ static bool always_fits(const cp_engine *e, const cp_device *dev, size_t max_wg,
  * too. */
 static int naive_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
-    const cp_layer *L = &e->model->layers[l];
-    cl_mem w = s->chunks[s->layer_chunk[l]];
-    size_t base = s->chunk_start[s->layer_chunk[l]];
-    cl_ulong w_off = (cl_ulong)(L->w_off - base);
-    cl_ulong b_off = (cl_ulong)(L->has_bias ? L->b_off - base : 0);
-    cl_int in_w = L->in, out_w = L->out, has_bias = L->has_bias, act = L->act,
-           residual = L->residual;
-    size_t global[2] = {(size_t)L->out, (size_t)batch};
-    const size_t sizes[] = {sizeof in,   sizeof outb,    sizeof w,        sizeof w_off,
-                            sizeof in_w, sizeof out_w,   sizeof has_bias, sizeof b_off,
-                            sizeof act,  sizeof residual};
-    const void *const vals[] = {&in,    &outb,     &w,     &w_off, &in_w,
-                                &out_w, &has_bias, &b_off, &act,   &residual};
+    struct stored_layer a;
+    own_stored_layer(e, s, l, &a);
+    size_t global[2] = {(size_t)a.out, (size_t)batch};
+    const size_t sizes[] = {sizeof in,    sizeof outb,      sizeof a.w,        sizeof a.w_off,
+                            sizeof a.in,  sizeof a.out,     sizeof a.has_bias, sizeof a.b_off,
+                            sizeof a.act, sizeof a.residual};
+    const void *const vals[] = {&in,    &outb,       &a.w,     &a.w_off, &a.in,
+                                &a.out, &a.has_bias, &a.b_off, &a.act,   &a.residual};
     int st = own_set_args(s->k_linear, "cp_linear", 10, sizes, vals);
     if (st != CP_OK)
         return st;

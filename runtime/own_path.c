@@ -207,6 +207,7 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
 {
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.exact = -1;
+        e->paths.probe_off = true;
         snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[*path]->name);
         return CP_OK;
     }

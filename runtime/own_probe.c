@@ -155,73 +155,97 @@ static void probe_reference(const cp_model *m, int batch, const float *x, float 
     *out = in;
 }
 
-/* Runs the probe: *v and why as for cp_own_probe. */
+/* One run of the probe model of class cls through an OpenCL engine on dev, and the
+ * definition's output beside it. */
+struct probe_out {
+    cp_model m;
+    int batch;
+    size_t n_out;
+    float *x, *y, *b0, *b1;
+    const float *ref; /* b0 or b1: the definition's output */
+};
+
+static void probe_out_free(struct probe_out *o)
+{
+    cp_model_free(&o->m);
+    free(o->x);
+    free(o->y);
+    free(o->b0);
+    free(o->b1);
+}
+
+/* Runs `engine` (cl:own with `path` forced, or cl:relaxed) on the probe model. CP_OK with *v
+ * CP_PROBE_NA and why set where the engine does not apply to the device (a usage error) or the
+ * device refuses its launch (CL_OUT_OF_RESOURCES: a work-group's local memory or registers, say:
+ * the next path is taken); CP_OK with *v untouched and o->y, o->ref filled where it ran. A
+ * build that fails is an error of the run, as it is outside the probe (with the compiler's
+ * log), not a verdict: the path's bits were never seen. o is freed by probe_out_free either
+ * way. */
+static int probe_forward(const cp_device *dev, const char *engine, int path,
+                         struct cp_probe_class cls, struct probe_out *o, enum cp_probe_verdict *v,
+                         char *why, size_t why_len)
+{
+    memset(o, 0, sizeof *o);
+    int st = cp_probe_model(dev, cls, &o->m, &o->batch, &o->x);
+    if (st != CP_OK)
+        return st;
+    o->n_out = (size_t)o->batch * (size_t)o->m.out_width;
+    size_t n_buf = (size_t)o->batch * (size_t)o->m.max_width;
+    o->y = malloc(o->n_out * sizeof *o->y);
+    o->b0 = malloc(n_buf * sizeof *o->b0);
+    o->b1 = malloc(n_buf * sizeof *o->b1);
+    if (!o->y || !o->b0 || !o->b1)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe");
+    cp_engine *e = NULL;
+    int rc = cp_cl_create_probing(engine, dev, &o->m, o->batch, path, &e);
+    cp_timing t;
+    if (rc == CP_OK) {
+        rc = cp_engine_forward(e, o->x, o->batch, o->y, &t);
+        if (rc != CP_OK)
+            snprintf(why, why_len, "the device refuses its launch: %s", cp_err_msg());
+    } else if (rc == CP_FAIL_USAGE) {
+        snprintf(why, why_len, "%s", cp_err_msg());
+    } else {
+        st = rc;
+    }
+    cp_engine_destroy(e);
+    if (st == CP_OK && rc != CP_OK)
+        *v = CP_PROBE_NA;
+    else if (st == CP_OK)
+        probe_reference(&o->m, o->batch, o->x, o->b0, o->b1, &o->ref);
+    return st;
+}
+
+/* cl:own's path: every output bit-equal to the definition's. *v and why as for cp_own_probe. */
 static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
                      enum cp_probe_verdict *v, char *why, size_t why_len)
 {
-    cp_model m;
-    bool light = dev->simulator;
-    int st = probe_model(cls, light, &m);
-    int batch = probe_batch(cls, light);
-    size_t n_in = (size_t)batch * (size_t)m.in_width, n_out = (size_t)batch * (size_t)m.out_width;
-    size_t n_buf = (size_t)batch * (size_t)m.max_width;
-    float *x = malloc(n_in * sizeof *x), *y = malloc(n_out * sizeof *y);
-    float *b0 = malloc(n_buf * sizeof *b0), *b1 = malloc(n_buf * sizeof *b1);
-    cp_engine *e = NULL;
-    if (st == CP_OK && (!x || !y || !b0 || !b1))
-        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe");
-    if (st != CP_OK)
-        goto out;
-    for (size_t i = 0; i < n_in; ++i)
-        x[i] = cp_gen_normal(PROBE_SEED, 0, i);
-    int rc = cp_cl_create_probing("cl:own", dev, &m, batch, path, &e);
-    if (rc == CP_FAIL_USAGE) {
-        *v = CP_PROBE_NA;
-        snprintf(why, why_len, "%s", cp_err_msg());
-        goto out;
-    }
-    /* A build that fails is an error of the run, as it is outside the probe (with the
-     * compiler's log), not a verdict: the path's bits were never seen. */
-    if (rc != CP_OK) {
-        st = rc;
-        goto out;
-    }
-    /* A launch that the device refuses (CL_OUT_OF_RESOURCES: a work-group's local memory or
-     * registers, say) means the path does not apply to this device: the next one is taken. */
-    cp_timing t;
-    rc = cp_engine_forward(e, x, batch, y, &t);
-    if (rc != CP_OK) {
-        *v = CP_PROBE_NA;
-        snprintf(why, why_len, "the device refuses its launch: %s", cp_err_msg());
-        goto out;
-    }
-    const float *ref;
-    probe_reference(&m, batch, x, b0, b1, &ref);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < n_out; ++i)
-        if (memcmp(&y[i], &ref[i], sizeof(float)) != 0 && bad++ == 0)
-            first = i;
-    if (bad == 0) {
-        *v = CP_PROBE_PASS;
-        snprintf(why, why_len, "probe passed");
-        goto out;
-    }
+    struct probe_out o;
     *v = CP_PROBE_FAIL;
-    char widths[96];
-    describe_model(&m, widths, sizeof widths);
-    snprintf(why, why_len,
-             "probe (widths %s, batch %d): %zu of %zu outputs differ from host:exact's bits, "
-             "first row %zu output %zu: %a (%.9g) against %a (%.9g)",
-             widths, batch, bad, n_out, first / (size_t)m.out_width, first % (size_t)m.out_width,
-             (double)y[first], (double)y[first], (double)ref[first], (double)ref[first]);
-out:
-    cp_engine_destroy(e);
-    cp_model_free(&m);
-    free(x);
-    free(y);
-    free(b0);
-    free(b1);
-    return st;
+    int st = probe_forward(dev, "cl:own", path, cls, &o, v, why, why_len);
+    if (st != CP_OK || *v == CP_PROBE_NA) {
+        probe_out_free(&o);
+        return st;
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < o.n_out; ++i)
+        if (memcmp(&o.y[i], &o.ref[i], sizeof(float)) != 0 && bad++ == 0)
+            first = i;
+    *v = bad ? CP_PROBE_FAIL : CP_PROBE_PASS;
+    if (bad) {
+        char widths[96];
+        describe_model(&o.m, widths, sizeof widths);
+        size_t ow = (size_t)o.m.out_width;
+        snprintf(why, why_len,
+                 "probe (widths %s, batch %d): %zu of %zu outputs differ from host:exact's "
+                 "bits, first row %zu output %zu: %a (%.9g) against %a (%.9g)",
+                 widths, o.batch, bad, o.n_out, first / ow, first % ow, (double)o.y[first],
+                 (double)o.y[first], (double)o.ref[first], (double)o.ref[first]);
+    } else {
+        snprintf(why, why_len, "probe passed");
+    }
+    probe_out_free(&o);
+    return CP_OK;
 }
 
 /* ---- the device's loop budget -------------------------------------------------------------- */
@@ -344,6 +368,29 @@ static bool verdict_cacheable(void)
     return cp_cache_enabled() && !(dir && dir[0]);
 }
 
+/* The SHA-256 of every embedded kernel source, one after the other: computed once, for every
+ * verdict's key (a probe's verdict holds for the sources as a whole: they include each other). */
+static unsigned char sources_sha[32];
+static bool sources_ok;
+static pthread_once_t sources_once = PTHREAD_ONCE_INIT;
+
+static void sources_hash(void)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < cp_kernel_source_count; ++i)
+        total += cp_kernel_sources[i].len;
+    unsigned char *all = malloc(total ? total : 1);
+    if (!all)
+        return;
+    size_t at = 0;
+    for (size_t i = 0; i < cp_kernel_source_count; ++i) {
+        memcpy(all + at, cp_kernel_sources[i].data, cp_kernel_sources[i].len);
+        at += cp_kernel_sources[i].len;
+    }
+    sources_ok = cp_sha256(all, total, sources_sha);
+    free(all);
+}
+
 /* The verdict's key: the kernel sources, the path, the class and what shapes the path's build
  * (tune settings, compute units, work-group size), with the device's and driver's strings
  * (cp_cache_key_for). */
@@ -372,21 +419,13 @@ static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_c
              PROBE_VERSION, name, cls.wide, cls.big_batch, cls.square, cls.flags, dev->simulator,
              dev->compute_units, max_wg, pref_vec, tune,
              cp_test_hook_active() ? getenv("CLPARITY_TEST_HOOK") : "");
-    size_t total = 0;
-    for (size_t i = 0; i < cp_kernel_source_count; ++i)
-        total += cp_kernel_sources[i].len;
-    unsigned char *src_all = malloc(total ? total : 1);
-    if (!src_all)
-        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe's key");
-    size_t at = 0;
-    for (size_t i = 0; i < cp_kernel_source_count; ++i) {
-        memcpy(src_all + at, cp_kernel_sources[i].data, cp_kernel_sources[i].len);
-        at += cp_kernel_sources[i].len;
-    }
+    pthread_once(&sources_once, sources_hash);
+    if (!sources_ok)
+        return cp_err_set(CP_FAIL_RUNTIME, "probe key: SHA-256 of the kernel sources failed");
     char kname[48], why[256];
     snprintf(kname, sizeof kname, "probe:%s", name);
-    st = cp_cache_key_for(k, dev->device_id, kname, src_all, total, opts, why, sizeof why);
-    free(src_all);
+    st = cp_cache_key_for(k, dev->device_id, kname, sources_sha, sizeof sources_sha, opts, why,
+                          sizeof why);
     if (st != CP_OK)
         return cp_err_set(st, "probe key: %s", why);
     return CP_OK;
@@ -491,8 +530,10 @@ int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m,
     int st = probe_model(cls, light, m);
     *batch = probe_batch(cls, light);
     *x = NULL;
-    if (st != CP_OK)
+    if (st != CP_OK) {
+        cp_model_free(m); /* the layers made before the failure */
         return st;
+    }
     size_t n = (size_t)*batch * (size_t)m->in_width;
     *x = malloc(n * sizeof **x);
     if (!*x) {
@@ -512,39 +553,17 @@ static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
                              enum cp_probe_verdict *v, char *why, size_t why_len)
 {
     (void)ctx;
-    cp_model m;
-    int batch;
-    float *x;
-    int st = cp_probe_model(dev, cls, &m, &batch, &x);
-    if (st != CP_OK)
+    struct probe_out o;
+    *v = CP_PROBE_FAIL;
+    int st = probe_forward(dev, "cl:relaxed", 0, cls, &o, v, why, why_len);
+    if (st != CP_OK || *v == CP_PROBE_NA) {
+        probe_out_free(&o);
         return st;
-    size_t n_out = (size_t)batch * (size_t)m.out_width, n_buf = (size_t)batch * (size_t)m.max_width;
-    float *y = malloc(n_out * sizeof *y), *b0 = malloc(n_buf * sizeof *b0),
-          *b1 = malloc(n_buf * sizeof *b1);
-    cp_engine *e = NULL;
-    if (!y || !b0 || !b1) {
-        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory for the probe");
-        goto out;
     }
-    int rc = cp_cl_create_probing("cl:relaxed", dev, &m, batch, 0, &e);
-    cp_timing t;
-    if (rc == CP_OK)
-        rc = cp_engine_forward(e, x, batch, y, &t);
-    if (rc == CP_FAIL_USAGE) {
-        *v = CP_PROBE_NA;
-        snprintf(why, why_len, "%s", cp_err_msg());
-        goto out;
-    }
-    if (rc != CP_OK) { /* an error of the run, as for cl:own's paths */
-        st = rc;
-        goto out;
-    }
-    const float *ref;
-    probe_reference(&m, batch, x, b0, b1, &ref);
     size_t bad = 0, first = 0;
-    for (size_t i = 0; i < n_out; ++i) {
-        double d = fabs((double)y[i] - (double)ref[i]);
-        if (!(d <= 1e-3 * (1.0 + fabs((double)ref[i]))) && bad++ == 0)
+    for (size_t i = 0; i < o.n_out; ++i) {
+        double d = fabs((double)o.y[i] - (double)o.ref[i]);
+        if (!(d <= 1e-3 * (1.0 + fabs((double)o.ref[i]))) && bad++ == 0)
             first = i;
     }
     *v = bad ? CP_PROBE_FAIL : CP_PROBE_PASS;
@@ -552,17 +571,11 @@ static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
         snprintf(why, why_len,
                  "probe: %zu of %zu outputs off by more than 1e-3 (1 + |r|), first %zu: %.9g "
                  "against %.9g",
-                 bad, n_out, first, (double)y[first], (double)ref[first]);
+                 bad, o.n_out, first, (double)o.y[first], (double)o.ref[first]);
     else
         snprintf(why, why_len, "probe passed");
-out:
-    cp_engine_destroy(e);
-    cp_model_free(&m);
-    free(x);
-    free(y);
-    free(b0);
-    free(b1);
-    return st;
+    probe_out_free(&o);
+    return CP_OK;
 }
 
 int cp_relaxed_probe(const cp_device *dev, struct cp_probe_class cls, enum cp_probe_verdict *v,

@@ -433,10 +433,9 @@ void job_print_builds(FILE *out, const struct job *j)
             continue;
         }
         bool relaxed = strcmp(r->eng->name, "cl:relaxed") == 0;
-        const char *off = getenv("CLPARITY_OWN_PROBE");
         fprintf(out, "; kernel path %s, %s (probes %.3f s)\n", p->used,
-                off && strcmp(off, "off") == 0 ? "NOT PROBED (CLPARITY_OWN_PROBE=off)"
-                : p->exact == 1                ? "passed its probe"
+                p->probe_off    ? "NOT PROBED (CLPARITY_OWN_PROBE=off)"
+                : p->exact == 1 ? "passed its probe"
                 : p->exact == 0 ? (relaxed ? "FAILED its probe: its outputs are not to be trusted"
                                            : "NOT EXACT: no path passed its probe on this device")
                                 : "within its probe's bound (fast math, never exact)",

@@ -79,6 +79,7 @@ typedef struct cp_path_report {
     char used[CP_PATH_NAME]; /* the kernel path that ran; "" for engines without paths */
     int exact;               /* 1: it passed the probe; 0: no path passed, so the result is not
                               * promised to be host:exact's; -1: not probed (other engines) */
+    bool probe_off;          /* CLPARITY_OWN_PROBE=off: the path was taken unchecked */
     double probe_s;          /* seconds spent probing (not in the build time) */
     int n_rejected;
     struct {
