@@ -25,13 +25,15 @@ import json
 import os
 import re
 import signal
-import struct
 import subprocess
 import sys
 import threading
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+from make_uniform_bias import write_safetensors  # noqa: E402  (the tests' writer)
 
 ROWS = [  # key, label, platform name, device name (regular expressions)
     ("pocl-pthread", "PoCL pthread", r"^Portable Computing Language$", r"^pthread-"),
@@ -96,19 +98,6 @@ TRAINS = {  # name: arguments of `clparity train` (20 steps)
     "train_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5"],
 }
 ALL_ARGS = ["--d-model", "67", "--layers", "2", "--batch", "5"]  # compare -d all
-
-
-def write_safetensors(path, tensors):
-    header, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        b = np.ascontiguousarray(t, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        off += len(b)
-        blobs.append(b)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def make_models(root, models):
