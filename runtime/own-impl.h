@@ -52,6 +52,14 @@ bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct 
 int cp_own_loop_check(const cp_device *dev, long *ran);
 #define CP_LOOP_CHECK_N 100000L
 
+/* The loop check's rule for a path on dev (cp_own_probe applies it with max_in 0): where the
+ * device stops a work-item's loops early, *rejects every path but naive (the others loop over
+ * whole rows, panels or layers in one work-item, past any such budget at some size that a
+ * small probe does not reach), and naive too where a layer has max_in inputs or more; why says
+ * so. */
+int cp_own_loop_rule(const cp_device *dev, const char *name, int max_in, bool *rejects, char *why,
+                     size_t why_len);
+
 /* CLPARITY_OWN_PROBE=off: no probe at all (cl:own's paths, cl:relaxed, the training
  * kernels): the first choice is taken unchecked and reported as not probed. For the tests of
  * the program cache, which count its entries, and for timing a cold build alone. */

@@ -241,14 +241,6 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
     for (size_t i = from; i < n_fb; ++i)
         if ((int)fb[i] != *path)
             order[n++] = (int)fb[i];
-    /* A device that stops a work-item's loops early (Mesa llvmpipe) keeps only the naive
-     * kernel, whose work-item loops over one layer's inputs: the others loop over whole rows,
-     * panels or layers in one work-item, past any such budget at some size that a small probe
-     * does not reach. */
-    long ran;
-    st = cp_own_loop_check(dev, &ran);
-    if (st != CP_OK)
-        return st;
     int max_in = 0;
     for (int l = 0; l < m->n_layers; ++l)
         max_in = m->layers[l].in > max_in ? m->layers[l].in : max_in;
@@ -260,15 +252,9 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
             continue; /* the first choice fits: choose_path checked it */
         enum cp_probe_verdict v = CP_PROBE_FAIL;
         char why[CP_PROBE_WHY - 32]; /* room for "does not apply: " */
-        /* cp_own_probe rejects every other path on such a device; naive only where a layer
-         * has as many inputs as the loops may run */
-        if (ran < CP_LOOP_CHECK_N && p == PATH_NAIVE && max_in >= ran)
-            snprintf(why, sizeof why,
-                     "the device stops a work-item's loops after %ld iterations in all (as Mesa "
-                     "llvmpipe does; tests/vendor/loop_limit.cl), and a layer has that many "
-                     "inputs",
-                     ran);
-        else
+        bool loop_rejects;           /* the loop check, with this model's widest layer */
+        st = cp_own_loop_rule(dev, own_paths[p]->name, max_in, &loop_rejects, why, sizeof why);
+        if (st == CP_OK && !loop_rejects)
             st = cp_own_probe(dev, p, own_paths[p]->name, cls, &v, why, sizeof why);
         if (st != CP_OK)
             return st;

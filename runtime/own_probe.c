@@ -500,25 +500,40 @@ static int own_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class 
     return probe_run(dev, *(const int *)ctx, cls, v, why, why_len);
 }
 
-int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
-                 enum cp_probe_verdict *v, char *why, size_t why_len)
+int cp_own_loop_rule(const cp_device *dev, const char *name, int max_in, bool *rejects, char *why,
+                     size_t why_len)
 {
-    /* A device that stops a work-item's loops early (Mesa llvmpipe) keeps only the naive
-     * kernel, whose work-item loops over one layer's inputs: the others loop over whole rows,
-     * panels or layers in one work-item, past any such budget at some size that a small probe
-     * does not reach. */
     long ran;
     int st = cp_own_loop_check(dev, &ran);
-    if (st != CP_OK)
+    *rejects = false;
+    if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
-    if (ran < CP_LOOP_CHECK_N && strcmp(name, "naive") != 0) {
-        *v = CP_PROBE_FAIL;
+    bool naive = strcmp(name, "naive") == 0;
+    if (naive && max_in < ran)
+        return CP_OK;
+    *rejects = true;
+    if (naive)
+        snprintf(why, why_len,
+                 "the device stops a work-item's loops after %ld iterations in all (as Mesa "
+                 "llvmpipe does; tests/vendor/loop_limit.cl), and a layer has that many inputs",
+                 ran);
+    else
         snprintf(why, why_len,
                  "the device stops a work-item's loops after %ld iterations in all (as Mesa "
                  "llvmpipe does; tests/vendor/loop_limit.cl): only naive stays under that at "
                  "every size",
                  ran);
-        return CP_OK;
+    return CP_OK;
+}
+
+int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                 enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    bool rejects;
+    int st = cp_own_loop_rule(dev, name, 0, &rejects, why, why_len);
+    if (st != CP_OK || rejects) {
+        *v = CP_PROBE_FAIL;
+        return st;
     }
     return cp_probe_cached(dev, path, name, cls, own_probe_run, &path, v, why, why_len);
 }
