@@ -13,8 +13,9 @@
 /* What a probe found for one path on one device. */
 enum cp_probe_verdict {
     CP_PROBE_PASS, /* the probe model's outputs carry host:exact's bits */
-    CP_PROBE_FAIL, /* wrong bits, or the path failed to build or launch: why says which */
-    CP_PROBE_NA    /* the path does not apply to this device (why says why) */
+    CP_PROBE_FAIL, /* wrong bits, or rejected by the loop check: why says which */
+    CP_PROBE_NA    /* the path does not apply to this device: a usage error, or the device
+                    * refuses its launch (why says which) */
 };
 
 /* The probe model's class: a path's kernel variant depends on the widths (reg's one-row form
@@ -29,15 +30,16 @@ struct cp_probe_class {
                      * then takes the layer table as constants): those flags; else -1 */
 };
 
-/* Checks path (its index and name) on dev: cl:own runs a small model of odd sizes with biases,
- * a rectangular layer, a layer without activation, layers with and without the residual and
- * more than one work-group, with that path forced, and every output is compared bit for bit
- * with the definition (each output a chain of fmaf from 0.0f, k ascending, then the bias,
- * ReLU and the residual: host:exact's order). The verdict is kept for the process and, unless
- * the program cache is off, a test hook is set or CLPARITY_KERNEL_DIR replaces the sources, in
- * the program cache (unless it is off or CLPARITY_KERNEL_DIR replaces the sources), keyed by the
- * device, driver, platform, the kernel sources, the path, the class and the tune settings. Returns
- * CP_OK with *v set; an error only when the host runs out of memory. */
+/* Checks path (its index and name) on dev: first the loop check's rule (cp_own_loop_rule),
+ * then cl:own runs a small model of odd sizes with biases, a rectangular layer, a layer without
+ * activation, layers with and without the residual and more than one work-group, with that
+ * path forced, and every output is compared bit for bit with the definition (each output a
+ * chain of fmaf from 0.0f, k ascending, then the bias, ReLU and the residual: host:exact's
+ * order). The verdict is kept for the process and, unless the program cache is off or
+ * CLPARITY_KERNEL_DIR replaces the sources, in the program cache, keyed by the device, driver,
+ * platform, the kernel sources, the path, the class, the tune settings and any test hook.
+ * Returns CP_OK with *v set; an error where the path's program fails to build (with the
+ * compiler's log, as outside the probe) or the host runs out of memory. */
 int cp_own_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                  enum cp_probe_verdict *v, char *why, size_t why_len);
 
