@@ -22,6 +22,9 @@ export OCLGRIND_BUILD_OPTIONS=-cl-opt-disable
 # setting stored by `clparity tune` applies (CLPARITY_OWN_TUNE sets them per case).
 export CLPARITY_CACHE=off
 unset CLPARITY_OWN_KERNEL CLPARITY_OWN_TUNE CLPARITY_KERNEL_DIR CLPARITY_TEST_HOOK CLPARITY_DEVICES
+# Each case checks the kernel it names, under Oclgrind's checks: cl:own's probe would run first
+# (rebuilt every time, with our cache off) and could hand the case another path.
+export CLPARITY_OWN_PROBE=off
 [ -f "$OCL_ICD_VENDORS/oclgrind.icd" ] || { echo "oclgrind: no Oclgrind ICD in $OCL_ICD_VENDORS"; exit 1; }
 
 failed=0
