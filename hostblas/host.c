@@ -814,8 +814,10 @@ static int exact_forward(cp_engine *e, const float *x, int batch, void *y, cp_ti
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_host_exact = {exact_create, exact_forward, host_destroy,
-                                                       NULL};
+static void host_about(cp_host_about *a);
+
+const struct cp_engine_ops cp_engine_ops_host_exact = {
+    .create = exact_create, .forward = exact_forward, .destroy = host_destroy, .about = host_about};
 
 /* ---- host:openblas -------------------------------------------------------------------- */
 
@@ -1014,7 +1016,7 @@ static int openblas_create(cp_engine *e, const cp_device *dev, const cp_model *m
 
 /* Each layer's columns shared out over threads[l] threads of the pool, each one OpenBLAS call
  * on one thread with its part of the epilogue, no more threads than OpenBLAS's own count
- * (OPENBLAS_NUM_THREADS, or cp_host_blas_threads: one thread gives OpenBLAS's single-threaded
+ * (OPENBLAS_NUM_THREADS, or cp_engine_threads: one thread gives OpenBLAS's single-threaded
  * result); or, for large layers, OpenBLAS's threads per layer and the epilogue after. */
 static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
@@ -1033,8 +1035,18 @@ static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_host_openblas = {openblas_create, openblas_forward,
-                                                          host_destroy, NULL};
+static int openblas_threads(int n)
+{
+    int old = openblas_get_num_threads();
+    if (n > 0)
+        openblas_set_num_threads(n);
+    return old;
+}
+
+const struct cp_engine_ops cp_engine_ops_host_openblas = {.create = openblas_create,
+                                                          .forward = openblas_forward,
+                                                          .destroy = host_destroy,
+                                                          .threads = openblas_threads};
 
 /* ---- host:f64 ------------------------------------------------------------------------- */
 
@@ -1107,34 +1119,23 @@ static int f64_roundtrip(cp_engine *e, int *ok)
     return CP_OK;
 }
 
-const struct cp_engine_ops cp_engine_ops_host_f64 = {f64_create, f64_forward, host_destroy,
-                                                     f64_roundtrip};
+const struct cp_engine_ops cp_engine_ops_host_f64 = {.create = f64_create,
+                                                     .forward = f64_forward,
+                                                     .destroy = host_destroy,
+                                                     .roundtrip = f64_roundtrip};
 
-int cp_host_pool_threads(void)
+/* host:exact's cp_host_about_get: the pool, its pinning, host:exact's level (each setting's
+ * error, if any, said in the field, never left in the error message). */
+static void host_about(cp_host_about *a)
 {
-    int n;
-    return host_max_threads(&n) == CP_OK ? n : 0;
-}
-
-int cp_host_pool_pin(void)
-{
+    int n, isa;
     bool pin;
-    return pool_pin_wanted(&pin) == CP_OK ? pin : -1;
-}
-
-int cp_host_blas_threads(int n)
-{
-    int old = openblas_get_num_threads();
-    if (n > 0)
-        openblas_set_num_threads(n);
-    return old;
-}
-
-const char *cp_host_exact_isa(char *has, size_t len, bool *forced)
-{
-    int isa;
+    a->pool_threads = host_max_threads(&n) == CP_OK ? n : 0;
+    a->pool_pin = pool_pin_wanted(&pin) == CP_OK ? pin : -1;
     const char *env = getenv("CLPARITY_HOST_ISA");
-    *forced = env && env[0];
-    isa_list(has, len);
-    return exact_isa(&isa) == CP_OK ? isa_words[isa] : NULL;
+    a->isa_forced = env && env[0];
+    isa_list(a->isa_levels, sizeof a->isa_levels);
+    a->isa = exact_isa(&isa) == CP_OK ? isa_words[isa] : NULL;
+    if (!a->isa)
+        snprintf(a->isa_error, sizeof a->isa_error, "%s", cp_err_msg());
 }

@@ -360,7 +360,12 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
             cp_fmt_bytes(d->global_mem, false, text, sizeof text);
             fprintf(f, "       %-16s %s\n", "Memory available", text);
             fprintf(f, "       %-16s %s\n", "OpenBLAS config", d->blas_config);
-            int pool = cp_host_pool_threads(), pin = cp_host_pool_pin();
+            cp_host_about a;
+            if (cp_host_about_get(&a) != CP_OK) {
+                fprintf(f, "       %s\n", cp_err_msg());
+                continue;
+            }
+            int pool = a.pool_threads, pin = a.pool_pin;
             if (pool > 0)
                 fprintf(f,
                         "       %-16s up to %d (CLPARITY_HOST_THREADS, else the cores), %s, for "
@@ -374,9 +379,8 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                         : pin == 0 ? "unpinned (CLPARITY_HOST_PIN=0)"
                                    : "CLPARITY_HOST_PIN is not 0 or 1",
                         d->blas_threads);
-            char has[64];
-            bool forced;
-            const char *isa = cp_host_exact_isa(has, sizeof has, &forced);
+            const char *isa = a.isa, *has = a.isa_levels;
+            bool forced = a.isa_forced;
             if (isa)
                 fprintf(f, "       %-16s %s (%s): %s %s%s\n", "host:exact ISA", isa,
                         strcmp(isa, "avx512") == 0 ? "AVX-512 F"
@@ -386,7 +390,7 @@ void cp_devlist_print(const cp_devlist *l, FILE *f)
                                : "the widest of this CPU's",
                         has, forced ? "" : " (CLPARITY_HOST_ISA forces one)");
             else
-                fprintf(f, "       %-16s %s\n", "host:exact ISA", cp_err_msg());
+                fprintf(f, "       %-16s %s\n", "host:exact ISA", a.isa_error);
             const char *w = cp_host_blas_warning(d);
             if (w)
                 fprintf(f, "       warning: %s\n", w);
@@ -427,9 +431,10 @@ void *cp_devlist_json(const cp_devlist *l)
             cJSON_AddNumberToObject(o, "blas_threads", d->blas_threads);
             cJSON_AddNumberToObject(o, "cpus", d->compute_units);
             cJSON_AddNumberToObject(o, "mem_available_bytes", (double)d->global_mem);
-            char has[64];
-            bool forced;
-            const char *isa = cp_host_exact_isa(has, sizeof has, &forced);
+            cp_host_about a;
+            if (cp_host_about_get(&a) != CP_OK)
+                continue;
+            const char *isa = a.isa, *has = a.isa_levels;
             if (isa)
                 cJSON_AddStringToObject(o, "exact_isa", isa);
             else
@@ -442,11 +447,11 @@ void *cp_devlist_json(const cp_devlist *l)
                 cJSON_AddItemToArray(levels, cJSON_CreateString(word));
                 t += n + strspn(t + n, ", ");
             }
-            cJSON_AddBoolToObject(o, "exact_isa_forced", forced);
+            cJSON_AddBoolToObject(o, "exact_isa_forced", a.isa_forced);
             if (isa)
                 cJSON_AddNullToObject(o, "exact_isa_error");
             else
-                cJSON_AddStringToObject(o, "exact_isa_error", cp_err_msg());
+                cJSON_AddStringToObject(o, "exact_isa_error", a.isa_error);
             const char *w = cp_host_blas_warning(d);
             if (w)
                 cJSON_AddStringToObject(o, "warning", w);

@@ -13,6 +13,10 @@ struct cp_engine_ops {
     void (*destroy)(cp_engine *e);
     /* Optional: the round-trip check of cp_engine_roundtrip. */
     int (*roundtrip)(cp_engine *e, int *ok);
+    /* Optional: the library's thread count, for cp_engine_threads. */
+    int (*threads)(int n);
+    /* Optional: the host's setup, for cp_host_about_get (one engine has it). */
+    void (*about)(cp_host_about *a);
 };
 
 struct cp_engine {

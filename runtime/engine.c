@@ -209,6 +209,22 @@ int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     return st;
 }
 
+int cp_engine_threads(cp_engine *e, int n)
+{
+    return e->ops->threads ? e->ops->threads(n) : -1;
+}
+
+int cp_host_about_get(cp_host_about *a)
+{
+    memset(a, 0, sizeof *a);
+    for (size_t i = 0; i < cp_engine_count(); ++i)
+        if (engine_ops[i]->about) {
+            engine_ops[i]->about(a);
+            return CP_OK;
+        }
+    return cp_err_set(CP_FAIL_USAGE, "no engine says how the host is set up");
+}
+
 int cp_engine_roundtrip(cp_engine *e, int *ok)
 {
     *ok = -1;

@@ -622,9 +622,15 @@ out:
     return st;
 }
 
-const struct cp_engine_ops cp_engine_ops_cl_own = {cl_own_create, cl_forward, cl_destroy,
-                                                   cl_roundtrip};
-const struct cp_engine_ops cp_engine_ops_cl_clblast = {cl_clblast_create, cl_forward, cl_destroy,
-                                                       cl_roundtrip};
-const struct cp_engine_ops cp_engine_ops_cl_relaxed = {cl_relaxed_create, cl_forward, cl_destroy,
-                                                       cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_own = {.create = cl_own_create,
+                                                   .forward = cl_forward,
+                                                   .destroy = cl_destroy,
+                                                   .roundtrip = cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_clblast = {.create = cl_clblast_create,
+                                                       .forward = cl_forward,
+                                                       .destroy = cl_destroy,
+                                                       .roundtrip = cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_relaxed = {.create = cl_relaxed_create,
+                                                       .forward = cl_forward,
+                                                       .destroy = cl_destroy,
+                                                       .roundtrip = cl_roundtrip};

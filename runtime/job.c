@@ -282,9 +282,9 @@ static int check_invariance(cp_job *j, cp_job_result *r, cp_engine *e)
         r->batch_inv_checked = rows;
     }
     if (st == CP_OK && strcmp(r->eng->name, "host:openblas") == 0) {
-        int all = cp_host_blas_threads(1);
+        int all = cp_engine_threads(e, 1);
         st = cp_engine_forward(e, j->x, batch, y1, &tm);
-        cp_host_blas_threads(all);
+        cp_engine_threads(e, all);
         r->thread_inv = st == CP_OK && memcmp(y1, r->y, (size_t)batch * out_bytes) == 0;
     }
     free(y1);

@@ -69,6 +69,9 @@ case_() {
 # Widths that are and are not multiples of 4 (the float4 paths), with partial tiles everywhere.
 case_ naive "CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' cp_linear
 case_ relaxed "" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
+# The probe itself (CLPARITY_OWN_PROBE=on, as by default): its loop check (probe.cl's
+# cp_loop_count), then naive's probe, under the same checks.
+case_ probe_naive "CLPARITY_OWN_PROBE=on CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' "cp_loop_count cp_linear"
 case_ small "CLPARITY_OWN_KERNEL=small" cl:own bitwise 13 3 3 '\[small, ' cp_model_small
 case_ pipe "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 13 3 3 '\[pipe, [a-zA-Z_]+: [^]]*CP_KT=[0-9]+\]$' cp_model_small_pipe
 case_ pipe_v4 "CLPARITY_OWN_KERNEL=pipe" cl:own bitwise 12 3 3 '\[pipe, .*-DCP_V4' cp_model_small_pipe

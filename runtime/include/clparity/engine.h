@@ -106,22 +106,31 @@ int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, ch
  * difference) or -1 (not applicable: the engine reads the model's weights in place). */
 int cp_engine_roundtrip(cp_engine *e, int *ok);
 
-/* OpenBLAS's thread count (for the thread-invariance check); returns the previous one. */
-int cp_host_blas_threads(int n);
+/* The library threads an engine's forward uses (host:openblas: OpenBLAS's, for the
+ * thread-invariance check): sets n where n > 0 and returns the count before; -1 for an engine
+ * without a thread setting. */
+int cp_engine_threads(cp_engine *e, int n);
 
-/* The most threads host:openblas and host:exact share a layer over: CLPARITY_HOST_THREADS, else
- * the cores (at most 16); 0 when CLPARITY_HOST_THREADS is not 1 to 16. */
-int cp_host_pool_threads(void);
+/* What `clparity devices` says of the host engines' setup (hostblas/host.c). */
+typedef struct cp_host_about {
+    /* The most threads host:openblas and host:exact share a layer over: CLPARITY_HOST_THREADS,
+     * else the cores (at most 16); 0 when CLPARITY_HOST_THREADS is not 1 to 16. */
+    int pool_threads;
+    /* Whether that pool pins its threads (CLPARITY_HOST_PIN): 1, 0, or -1 when
+     * CLPARITY_HOST_PIN is not 0 or 1. */
+    int pool_pin;
+    /* host:exact's instruction-set level (CLPARITY_HOST_ISA): "avx512" (AVX-512 F), "avx2" (AVX2 +
+     * FMA) or "baseline"; the one CLPARITY_HOST_ISA names (isa_forced), else the widest this CPU
+     * has. NULL where CLPARITY_HOST_ISA is not a level this CPU has, isa_error saying why. */
+    const char *isa;
+    bool isa_forced;
+    char isa_levels[64]; /* the levels this CPU has, widest first: "avx2, baseline" */
+    char isa_error[256];
+} cp_host_about;
 
-/* Whether that pool pins its threads (CLPARITY_HOST_PIN, hostblas/host.c): 1, 0, or -1 when
- * CLPARITY_HOST_PIN is not 0 or 1. */
-int cp_host_pool_pin(void);
-
-/* host:exact's instruction-set level (CLPARITY_HOST_ISA, hostblas/host.c): "avx512" (AVX-512 F),
- * "avx2" (AVX2 + FMA) or "baseline"; the one CLPARITY_HOST_ISA names (*forced), else the widest
- * this CPU has. Writes the levels this CPU has, widest first, to has ("avx2, baseline"). NULL
- * where CLPARITY_HOST_ISA is not a level this CPU has, with cp_err_msg() saying why. */
-const char *cp_host_exact_isa(char *has, size_t len, bool *forced);
+/* Fills *a from the engine that keeps the host's setup (host:exact, through the engine
+ * interface); CP_FAIL_USAGE if no engine does. */
+int cp_host_about_get(cp_host_about *a);
 
 /* Whether a device's FP config and profile let cl:own promise exact results: it needs
  * denormals (CL_FP_DENORM) and the FULL profile. */
