@@ -222,7 +222,7 @@ static int check_alone(const char *cmd, const struct cli_path *p, const struct s
                         file_kind(sb->st_mode));
     if (p->kind == CLI_IN_DIR && exists && !S_ISDIR(sb->st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "%s is not a folder (%s)", p->path,
-                        file_kind(sb->st_mode));
+                        S_ISREG(sb->st_mode) ? "a file" : file_kind(sb->st_mode));
     if (p->kind == CLI_OUT_FILE)
         return cli_check_output_file(cmd, p->opt, p->path);
     if (p->kind != CLI_OUT_DIR)
