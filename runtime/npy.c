@@ -2,6 +2,7 @@
 #include "clparity/npy.h"
 #include "clparity/error.h"
 #include "clparity/report.h"
+#include "file-impl.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -719,15 +720,18 @@ int cp_npy_read(const char *path, cp_npy *out)
     if (!path)
         return cp_err_set(CP_FAIL_USAGE, "cp_npy_read: no path");
     errno = 0;
-    FILE *f = fopen(path, "rb");
+    mode_t mode;
+    FILE *f = cp_fopen_regular(path, &mode); /* a FIFO would block open(), and never end */
+    if (!f && mode)
+        return cp_err_set(CP_FAIL_USAGE, "%s: not a regular file (%s)", path, cp_file_kind(mode));
     if (!f)
         return io_error(path, "cannot open");
     errno = 0;
     int ret;
     if (fstat(fileno(f), &st) != 0)
         ret = io_error(path, "cannot stat");
-    else /* The size is known up front only for regular files; pipes are checked as they read. */
-        ret = npy_read_stream(f, path, S_ISREG(st.st_mode), (uintmax_t)st.st_size, out);
+    else
+        ret = npy_read_stream(f, path, 1, (uintmax_t)st.st_size, out);
     fclose(f);
     return ret;
 }

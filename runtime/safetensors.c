@@ -1,6 +1,7 @@
 #include "clparity/safetensors.h"
 
 #include "clparity/error.h"
+#include "file-impl.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -291,15 +292,18 @@ out:
 int cp_st_read(const char *path, cp_st_file *f)
 {
     memset(f, 0, sizeof *f);
-    FILE *fp = fopen(path, "rb");
+    mode_t mode;
+    FILE *fp = cp_fopen_regular(path, &mode); /* a FIFO would block open(), and never end */
+    if (!fp && mode)
+        return cp_err_set(CP_FAIL_USAGE, "%s: not a regular file (%s)", path, cp_file_kind(mode));
     if (!fp)
         return cp_err_set(errno == ENOENT ? CP_FAIL_USAGE : CP_FAIL_RUNTIME, "%s: cannot open: %s",
                           path, strerror(errno));
     struct stat sb;
     unsigned char *buf = NULL;
     int st = CP_OK;
-    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = cp_err_set(CP_FAIL_USAGE, "%s: not a regular file", path);
+    if (fstat(fileno(fp), &sb) != 0) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "%s: cannot stat: %s", path, strerror(errno));
         goto out;
     }
     size_t size = (size_t)sb.st_size;

@@ -562,7 +562,19 @@ static void test_bad_version(void **state)
 static void test_read_directory(void **state)
 {
     (void)state;
-    expect_fail(tmpdir, CP_FAIL_RUNTIME, "read failed");
+    expect_fail(tmpdir, CP_FAIL_USAGE, "not a regular file (a directory)");
+}
+
+/* A FIFO without a writer is refused at once: open() of it for reading used to block. */
+static void test_read_fifo(void **state)
+{
+    char path[4200];
+    (void)state;
+    snprintf(path, sizeof path, "%s/fifo.npy", tmpdir);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    expect_fail(path, CP_FAIL_USAGE, "not a regular file (a FIFO)");
+    unlink(path);
 }
 
 /* Every proper prefix of a valid file is malformed, never an I/O error or a crash. */
@@ -663,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_header_variants_refused),
         cmocka_unit_test(test_bad_version),
         cmocka_unit_test(test_read_directory),
+        cmocka_unit_test(test_read_fifo),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_random_damage),
         cmocka_unit_test(test_free_null_and_twice),

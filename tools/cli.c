@@ -1,3 +1,6 @@
+/* realpath() is XSI. */
+#define _XOPEN_SOURCE 700
+
 #include "cli.h"
 
 #include "clparity/report.h"
@@ -6,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
@@ -101,16 +105,29 @@ int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
+/* What a file that is not regular is, for messages. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
 int cli_check_output_dir(const char *cmd, const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: cannot create %s: %s", dir, strerror(errno));
+        return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
     struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: %s is not a directory", dir);
+    if (stat(dir, &sb) != 0)
+        return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s exists and is not a directory (%s)", dir,
+                        S_ISREG(sb.st_mode) ? "a file" : file_kind(sb.st_mode));
     if (access(dir, W_OK | X_OK) != 0)
-        return cli_fail(cmd, CP_FAIL_RUNTIME, "--save: %s is not writable: %s", dir,
-                        strerror(errno));
+        return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s is not writable: %s", dir, strerror(errno));
     return CP_OK;
 }
 
@@ -120,7 +137,11 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     if (strcmp(path, "-") == 0)
         return CP_OK;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return cli_fail(cmd, CP_FAIL_RUNTIME, "%s: %s is a directory", opt, path);
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is a directory", opt, path);
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "%s: %s is not a regular file (%s); name a file, or '-' for stdout", opt,
+                        path, file_kind(sb.st_mode));
     /* The file is written at the end, through a temporary name in its folder: check now,
      * before any work, that the folder exists and can be written. */
     char *copy = strdup(path);
@@ -129,13 +150,185 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     const char *dir = dirname(copy);
     int st = CP_OK;
     if (stat(dir, &sb) != 0)
-        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(errno));
     else if (!S_ISDIR(sb.st_mode))
-        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path,
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(ENOTDIR));
+    else if (access(dir, W_OK | X_OK) != 0)
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(errno));
+    free(copy);
+    return st;
+}
+
+/* A path of cli_check_paths, resolved: whether it exists (and its identity), and its absolute
+ * name (realpath of it, or of its folder joined with its name; NULL when neither resolves). */
+struct resolved {
+    const struct cli_path *p;
+    bool exists;
+    mode_t mode;
+    dev_t dev;
+    ino_t ino;
+    char *abs;
+};
+
+static char *absolute_name(const char *path, bool exists)
+{
+    if (exists)
+        return realpath(path, NULL);
+    char *c1 = strdup(path), *c2 = strdup(path), *out = NULL, *dir = NULL;
+    const char *parent = c1 ? dirname(c1) : NULL, *base = c2 ? basename(c2) : NULL;
+    struct stat sb;
+    /* A folder not made yet (--save D --json D/x.json): its own folder's name, and so on. */
+    if (parent && base && strcmp(parent, path) != 0)
+        dir = absolute_name(parent, stat(parent, &sb) == 0);
+    if (dir && (out = malloc(strlen(dir) + strlen(base) + 2)) != NULL)
+        sprintf(out, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", base);
+    free(dir);
+    free(c1);
+    free(c2);
+    return out;
+}
+
+static bool same_file(const struct resolved *a, const struct resolved *b)
+{
+    if (a->exists && b->exists)
+        return a->dev == b->dev && a->ino == b->ino;
+    return !a->exists && !b->exists && a->abs && b->abs && strcmp(a->abs, b->abs) == 0;
+}
+
+/* Whether a lies inside the folder dir (at any depth). */
+static bool inside(const struct resolved *a, const struct resolved *dir)
+{
+    if (!a->abs || !dir->abs)
+        return false;
+    size_t n = strlen(dir->abs);
+    if (n == 1) /* "/" */
+        return a->abs[1] != '\0';
+    return strncmp(a->abs, dir->abs, n) == 0 && a->abs[n] == '/';
+}
+
+static bool is_output(const struct cli_path *p)
+{
+    return p->kind == CLI_OUT_FILE || p->kind == CLI_OUT_DIR;
+}
+
+/* Checks one path alone: inputs that exist must be regular files (folders for CLI_IN_DIR),
+ * outputs as cli_check_output_file says, an output folder must be (or be creatable as) a
+ * folder that can be written. */
+static int check_alone(const char *cmd, const struct cli_path *p, const struct stat *sb,
+                       bool exists)
+{
+    if (p->kind == CLI_IN_FILE && exists && !S_ISREG(sb->st_mode))
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is not a regular file (%s)", p->opt, p->path,
+                        file_kind(sb->st_mode));
+    if (p->kind == CLI_IN_DIR && exists && !S_ISDIR(sb->st_mode))
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s is not a folder (%s)", p->path,
+                        S_ISREG(sb->st_mode) ? "a file" : file_kind(sb->st_mode));
+    if (p->kind == CLI_OUT_FILE)
+        return cli_check_output_file(cmd, p->opt, p->path);
+    if (p->kind != CLI_OUT_DIR)
+        return CP_OK;
+    if (exists && !S_ISDIR(sb->st_mode))
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s exists and is not a directory (%s)", p->opt,
+                        p->path, S_ISREG(sb->st_mode) ? "a file" : file_kind(sb->st_mode));
+    if (exists && access(p->path, W_OK | X_OK) != 0)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is not writable: %s", p->opt, p->path,
+                        strerror(errno));
+    if (exists)
+        return CP_OK;
+    char *copy = strdup(p->path);
+    if (!copy)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    struct stat pb;
+    const char *dir = dirname(copy);
+    int st = CP_OK;
+    if (stat(dir, &pb) != 0)
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", p->opt, p->path,
+                      strerror(errno));
+    else if (!S_ISDIR(pb.st_mode))
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", p->opt, p->path,
                       strerror(ENOTDIR));
     else if (access(dir, W_OK | X_OK) != 0)
-        st = cli_fail(cmd, CP_FAIL_RUNTIME, "%s: cannot create %s: %s", opt, path, strerror(errno));
+        st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", p->opt, p->path,
+                      strerror(errno));
     free(copy);
+    return st;
+}
+
+/* Two paths against each other: an output may not be an input, another output, or lie inside
+ * an output folder; an input may not lie inside an output folder (the run writes there); an
+ * output inside an input folder may not be one of its files (one that exists, index.json or
+ * a .npy). */
+static int check_pair(const char *cmd, const struct resolved *a, const struct resolved *b)
+{
+    const struct cli_path *pa = a->p, *pb = b->p;
+    if (!is_output(pa) && !is_output(pb))
+        return CP_OK;
+    if (!is_output(pa)) { /* the output first */
+        const struct resolved *t = a;
+        a = b;
+        b = t;
+        pa = a->p;
+        pb = b->p;
+    }
+    if (same_file(a, b))
+        return is_output(pb)
+                   ? cli_fail(cmd, CP_FAIL_USAGE,
+                              "%s %s and %s %s are the same file: each output needs a path of "
+                              "its own",
+                              pb->opt, pb->path, pa->opt, pa->path)
+                   : cli_fail(cmd, CP_FAIL_USAGE,
+                              "%s %s is also %s %s: the run would overwrite its input", pa->opt,
+                              pa->path, pb->opt, pb->path);
+    if (pb->kind == CLI_OUT_DIR && inside(a, b))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "%s %s is inside %s %s, which the run writes: give it a path outside",
+                        pa->opt, pa->path, pb->opt, pb->path);
+    if (pa->kind == CLI_OUT_DIR && inside(b, a))
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s %s is inside %s %s, which the run writes: %s",
+                        pb->opt, pb->path, pa->opt, pa->path,
+                        is_output(pb) ? "give it a path outside"
+                                      : "the run would overwrite its input");
+    if (pb->kind == CLI_IN_DIR && inside(a, b) &&
+        (a->exists || cli_ends_with(a->abs, "/index.json") || cli_ends_with(a->abs, ".npy")))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "%s %s is inside %s, a folder that this command reads: give it a path "
+                        "outside",
+                        pa->opt, pa->path, pb->path);
+    return CP_OK;
+}
+
+int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
+{
+    struct resolved *r = calloc(n + 1, sizeof *r);
+    if (!r)
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    size_t k = 0;
+    int st = CP_OK;
+    for (size_t i = 0; st == CP_OK && i < n; ++i) {
+        const struct cli_path *p = &paths[i];
+        if (!p->path || (is_output(p) && strcmp(p->path, "-") == 0))
+            continue;
+        struct stat sb;
+        bool exists = stat(p->path, &sb) == 0;
+        r[k].p = p;
+        r[k].exists = exists;
+        r[k].mode = exists ? sb.st_mode : 0;
+        r[k].dev = exists ? sb.st_dev : 0;
+        r[k].ino = exists ? sb.st_ino : 0;
+        r[k].abs = absolute_name(p->path, exists);
+        ++k;
+    }
+    /* The clashes first: they name both options, where a lone check would name one. */
+    for (size_t i = 0; st == CP_OK && i < k; ++i)
+        for (size_t j = i + 1; st == CP_OK && j < k; ++j)
+            st = check_pair(cmd, &r[i], &r[j]);
+    for (size_t i = 0; st == CP_OK && i < k; ++i) {
+        struct stat sb = {.st_mode = r[i].mode};
+        st = check_alone(cmd, r[i].p, &sb, r[i].exists);
+    }
+    for (size_t i = 0; i < k; ++i)
+        free(r[i].abs);
+    free(r);
     return st;
 }
 
@@ -243,9 +436,24 @@ int cli_plot_close(const char *cmd, struct cli_plot *p)
 
 int cli_read_text(const char *cmd, const char *path, char **out)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    /* Opened non-blocking: open() of a FIFO without a writer would wait forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb = {0};
+    if (fd < 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "cannot open %s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: not a regular file (%s)", path,
+                        file_kind(sb.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        close(fd);
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "cannot open %s: %s", path, strerror(errno));
+    }
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     while (buf) {

@@ -34,10 +34,32 @@ int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs
 /* The --runs, --warmup, --json, --save, --version and --help lines shared by commands. */
 extern const char cli_common_help[];
 
-/* Checks before any work that --save DIR can be made and written, and that --json/--csv
- * FILE is not a directory. Status 3 (I/O) on failure. */
+/* Checks before any work that --save DIR can be made (it is made here) and written, and that
+ * an output FILE ('-': stdout, always fine) is not a directory or another file that is not
+ * regular (a FIFO, a device, a socket) and that its folder exists and can be written. Status 2
+ * (a bad value, refused before any work) on failure, after printing the problem. */
 int cli_check_output_dir(const char *cmd, const char *dir);
 int cli_check_output_file(const char *cmd, const char *opt, const char *path);
+
+/* The paths of one command, checked together before any work (cli_check_paths). */
+enum cli_path_kind {
+    CLI_IN_FILE,  /* a file the command reads (--model, --input...) */
+    CLI_IN_DIR,   /* a folder the command reads (diff's operands) */
+    CLI_OUT_FILE, /* a file it writes (--json, --out...; '-' is stdout) */
+    CLI_OUT_DIR,  /* a folder it writes (--save) */
+};
+struct cli_path {
+    const char *opt;  /* "--json"; for a folder operand, what to call it */
+    const char *path; /* NULL: not given, skipped */
+    enum cli_path_kind kind;
+};
+/* Every path alone (an input that exists must be a regular file, an output as
+ * cli_check_output_file says, an output folder a writable folder or creatable), then each
+ * against the others: an output may not be an input of the run (same device and inode, or the
+ * same resolved name for files not yet made), nor another output, nor lie inside an output
+ * folder; no input may lie inside an output folder; an output inside a folder read may not be
+ * one of its files. Status 2 after a message naming both options and the path. */
+int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n);
 
 void cli_print_version(void);
 

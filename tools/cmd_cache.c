@@ -129,8 +129,8 @@ static int cache_list(int argc, char **argv)
     int st = parse_sub("cache list", argc, argv, &json);
     if (st >= 0)
         return st;
-    if (json && cli_check_output_file("cache list", "--json", json) != CP_OK)
-        return CP_FAIL_RUNTIME;
+    if (json && (st = cli_check_output_file("cache list", "--json", json)) != CP_OK)
+        return st;
     char dir[4096];
     if ((st = cp_cache_dir(dir, sizeof dir)) != CP_OK)
         return cli_fail("cache list", st, "%s", cp_err_msg());

@@ -120,8 +120,8 @@ int cmd_devices(int argc, char **argv)
     const char *json_path = o.json;
     if (pst != CP_OK || handled)
         return pst;
-    if (json_path && cli_check_output_file("devices", "--json", json_path) != CP_OK)
-        return CP_FAIL_RUNTIME;
+    if (json_path && (pst = cli_check_output_file("devices", "--json", json_path)) != CP_OK)
+        return pst;
 
     cp_devlist devs;
     int st = cp_devlist_enumerate(&devs);

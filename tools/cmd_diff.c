@@ -270,9 +270,13 @@ int cmd_diff(int argc, char **argv)
         free(d.f);
         return cli_fail("diff", CP_FAIL_USAGE, "at most 26 folders at once");
     }
-    if (json_path && cli_check_output_file("diff", "--json", json_path) != CP_OK) {
+    /* --json against the folders, before any work: not one of their files. */
+    struct cli_path paths[27] = {{"--json", json_path, CLI_OUT_FILE}};
+    for (size_t i = 0; i < d.nf; ++i)
+        paths[i + 1] = (struct cli_path){"folder", d.f[i].dir, CLI_IN_DIR};
+    if ((st = cli_check_paths("diff", paths, d.nf + 1)) != CP_OK) {
         free(d.f);
-        return CP_FAIL_RUNTIME;
+        return st;
     }
     for (size_t i = 0; st == CP_OK && i < d.nf; ++i) {
         st = load_index(&d.f[i]);

@@ -192,13 +192,13 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled
                         "--plot); nothing was run");
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "--json - and --csv -: only one may take stdout");
-    if (o->json && cli_check_output_file(cmd, "--json", o->json) != CP_OK)
-        return CP_FAIL_RUNTIME;
-    if (o->csv && cli_check_output_file(cmd, "--csv", o->csv) != CP_OK)
-        return CP_FAIL_RUNTIME;
-    if (o->plot && cli_check_output_file(cmd, "--plot", o->plot) != CP_OK)
-        return CP_FAIL_RUNTIME;
-    return CP_OK;
+    /* Every output against the others, before any work. */
+    const struct cli_path paths[] = {
+        {"--json", o->json, CLI_OUT_FILE},
+        {"--csv", o->csv, CLI_OUT_FILE},
+        {"--plot", o->plot, CLI_OUT_FILE},
+    };
+    return cli_check_paths(cmd, paths, sizeof paths / sizeof *paths);
 }
 
 static void sweep_free(struct sweep *s)
@@ -289,9 +289,15 @@ int cmd_sweep(int argc, char **argv)
     sweep_progress_clear(&s);
     int sig = sweep_stop_signal;
     s.interrupted = sig != 0;
-    if (s.interrupted)
-        fprintf(s.out, "interrupted by %s: %zu of %zu results finished; writing those\n",
+    if (s.interrupted) { /* on stderr always, and in the table's stream when that is stdout */
+        fprintf(stderr,
+                "clparity sweep: interrupted by %s: %zu of %zu results finished; writing "
+                "those\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
+        if (s.out != stderr)
+            fprintf(s.out, "interrupted by %s: %zu of %zu results finished; writing those\n",
+                    sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
+    }
     sweep_print_crossovers(&s);
     fflush(s.out);
     if (s.o.csv && (st = sweep_write_csv(&s)) != CP_OK)
@@ -309,7 +315,7 @@ int cmd_sweep(int argc, char **argv)
         fflush(NULL);
         signal(sig, SIG_DFL);
         raise(sig);
-        return CP_FAIL_RUNTIME; /* not reached */
+        return 128 + sig; /* not reached, unless the signal is blocked: the shell's status */
     }
 out:
     sweep_free(&s);

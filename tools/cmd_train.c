@@ -168,7 +168,18 @@ static int load_model_file(struct train *T)
 int train_prepare(struct train *T)
 {
     const struct opts *o = &T->o;
-    int st = cli_select_devices(CMD, o->sels, o->nsel, &T->devs, &T->chosen);
+    /* Every path against the others, before any work (rank 0's, under --mpi). */
+    const struct cli_path paths[] = {
+        {"--model", o->model, CLI_IN_FILE}, {"--plot", o->plot, CLI_OUT_FILE},
+        {"--json", o->json, CLI_OUT_FILE},  {"--csv", o->csv, CLI_OUT_FILE},
+        {"--save", o->save, CLI_OUT_DIR},
+    };
+    int st = T->given ? CP_OK : cli_check_paths(CMD, paths, sizeof paths / sizeof *paths);
+    if (st == CP_OK && !T->given && o->save)
+        st = cli_check_output_dir(CMD, o->save);
+    if (st != CP_OK)
+        return st;
+    st = cli_select_devices(CMD, o->sels, o->nsel, &T->devs, &T->chosen);
     if (st != CP_OK)
         return st;
     size_t ne = cp_engine_count();
@@ -263,12 +274,6 @@ int train_prepare(struct train *T)
                         "the training needs %.3g MiB of host memory, more than the %.3g MiB "
                         "available",
                         (double)host_total / 1048576.0, (double)avail / 1048576.0);
-    if (o->json && (st = cli_check_output_file(CMD, "--json", o->json)) != CP_OK)
-        return st;
-    if (o->csv && (st = cli_check_output_file(CMD, "--csv", o->csv)) != CP_OK)
-        return st;
-    if (o->save && (st = cli_check_output_dir(CMD, o->save)) != CP_OK)
-        return st;
     if (T->given)
         return CP_OK;
     if (!o->model && (st = cp_model_builtin_generate(&T->m)) != CP_OK)
@@ -395,11 +400,14 @@ int train_step(struct train *T, long step, bool *poked)
             r->step_s += now_s() - t0;
         if (st != CP_OK)
             return cli_fail(CMD, st, "%s on %s, step %ld: %s", r->engine, lb, step, cp_err_msg());
-        if (!isfinite(r->loss))
+        if (!isfinite(r->loss)) /* named, not printed: printf gives NaN's sign ("-nan") */
             return cli_fail(CMD, CP_FAIL_CHECK,
-                            "step %ld: the loss of %s on %s is not finite (%g); a smaller "
+                            "step %ld: the loss of %s on %s is not finite (%s); a smaller "
                             "--init-scale (or --lr) keeps training finite",
-                            step, r->engine, lb, r->loss);
+                            step, r->engine, lb,
+                            isnan(r->loss) ? "nan"
+                            : r->loss > 0  ? "+inf"
+                                           : "-inf");
         /* Test hook: one weight of the first cl:own result moves one ULP, once. */
         if (hook && !*poked && strcmp(r->engine, "cl:own") == 0) {
             if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)

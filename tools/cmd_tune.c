@@ -326,8 +326,8 @@ int cmd_tune(int argc, char **argv)
     if (st == CP_OK && (getenv("CLPARITY_OWN_TUNE") || getenv("CLPARITY_OWN_KERNEL")))
         st = cli_fail("tune", CP_FAIL_USAGE,
                       "CLPARITY_OWN_TUNE or CLPARITY_OWN_KERNEL is set: unset them to tune");
-    if (st == CP_OK && o.json && cli_check_output_file("tune", "--json", o.json) != CP_OK)
-        st = CP_FAIL_RUNTIME;
+    if (st == CP_OK && o.json)
+        st = cli_check_output_file("tune", "--json", o.json);
     if (st != CP_OK) {
         free(sels);
         return st;

@@ -141,6 +141,32 @@ static int choice_index(const char *choices, const char *word)
     return -1;
 }
 
+/* --engines LIST: names between single commas, each once. The engines themselves are checked
+ * against the registry and the devices later; an empty item (",x", "x,,y", "x,") or a name
+ * given twice is a slip that the selection would otherwise hide. (-d lists may repeat or
+ * overlap, "-d gpu -d 0:0": a selection is the union of its selectors.) */
+static int check_engine_list(const char *cmd, const char *list)
+{
+    size_t n = strlen(list);
+    for (const char *c = list;; ++c) {
+        const char *end = strchr(c, ',');
+        size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (len == 0)
+            return cli_fail(cmd, CP_FAIL_USAGE, "--engines: '%s' has an empty item%s", list,
+                            n == 0 ? " (no engine at all)" : "");
+        for (const char *p = list; p < c;) {
+            const char *pe = strchr(p, ',');
+            if ((size_t)(pe - p) == len && strncmp(p, c, len) == 0)
+                return cli_fail(cmd, CP_FAIL_USAGE, "--engines: '%s' names %.*s twice", list,
+                                (int)len, c);
+            p = pe + 1;
+        }
+        if (!end)
+            return CP_OK;
+        c = end;
+    }
+}
+
 static int check_value(const char *cmd, const struct opt_use *u, const char *arg,
                        struct opt_value *v)
 {
@@ -152,8 +178,9 @@ static int check_value(const char *cmd, const struct opt_use *u, const char *arg
     v->s = arg;
     switch (d->kind) {
     case OPT_FLAG:
-    case OPT_STRING:
         return CP_OK;
+    case OPT_STRING:
+        return u->id == OPT_ENGINES ? check_engine_list(cmd, arg) : CP_OK;
     case OPT_LONG:
         return cli_parse_long(cmd, name, arg, (long)min, (long)max, &v->l);
     case OPT_U64:

@@ -292,13 +292,24 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     j->cmd = cmd;
     j->o = *o;
     o = &j->o; /* --input may set the batch */
-    if (o->save && cli_check_output_dir(cmd, o->save) != CP_OK)
-        return CP_FAIL_RUNTIME;
-    if (o->json && cli_check_output_file(cmd, "--json", o->json) != CP_OK)
-        return CP_FAIL_RUNTIME;
+    /* Every path against the others, before any work: no output may overwrite an input,
+     * another output, or land in the --save folder. */
+    const struct cli_path paths[] = {
+        {"--model", o->given ? NULL : o->model, CLI_IN_FILE},
+        {"--input", o->given ? NULL : o->input, CLI_IN_FILE},
+        {"--labels", o->labels, CLI_IN_FILE},
+        {"--out", o->out, CLI_OUT_FILE},
+        {"--json", o->json, CLI_OUT_FILE},
+        {"--save", o->save, CLI_OUT_DIR},
+    };
+    int st = cli_check_paths(cmd, paths, sizeof paths / sizeof *paths);
+    if (st == CP_OK && o->save)
+        st = cli_check_output_dir(cmd, o->save);
+    if (st != CP_OK)
+        return st;
     cp_job_opts c;
     lib_opts(o, &c);
-    int st = o->mpi && o->engines ? mpi_engines(j) : CP_OK;
+    st = o->mpi && o->engines ? mpi_engines(j) : CP_OK;
     if (st != CP_OK)
         return st;
     if (j->engines)
@@ -354,8 +365,6 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
                         "--out writes one result, but this job has %zu (devices x engines); use "
                         "--save DIR for several, or narrow -d and --engines to one",
                         nres);
-    if (o->out && cli_check_output_file(cmd, "--out", o->out) != CP_OK)
-        return CP_FAIL_RUNTIME;
     return CP_OK;
 }
 

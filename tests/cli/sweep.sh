@@ -106,6 +106,8 @@ sigint)
     cat "$out/table.txt" "$out/stderr.txt"
     [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
     grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+    grep -q '^clparity sweep: interrupted by SIGINT' "$out/stderr.txt" ||
+        die "no interruption line on stderr"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
     grep -q '<svg' "$out/sweep.svg" || die "the plot of the finished rows is missing"
     no_tmp_files

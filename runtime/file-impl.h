@@ -1,0 +1,57 @@
+/* Opening an input file without blocking on it: open() of a FIFO that has no writer waits
+ * forever, so every reader of a file named by the user opens it non-blocking, checks with
+ * fstat that it is a regular file, and only then reads it. */
+#ifndef CLPARITY_FILE_IMPL_H
+#define CLPARITY_FILE_IMPL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a file that is not regular is, for messages: "a FIFO", "a directory"... */
+static inline const char *cp_file_kind(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
+/* Opens path for reading ("rb"). Returns the stream; or NULL with *mode = 0 and errno set
+ * when it cannot be opened, or NULL with *mode = its st_mode when it is not a regular file. */
+static inline FILE *cp_fopen_regular(const char *path, mode_t *mode)
+{
+    *mode = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        *mode = sb.st_mode;
+        errno = EINVAL;
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+#endif
