@@ -2,6 +2,7 @@
 #include "clparity/engine.h"
 
 #include "clparity/report.h"
+#include "env-impl.h"
 
 #include <CL/cl_ext.h>
 #include <cblas.h>
@@ -128,8 +129,21 @@ static int enumerate_platform(cp_devlist *l, cl_platform_id pid, int pi)
 
     cl_uint nd = 0;
     cl_int rc = clGetDeviceIDs(pid, CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
-    if (rc == CL_DEVICE_NOT_FOUND || nd == 0)
-        return CP_OK; /* a platform without devices is shown by clinfo too, with none */
+    if (rc == CL_DEVICE_NOT_FOUND || (rc == CL_SUCCESS && nd == 0)) {
+        /* clinfo shows such a platform with no device; the note says why, where known. */
+        char why[1024] = "";
+        const char *pd = getenv("POCL_DEVICES");
+        if (contains_ci(base.platform, "Portable Computing Language") &&
+            !cp_pocl_cache_problem(why, sizeof why) && pd)
+            snprintf(why, sizeof why, "POCL_DEVICES=%s", pd);
+        if (strcasecmp(base.platform, "rusticl") == 0 && !getenv("RUSTICL_ENABLE"))
+            snprintf(why, sizeof why,
+                     "rusticl exposes no device unless RUSTICL_ENABLE names a driver (e.g. "
+                     "RUSTICL_ENABLE=llvmpipe)");
+        cp_note_add(l->env_note, sizeof l->env_note, "platform #%d (%s) reports no device%s%s", pi,
+                    base.platform, why[0] ? ": " : " (clGetDeviceIDs: CL_DEVICE_NOT_FOUND)", why);
+        return CP_OK;
+    }
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clGetDeviceIDs");
     cl_device_id *ids = calloc(nd, sizeof *ids);
@@ -194,6 +208,7 @@ int cp_devlist_enumerate(cp_devlist *out)
 {
     out->v = NULL;
     out->n = 0;
+    out->env_note[0] = '\0';
     cl_uint np = 0;
     cl_int rc = clGetPlatformIDs(0, NULL, &np);
     int st = CP_OK;
@@ -211,6 +226,13 @@ int cp_devlist_enumerate(cp_devlist *out)
             st = cp_err_cl(rc, "clGetPlatformIDs");
             goto out_free;
         }
+    }
+    if (np == 0) {
+        char why[sizeof out->env_note - 64] = "";
+        cp_icd_check(why, sizeof why, true);
+        snprintf(out->env_note, sizeof out->env_note, "no OpenCL platform found (%s)", why);
+    } else {
+        cp_icd_check(out->env_note, sizeof out->env_note, false); /* one skipped, others not */
     }
     for (cl_uint p = 0; p < np && st == CP_OK; ++p)
         st = enumerate_platform(out, pids[p], (int)p);

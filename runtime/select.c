@@ -9,6 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
+/* Whether the last cp_select on this thread asked for OpenCL: the default, or a selector other
+ * than "host". Only then is what env_note says worth a warning. */
+static _Thread_local bool asked_opencl;
+
 static bool contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -118,8 +122,11 @@ static int select_list(const cp_devlist *l, const char *list, bool *chosen)
             st = cp_err_set(CP_FAIL_USAGE, "empty device selector in '%s'", list);
             break;
         }
+        if (strcasecmp(start, "host") != 0)
+            asked_opencl = true;
         if (match_one(l, start, chosen) == 0) {
-            st = cp_err_set(CP_FAIL_USAGE, "device selector '%s' matches no device", start);
+            st = cp_err_set(CP_FAIL_USAGE, "device selector '%s' matches no device%s%s", start,
+                            l->env_note[0] ? ": " : "", l->env_note);
             break;
         }
         if (!comma)
@@ -135,6 +142,7 @@ int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const c
 {
     for (size_t i = 0; i < l->n; ++i)
         chosen[i] = false;
+    asked_opencl = false;
     if (nsel == 0 && env_default && env_default[0]) {
         int st = select_list(l, env_default, chosen);
         if (st != CP_OK) {
@@ -145,6 +153,7 @@ int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const c
         return CP_OK;
     }
     if (nsel == 0) {
+        asked_opencl = true;
         for (size_t i = 0; i < l->n; ++i)
             chosen[i] = !l->v[i].simulator;
         return CP_OK;
@@ -170,8 +179,10 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
     size_t n = cp_engine_count();
     for (size_t i = 0; i < n; ++i)
         use[i] = list == NULL && engine_applies(cp_engine_at(i), devs, chosen);
-    if (list == NULL)
+    if (list == NULL) {
+        cp_select_warn(devs);
         return CP_OK;
+    }
     char *copy = strdup(list);
     if (!copy)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
@@ -190,9 +201,12 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
             goto out;
         }
         if (!engine_applies(info, devs, chosen)) {
+            /* No OpenCL device, where one was asked for: the environment may say why. */
+            bool why = info->kind == CP_DEV_OPENCL && asked_opencl && devs->env_note[0];
             st = cp_err_set(CP_FAIL_USAGE,
-                            "--engines: %s applies to no selected device (it runs on %s)",
-                            info->name, info->kind == CP_DEV_HOST ? "host" : "OpenCL devices");
+                            "--engines: %s applies to no selected device (it runs on %s)%s%s",
+                            info->name, info->kind == CP_DEV_HOST ? "host" : "OpenCL devices",
+                            why ? ": " : "", why ? devs->env_note : "");
             goto out;
         }
         use[info - cp_engine_at(0)] = true;
@@ -202,5 +216,16 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
         st = cp_err_set(CP_FAIL_USAGE, "--engines: empty engine list");
 out:
     free(copy);
+    if (st == CP_OK)
+        cp_select_warn(devs);
     return st;
+}
+
+void cp_select_warn(const cp_devlist *l)
+{
+    static bool warned;
+    if (warned || !asked_opencl || !l->env_note[0])
+        return;
+    warned = true;
+    fprintf(stderr, "clparity: warning: %s\n", l->env_note);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "clparity/engine.h"
 #include "clparity/select.h"
 
 #include <stdio.h>
@@ -45,7 +46,7 @@ static cp_devlist make_list(cp_device *v)
     v[4].kind = CP_DEV_HOST;
     v[4].plat_idx = v[4].dev_idx = -1;
     snprintf(v[4].name, sizeof v[4].name, "host");
-    cp_devlist l = {v, 5};
+    cp_devlist l = {.v = v, .n = 5};
     return l;
 }
 
@@ -163,12 +164,43 @@ static void test_default(void **state)
     assert_non_null(strstr(cp_err_msg(), "'nosuch'"));
 }
 
+/* What is wrong with the environment (cp_devlist.env_note) follows the error of a selector or an
+ * OpenCL engine that matches nothing. */
+static void test_env_note(void **state)
+{
+    (void)state;
+    cp_device v[5];
+    cp_devlist l = make_list(v);
+    l.n = 1; /* only host: no OpenCL platform */
+    l.v = &v[4];
+    snprintf(l.env_note, sizeof l.env_note,
+             "no OpenCL platform found (OCL_ICD_VENDORS=/x: no "
+             ".icd file there)");
+    bool chosen[1];
+    const char *s[] = {"gpu"};
+    assert_int_equal(cp_select(&l, s, 1, NULL, chosen), CP_FAIL_USAGE);
+    assert_string_equal(cp_err_msg(), "device selector 'gpu' matches no device: no OpenCL platform "
+                                      "found (OCL_ICD_VENDORS=/x: no .icd file there)");
+    assert_int_equal(cp_select(&l, NULL, 0, NULL, chosen), CP_OK);
+    bool use[64];
+    assert_true(cp_engine_count() <= 64);
+    assert_int_equal(cp_select_engines("cl:own", &l, chosen, use), CP_FAIL_USAGE);
+    assert_non_null(strstr(cp_err_msg(), "cl:own applies to no selected device (it runs on OpenCL "
+                                         "devices): no OpenCL platform found (OCL_ICD_VENDORS=/x"));
+    /* -d host asked for no OpenCL device: the note is not the cause */
+    const char *h[] = {"host"};
+    assert_int_equal(cp_select(&l, h, 1, NULL, chosen), CP_OK);
+    assert_int_equal(cp_select_engines("cl:own", &l, chosen, use), CP_FAIL_USAGE);
+    assert_null(strstr(cp_err_msg(), "no OpenCL platform found"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keywords), cmocka_unit_test(test_indices),
         cmocka_unit_test(test_names),    cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_lists),    cmocka_unit_test(test_default),
+        cmocka_unit_test(test_env_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,9 @@ int cmd_devices(int argc, char **argv)
     int st = cp_devlist_enumerate(&devs);
     if (st != CP_OK)
         return cli_fail("devices", st, "%s", cp_err_msg());
+    /* Only host, or fewer platforms than installed: still a listing, with the reason. */
+    if (devs.env_note[0])
+        fprintf(stderr, "clparity devices: warning: %s\n", devs.env_note);
     FILE *out = !json_path || strcmp(json_path, "-") != 0 ? stdout : NULL;
     if (out)
         cp_devlist_print(&devs, out);
@@ -150,6 +153,10 @@ int cmd_devices(int argc, char **argv)
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddItemToObject(root, "provenance", prov);
         cJSON_AddItemToObject(root, "devices", list);
+        if (devs.env_note[0])
+            cJSON_AddStringToObject(root, "warning", devs.env_note);
+        else
+            cJSON_AddNullToObject(root, "warning");
         st = cli_write_json("devices", NULL, json_path, root);
     }
 out:

@@ -7,6 +7,7 @@
 
 #include "clparity/peak.h"
 #include "clparity/report.h"
+#include "clparity/select.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -166,6 +167,7 @@ int cmd_peak(int argc, char **argv)
         st = cli_select_devices("peak", sels, nsel, &devs, &chosen);
     if (st != CP_OK)
         goto out;
+    cp_select_warn(&devs);
     peaks = calloc(devs.n, sizeof *peaks);
     if (!peaks) {
         st = cli_fail("peak", CP_FAIL_RUNTIME, "out of memory");

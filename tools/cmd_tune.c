@@ -8,6 +8,7 @@
 #include "clparity/metrics.h"
 #include "clparity/model.h"
 #include "clparity/report.h"
+#include "clparity/select.h"
 #include "clparity/tune.h"
 
 #include <cjson/cJSON.h>
@@ -345,9 +346,11 @@ int cmd_tune(int argc, char **argv)
     if (n == 0) {
         st = cli_fail("tune", CP_FAIL_USAGE,
                       "no OpenCL device to tune among the selected ones (host and simulators "
-                      "have nothing to tune)");
+                      "have nothing to tune)%s%s",
+                      devs.env_note[0] ? ": " : "", devs.env_note);
         goto out;
     }
+    cp_select_warn(&devs);
     cJSON *root = cJSON_CreateObject(), *jdevs = cJSON_AddArrayToObject(root, "devices");
     int check = 0;
     for (size_t i = 0; i < devs.n && st == CP_OK; ++i) {

@@ -168,6 +168,7 @@ int sweep_choose_engines(struct sweep *s)
     }
     if (!any)
         return cli_fail("sweep", CP_FAIL_USAGE, "no engine applies to the selected devices");
+    cp_select_warn(&s->devs); /* --engines warns through cp_select_engines */
     return CP_OK;
 }
 

@@ -43,10 +43,14 @@ typedef struct cp_device {
 typedef struct cp_devlist {
     cp_device *v;
     size_t n;
+    /* What is wrong with the OpenCL environment, "" when nothing: "no OpenCL platform found
+     * (OCL_ICD_VENDORS=/x: no .icd file there)", an .icd file whose library cannot be loaded
+     * (dlerror's text), a platform that reports no device and why (PoCL's cache folder). */
+    char env_note[2048];
 } cp_devlist;
 
 /* Every device of every platform in clinfo's order, then `host`. No platform at all is not
- * an error: the list then holds only `host`. */
+ * an error: the list then holds only `host`, and env_note says why. */
 int cp_devlist_enumerate(cp_devlist *out);
 void cp_devlist_free(cp_devlist *l);
 
