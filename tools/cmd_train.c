@@ -269,6 +269,8 @@ int train_prepare(struct train *T)
         return st;
     if (o->save && (st = cli_check_output_dir(CMD, o->save)) != CP_OK)
         return st;
+    if (o->save && (st = cp_save_check(o->save)) != CP_OK) /* a folder that is no save: kept */
+        return cli_fail(CMD, st, "%s", cp_err_msg());
     if (T->given)
         return CP_OK;
     if (!o->model && (st = cp_model_builtin_generate(&T->m)) != CP_OK)
