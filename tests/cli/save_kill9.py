@@ -4,8 +4,10 @@ exactly as it was or entirely the new one, and the next save removes what the ki
 left behind.
 
 Makes a save D (d=512, 16 layers, seed 1), then N times: starts `run --seed K --save D` with a
-larger model (d=1024, 32 layers: 128 MiB of weights), kills it after a random delay drawn
-over a measured run's duration (seeded: --seed, printed), and checks that D is
+larger model (d=1024, 32 layers: 128 MiB of weights), kills it with SIGKILL at a random moment
+(seeded: --seed, printed) of the run (odd iterations: over a measured run's duration) or of
+its save (even ones: after the save's temporary folder appears, over a measured save's
+duration; each run that finishes first updates the measures), and checks that D is
 - "old": the same files, byte for byte, as a copy taken before, or
 - "new": the complete save of seed K: exactly its files, x.npy's and weights.npy's SHA-256
   and every result's FNV-1a as index.json records them, and `clparity diff D D` exits 0.
@@ -144,27 +146,68 @@ def main():
         shutil.copytree(folder, snap)
 
     good_save()
-    # How long a save of the large model takes, start to end (the kills are drawn over it).
-    t0 = time.monotonic()
+
+    def save_started(name, d):
+        """The save has begun: its temporary folder (or, written in place, a temporary file
+        inside the folder) exists."""
+        if any(f.startswith(name + ".tmp.") for f in os.listdir(work)):
+            return True
+        return os.path.isdir(d) and any(".tmp." in f for f in os.listdir(d))
+
+    def watch(p, name, d, when):
+        """Polls p every 2 ms; when(now, save_start) gives the kill time (None: not yet
+        known). Returns (killed at or None, finished at or None, save start or None), in
+        seconds from the start."""
+        t0, start = time.monotonic(), None
+        while True:
+            now = time.monotonic() - t0
+            if p.poll() is not None:
+                return None, now, start
+            if start is None and save_started(name, d):
+                start = now
+            at = when(now, start)
+            if at is not None and now >= at:
+                os.kill(p.pid, signal.SIGKILL)
+                p.wait()
+                return now, None, start
+            time.sleep(0.002)
+
+    # A run of the large model over a previous "save": how long it takes, and when its save
+    # starts; each run that finishes before its kill updates both.
     scratch = os.path.join(work, "scratch")
-    subprocess.run(run_cmd(clp, 999, LARGE, scratch), capture_output=True, check=True,
-                   env=env_with(a.hook))
-    duration = time.monotonic() - t0
+    os.makedirs(scratch)
+    open(os.path.join(scratch, "index.json"), "w").write("{}")
+    p = subprocess.Popen(run_cmd(clp, 999, LARGE, scratch), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=env_with(a.hook))
+    _, duration, save_start = watch(p, "scratch", scratch, lambda now, start: None)
+    if p.returncode != 0 or save_start is None:
+        sys.exit(f"FAIL: the timing run exited {p.returncode} (save seen: {save_start})")
     shutil.rmtree(scratch)
-    print(f"a save of the large model takes {duration:.2f} s; kills drawn over 0..{1.1 * duration:.2f} s")
+    print(f"a run of the large model takes {duration:.2f} s, its save starts at {save_start:.2f} s;"
+          " odd iterations kill at a random moment of the run, even ones at a random moment of"
+          " the save")
 
     counts = {"old": 0, "new": 0, "MIX": 0}
+    in_save = 0  # kills that left the temporary folder: they hit the save itself
     for it in range(1, a.iterations + 1):
         seed = 100 + it
-        delay = rng.uniform(0.0, 1.1 * duration)
+        u = rng.random()  # one draw per iteration, so the sequence is the seed's
+        if it % 2:
+            plan = f"at {u * 1.1 * duration:.3f} s of ~{duration:.2f} s"
+            when = (lambda at: lambda now, start: at)(u * 1.1 * duration)
+        else:
+            save_len = max(duration - save_start, 0.01)
+            plan = f"{u * save_len:.3f} s into the save (of ~{save_len:.2f} s)"
+            when = (lambda x: lambda now, start: None if start is None else start + x)(
+                u * save_len)
         p = subprocess.Popen(run_cmd(clp, seed, LARGE, folder), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, env=env_with(kill_hook))
-        time.sleep(delay)
-        finished = p.poll() is not None
-        if not finished:
-            os.kill(p.pid, signal.SIGKILL)
-        rc = p.wait()
+        killed, finished, started = watch(p, "D", folder, when)
+        rc = p.returncode
+        if finished is not None and started is not None:
+            duration, save_start = finished, started  # the machine's pace now
         left = leftovers(work, "D", folder)
+        in_save += killed is not None and started is not None
         same, why_old = same_tree(folder, snap) if os.path.isdir(folder) else (False, "no D")
         if same:
             state = "old"
@@ -172,8 +215,11 @@ def main():
             ok, why_new = complete_save(clp, folder, seed, 1024)
             state = "new" if ok else "MIX"
         counts[state] += 1
-        how = "finished before the kill" if finished else "killed"
-        print(f"iteration {it:2d}: seed {seed}, kill after {delay:.3f} s ({how}, exit {rc}): "
+        how = (f"killed at {killed:.3f} s" +
+               (f", {killed - started:.3f} s into the save" if started is not None else
+                ", before the save") if killed is not None
+               else f"finished at {finished:.3f} s before the kill")
+        print(f"iteration {it:2d}: seed {seed}, kill planned {plan}: {how}, exit {rc}: "
               f"D is {state}; left behind: {', '.join(left) if left else 'nothing'}")
         if state == "MIX":
             print(f"    not the old folder ({why_old}), not the new one ({why_new})")
@@ -184,7 +230,8 @@ def main():
         good_save()  # must succeed and clear what the kill left
         if left:
             print(f"    the next save removed {len(left)} leftover(s)")
-    print(f"{counts['old']} old, {counts['new']} new, {counts['MIX']} mixed")
+    print(f"{counts['old']} old, {counts['new']} new, {counts['MIX']} mixed; {in_save} of the "
+          "kills hit the save itself")
     if a.planted:
         sys.exit("FAIL: the planted non-atomic save was never caught: this test cannot fail")
     print("ok")
