@@ -879,7 +879,7 @@ void *cp_job_json(const cp_job *j)
     return root;
 }
 
-int cp_job_save(const cp_job *j, const char *dir)
+int cp_job_save_files(const cp_job *j, const char *dir)
 {
     const cp_model *m = &j->model;
     char path[4096];
@@ -959,4 +959,14 @@ int cp_job_save(const cp_job *j, const char *dir)
     if (st != CP_OK)
         return cp_err_set(st, "--save: %s", cp_err_msg()[0] ? cp_err_msg() : "out of memory");
     return CP_OK;
+}
+
+int cp_job_save(const cp_job *j, const char *dir)
+{
+    cp_save *s;
+    int st = cp_save_begin(dir, &s);
+    if (st != CP_OK)
+        return st;
+    st = cp_job_save_files(j, cp_save_dir(s));
+    return st == CP_OK ? cp_save_commit(s) : cp_save_abort(s, st);
 }

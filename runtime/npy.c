@@ -263,7 +263,7 @@ int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shap
     created = 0;
     errno = cp_atomic_commit(tmp, path);
     if (errno != 0) {
-        ret = io_error(path, "cannot rename temporary file");
+        ret = io_error(path, "cannot sync or rename temporary file");
         goto out;
     }
     ret = CP_OK;

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,11 +137,41 @@ char *cp_atomic_tmp_name(const char *path)
     return tmp;
 }
 
+/* The folder that holds path, synced after a rename into it (EINVAL: a file system that
+ * cannot sync folders). */
+static void sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
 int cp_atomic_commit(const char *tmp, const char *path)
 {
-    if (strcmp(tmp, path) == 0 || rename(tmp, path) == 0)
+    if (strcmp(tmp, path) == 0)
         return 0;
-    int e = errno;
+    /* The bytes reach the disk before the name does: after a crash, path is the old file or
+     * the whole new one, never a new name over missing data. */
+    int fd = open(tmp, O_RDONLY);
+    int e = fd < 0 ? errno : fsync(fd) == 0 ? 0 : errno;
+    if (fd >= 0)
+        close(fd);
+    if (e == 0 && rename(tmp, path) == 0) {
+        sync_parent(path);
+        return 0;
+    }
+    if (e == 0)
+        e = errno;
     remove(tmp);
     return e;
 }

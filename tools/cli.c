@@ -118,17 +118,35 @@ static const char *file_kind(mode_t m)
 
 int cli_check_output_dir(const char *cmd, const char *dir)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
+    /* Nothing is made before the work: the save is written beside DIR and put in place whole
+     * (runtime/savedir.c), so a run that fails or is killed leaves no DIR where none was. */
     struct stat sb;
-    if (stat(dir, &sb) != 0)
-        return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
+    if (stat(dir, &sb) != 0) {
+        if (errno != ENOENT)
+            return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir,
+                            strerror(errno));
+        char *copy = strdup(dir);
+        if (!copy)
+            return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+        const char *parent = dirname(copy);
+        int st = CP_OK;
+        if (stat(parent, &sb) != 0)
+            st = cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
+        else if (!S_ISDIR(sb.st_mode))
+            st = cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir,
+                          strerror(ENOTDIR));
+        else if (access(parent, W_OK | X_OK) != 0)
+            st = cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir, strerror(errno));
+        free(copy);
+        return st;
+    }
     if (!S_ISDIR(sb.st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s exists and is not a directory (%s)", dir,
                         S_ISREG(sb.st_mode) ? "a file" : file_kind(sb.st_mode));
     if (access(dir, W_OK | X_OK) != 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s is not writable: %s", dir, strerror(errno));
-    return CP_OK;
+    int st = cp_save_check(dir); /* a folder that is no save is kept: refused */
+    return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
 int cli_check_output_file(const char *cmd, const char *opt, const char *path)

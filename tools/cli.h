@@ -34,7 +34,9 @@ int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs
 /* The --runs, --warmup, --json, --save, --version and --help lines shared by commands. */
 extern const char cli_common_help[];
 
-/* Checks before any work that --save DIR can be made (it is made here) and written, and that
+/* Checks before any work that --save DIR can be made (its parent folder written: nothing is
+ * made here) or, where it exists, that it is a writable clparity save folder (cp_save_check),
+ * and that
  * an output FILE ('-': stdout, always fine) is not a directory or another file that is not
  * regular (a FIFO, a device, a socket) and that its folder exists and can be written. Status 2
  * (a bad value, refused before any work) on failure, after printing the problem. */

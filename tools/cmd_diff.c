@@ -1,6 +1,6 @@
 /* clparity diff DIR DIR...: compares --save folders made on different machines, with every
  * metric of compare and the pairwise matrix. Folders of different models or inputs are
- * refused. */
+ * refused, and so is a folder whose files do not match its index.json. */
 #include "cli.h"
 #include "cmds.h"
 #include "opts.h"
@@ -11,9 +11,12 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 static const struct opt_use diff_uses[] = {
     {.id = OPT_EXPECT, .def = ""},
@@ -29,8 +32,11 @@ static void diff_help(void)
            "folders, typically made on different machines: every result against the float64\n"
            "reference and the host:exact baseline (taken from the first folder that has them),\n"
            "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
-           "hold the same model and inputs: different SHA-256s are refused (status 2), and so\n"
-           "is a result file whose bytes no longer match its recorded hash.\n"
+           "hold the same model and inputs: different SHA-256s are refused (status 2). Every\n"
+           "file is checked against its folder's index.json first: x.npy and weights.npy\n"
+           "against their SHA-256s, each result, reference and baseline against its hash; a\n"
+           "file that differs or is missing, an empty results list, or a bad or repeated file\n"
+           "name is refused (status 2), naming the file.\n"
            "\n");
     opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
@@ -64,6 +70,66 @@ static const char *get_str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A "\u0000" escape in the JSON text (not one whose backslash is itself escaped): a name
+ * that C would cut short at the NUL. */
+static bool has_nul_escape(const char *text)
+{
+    for (const char *p = strstr(text, "\\u0000"); p; p = strstr(p + 1, "\\u0000")) {
+        size_t slashes = 0;
+        for (const char *q = p; q > text && q[-1] == '\\'; --q)
+            ++slashes;
+        if (slashes % 2 == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A result's file name: a plain name in the folder, listed once (with reference.npy and
+ * baseline.npy), never one of the folder's own files. */
+static int check_file_names(const struct folder *f, const char *path)
+{
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(f->index, "results");
+    int n = cJSON_GetArraySize(results);
+    if (n == 0)
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s: no results listed: nothing to compare (an empty or incomplete save)",
+                        path);
+    const char **names = calloc((size_t)n + 2, sizeof *names);
+    if (!names)
+        return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
+    size_t k = 0;
+    int st = CP_OK;
+    static const char *const extra[] = {"reference", "baseline"};
+    for (size_t e = 0; e < 2; ++e) {
+        const char *file = get_str(cJSON_GetObjectItemCaseSensitive(f->index, extra[e]), "file");
+        if (file)
+            names[k++] = file;
+    }
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results)
+    {
+        const char *file = get_str(r, "file");
+        if (!file) {
+            st = cli_fail("diff", CP_FAIL_USAGE, "%s: a result has no \"file\"", path);
+            break;
+        }
+        if (!file[0] || strchr(file, '/') || strcmp(file, ".") == 0 || strcmp(file, "..") == 0 ||
+            strcmp(file, "x.npy") == 0 || strcmp(file, "weights.npy") == 0 ||
+            strcmp(file, "index.json") == 0) {
+            st = cli_fail("diff", CP_FAIL_USAGE, "%s: bad result file name '%s'", path, file);
+            break;
+        }
+        for (size_t i = 0; i < k && st == CP_OK; ++i)
+            if (strcmp(names[i], file) == 0)
+                st = cli_fail("diff", CP_FAIL_USAGE, "%s: the file %s is listed twice", path, file);
+        if (st != CP_OK)
+            break;
+        names[k++] = file;
+    }
+    free(names);
+    return st;
+}
+
 static int load_index(struct folder *f)
 {
     char path[4096], *text = NULL;
@@ -71,6 +137,16 @@ static int load_index(struct folder *f)
     int st = cli_read_text("diff", path, &text);
     if (st != CP_OK)
         return st;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (off_t)strlen(text) < sb.st_size) {
+        free(text);
+        return cli_fail("diff", CP_FAIL_USAGE, "%s: holds a NUL byte", path);
+    }
+    if (has_nul_escape(text)) {
+        free(text);
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s: a name holds a NUL character (\\u0000): bad file name", path);
+    }
     f->index = cJSON_Parse(text);
     free(text);
     if (!f->index)
@@ -82,7 +158,48 @@ static int load_index(struct folder *f)
         !cJSON_IsArray(results) || !get_str(model, "input_sha256"))
         return cli_fail("diff", CP_FAIL_USAGE,
                         "%s: not a clparity index (schema 1 with model and results)", path);
+    return check_file_names(f, path);
+}
+
+/* Reads DIR/file, listed in index.json: a missing file is an input problem (status 2). */
+static int read_listed(const char *path, cp_npy *a)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 && errno == ENOENT)
+        return cli_fail("diff", CP_FAIL_USAGE, "%s: missing from the saved folder", path);
+    int st = cp_npy_read(path, a);
+    return st == CP_OK ? CP_OK : cli_fail("diff", st, "%s", cp_err_msg());
+}
+
+/* DIR/file's data (the array, not the .npy header) against the SHA-256 in index.json. */
+static int check_sha256(const char *dir, const char *file, const char *want)
+{
+    char path[4096], got[65];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    cp_npy a;
+    int st = read_listed(path, &a);
+    if (st != CP_OK)
+        return st;
+    cp_sha256_hex(a.data, a.count * cp_dtype_size(a.dtype), got);
+    cp_npy_free(&a);
+    if (strcmp(got, want) != 0)
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s: contents SHA-256 %s, index.json says %s (the file changed since "
+                        "the save)",
+                        path, got, want);
     return CP_OK;
+}
+
+/* The folder's own inputs: x.npy against input_sha256 and, for the built-in model (whose
+ * weights the folder holds), weights.npy against weights_sha256. */
+static int check_inputs(const struct folder *f)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(f->index, "model");
+    int st = check_sha256(f->dir, "x.npy", get_str(m, "input_sha256"));
+    const char *arch = get_str(m, "arch"), *w = get_str(m, "weights_sha256");
+    if (st == CP_OK && arch && strcmp(arch, "dumb") == 0 && w)
+        st = check_sha256(f->dir, "weights.npy", w);
+    return st;
 }
 
 /* The same model and inputs: the SHA-256s and shapes must agree with the first folder. */
@@ -120,13 +237,14 @@ static int load_array(struct diff *d, const char *dir, const char *file, const c
                       enum cp_dtype want, void **out)
 {
     char path[4096];
-    if (!file || strchr(file, '/'))
-        return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: bad file name", dir);
+    if (!file || !file[0] || strchr(file, '/'))
+        return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: bad file name '%s'", dir,
+                        file ? file : "(none)");
     snprintf(path, sizeof path, "%s/%s", dir, file);
     cp_npy a;
-    int st = cp_npy_read(path, &a);
+    int st = read_listed(path, &a);
     if (st != CP_OK)
-        return cli_fail("diff", st, "%s", cp_err_msg());
+        return st;
     if (a.dtype != want || a.ndim != 2 ||
         (d->rows && (a.shape[0] != d->rows || a.shape[1] != d->cols))) {
         cp_npy_free(&a);
@@ -213,23 +331,26 @@ static int load_all(struct diff *d)
             it->wall_median_s = -1.0;
             d->set.n++;
         }
+        /* Every folder's reference and baseline are checked; the first ones serve. */
         const cJSON *ref = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "reference");
-        if (!d->set.ref && ref) {
+        if (ref) {
             void *y;
             int st =
                 load_array(d, d->f[i].dir, get_str(ref, "file"), get_str(ref, "hash"), CP_F64, &y);
             if (st != CP_OK)
                 return st;
-            d->set.ref = y;
+            if (!d->set.ref)
+                d->set.ref = y;
         }
         const cJSON *base = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "baseline");
-        if (!d->set.base && base) {
+        if (base) {
             void *y;
             int st = load_array(d, d->f[i].dir, get_str(base, "file"), get_str(base, "hash"),
                                 CP_F32, &y);
             if (st != CP_OK)
                 return st;
-            d->set.base = y;
+            if (!d->set.base)
+                d->set.base = y;
         }
     }
     /* Without a saved baseline, a host:exact result serves (same bits by definition). */
@@ -282,6 +403,8 @@ int cmd_diff(int argc, char **argv)
         st = load_index(&d.f[i]);
         if (st == CP_OK && i > 0)
             st = check_same_model(&d.f[0], &d.f[i]);
+        if (st == CP_OK)
+            st = check_inputs(&d.f[i]);
     }
     if (st == CP_OK)
         st = load_all(&d);

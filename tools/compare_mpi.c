@@ -231,12 +231,20 @@ static bool add_json(void *root, const struct job *j, void *ctx)
     return ranks != NULL;
 }
 
-/* --save: rank 0's folder (cp_job_save) gets the other ranks' results, r<N>.<file>.npy, and
- * their entries in index.json with the rank and host. */
-static int save_remote(const struct job *j, const struct rank_out *v, int n)
+/* --save: rank 0's folder (cp_job_save_files, in the temporary folder dir) gets the other
+ * ranks' results, r<N>.<file>.npy, and their entries in index.json with the rank and host,
+ * before it takes the place of --save's folder. */
+struct save_ranks {
+    const struct rank_out *v;
+    int n;
+};
+
+static int save_remote(const struct job *j, const char *dir, void *ctx)
 {
+    const struct rank_out *v = ((const struct save_ranks *)ctx)->v;
+    int n = ((const struct save_ranks *)ctx)->n;
     char path[4200];
-    snprintf(path, sizeof path, "%s/index.json", j->o.save);
+    snprintf(path, sizeof path, "%s/index.json", dir);
     char *text = NULL;
     int st = cli_read_text(CMD, path, &text);
     if (st != CP_OK)
@@ -275,7 +283,7 @@ static int save_remote(const struct job *j, const struct rank_out *v, int n)
                 if (*c == ':')
                     *c = '-';
             snprintf(file, sizeof file, "r%d.i%zu.%s.npy", r, i, eng);
-            snprintf(path, sizeof path, "%s/%s", j->o.save, file);
+            snprintf(path, sizeof path, "%s/%s", dir, file);
             size_t shape[2] = {rows, cols};
             st = cp_npy_write(path, it->dtype, 2, shape, it->y);
             if (st != CP_OK) {
@@ -300,7 +308,7 @@ static int save_remote(const struct job *j, const struct rank_out *v, int n)
         }
     }
     if (st == CP_OK) {
-        snprintf(path, sizeof path, "%s/index.json", j->o.save);
+        snprintf(path, sizeof path, "%s/index.json", dir);
         if (cp_json_write(path, index) != CP_OK)
             st = cli_fail(CMD, CP_FAIL_RUNTIME, "%s", cp_err_msg());
     }
@@ -345,9 +353,12 @@ static int report(struct job *j, struct wire *all, int n)
         cp_comparison_print(cmp, out, true, j->o.expect);
         fflush(out);
         struct mpi_json ctx = {cmp, v, n};
+        struct save_ranks ranks = {v, n};
+        j->save_more = save_remote;
+        j->save_ctx = &ranks;
         st = job_write_files(j, add_json, &ctx);
-        if (st == CP_OK && j->o.save)
-            st = save_remote(j, v, n);
+        j->save_more = NULL;
+        j->save_ctx = NULL;
     }
     for (int r = 1; r < n && st == CP_OK; ++r)
         if (v[r].st != CP_OK) {

@@ -398,7 +398,16 @@ int job_write_files(const struct job *j, bool (*add)(void *root, const struct jo
             return cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
     }
     if (j->o.save) {
-        st = cp_job_save(j->cj, j->o.save);
+        cp_save *s;
+        st = cp_save_begin(j->o.save, &s);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "%s", cp_err_msg());
+        st = cp_job_save_files(j->cj, cp_save_dir(s));
+        if (st == CP_OK && j->save_more && (st = j->save_more(j, cp_save_dir(s), j->save_ctx))) {
+            cp_save_abort(s, st); /* save_more printed its problem */
+            return cli_fail(j->cmd, st, "--save: %s is left as it was", j->o.save);
+        }
+        st = st == CP_OK ? cp_save_commit(s) : cp_save_abort(s, st);
         if (st != CP_OK)
             return cli_fail(j->cmd, st, "%s", cp_err_msg());
     }

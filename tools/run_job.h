@@ -60,6 +60,10 @@ struct job {
     cp_job *cj;
     int64_t *labels; /* --labels: batch class ids */
     char *engines;   /* --mpi: the engines of --engines that apply here */
+    /* --save: more files for the folder (compare --mpi: the other ranks' results), written
+     * into dir, the temporary folder, before it takes DIR's place. */
+    int (*save_more)(const struct job *j, const char *dir, void *ctx);
+    void *save_ctx;
 };
 
 /* Devices, engines, the files, the simulator guard and the memory checks: everything that
@@ -68,8 +72,9 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
 /* Runs every result, the reference and the metrics (cp_job_run). */
 int job_execute(struct job *j);
 /* --out FILE (the one result, as .npy), --save DIR (x.npy, weights.npy, one .npy per result,
- * index.json), then --json FILE: the job's JSON with "command", and what add puts after it
- * (NULL: nothing; false: out of memory). Prints the problem and returns the status. */
+ * index.json, and what save_more adds, as one folder that replaces DIR whole), then --json FILE:
+ * the job's JSON with "command", and what add puts after it (NULL: nothing; false: out of memory).
+ * Prints the problem and returns the status. */
 int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
                     void *ctx);
 void job_free(struct job *j);

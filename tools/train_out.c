@@ -226,7 +226,8 @@ int train_write_csv(const struct train *T)
     return csv_write(CMD, T->o.csv, &t);
 }
 
-int train_save(const struct train *T)
+/* The files of --save, into the folder dir (the temporary one of cp_save_begin). */
+static int save_files(const struct train *T, const char *dir)
 {
     const struct opts *o = &T->o;
     char path[4096];
@@ -245,10 +246,10 @@ int train_save(const struct train *T)
     const size_t *shapes[] = {xs, ts, shape};
     const int ndims[] = {2, 2, wdims};
     for (size_t i = 0; i < 3; ++i) {
-        snprintf(path, sizeof path, "%s/%s", o->save, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         int st = cp_npy_write(path, CP_F32, ndims[i], shapes[i], data[i]);
         if (st != CP_OK)
-            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+            return cp_err_set(st, "--save: %s", cp_err_msg());
     }
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
@@ -256,14 +257,14 @@ int train_save(const struct train *T)
         if (!r->w)
             continue;
         result_file(r, file, sizeof file);
-        snprintf(path, sizeof path, "%s/%s", o->save, file);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
         int st = cp_npy_write(path, r->dtype, wdims, shape, r->w);
         if (st != CP_OK)
-            return cli_fail(CMD, st, "--save: %s", cp_err_msg());
+            return cp_err_set(st, "--save: %s", cp_err_msg());
     }
     cJSON *index = cJSON_CreateObject();
     if (!index)
-        return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building index.json");
+        return cp_err_set(CP_FAIL_RUNTIME, "--save: out of memory building index.json");
     cJSON_AddNumberToObject(index, "schema", 1);
     cJSON_AddStringToObject(index, "version", cp_version());
     cJSON_AddStringToObject(index, "command", "train");
@@ -273,8 +274,22 @@ int train_save(const struct train *T)
     for (size_t i = 0; i < T->nr; ++i)
         if (T->r[i].w) /* not a result of a rank that failed (--mpi) */
             cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
-    snprintf(path, sizeof path, "%s/index.json", o->save);
-    return cli_write_json(CMD, "--save", path, index);
+    snprintf(path, sizeof path, "%s/index.json", dir);
+    int st = cp_json_write(path, index);
+    cJSON_Delete(index);
+    return st == CP_OK ? CP_OK : cp_err_set(st, "--save: %s", cp_err_msg());
+}
+
+/* --save DIR: one folder that replaces DIR whole (cp_save_begin). */
+int train_save(const struct train *T)
+{
+    cp_save *s;
+    int st = cp_save_begin(T->o.save, &s);
+    if (st == CP_OK) {
+        st = save_files(T, cp_save_dir(s));
+        st = st == CP_OK ? cp_save_commit(s) : cp_save_abort(s, st);
+    }
+    return st == CP_OK ? CP_OK : cli_fail(CMD, st, "%s", cp_err_msg());
 }
 
 /* --plot: one line per float32 result, its max abs weight difference to host:f64 against the

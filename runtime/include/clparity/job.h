@@ -147,8 +147,13 @@ void cp_job_result_file(const cp_job_result *r, char *buf, size_t len);
 /* The one result i as .npy. */
 int cp_job_write_output(const cp_job *j, size_t i, const char *path);
 /* x.npy, weights.npy (the built-in model), reference.npy, baseline.npy, one .npy per result,
- * index.json (DESIGN.md, Files), each written atomically. dir must exist. */
+ * index.json (DESIGN.md, Files), as one folder that replaces dir whole (cp_save_begin in
+ * clparity/report.h): dir is the old folder or the new one at every instant, and left as it
+ * was on failure. */
 int cp_job_save(const cp_job *j, const char *dir);
+/* The same files written into the existing folder dir (cp_save_dir), for a caller that adds
+ * its own before cp_save_commit. */
+int cp_job_save_files(const cp_job *j, const char *dir);
 /* schema, provenance, model, reference, results (with metrics unless compare) as a cJSON
  * object, returned as void * to keep cJSON out of this header (cJSON_Delete it); NULL when
  * out of memory. */

@@ -24,7 +24,7 @@ typedef struct cp_npy {
     void *data;   /* count elements, owned, in host byte order */
 } cp_npy;
 
-/* Writes an array atomically: to "<path>.tmp.<pid>", then rename(). Returns CP_OK or
+/* Writes an array atomically: to "<path>.tmp.<pid>", fsync(), then rename(). Returns CP_OK or
  * CP_FAIL_RUNTIME (I/O) with cp_err_msg() naming the path; a bad dtype, rank or shape is
  * CP_FAIL_USAGE. */
 int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shape,

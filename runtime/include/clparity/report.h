@@ -26,20 +26,44 @@ void *cp_provenance_json(const char *build_options);
  * which a rename() would replace. NULL when out of memory; free() it. */
 char *cp_atomic_tmp_name(const char *path);
 
-/* Renames tmp (from cp_atomic_tmp_name) to path; nothing when they are the same name.
- * Returns 0, or errno after removing tmp. */
+/* Syncs tmp (from cp_atomic_tmp_name) to the disk, renames it to path and syncs the folder;
+ * nothing when they are the same name. Returns 0, or errno after removing tmp. */
 int cp_atomic_commit(const char *tmp, const char *path);
 
 /* Removes tmp after a failed write, unless it is path itself. */
 void cp_atomic_abort(const char *tmp, const char *path);
 
-/* Writes len bytes to path through "<path>.tmp.<pid>" and rename(), so that a failure leaves
- * no partial file (a path that is not a regular file, such as /dev/null, is written
- * directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
+/* Writes len bytes to path through "<path>.tmp.<pid>", fsync() and rename(), so that a failure
+ * or a crash leaves no partial file (a path that is not a regular file, such as /dev/null, is
+ * written directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
 int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
+
+/* ---- --save folders, written as a whole ------------------------------------------------------
+ * cp_save_begin(DIR) makes the temporary sibling "DIR.tmp.<pid>" (first removing what killed
+ * saves to DIR left: "DIR.tmp.<pid>" and "DIR.old.<pid>" of pids no longer running, and where
+ * DIR itself is missing after a kill between the fallback's two renames, putting the old
+ * folder back); the caller writes its files into cp_save_dir(); cp_save_commit() syncs every
+ * file and the folder and puts it in DIR's place in one step (renameat2 RENAME_EXCHANGE, or
+ * else DIR -> "DIR.old.<pid>", new -> DIR), so that DIR is at every instant the old folder
+ * or the new one, whole; cp_save_abort() removes the temporary folder and leaves DIR as it
+ * was. DIR may be missing, empty, or a folder holding index.json without subfolders (a
+ * previous save): anything else is refused with CP_FAIL_USAGE, since it would be replaced as
+ * a whole. Test hooks: "save-nonatomic" writes into DIR itself (the fault that the tests must
+ * catch), "save-no-exchange" takes the two-rename fallback, "save-kill-between-renames" takes
+ * it and kills the process between the renames. */
+typedef struct cp_save cp_save;
+
+/* CP_OK where DIR may be replaced by a save (see above); the error names it otherwise. */
+int cp_save_check(const char *dir);
+int cp_save_begin(const char *dir, cp_save **out);
+const char *cp_save_dir(const cp_save *s);
+/* Both free s. commit returns CP_OK or CP_FAIL_RUNTIME (DIR left as it was). abort returns
+ * st, its message (cp_err_msg) extended with "DIR is left as it was". */
+int cp_save_commit(cp_save *s);
+int cp_save_abort(cp_save *s, int st);
 
 /* ---- small helpers that every report shares ------------------------------------------------ */
 
