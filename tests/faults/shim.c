@@ -5,7 +5,8 @@
  * from PoCL, LLVM, OpenBLAS, CLBlast or glibc itself pass through untouched: those abort on
  * out-of-memory by design, and their behaviour is not ours to test.
  *
- *   CLPARITY_FAULT_CLASS   malloc   malloc, calloc, realloc, strdup, strndup (NULL, ENOMEM)
+ *   CLPARITY_FAULT_CLASS   malloc   malloc, calloc, realloc, strdup, strndup, open_memstream
+ *                                   (NULL, ENOMEM)
  *                          open     open, fopen, fopen64 (-1 / NULL, ENOSPC when creating, else
  * EIO) write    write, fwrite, and the fclose of a FILE opened for writing (the flush of its
  * buffer): ENOSPC fsync    fsync, fdatasync: EIO rename   rename: EIO cl-buffer   clCreateBuffer:
@@ -333,6 +334,18 @@ char *strndup(const char *s, size_t max)
         d[n] = '\0';
     }
     return d;
+}
+
+/* A stream into memory allocates its buffer: a malloc-class point. */
+FILE *open_memstream(char **buf, size_t *len)
+{
+    static FILE *(*real)(char **, size_t *);
+    LOAD(real, "open_memstream");
+    if (active == 1 && should_fail(FC_MALLOC, __builtin_return_address(0))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real(buf, len);
 }
 
 /* ---- files ------------------------------------------------------------------------------- */
