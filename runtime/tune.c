@@ -239,7 +239,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     if (!store && !missing) {
         cJSON_Delete(measured);
         return cp_err_set(CP_FAIL_RUNTIME,
-                          "tune: cannot read the store %s (an I/O error, out of memory, or not a "
+                          "cannot read the store %s (an I/O error, out of memory, or not a "
                           "JSON object): nothing stored; remove it to start a new one",
                           path);
     }
