@@ -150,13 +150,13 @@ static int expand_includes(const char *dir, const char *text, size_t len, char *
             size_t inc_len = 0;
             char *owned = NULL;
             st = find_source(dir, inc_name, &inc, &inc_len, &owned);
-            if (st == CP_OK) {
-                fwrite(inc, 1, inc_len, f);
-                fputc('\n', f);
-            }
+            /* A write that fails (the stream is out of memory) must fail the build: a source
+             * with a piece missing could compile into a kernel that computes something else. */
+            if (st == CP_OK && (fwrite(inc, 1, inc_len, f) != inc_len || fputc('\n', f) == EOF))
+                st = cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: out of memory");
             free(owned);
-        } else {
-            fwrite(p, 1, (size_t)(next - p), f);
+        } else if (fwrite(p, 1, (size_t)(next - p), f) != (size_t)(next - p)) {
+            st = cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: out of memory");
         }
         p = next;
     }

@@ -122,12 +122,19 @@ static int store_path(char *buf, size_t len)
     return CP_OK;
 }
 
-/* The parsed store, or NULL when it is missing or unreadable (never fatal). */
-static cJSON *load_store(const char *path)
+/* The parsed store, or NULL when it is missing or unreadable. *missing (when given) tells the
+ * two apart: true only when there is no store (ENOENT); false when one exists but could not be
+ * opened, read or parsed (or memory ran out doing so). */
+static cJSON *load_store(const char *path, bool *missing)
 {
+    if (missing)
+        *missing = false;
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        if (missing)
+            *missing = errno == ENOENT;
         return NULL;
+    }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
@@ -147,9 +154,10 @@ static cJSON *load_store(const char *path)
         if (r < 4096)
             break;
     }
+    bool bad = ferror(f) != 0;
     fclose(f);
     buf[n] = '\0';
-    cJSON *j = cJSON_Parse(buf);
+    cJSON *j = bad ? NULL : cJSON_Parse(buf);
     free(buf);
     if (j && !cJSON_IsObject(j)) {
         cJSON_Delete(j);
@@ -189,7 +197,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
         *src = CP_TUNE_DEFAULT;
     char path[4200];
     if (cp_cache_enabled() && store_path(path, sizeof path) == CP_OK) {
-        cJSON *store = load_store(path);
+        cJSON *store = load_store(path, NULL); /* never fatal here: the defaults apply */
         char key[800];
         cp_tune_key(dev, key, sizeof key);
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(store, key);
@@ -224,7 +232,17 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     char why[256];
     if (!cp_cache_make_dirs(dir, why, sizeof why))
         return cp_err_set(CP_FAIL_RUNTIME, "tune: %s", why);
-    cJSON *store = load_store(path);
+    /* A store that exists but cannot be read (I/O error, out of memory, not a JSON object) is
+     * left as it is: replacing it would drop every other device's settings without a word. */
+    bool missing;
+    cJSON *store = load_store(path, &missing);
+    if (!store && !missing) {
+        cJSON_Delete(measured);
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "cannot read the store %s (an I/O error, out of memory, or not a "
+                          "JSON object): nothing stored; remove it to start a new one",
+                          path);
+    }
     if (!store)
         store = cJSON_CreateObject();
     char key[800], spec[256], date[32];

@@ -99,6 +99,11 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
 
+    /* The files first: a run that cannot write them fails (status 3) before its report says
+     * PASS, so that no verdict is shown as valid by a run that failed. */
+    st = job_write_files(&j, compare_add_json, cmp);
+    if (st != CP_OK)
+        goto out;
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
     cp_job_print_model(j.cj, out);
     compare_print_devices(out, &j, "");
@@ -107,10 +112,6 @@ int cmd_compare(int argc, char **argv)
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
     fflush(out);
-    if (st != CP_OK)
-        goto out;
-
-    st = job_write_files(&j, compare_add_json, cmp);
     if (st != CP_OK)
         goto out;
     if (j.o.expect >= 0) {

@@ -67,7 +67,8 @@ static void tune_help(void)
     printf("\n"
            "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4,nv=2,mc=128\" (any subset)\n"
            "overrides the stored and default settings in every command; CLPARITY_CACHE=off\n"
-           "ignores the stored ones.\n"
+           "ignores the stored ones. A store that cannot be read is used by no command and\n"
+           "replaced by no tune (status 3): remove it to start a new one.\n"
            "\n"
            "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
            "3 runtime or I/O error\n");

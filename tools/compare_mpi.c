@@ -347,18 +347,21 @@ static int report(struct job *j, struct wire *all, int n)
             st = cli_fail(CMD, st, "%s", cp_err_msg());
     }
     if (st == CP_OK) {
+        /* The files first, as in cmd_compare: a run that cannot write them says no PASS. */
+        struct mpi_json ctx = {cmp, v, n};
+        struct save_ranks ranks = {v, n};
+        j->save_more = save_remote; /* the other ranks' files, into the save before it lands */
+        j->save_ctx = &ranks;
+        st = job_write_files(j, add_json, &ctx);
+        j->save_more = NULL;
+        j->save_ctx = NULL;
+    }
+    if (st == CP_OK) {
         FILE *out = j->o.json && strcmp(j->o.json, "-") == 0 ? stderr : stdout;
         cp_job_print_model(j->cj, out);
         print_ranks(out, v, n);
         cp_comparison_print(cmp, out, true, j->o.expect);
         fflush(out);
-        struct mpi_json ctx = {cmp, v, n};
-        struct save_ranks ranks = {v, n};
-        j->save_more = save_remote;
-        j->save_ctx = &ranks;
-        st = job_write_files(j, add_json, &ctx);
-        j->save_more = NULL;
-        j->save_ctx = NULL;
     }
     for (int r = 1; r < n && st == CP_OK; ++r)
         if (v[r].st != CP_OK) {

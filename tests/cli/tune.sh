@@ -45,6 +45,13 @@ echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_NV=4' || fail "override nv
 echo '{"broken' >"$XDG_CACHE_HOME/clparity/tune.json"
 o=$(opts)
 echo "$o" | grep -q '\[vec, default: ' || fail "a damaged store: $o"
+# tune does not replace a store it cannot read (that would drop other devices' settings): status
+# 3, the store named, the file as it was.
+"$clp" tune -d 0 --quick --runs 1 --warmup 0 >"$base/damaged.txt" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "cannot read the store .*tune.json" "$base/damaged.txt" &&
+    [ "$(cat "$XDG_CACHE_HOME/clparity/tune.json")" = '{"broken' ] ||
+    { cat "$base/damaged.txt"; fail "tune over a damaged store: exit $rc"; }
 # --dry-run stores nothing.
 rm -f "$XDG_CACHE_HOME/clparity/tune.json"
 "$clp" tune -d 0 --quick --runs 1 --warmup 0 --dry-run >/dev/null || fail "dry run failed"
