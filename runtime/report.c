@@ -7,6 +7,7 @@
 #include <math.h>
 #include <openssl/evp.h>
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -215,8 +216,36 @@ out_free:
     return st;
 }
 
+/* cJSON's Add functions drop an item silently when an allocation fails, so a document built
+ * out of memory can lack keys or results and still print. Every allocation of cJSON comes
+ * through json_malloc (the hooks are set before main), which counts the failures; once one has
+ * failed, no JSON document of this process is written as if it were whole. */
+static atomic_ulong json_oom;
+
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        atomic_fetch_add(&json_oom, 1);
+    return p;
+}
+
+__attribute__((constructor)) static void json_hooks(void)
+{
+    cJSON_Hooks h = {json_malloc, free};
+    cJSON_InitHooks(&h);
+}
+
+bool cp_json_incomplete(void)
+{
+    return atomic_load(&json_oom) != 0;
+}
+
 int cp_json_write(const char *path, const void *json)
 {
+    if (cp_json_incomplete())
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "out of memory while building the JSON for %s: not written", path);
     char *text = cJSON_Print((const cJSON *)json);
     if (!text)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);

@@ -64,7 +64,7 @@ void csv_num(struct text *t, double v, bool last)
 
 void csv_begin(struct text *t, void *prov, const char *header)
 {
-    char *pj = prov ? cJSON_PrintUnformatted(prov) : NULL;
+    char *pj = prov && !cp_json_incomplete() ? cJSON_PrintUnformatted(prov) : NULL;
     cJSON_Delete(prov);
     if (!pj) {
         t->oom = true;

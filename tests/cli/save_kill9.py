@@ -3,8 +3,8 @@
 exactly as it was or entirely the new one, and the next save removes what the killed one
 left behind.
 
-Makes a save D (d=512, 16 layers, seed 1), then N times: starts `run --seed K --save D` with a
-larger model (d=1024, 32 layers: 128 MiB of weights), kills it with SIGKILL at a random moment
+Makes a save D (d=256, 8 layers, seed 1), then N times: starts `run --seed K --save D` with a
+larger model (d=512, 16 layers: 16 MiB of weights), kills it with SIGKILL at a random moment
 (seeded: --seed, printed) of the run (odd iterations: over a measured run's duration) or of
 its save (even ones: after the save's temporary folder appears, over a measured save's
 duration; each run that finishes first updates the measures), and checks that D is
@@ -35,8 +35,8 @@ import time
 
 import numpy as np
 
-SMALL = ["--d-model", "512", "--layers", "16"]
-LARGE = ["--d-model", "1024", "--layers", "32"]
+SMALL = ["--d-model", "256", "--layers", "8"]
+LARGE = ["--d-model", "512", "--layers", "16"]
 
 
 def fnv1a(data: bytes) -> int:

@@ -41,6 +41,11 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len);
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
 
+/* True once an allocation of cJSON has failed in this process: a document built since may lack
+ * items (cJSON drops them silently), so cp_json_write refuses to write it (and so does the
+ * CSV writer its provenance line). */
+bool cp_json_incomplete(void);
+
 /* ---- --save folders, written as a whole ------------------------------------------------------
  * cp_save_begin(DIR) makes the temporary sibling "DIR.tmp.<pid>" (first removing what killed
  * saves to DIR left: "DIR.tmp.<pid>" and "DIR.old.<pid>" of pids no longer running, and where
