@@ -36,9 +36,15 @@ int cp_expect_parse(const char *s, int *out)
     return CP_FAIL_USAGE;
 }
 
+static bool failed(const cp_compare_item *it)
+{
+    return it->error && it->error[0];
+}
+
+/* A float32 result that ran: one to compare. */
 static bool is_f32(const cp_compare_item *it)
 {
-    return it->dtype == CP_F32;
+    return it->dtype == CP_F32 && !failed(it);
 }
 
 static int compute(cp_comparison *s)
@@ -135,6 +141,13 @@ int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
         it->batch_inv_equal = r->batch_inv_equal;
         it->batch_inv_checked = r->batch_inv_checked;
         it->thread_inv = r->thread_inv;
+        if (r->error[0]) { /* it failed: nothing of it was measured */
+            it->error = r->error;
+            it->y = NULL;
+            it->deterministic = it->roundtrip = it->thread_inv = -1;
+            it->batch_inv_equal = it->batch_inv_checked = -1;
+            it->wall_median_s = -1.0;
+        }
     }
     const cp_job_opts *o = cp_job_get_opts(j);
     int st = cp_comparison_create(v, n, (size_t)o->batch, (size_t)cp_job_model(j)->out_width,
@@ -155,17 +168,17 @@ const cp_compare_item *cp_comparison_item(const cp_comparison *c, size_t i)
 
 const cp_metrics *cp_comparison_metrics(const cp_comparison *c, size_t i)
 {
-    return i < c->n && c->v[i].dtype == CP_F32 ? &c->v[i].m : NULL;
+    return i < c->n && is_f32(&c->v[i]) ? &c->v[i].m : NULL;
 }
 
 double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i)
 {
-    return i < c->n && c->v[i].dtype == CP_F32 ? c->v[i].base_bitwise : NAN;
+    return i < c->n && is_f32(&c->v[i]) ? c->v[i].base_bitwise : NAN;
 }
 
 size_t cp_comparison_mismatches(const cp_comparison *c, size_t i, enum cp_preset p)
 {
-    return i < c->n && c->v[i].dtype == CP_F32 && (int)p >= 0 && p < CP_PRESET_COUNT
+    return i < c->n && is_f32(&c->v[i]) && (int)p >= 0 && p < CP_PRESET_COUNT
                ? c->v[i].mismatches[p]
                : 0;
 }
@@ -173,7 +186,7 @@ size_t cp_comparison_mismatches(const cp_comparison *c, size_t i, enum cp_preset
 int cp_comparison_pair(const cp_comparison *c, size_t i, size_t k, double *bitwise,
                        uint64_t *max_ulp)
 {
-    if (i >= c->n || k >= c->n || c->v[i].dtype != CP_F32 || c->v[k].dtype != CP_F32)
+    if (i >= c->n || k >= c->n || !is_f32(&c->v[i]) || !is_f32(&c->v[k]))
         return cp_err_set(CP_FAIL_USAGE, "pair (%zu, %zu): not two float32 results", i, k);
     *bitwise = c->pair_bitwise[i * c->n + k];
     *max_ulp = c->pair_ulp[i * c->n + k];
@@ -199,16 +212,18 @@ static const char *yes_no(int v)
     return v > 0 ? "yes" : v == 0 ? "NO" : "n/a";
 }
 
+/* A result that failed fails every check and preset: no verdict passes over a missing one. */
 static bool checks_fail(const cp_compare_item *it)
 {
-    return it->deterministic == 0 || it->roundtrip == 0;
+    return failed(it) || it->deterministic == 0 || it->roundtrip == 0;
 }
 
 /* Whether item it fails preset p: a mismatch, or for bitwise a cl:own result on a device where
- * no kernel path passed its probe. */
+ * no kernel path passed its probe, or it did not run. */
 static bool preset_fails(const cp_compare_item *it, enum cp_preset p)
 {
-    return is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact));
+    return failed(it) ||
+           (is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact)));
 }
 
 size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *buf, size_t len)
@@ -245,6 +260,10 @@ static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
         any_flag |= it->inexact_device;
         if (show_time && it->wall_median_s >= 0.0)
             snprintf(tm, sizeof tm, "%.3f", 1e3 * it->wall_median_s);
+        if (failed(it)) {
+            fprintf(f, "R%-2zu %-32.32s %-13s error: %s\n", i + 1, it->label, eng, it->error);
+            continue;
+        }
         fprintf(f, "R%-2zu %-32.32s %-13s %9s", i + 1, it->label, eng, tm);
         if (!is_f32(it)) {
             fprintf(f, " %8s   (the reference)%*s %4s %5s\n", "ref", 70, "",
@@ -357,6 +376,7 @@ static bool bitwise_reported(const cp_comparison *s, int expect, size_t *same, s
     *same = *f32 = 0;
     for (size_t i = 0; i < s->n; ++i) {
         const cp_compare_item *it = &s->v[i];
+        exact_missed |= failed(it); /* a missing result is a failure, not a report */
         if (!is_f32(it))
             continue;
         ++*f32;
@@ -409,6 +429,9 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     fails ? "FAIL" : "PASS", what[p]);
         for (size_t i = 0; i < s->n; ++i) {
             const cp_compare_item *it = &s->v[i];
+            if (failed(it))
+                fprintf(f, "    R%-2zu %s %s: did not run (error: see its row)\n", i + 1, it->label,
+                        it->engine);
             if (p == CP_PRESET_BITWISE && is_f32(it) && it->path_inexact)
                 fprintf(f,
                         "    R%-2zu %s %s: no kernel path passed its probe on this device "
@@ -435,7 +458,8 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     : "n/a, not recorded in saved folders");
     for (size_t i = 0; i < s->n; ++i)
         if (checks_fail(&s->v[i]))
-            fprintf(f, "    R%-2zu %s %s:%s%s\n", i + 1, s->v[i].label, s->v[i].engine,
+            fprintf(f, "    R%-2zu %s %s:%s%s%s\n", i + 1, s->v[i].label, s->v[i].engine,
+                    failed(&s->v[i]) ? " did not run (error: see its row)" : "",
                     s->v[i].deterministic == 0 ? " runs differ (not deterministic)" : "",
                     s->v[i].roundtrip == 0 ? " weights changed in the round trip" : "");
 }
@@ -516,6 +540,10 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddStringToObject(o, "device", it->label);
         cJSON_AddStringToObject(o, "engine", it->engine);
         cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(it->dtype));
+        if (failed(it)) { /* its cause, and no numbers */
+            cJSON_AddStringToObject(o, "error", it->error);
+            continue;
+        }
         snprintf(buf, sizeof buf, "%016llx", (unsigned long long)it->hash);
         cJSON_AddStringToObject(o, "hash", buf);
         add_tristate(o, "deterministic", it->deterministic);

@@ -29,6 +29,8 @@ struct cp_job {
     float *base;  /* host:exact's output: the baseline (compare only) */
     cp_job_result *res;
     size_t nres;
+    bool keep_failed; /* cp_job_set_keep_failed */
+    size_t nfailed;
     char build_options[512];
     char arch_from[128];
     char model_sha256[65];
@@ -294,7 +296,9 @@ static int check_invariance(cp_job *j, cp_job_result *r, cp_engine *e)
 /* One device × engine: create, warm up, time, keep the last output, destroy. */
 static int bg_join(cp_job *j);
 
-static int run_result(cp_job *j, cp_job_result *r)
+/* *fatal: the failure was not the result's own (the hidden reference or baseline, joined
+ * here, failed). */
+static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
 {
     const cp_model *m = &j->model;
     int batch = (int)j->o.batch;
@@ -319,6 +323,7 @@ static int run_result(cp_job *j, cp_job_result *r)
     }
     if (bg_st != CP_OK) {
         st = bg_st;
+        *fatal = true;
         goto out;
     }
     r->build_s = cp_engine_build_seconds(e);
@@ -477,6 +482,30 @@ static int bg_join(cp_job *j)
     return st;
 }
 
+void cp_job_set_keep_failed(cp_job *j, bool keep)
+{
+    j->keep_failed = keep;
+}
+
+size_t cp_job_failed_count(const cp_job *j)
+{
+    return j->nfailed;
+}
+
+const char *cp_job_result_error(const cp_job *j, size_t i)
+{
+    return i < j->nres && j->res[i].error[0] ? j->res[i].error : NULL;
+}
+
+/* Whether result r is one that the job needs beyond itself: the reference (host:f64) or
+ * compare's baseline (host:exact); its failure stops the job. */
+static bool needed(const cp_job *j, const cp_job_result *r)
+{
+    if (j->o.no_reference)
+        return false;
+    return r->eng->dtype == CP_F64 || (j->o.compare && strcmp(r->eng->name, "host:exact") == 0);
+}
+
 int cp_job_run(cp_job *j)
 {
     int st = cp_job_generate(j);
@@ -484,9 +513,29 @@ int cp_job_run(cp_job *j)
         return st;
     bg_start(j);
     for (size_t i = 0; i < j->nres && st == CP_OK; ++i) {
-        st = run_result(j, &j->res[i]);
-        if (st == CP_OK && j->res[i].eng->dtype == CP_F64 && !j->ref)
-            j->ref = j->res[i].y;
+        cp_job_result *r = &j->res[i];
+        bool fatal = false;
+        st = run_result(j, r, &fatal);
+        if (st != CP_OK && j->keep_failed && !fatal && !needed(j, r)) {
+            /* The result ends with its error, the cause without the "engine on device: " that
+             * run_result put before it; the others go on. */
+            char label[300], lead[400];
+            cp_device_label(r->dev, label, sizeof label);
+            snprintf(lead, sizeof lead, "%s on %s: ", r->eng->name, label);
+            const char *msg = cp_err_msg();
+            if (strncmp(msg, lead, strlen(lead)) == 0)
+                msg += strlen(lead);
+            snprintf(r->error, sizeof r->error, "%s", msg[0] ? msg : "failed");
+            free(r->y);
+            cp_job_result kept = {.dev = r->dev, .eng = r->eng};
+            memcpy(kept.error, r->error, sizeof kept.error);
+            *r = kept;
+            j->nfailed++;
+            st = CP_OK;
+            continue;
+        }
+        if (st == CP_OK && r->eng->dtype == CP_F64 && !j->ref)
+            j->ref = r->y;
     }
     int bg_st = bg_join(j);
     if (st != CP_OK)
@@ -502,7 +551,7 @@ int cp_job_run(cp_job *j)
             return st;
     }
     for (size_t i = 0; i < j->nres && j->o.compare; ++i)
-        if (strcmp(j->res[i].eng->name, "host:exact") == 0 && !j->base)
+        if (strcmp(j->res[i].eng->name, "host:exact") == 0 && !j->base && j->res[i].y)
             j->base = j->res[i].y;
     if (j->o.compare && !j->base) {
         /* host:exact was not asked for: it still is the baseline. */
@@ -512,7 +561,7 @@ int cp_job_run(cp_job *j)
     }
     for (size_t i = 0; i < j->nres; ++i) {
         cp_job_result *r = &j->res[i];
-        if (r->eng->dtype != CP_F32)
+        if (r->eng->dtype != CP_F32 || !r->y)
             continue;
         st = cp_metrics_compute(r->y, j->ref, (size_t)j->o.batch, (size_t)j->model.out_width,
                                 j->o.equal_nan, &r->m);
@@ -614,13 +663,13 @@ const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype
     if (i >= j->nres)
         return NULL;
     *dtype = j->res[i].eng->dtype;
-    return j->res[i].y;
+    return j->res[i].y; /* NULL for a result that failed */
 }
 
 double cp_job_result_value(const cp_job *j, size_t i, const char *name)
 {
     const cp_job_result *r = cp_job_result_at(j, i);
-    if (!r)
+    if (!r || r->error[0])
         return NAN;
     const struct {
         const char *name;
@@ -749,6 +798,8 @@ int cp_job_write_output(const cp_job *j, size_t i, const char *path)
     const cp_job_result *r = cp_job_result_at(j, i);
     if (!r)
         return cp_err_set(CP_FAIL_USAGE, "no result %zu", i);
+    if (r->error[0])
+        return cp_err_set(CP_FAIL_RUNTIME, "result %zu has no output: %s", i, r->error);
     size_t shape[2] = {(size_t)j->o.batch, (size_t)j->model.out_width};
     return cp_npy_write(path, r->eng->dtype, 2, shape, r->y);
 }
@@ -809,6 +860,10 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     cJSON_AddItemToObject(o, "device", device_json(r->dev));
     cJSON_AddStringToObject(o, "engine", r->eng->name);
     cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
+    if (r->error[0]) { /* it failed: its cause, and no numbers */
+        cJSON_AddStringToObject(o, "error", r->error);
+        return o;
+    }
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->hash);
     cJSON_AddStringToObject(o, "hash", buf);
     cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
@@ -904,11 +959,29 @@ int cp_job_save_files(const cp_job *j, const char *dir)
     }
     cJSON *index = cJSON_CreateObject();
     cJSON *results = index ? cJSON_AddArrayToObject(index, "results") : NULL;
+    cJSON *errors = NULL; /* the results that failed: no file, their cause */
     if (!results)
-        st = CP_FAIL_RUNTIME;
+        st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
     for (size_t i = 0; st == CP_OK && i < j->nres; ++i) {
         const cp_job_result *r = &j->res[i];
         char file[128], hash[32];
+        if (r->error[0]) {
+            cJSON *o = cJSON_CreateObject();
+            if (!errors)
+                errors = cJSON_CreateArray();
+            if (!o || !errors) {
+                cJSON_Delete(o);
+                st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+                break;
+            }
+            char label[300];
+            cp_device_label(r->dev, label, sizeof label);
+            cJSON_AddStringToObject(o, "device", label);
+            cJSON_AddStringToObject(o, "engine", r->eng->name);
+            cJSON_AddStringToObject(o, "error", r->error);
+            cJSON_AddItemToArray(errors, o);
+            continue;
+        }
         cp_job_result_file(r, file, sizeof file);
         snprintf(path, sizeof path, "%s/%s", dir, file);
         st = cp_npy_write(path, r->eng->dtype, 2, yshape, r->y);
@@ -952,9 +1025,14 @@ int cp_job_save_files(const cp_job *j, const char *dir)
             cJSON_AddStringToObject(base, "hash", hash);
         }
         cJSON_AddItemToObject(index, "results", results);
+        if (errors) {
+            cJSON_AddItemToObject(index, "errors", errors);
+            errors = NULL;
+        }
         snprintf(path, sizeof path, "%s/index.json", dir);
         st = cp_json_write(path, index);
     }
+    cJSON_Delete(errors);
     cJSON_Delete(index);
     if (st != CP_OK)
         return cp_err_set(st, "--save: %s", cp_err_msg()[0] ? cp_err_msg() : "out of memory");

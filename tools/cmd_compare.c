@@ -39,7 +39,9 @@ static void compare_help(void)
     job_opts_help(&o);
     printf("\n"
            "exit status: 0 success (or --expect met), 1 --expect not met (stderr names the\n"
-           "results), 2 usage or input error, 3 runtime error\n");
+           "results), 2 usage or input error, 3 runtime error (a result whose engine failed\n"
+           "is a row 'error: <cause>', fails every verdict, and the others are kept and\n"
+           "written; 3 over 1)\n");
 }
 
 void compare_print_devices(FILE *f, const struct job *j, const char *prefix)
@@ -122,6 +124,7 @@ int cmd_compare(int argc, char **argv)
                           cp_preset_name((enum cp_preset)j.o.expect), fails, fails > 1 ? "s" : "",
                           names);
     }
+    st = job_failed_status(&j, st);
 out:
     cp_comparison_destroy(cmp);
     job_free(&j);

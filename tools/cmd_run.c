@@ -26,13 +26,18 @@ static void run_help(void)
     job_opts_help(&o);
     printf("\n"
            "exit status: 0 success, 2 usage or input error (including a model too large for a\n"
-           "device or for host memory, refused before any work), 3 runtime error\n");
+           "device or for host memory, refused before any work), 3 runtime error (a result\n"
+           "whose engine failed is a row 'error: <cause>'; the others are kept and written)\n");
 }
 
 static void print_row(FILE *out, const cp_job_result *r)
 {
     char label[300];
     cp_device_label(r->dev, label, sizeof label);
+    if (r->error[0]) {
+        fprintf(out, "%-36.36s %-14s error: %s\n", label, r->eng->name, r->error);
+        return;
+    }
     fprintf(out, "%-36.36s %-14s %10.3f %10.3f %10.3f  %016llx", label, r->eng->name,
             1e3 * r->wall.median, 1e3 * r->wall.min, 1e3 * r->wall.max,
             (unsigned long long)r->hash);
@@ -96,6 +101,8 @@ int cmd_run(int argc, char **argv)
         goto out;
 
     st = job_write_files(&j, NULL, NULL);
+    if (st == CP_OK)
+        st = job_failed_status(&j, st);
 out:
     job_free(&j);
     return st;

@@ -85,6 +85,8 @@ static int lab_build(const struct labels_in *j, struct lab *l)
     }
     for (size_t i = 0; i < nres; ++i) {
         const cp_job_result *r = &j->res[i];
+        if (r->error[0])
+            continue; /* it failed: no predictions */
         struct lab_col *c = &l->c[l->n++];
         snprintf(c->id, sizeof c->id, "R%zu", i + 1);
         cp_device_label(r->dev, c->label, sizeof c->label);

@@ -321,6 +321,9 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     st = cp_job_create(&c, &j->cj);
     if (st != CP_OK)
         return cli_fail(cmd, st, "%s", cp_err_msg());
+    /* A result whose engine fails ends with its error, and the others go on (issue 21);
+     * --mpi's ranks still stop at the first, as before. */
+    cp_job_set_keep_failed(j->cj, !o->mpi);
     st = cp_job_select_devices(j->cj);
     if (st != CP_OK) {
         cli_fail(cmd, st, "%s", cp_err_msg());
@@ -374,8 +377,48 @@ int job_execute(struct job *j)
     if (st != CP_OK) {
         cli_fail(j->cmd, st, "%s", cp_err_msg());
         cli_print_build_log();
+        return st;
     }
-    return st;
+    /* Each result that failed, as the line that used to stop the run; the build log when one
+     * of them was a build's. */
+    bool log = false;
+    for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
+        if (!r->error[0])
+            continue;
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        cli_fail(j->cmd, CP_FAIL_RUNTIME, "%s on %s: %s", r->eng->name, label, r->error);
+        log = log || strstr(r->error, "build log follows");
+    }
+    if (log)
+        cli_print_build_log();
+    return CP_OK;
+}
+
+int job_failed_status(const struct job *j, int st)
+{
+    size_t n = cp_job_failed_count(j->cj), total = cp_job_result_count(j->cj);
+    if (n == 0)
+        return st;
+    char names[2048] = "";
+    for (size_t i = 0, used = 0; i < total && used < sizeof names; ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
+        if (!r->error[0])
+            continue;
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        char id[32] = ""; /* compare's rows have ids, run's do not */
+        if (j->o.compare)
+            snprintf(id, sizeof id, "R%zu ", i + 1);
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s%s %s", used ? ", " : "",
+                                 id, label, r->eng->name);
+    }
+    /* Status 3 over 1 (--expect not met): a run with a failed result did not run whole. */
+    return cli_fail(j->cmd, CP_FAIL_RUNTIME,
+                    "%zu of %zu result%s failed (%s); every other result is kept%s", n, total,
+                    total > 1 ? "s" : "", names,
+                    j->o.json || j->o.save ? ", and the files say which failed" : "");
 }
 
 void job_free(struct job *j)
@@ -392,7 +435,7 @@ int job_write_files(const struct job *j, bool (*add)(void *root, const struct jo
                     void *ctx)
 {
     int st = CP_OK;
-    if (j->o.out && cp_job_result_count(j->cj) == 1) {
+    if (j->o.out && cp_job_result_count(j->cj) == 1 && !cp_job_failed_count(j->cj)) {
         st = cp_job_write_output(j->cj, 0, j->o.out);
         if (st != CP_OK)
             return cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
@@ -438,7 +481,7 @@ void job_print_builds(FILE *out, const struct job *j)
     for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
         const cp_job_result *r = cp_job_result_at(j->cj, i);
         const char *state = cp_cache_state_name(r->build_cache);
-        if (!state)
+        if (!state || r->error[0])
             continue;
         char label[300];
         cp_device_label(r->dev, label, sizeof label);

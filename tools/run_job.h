@@ -69,8 +69,12 @@ struct job {
 /* Devices, engines, the files, the simulator guard and the memory checks: everything that
  * can refuse the job comes before any work. Each prints its problem and returns the status. */
 int job_prepare(struct job *j, const char *cmd, const struct job_opts *o);
-/* Runs every result, the reference and the metrics (cp_job_run). */
+/* Runs every result, the reference and the metrics (cp_job_run). A result whose engine fails
+ * (not --mpi) ends with its error, named on stderr, and the job goes on: CP_OK. */
 int job_execute(struct job *j);
+/* st, or, when results failed, CP_FAIL_RUNTIME after a last stderr line naming them (3 takes
+ * precedence over --expect's 1). */
+int job_failed_status(const struct job *j, int st);
 /* --out FILE (the one result, as .npy), --save DIR (x.npy, weights.npy, one .npy per result,
  * index.json, and what save_more adds, as one folder that replaces DIR whole), then --json FILE:
  * the job's JSON with "command", and what add puts after it (NULL: nothing; false: out of memory).

@@ -8,6 +8,8 @@ run without a fault makes, and check every run:
   - every output that existed before (made by a clean run with another seed) is byte for byte
     as it was, or the new one is complete (the same files as a clean run with this seed, each
     .npy byte-equal to that run's, each JSON loading, index.json's hashes matching its files);
+    after a device fault in run or compare (status 3), complete but for the results that
+    index.json lists under "errors" (their files absent: issue 21 keeps the other results);
     a run that exits 0 must leave the new outputs complete. A save folder holding some old and
     some new files is reported as "mix" (a non-atomic save), a temporary file left as "litter";
   - the program cache and the tune store: a run after the faulted one, with no fault, exits 0
@@ -124,12 +126,29 @@ def snapshot(path):
     return out
 
 
-def check_dir_complete(path, ref):
-    """Problems of a save folder against the clean run's (ref: snapshot); [] when complete."""
+def failed_results(index_json):
+    """(device, engine) of each result that index.json lists under "errors": a device fault in
+    run or compare ends that result with its error and keeps the others (status 3)."""
+    try:
+        return {(e["device"], e["engine"]) for e in json.loads(index_json).get("errors", [])}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return set()
+
+
+def check_dir_complete(path, ref, partial=False):
+    """Problems of a save folder against the clean run's (ref: snapshot); [] when complete.
+    partial (a failed run): the results that its index.json lists under "errors" may lack
+    their files."""
     bad = []
     names = set(snapshot(path))
-    if names != set(ref):
-        bad.append(f"files {sorted(names ^ set(ref))} differ from a clean run's")
+    want = set(ref)
+    index = os.path.join(path, "index.json")
+    failed = failed_results(open(index, "rb").read()) if partial and os.path.exists(index) else set()
+    if failed and "index.json" in ref:
+        want -= {r["file"] for r in json.loads(ref["index.json"]).get("results", [])
+                 if (r.get("device"), r.get("engine")) in failed}
+    if names != want:
+        bad.append(f"files {sorted(names ^ want)} differ from a clean run's")
     for name in sorted(names & set(ref)):
         p = os.path.join(path, name)
         if name.endswith(".npy"):
@@ -141,8 +160,7 @@ def check_dir_complete(path, ref):
             if open(p, "rb").read() != ref[name]:
                 bad.append(f"{name} differs from a clean run's")
         elif name.endswith(".json"):
-            bad += check_json_complete(p, ref[name])
-    index = os.path.join(path, "index.json")
+            bad += check_json_complete(p, ref[name], partial)
     if not bad and os.path.exists(index):
         idx = json.load(open(index))
         for r in idx.get("results", []) + ([idx["reference"]] if "reference" in idx else []):
@@ -151,18 +169,21 @@ def check_dir_complete(path, ref):
     return bad
 
 
-def check_json_complete(path, ref):
+def check_json_complete(path, ref, partial=False):
+    """partial (a failed run): index.json may move failed results to "errors"."""
     try:
         d = json.load(open(path))
     except (ValueError, OSError) as e:
         return [f"{os.path.basename(path)}: {e}"]
     r = json.loads(ref)
     bad = []
-    if set(d) != set(r):
-        bad.append(f"{os.path.basename(path)}: keys {sorted(set(d) ^ set(r))} differ from a clean run's")
+    extra = {"errors"} if partial and isinstance(d.get("errors"), list) else set()
+    if set(d) - extra != set(r):
+        bad.append(f"{os.path.basename(path)}: keys {sorted((set(d) - extra) ^ set(r))} differ from a clean run's")
     for k in ("results", "rows", "points", "steps"):
-        if isinstance(r.get(k), list) and len(d.get(k, [])) != len(r[k]):
-            bad.append(f"{os.path.basename(path)}: {len(d.get(k, []))} {k}, a clean run has {len(r[k])}")
+        n = len(d.get(k, [])) + (len(d["errors"]) if k == "results" and extra else 0)
+        if isinstance(r.get(k), list) and n != len(r[k]):
+            bad.append(f"{os.path.basename(path)}: {n} {k}, a clean run has {len(r[k])}")
     return bad
 
 
@@ -329,7 +350,7 @@ class Harness:
             if now == st["old"][k] and rc != 0:
                 continue
             if kind == "dir":
-                probs = check_dir_complete(p, st["new"][k])
+                probs = check_dir_complete(p, st["new"][k], partial=rc == 3)
                 olds = sorted(r for r in now if st["old"][k].get(r) == now[r])
                 news = sorted(r for r in now if st["new"][k].get(r) == now[r] and r not in olds)
                 if probs and olds and (news or any(r not in olds for r in now)):
@@ -338,7 +359,7 @@ class Harness:
                                f"({', '.join(sorted(set(now) - set(olds))[:4])})")
                     continue
             elif kind == "json":
-                probs = check_json_complete(p, st["new"][k].get("", b"{}"))
+                probs = check_json_complete(p, st["new"][k].get("", b"{}"), partial=rc == 3)
             else:
                 probs = check_csv_complete(p, st["new"][k].get("", b""))
             if now == st["old"][k]:

@@ -40,7 +40,9 @@ typedef struct cp_compare_item {
     double wall_median_s; /* < 0: unknown */
     long batch_inv_equal; /* rows equal alone and in the batch; < 0: not checked */
     long batch_inv_checked;
-    int thread_inv; /* host:openblas 1 thread vs all: 1, 0, or -1 not checked */
+    int thread_inv;    /* host:openblas 1 thread vs all: 1, 0, or -1 not checked */
+    const char *error; /* NULL or "": it ran. Else why it failed (borrowed): y is not read, the
+                        * item is left out of every metric and fails every verdict */
     /* Filled in by the comparison (ignored on input). */
     cp_metrics m;        /* against the reference */
     double base_bitwise; /* fraction bit-equal to the baseline */

@@ -69,6 +69,10 @@ typedef struct cp_job_result {
     int roundtrip;        /* 1, 0, -1 n/a (compare only) */
     long batch_inv_equal, batch_inv_checked; /* invariance; checked < 0: not checked */
     int thread_inv;                          /* host:openblas with invariance: 1, 0; -1 n/a */
+    /* "" when the result ran; else why its engine failed ("clEnqueueNDRangeKernel(cp_epilogue)
+     * failed: CL_OUT_OF_RESOURCES (-5)"), kept with cp_job_set_keep_failed: then y is NULL and
+     * nothing above but dev and eng holds a value. */
+    char error[1024];
 } cp_job_result;
 
 /* A cJSON object (as void *) of a path report: {"used", "exact", "rejected": [{"path", "why"}]};
@@ -111,8 +115,18 @@ int cp_job_prepare(cp_job *j);
 int cp_job_generate(cp_job *j);
 /* Generates what is missing (weights, input), runs every result (warm-up, timed runs), the
  * reference and, with compare, the baseline, and the metrics. Calls cp_job_prepare first
- * when it was not called. On an engine failure, cp_program_log() may hold a build log. */
+ * when it was not called. On an engine failure, cp_program_log() may hold a build log.
+ * By default the first result whose engine fails stops the job (its status and message). */
 int cp_job_run(cp_job *j);
+/* keep: a result whose engine fails ends with its error (cp_job_result.error, y NULL) and the
+ * job goes on with the others; cp_job_run returns CP_OK when the rest ran, and
+ * cp_job_failed_count says how many failed. The reference (host:f64) and compare's baseline
+ * (host:exact) failing still stop the job: nothing could be compared. Call before cp_job_run. */
+void cp_job_set_keep_failed(cp_job *j, bool keep);
+/* Results that ended with an error (cp_job_set_keep_failed), and result i's error (NULL when
+ * it ran, or i is out of range). */
+size_t cp_job_failed_count(const cp_job *j);
+const char *cp_job_result_error(const cp_job *j, size_t i);
 
 /* What the job holds. */
 const cp_job_opts *cp_job_get_opts(const cp_job *j); /* batch and d as set by the input */
@@ -127,7 +141,8 @@ const char *cp_job_arch_from(const cp_job *j);
 const char *cp_job_model_sha256(const cp_job *j);
 
 /* Result i's engine name ("cl:own"), its device's label ("1:0 pthread-..." or "host") into
- * buf, and its output (batch × out_width of *dtype); NULL / "" for an i out of range. For
+ * buf, and its output (batch × out_width of *dtype); NULL / "" for an i out of range (and
+ * the output NULL for a result that failed). For
  * bindings, which cannot read cp_job_result. */
 const char *cp_job_result_engine(const cp_job *j, size_t i);
 void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len);
@@ -147,14 +162,16 @@ void cp_job_result_file(const cp_job_result *r, char *buf, size_t len);
 /* The one result i as .npy. */
 int cp_job_write_output(const cp_job *j, size_t i, const char *path);
 /* x.npy, weights.npy (the built-in model), reference.npy, baseline.npy, one .npy per result,
- * index.json (DESIGN.md, Files), as one folder that replaces dir whole (cp_save_begin in
+ * index.json (DESIGN.md, Files; a result that failed has no file: index.json lists it under
+ * "errors" instead of "results"), as one folder that replaces dir whole (cp_save_begin in
  * clparity/report.h): dir is the old folder or the new one at every instant, and left as it
  * was on failure. */
 int cp_job_save(const cp_job *j, const char *dir);
 /* The same files written into the existing folder dir (cp_save_dir), for a caller that adds
  * its own before cp_save_commit. */
 int cp_job_save_files(const cp_job *j, const char *dir);
-/* schema, provenance, model, reference, results (with metrics unless compare) as a cJSON
+/* schema, provenance, model, reference, results (with metrics unless compare; a result that
+ * failed has "error" and no numbers) as a cJSON
  * object, returned as void * to keep cJSON out of this header (cJSON_Delete it); NULL when
  * out of memory. */
 void *cp_job_json(const cp_job *j);
