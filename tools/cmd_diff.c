@@ -36,7 +36,8 @@ static void diff_help(void)
            "file is checked against its folder's index.json first: x.npy and weights.npy\n"
            "against their SHA-256s, each result, reference and baseline against its hash; a\n"
            "file that differs or is missing, an empty results list, or a bad or repeated file\n"
-           "name is refused (status 2), naming the file.\n"
+           "name is refused (status 2), naming the file. A result that failed in the saving\n"
+           "run (index.json's \"errors\") is a row 'error: <cause>' and fails every verdict.\n"
            "\n");
     opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
@@ -302,7 +303,8 @@ static int load_all(struct diff *d)
     size_t total = 0;
     for (size_t i = 0; i < d->nf; ++i)
         total +=
-            (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d->f[i].index, "results"));
+            (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d->f[i].index, "results")) +
+            (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d->f[i].index, "errors"));
     d->set.v = calloc(total + 1, sizeof *d->set.v);
     if (!d->set.v)
         return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
@@ -331,6 +333,24 @@ static int load_all(struct diff *d)
             it->wall_median_s = -1.0;
             d->set.n++;
         }
+        /* The results that failed in the saving run (index.json's "errors"): rows that say so,
+         * and every verdict fails over them. Their strings live as long as the index. */
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d->f[i].index, "errors"))
+        {
+            const char *engine = get_str(r, "engine"), *device = get_str(r, "device");
+            const char *error = get_str(r, "error");
+            if (!engine || !device || !error || !error[0])
+                return cli_fail("diff", CP_FAIL_USAGE, "%s/index.json: an error lacks fields",
+                                d->f[i].dir);
+            cp_compare_item *it = &d->set.v[d->set.n++];
+            it->dtype = CP_F32;
+            it->error = error;
+            snprintf(it->label, sizeof it->label, "%c: %s", folder_letter(i), device);
+            snprintf(it->engine, sizeof it->engine, "%s", engine);
+            it->deterministic = it->roundtrip = it->thread_inv = -1;
+            it->batch_inv_equal = it->batch_inv_checked = -1;
+            it->wall_median_s = -1.0;
+        }
         /* Every folder's reference and baseline are checked; the first ones serve. */
         const cJSON *ref = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "reference");
         if (ref) {
@@ -355,7 +375,7 @@ static int load_all(struct diff *d)
     }
     /* Without a saved baseline, a host:exact result serves (same bits by definition). */
     for (size_t i = 0; i < d->set.n && !d->set.base; ++i)
-        if (strcmp(d->set.v[i].engine, "host:exact") == 0)
+        if (strcmp(d->set.v[i].engine, "host:exact") == 0 && d->set.v[i].y)
             d->set.base = d->set.v[i].y;
     if (!d->set.ref)
         return cli_fail("diff", CP_FAIL_USAGE, "no folder holds the host:f64 reference");

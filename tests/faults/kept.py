@@ -3,7 +3,7 @@
 error and every other result of the run is kept.
 
 Usage: kept.py --status N --regex RE [--lacks RE2] --dir DIR --failed ENGINE [--kept ENGINE]...
-               [--schema FILE] -- COMMAND [ARGS...]
+               [--schema FILE] [--diff] -- COMMAND [ARGS...]
 
 Empties DIR, runs COMMAND (which writes DIR/out.json and DIR/save, TO_DIR's paths) and checks:
   - the exit status is N, and the first stderr line matches RE (the cause, named);
@@ -14,7 +14,9 @@ Empties DIR, runs COMMAND (which writes DIR/out.json and DIR/save, TO_DIR's path
     ENGINE's with its hash (and, for compare, in "comparison" too, with metrics); with
     --schema, out.json is valid against that JSON Schema;
   - save/index.json lists the kept results with their files (present, and no file for ENGINE)
-    and ENGINE under "errors" with its cause.
+    and ENGINE under "errors" with its cause;
+  - with --diff, `clparity diff DIR/save --expect bitwise` shows ENGINE's error row, fails every
+    verdict naming it, and exits 1.
 Prints what failed and exits 1, else 0.
 """
 import argparse
@@ -36,6 +38,8 @@ def main():
     p.add_argument("--dir", required=True)
     p.add_argument("--failed", required=True)
     p.add_argument("--kept", action="append", default=[])
+    p.add_argument("--diff", action="store_true", default=bool(os.environ.get("KEPT_DIFF")),
+                   help="also diff the save folder: its error row, every verdict failing (default $KEPT_DIFF)")
     p.add_argument("--schema", default=os.environ.get("KEPT_SCHEMA"),
                    help="also validate out.json against this JSON Schema (default $KEPT_SCHEMA)")
     a = p.parse_args(argv[:cut])
@@ -109,6 +113,19 @@ def main():
             bad.append(f"save/ holds a file for {a.failed}")
     except (OSError, ValueError, KeyError) as e:
         bad.append(f"save/index.json: {e!r}")
+    if a.diff:
+        dr = subprocess.run([cmd[0], "diff", os.path.join(a.dir, "save"), "--expect", "bitwise"],
+                            capture_output=True, text=True)
+        drows = dr.stdout.splitlines()
+        if dr.returncode != 1:
+            bad.append(f"diff --expect bitwise of the save folder exited {dr.returncode}, not 1")
+        if not any(re.search(rf"\s{eng}\s+error: \S", line) for line in drows):
+            bad.append(f"diff: no row for {a.failed} saying 'error: <cause>'")
+        if any(re.search(r"\bPASS\b", line) for line in drows) or not any(
+                re.search(rf"{eng}: did not run", line) for line in drows):
+            bad.append(f"diff: a verdict passes over {a.failed}, or none says it did not run")
+        if bad:
+            print("--- diff's stdout:\n" + dr.stdout + "--- diff's stderr:\n" + dr.stderr)
     if not bad:
         print(f"ok: exit {r.returncode}; stderr: {first}")
         return 0
