@@ -181,6 +181,11 @@ def used_path(res, prov):
     return (m.group(1) if m else "naive"), {}, None
 
 
+def launch_refused(why):
+    """Whether the probe rejected a path because the device refused its launch (an n/a)."""
+    return why.startswith("does not apply:")
+
+
 def first_lines(text, n=3):
     return " | ".join(line for line in text.strip().splitlines()[:n])
 
@@ -259,7 +264,7 @@ def check_compare(ctx, row, kernel, r, jpath):
     # The probe found the forced path's launch refused (its probe model is wider than this
     # shape: Oclgrind's small from width 31): not applicable there, as an exit 3 with
     # CL_OUT_OF_RESOURCES is above; another path gave the bits.
-    if kernel in rejected and rejected[kernel].startswith("does not apply:"):
+    if kernel in rejected and launch_refused(rejected[kernel]):
         return dict(v, verdict="n/a", why="the probe: " + rejected[kernel])
     if kernel in rejected:
         q = ctx["quirks"].get((row, kernel))
@@ -458,7 +463,7 @@ def main():
         print("\nvendors: paths that cl:own's probe rejected:")
         for (k, path, why), where in sorted(rejections.items()):
             listed = ("listed in quirks.txt" if (k, path) in ctx["quirks"]
-                      else "n/a: its launch refused" if why.startswith("does not apply:")
+                      else "n/a: its launch refused" if launch_refused(why)
                       else "NOT in quirks.txt")
             print(f"  {k} {path} ({listed}): {why} ({len(where)} runs: {', '.join(where[:4])}"
                   f"{' ...' if len(where) > 4 else ''})")
