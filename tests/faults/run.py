@@ -278,7 +278,12 @@ class Harness:
         os.makedirs(old)
         os.makedirs(new)
         for seed, base in ((OLD_SEED, old), (NEW_SEED, new)):
-            rc, out, err = self.run(build(seed, self.outputs(base, outs)), self.env(st["cache"]), d)
+            try:
+                rc, out, err = self.run(build(seed, self.outputs(base, outs)),
+                                        self.env(st["cache"]), d)
+            except subprocess.TimeoutExpired:
+                sys.exit(f"faults: the clean run of {name} did not end within {self.a.timeout} s "
+                         "(a machine too loaded? --timeout sets the limit)")
             if rc != 0:
                 sys.exit(f"faults: the clean run of {name} failed ({rc}): {err.strip()[:500]}")
         st["old"] = {k: snapshot(os.path.join(old, k)) for k in outs}
