@@ -7,7 +7,7 @@
 #                 the middle of a sweep: its rows refused, the sweep goes on;
 #   alloc_sweep   the 12th buffer creation fails (CLPARITY_TEST_HOOK=fail-alloc:12) in the
 #                 middle of a sweep, as a device that runs out would;
-#   enqueue_*     a launch fails with CL_OUT_OF_RESOURCES (fail-enqueue:N) in compare and in
+#   enqueue_*     a launch fails with CL_OUT_OF_RESOURCES (fail-enqueue:N) in compare, run and in
 #                 sweep; in train the 60th enqueue of any kind fails (the shim's cl-enqueue);
 #   build_*       the first clBuildProgram fails (tests/faults/shim.c, class cl-build; our
 #                 program cache off: with it on, a failed build of a cached binary is a bad
@@ -41,7 +41,11 @@ run alloc_sweep env CLPARITY_TEST_HOOK=fail-alloc:12 $clp sweep -d nvidia -d hos
     --json "$out/alloc_sweep.json"
 run enqueue_compare env CLPARITY_TEST_HOOK=fail-enqueue:40 $clp compare -d nvidia -d host \
     --engines cl:own,cl:clblast,host:exact --d-model 256 --layers 8 --batch 16 \
-    --json "$out/enqueue_compare.json"
+    --json "$out/enqueue_compare.json" --save "$out/enqueue_compare.save"
+run enqueue_run env CLPARITY_TEST_HOOK=fail-enqueue:40 $clp run -d nvidia -d host \
+    --engines cl:own,cl:clblast,host:exact --d-model 256 --layers 8 --batch 16 \
+    --json "$out/enqueue_run.json" --save "$out/enqueue_run.save"
+run enqueue_compare_diff $clp diff "$out/enqueue_compare.save" "$out/enqueue_run.save"
 run enqueue_sweep env CLPARITY_TEST_HOOK=fail-enqueue:6 $clp sweep -d nvidia -d host \
     --vary batch --grid 1,16,256 --engines cl:own,cl:clblast,host:openblas "${sw[@]}" \
     --json "$out/enqueue_sweep.json"
