@@ -516,7 +516,10 @@ int cp_job_run(cp_job *j)
         cp_job_result *r = &j->res[i];
         bool fatal = false;
         st = run_result(j, r, &fatal);
-        if (st != CP_OK && j->keep_failed && !fatal && !needed(j, r)) {
+        /* Only a runtime failure (an OpenCL call, an allocation) ends the result alone: a bad
+         * value (CP_FAIL_USAGE, e.g. CLPARITY_HOST_THREADS out of range) stops the run with
+         * status 2, as it would any other. */
+        if (st == CP_FAIL_RUNTIME && j->keep_failed && !fatal && !needed(j, r)) {
             /* The result ends with its error, the cause without the "engine on device: " that
              * run_result put before it; the others go on. */
             char label[300], lead[400];

@@ -139,7 +139,7 @@ def main():
         left = leftovers(work, "D", folder)
         if left:
             sys.exit(f"FAIL: a successful save left {left}")
-        ok, why = complete_save(clp, folder, 1, 512)
+        ok, why = complete_save(clp, folder, 1, int(SMALL[1]))
         if not ok:
             sys.exit(f"FAIL: the small save is not complete: {why}")
         shutil.rmtree(snap, ignore_errors=True)
@@ -212,7 +212,7 @@ def main():
         if same:
             state = "old"
         else:
-            ok, why_new = complete_save(clp, folder, seed, 1024)
+            ok, why_new = complete_save(clp, folder, seed, int(LARGE[1]))
             state = "new" if ok else "MIX"
         counts[state] += 1
         how = (f"killed at {killed:.3f} s" +

@@ -118,7 +118,8 @@ int cp_job_generate(cp_job *j);
  * when it was not called. On an engine failure, cp_program_log() may hold a build log.
  * By default the first result whose engine fails stops the job (its status and message). */
 int cp_job_run(cp_job *j);
-/* keep: a result whose engine fails ends with its error (cp_job_result.error, y NULL) and the
+/* keep: a result whose engine fails at run time (CP_FAIL_RUNTIME; a bad value, CP_FAIL_USAGE,
+ * still stops the job) ends with its error (cp_job_result.error, y NULL) and the
  * job goes on with the others; cp_job_run returns CP_OK when the rest ran, and
  * cp_job_failed_count says how many failed. The reference (host:f64) and compare's baseline
  * (host:exact) failing still stop the job: nothing could be compared. Call before cp_job_run. */
