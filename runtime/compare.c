@@ -444,18 +444,20 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     100.0 * (double)it->mismatches[p] / (double)n);
         }
     }
-    size_t bad = 0, known = 0;
+    size_t bad = 0, known = 0, unknown = 0;
     for (size_t i = 0; i < s->n; ++i) {
         bad += checks_fail(&s->v[i]);
         known += s->v[i].deterministic >= 0 || s->v[i].roundtrip >= 0;
+        unknown += !failed(&s->v[i]) && s->v[i].deterministic < 0 && s->v[i].roundtrip < 0;
     }
     fprintf(f,
-            "  %-8s %s (every run gives the same hash; the weights survive write, read, map "
+            "  %-8s %s%s (every run gives the same hash; the weights survive write, read, map "
             "and copy)\n",
             "checks",
             bad     ? "FAIL"
             : known ? "PASS"
-                    : "n/a, not recorded in saved folders");
+                    : "n/a, not recorded in saved folders",
+            known && unknown ? " where recorded (n/a: not recorded in its saved folder)" : "");
     for (size_t i = 0; i < s->n; ++i)
         if (checks_fail(&s->v[i]))
             fprintf(f, "    R%-2zu %s %s:%s%s%s\n", i + 1, s->v[i].label, s->v[i].engine,

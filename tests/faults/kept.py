@@ -114,7 +114,8 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         bad.append(f"save/index.json: {e!r}")
     if a.diff:
-        dr = subprocess.run([cmd[0], "diff", os.path.join(a.dir, "save"), "--expect", "bitwise"],
+        save = os.path.join(a.dir, "save")  # twice: diff takes two folders or more
+        dr = subprocess.run([cmd[0], "diff", save, save, "--expect", "bitwise"],
                             capture_output=True, text=True)
         drows = dr.stdout.splitlines()
         if dr.returncode != 1:
