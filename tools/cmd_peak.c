@@ -137,7 +137,7 @@ void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
     char label[300];
     cp_device_label(d, label, sizeof label);
     if (!p->available) {
-        fprintf(out, "%-36.36s %12s\n", label, "n/a (simulator)");
+        fprintf(out, "%-30.30s %21s\n", label, "n/a (simulator)");
         return;
     }
     char lat[32], fma[64], bw[64];
