@@ -73,9 +73,9 @@ static void assert_spreads(const cp_peak *p)
     assert_spread(&p->fma, p->fma_gflops, 7, 21);
     assert_spread(&p->bandwidth, p->bandwidth_gbs, 7, 21);
     assert_spread(&p->latency, p->latency_us, 200, 200);
-    assert_true(p->noisy == ((p->fma.p90 - p->fma.p10) / p->fma_gflops > CP_PEAK_NOISY ||
-                             (p->bandwidth.p90 - p->bandwidth.p10) / p->bandwidth_gbs >
-                                 CP_PEAK_NOISY));
+    assert_true(p->noisy ==
+                ((p->fma.p90 - p->fma.p10) / p->fma_gflops > CP_PEAK_NOISY ||
+                 (p->bandwidth.p90 - p->bandwidth.p10) / p->bandwidth_gbs > CP_PEAK_NOISY));
 }
 
 static void read_text(const char *path, char *text, size_t len)

@@ -65,7 +65,7 @@ struct row {
     cp_stats wall, e2e;
     double kernel_median; /* < 0: n/a */
     double gflops;
-    double pct_peak; /* < 0: n/a */
+    double pct_peak;       /* < 0: n/a */
     bool pct_peak_suspect; /* pct_peak above 100: the peak was measured too low (sweep_pct_note) */
 };
 
