@@ -244,6 +244,15 @@ size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *bu
     return fails;
 }
 
+bool cp_comparison_verdict(const cp_comparison *s, int p)
+{
+    for (size_t i = 0; i < s->n; ++i)
+        if (p >= 0 && p < CP_PRESET_COUNT ? preset_fails(&s->v[i], (enum cp_preset)p)
+                                          : checks_fail(&s->v[i]))
+            return false;
+    return true;
+}
+
 static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
 {
     fprintf(f, "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32 "
@@ -610,16 +619,9 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddItemToArray(mu, ru);
     }
     cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
-    size_t check_fails = 0;
-    for (size_t i = 0; i < s->n; ++i)
-        check_fails += checks_fail(&s->v[i]);
-    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p) {
-        size_t fails = 0;
-        for (size_t i = 0; i < s->n; ++i)
-            fails += preset_fails(&s->v[i], (enum cp_preset)p);
-        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), fails == 0);
-    }
+    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p)
+        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), cp_comparison_verdict(s, p));
     if (vj)
-        cJSON_AddBoolToObject(vj, "checks", check_fails == 0);
+        cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
     return root;
 }
