@@ -54,12 +54,13 @@
         {.id = OPT_JSON, JO(json), .def = "the results"},                                          \
         {.id = OPT_CSV,                                                                            \
          JO(csv),                                                                                  \
-         .def = "one row per device x engine (timings, ULP and\nthe other metrics against "        \
-                "host:f64; the first line\nis '# provenance: ' and the provenance as JSON)"},      \
+         .help = "write one row per device x engine as CSV ('-' for stdout):\n"                    \
+                 "timings, ULP and the other metrics against host:f64; the\n"                      \
+                 "first line is '# provenance: ' and the provenance as JSON"},                     \
         {.id = OPT_PLOT,                                                                           \
          JO(plot),                                                                                 \
-         .def = "per device x engine the median wall time with\nerror bars from the fastest to "   \
-                "the slowest run,\nand max ULP against host:f64,"},                                \
+         .def = "the median wall time of each device x engine, with\nerror bars from the "         \
+                "fastest to the slowest run, and its\nmax ULP against host:f64,"},                 \
     {                                                                                              \
         .id = OPT_SAVE, JO(save), .def = "inputs, weights, every result (.npy) and index.json"     \
     }
