@@ -147,7 +147,7 @@ static void describe_peak(const char *path, char *what, size_t len)
         if (cJSON_IsString(at) && strlen(at->valuestring) >= 16)
             snprintf(date, sizeof date, "%.10s %.5s", at->valuestring, at->valuestring + 11);
         bool old = cJSON_IsNumber(schema) && schema->valuedouble < 2;
-        int room = old ? 12 : 22; /* the device's name, cut to fit 100 columns */
+        int room = old ? 8 : 24; /* the device's name, cut to fit 100 columns */
         snprintf(what, len, "peak: %s%.*s, %s%s", host ? "host " : "", nlen > room ? room : nlen,
                  name, date, old ? ", old: no spread" : "");
     }
