@@ -298,6 +298,7 @@ static int cache_list(int argc, char **argv)
     if (st == CP_OK && others.n)
         qsort(others.v, others.n, sizeof *others.v, other_cmp);
     if (st != CP_OK) {
+        free(others.v);
         cp_cache_listing_free(&l);
         return cli_fail("cache list", st, "%s", cp_err_msg());
     }
