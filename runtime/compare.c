@@ -244,6 +244,15 @@ size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *bu
     return fails;
 }
 
+bool cp_comparison_verdict(const cp_comparison *s, int p)
+{
+    for (size_t i = 0; i < s->n; ++i)
+        if (p >= 0 && p < CP_PRESET_COUNT ? preset_fails(&s->v[i], (enum cp_preset)p)
+                                          : checks_fail(&s->v[i]))
+            return false;
+    return true;
+}
+
 static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
 {
     fprintf(f, "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32 "
@@ -444,18 +453,20 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     100.0 * (double)it->mismatches[p] / (double)n);
         }
     }
-    size_t bad = 0, known = 0;
+    size_t bad = 0, known = 0, unknown = 0;
     for (size_t i = 0; i < s->n; ++i) {
         bad += checks_fail(&s->v[i]);
         known += s->v[i].deterministic >= 0 || s->v[i].roundtrip >= 0;
+        unknown += !failed(&s->v[i]) && s->v[i].deterministic < 0 && s->v[i].roundtrip < 0;
     }
     fprintf(f,
-            "  %-8s %s (every run gives the same hash; the weights survive write, read, map "
+            "  %-8s %s%s (every run gives the same hash; the weights survive write, read, map "
             "and copy)\n",
             "checks",
             bad     ? "FAIL"
             : known ? "PASS"
-                    : "n/a, not recorded in saved folders");
+                    : "n/a, not recorded in saved folders",
+            known && unknown ? " where recorded (n/a: not recorded in its saved folder)" : "");
     for (size_t i = 0; i < s->n; ++i)
         if (checks_fail(&s->v[i]))
             fprintf(f, "    R%-2zu %s %s:%s%s%s\n", i + 1, s->v[i].label, s->v[i].engine,
@@ -608,16 +619,9 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddItemToArray(mu, ru);
     }
     cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
-    size_t check_fails = 0;
-    for (size_t i = 0; i < s->n; ++i)
-        check_fails += checks_fail(&s->v[i]);
-    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p) {
-        size_t fails = 0;
-        for (size_t i = 0; i < s->n; ++i)
-            fails += preset_fails(&s->v[i], (enum cp_preset)p);
-        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), fails == 0);
-    }
+    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p)
+        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), cp_comparison_verdict(s, p));
     if (vj)
-        cJSON_AddBoolToObject(vj, "checks", check_fails == 0);
+        cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
     return root;
 }

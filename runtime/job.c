@@ -1001,6 +1001,12 @@ int cp_job_save_files(const cp_job *j, const char *dir)
         cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
         snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
         cJSON_AddStringToObject(o, "hash", hash);
+        /* The checks this run measured, for diff: every run's hash the same (known with two
+         * runs or more, warm-ups included), and the weights' round trip (compare only). */
+        if (j->o.warmup + j->o.runs >= 2)
+            cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
+        if (r->roundtrip >= 0)
+            cJSON_AddBoolToObject(o, "roundtrip", r->roundtrip == 1);
         cJSON_AddItemToArray(results, o);
     }
     if (st == CP_OK) {

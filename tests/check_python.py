@@ -52,8 +52,51 @@ ids = cmp.pairwise_ids
 i, k = ids.index("R%d" % (cmp.results.index(own) + 1)), ids.index(
     "R%d" % (cmp.results.index(exact) + 1))
 assert cmp.pairwise_bitwise[i, k] == 1.0 and cmp.pairwise_max_ulp[i, k] == 0
-assert cmp.verdicts["torch"] == [], cmp.verdicts
+assert cmp.failures["torch"] == [], cmp.failures
 assert "verdicts:" in cmp.report and "cl:own" in cmp.report
+
+# The names and types of compare --json's "comparison" (issue 22): the same run through the
+# command line, result by result, key by key; verdicts are booleans, as in the JSON.
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+clp = os.path.join(prefix, "bin", "clparity")
+sel = "host"
+mine = clparity.compare(layers, x, devices=sel, engines="host:exact,host:openblas,host:f64",
+                        runs=2, warmup=0)
+assert set(mine.verdicts) == {"torch", "clblast", "bitwise", "checks"}, mine.verdicts
+assert all(isinstance(v, bool) for v in mine.verdicts.values()), mine.verdicts
+assert isinstance(cmp.verdicts["bitwise"], bool) and cmp.verdicts["torch"] is True
+assert own.metrics["baseline_bitwise"] == 1.0 and own.baseline_bitwise == 1.0
+assert isinstance(own.metrics["max_ulp"], int) and isinstance(own.metrics["nan"], int)
+assert own.id == "R%d" % (cmp.results.index(own) + 1) and own.dtype == "<f4"
+assert own.deterministic is True and own.roundtrip is True, (own.deterministic, own.roundtrip)
+assert exact.roundtrip is None  # host engines have no round trip: null in the JSON
+ob = [r for r in mine.results if r.engine == "host:openblas"][0]
+assert isinstance(ob.metrics["baseline_bitwise"], float) and 0 <= ob.metrics["baseline_bitwise"] <= 1
+# The JSON of the same results (the model's weights are not files here, so compare the keys and
+# value types of a built-in model's run with the Python results' own)
+js = os.path.join(prefix, "py_cmp.json")
+subprocess.run([clp, "compare", "-d", sel, "--engines", "host:exact,host:openblas",
+                "--d-model", "8", "--layers", "1", "--runs", "2", "--warmup", "0",
+                "--json", js], check=True, capture_output=True)
+jc = json.load(open(js))["comparison"]
+assert set(jc["verdicts"]) == set(mine.verdicts), (jc["verdicts"], mine.verdicts)
+for jr in jc["results"]:
+    pr = [r for r in mine.results if r.engine == jr["engine"]][0]
+    assert pr.id == jr["id"] and pr.dtype == jr["dtype"], (pr.id, jr["id"], pr.dtype, jr["dtype"])
+    for k in ("deterministic", "roundtrip"):
+        assert type(getattr(pr, k)) is type(jr[k]), (k, getattr(pr, k), jr[k])
+    if jr["metrics"] is None:
+        assert pr.metrics == {}
+        continue
+    jm = {k: v for k, v in jr["metrics"].items() if k != "worst"}
+    assert list(pr.metrics) == list(jm), (list(pr.metrics), list(jm))
+    for k, v in jm.items():
+        assert type(pr.metrics[k]) is type(v) or (v is None) == (pr.metrics[k] is None) or \
+            {type(v), type(pr.metrics[k])} <= {int, float} and k not in clparity._INTS, \
+            (k, pr.metrics[k], v)
+    assert set(pr.mismatches) == set(jr["mismatches"]), (pr.mismatches, jr["mismatches"])
 
 
 # layers_from_torch without torch: objects shaped like nn.Linear / nn.ReLU / nn.Sequential.

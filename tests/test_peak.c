@@ -53,6 +53,58 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/* A figure's spread: ordered around its median, from 7 to 21 repetitions (200 launches for
+ * the latency), or none at all where the figure is n/a. */
+static void assert_spread(const cp_peak_spread *s, double median, int min_reps, int max_reps)
+{
+    if (median < 0.0) {
+        assert_int_equal(s->reps, 0);
+        return;
+    }
+    assert_in_range(s->reps, min_reps, max_reps);
+    double slack = 1e-5 * median; /* six significant digits are kept */
+    assert_true(s->min > 0.0 && s->min <= s->p10 + slack);
+    assert_true(s->p10 <= median + slack && median <= s->p90 + slack);
+    assert_true(s->p90 <= s->max + slack);
+}
+
+static void assert_spreads(const cp_peak *p)
+{
+    assert_spread(&p->fma, p->fma_gflops, 7, 21);
+    assert_spread(&p->bandwidth, p->bandwidth_gbs, 7, 21);
+    assert_spread(&p->latency, p->latency_us, 200, 200);
+    assert_true(p->noisy ==
+                ((p->fma.p90 - p->fma.p10) / p->fma_gflops > CP_PEAK_NOISY ||
+                 (p->bandwidth.p90 - p->bandwidth.p10) / p->bandwidth_gbs > CP_PEAK_NOISY));
+}
+
+static void read_text(const char *path, char *text, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(text, 1, len - 1, f);
+    fclose(f);
+    text[n] = '\0';
+}
+
+/* Replaces the number after "key": (the first after anchor) by value, in place. */
+static void set_number(char *text, const char *anchor, const char *key, const char *value)
+{
+    char *a = strstr(text, anchor);
+    assert_non_null(a);
+    char *v = strstr(a, key);
+    assert_non_null(v);
+    v += strlen(key);
+    while (*v == ' ' || *v == '\t' || *v == ':')
+        v++;
+    char *end = v;
+    while (*end && strchr("0123456789.eE+-", *end))
+        end++;
+    char rest[8192];
+    snprintf(rest, sizeof rest, "%s", end);
+    sprintf(v, "%s%s", value, rest);
+}
+
 static void check_device(const cp_device *d, const char *folder)
 {
     use_folder(folder);
@@ -71,6 +123,33 @@ static void check_device(const cp_device *d, const char *folder)
                 a.latency_us == b.latency_us);
     assert_string_equal(a.measured_at, b.measured_at);
     assert_string_equal(a.cache_file, b.cache_file);
+    /* The spread too: measured, and read back the same from the cache. */
+    assert_spreads(&a);
+    assert_spreads(&b);
+    assert_memory_equal(&a.fma, &b.fma, sizeof a.fma);
+    assert_memory_equal(&a.bandwidth, &b.bandwidth, sizeof a.bandwidth);
+    assert_memory_equal(&a.latency, &b.latency, sizeof a.latency);
+    assert_true(a.noisy == b.noisy);
+
+    /* An older clparity's entry (schema 1: no spread) is stale: measured again, and said so. */
+    char text[8192];
+    read_text(a.cache_file, text, sizeof text);
+    set_number(text, "", "\"schema\"", "1");
+    write_text(a.cache_file, text);
+    assert_int_equal(cp_peak_get(d, false, &b), CP_OK);
+    assert_false(b.cached);
+    assert_spreads(&b);
+    assert_string_equal(b.cache_note, "an older entry without a spread, measured again");
+    assert_int_equal(cp_peak_get(d, false, &b), CP_OK);
+    assert_true(b.cached);
+
+    /* A spread that is not ordered around its median (p10 above it) is a bad entry. */
+    read_text(a.cache_file, text, sizeof text);
+    set_number(text, "\"spread\"", "\"p10\"", "1e30");
+    write_text(a.cache_file, text);
+    assert_int_equal(cp_peak_get(d, false, &b), CP_OK);
+    assert_false(b.cached);
+    assert_non_null(strstr(b.cache_note, "missing or bad spread"));
 
     assert_int_equal(cp_peak_get(d, true, &c), CP_OK);
     assert_false(c.cached);
@@ -99,12 +178,7 @@ static void check_device(const cp_device *d, const char *folder)
     }
 
     /* A sound file with a non-positive value is bad too: edit the stored number. */
-    FILE *f = fopen(a.cache_file, "rb");
-    assert_non_null(f);
-    char text[8192];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    read_text(a.cache_file, text, sizeof text);
     char *v = strstr(text, "\"fma_gflops\":");
     assert_non_null(v);
     v += strlen("\"fma_gflops\":");

@@ -7,9 +7,12 @@
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void cache_help(FILE *f)
@@ -25,10 +28,15 @@ static void cache_help(FILE *f)
             "version, the driver version and the platform's name and version; a payload\n"
             "checksum guards it, and anything wrong with it means a build from source.\n"
             "\n"
-            "  list          one line per entry (file, size, device, driver, build options,\n"
-            "                age since last stored or used), newest first, then the total and\n"
-            "                the folder\n"
-            "    --json FILE   the same as JSON ('-' for stdout; the table then goes to stderr)\n"
+            "  list          one line per program binary, newest first: the first 12 hex\n"
+            "                digits of its name, size, kernel, device (cut at 40 characters)\n"
+            "                and age since last stored or used; then every other file of the\n"
+            "                folder (peak-*.json with its device and date, tune.json, files\n"
+            "                left by interrupted writes), the total and the folder. Lines fit\n"
+            "                100 columns\n"
+            "    --json FILE   the same as JSON with every detail (full names, driver,\n"
+            "                  platform, build options; '-' for stdout, the table then goes\n"
+            "                  to stderr)\n"
             "  clear         remove clparity's program binaries (nothing else in the folder:\n"
             "                tune.json and the peak-*.json measurements stay; 'clparity tune'\n"
             "                and 'clparity peak' rewrite them) and report how many and the\n"
@@ -80,6 +88,131 @@ static int parse_sub(const char *cmd, int argc, char **argv, const char **json)
     int st = opts_parse(cmd, argc, argv, with_json, json ? 1 : 0, set_json, NULL, json,
                         cache_help_stdout, &handled);
     return st != CP_OK || handled ? st : -1;
+}
+
+/* A file of the cache folder that is not a program binary: a peak, the tune table, a file
+ * left by an interrupted write, or anything else. */
+struct other {
+    char file[256];
+    const char *kind; /* "peak", "tune", "temporary", "other" */
+    char what[160];   /* "peak of <device>, measured <date>" */
+    unsigned long long bytes;
+    time_t mtime;
+};
+
+struct other_list {
+    struct other *v;
+    size_t n;
+};
+
+static bool is_binary_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n != 68 || strcmp(name + 64, ".bin") != 0)
+        return false;
+    for (size_t i = 0; i < 64; ++i)
+        if (!strchr("0123456789abcdef", name[i]))
+            return false;
+    return true;
+}
+
+/* What a peak-*.json holds: its device (the key's third line) and date, or why it is not read. */
+static void describe_peak(const char *path, char *what, size_t len)
+{
+    char *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        text = calloc(1, 65537);
+        if (text)
+            text[fread(text, 1, 65536, f)] = '\0';
+        fclose(f);
+    }
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    const cJSON *key = cJSON_GetObjectItemCaseSensitive(root, "key");
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "measured_at");
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(key)) {
+        snprintf(what, len, "peak: unreadable (measured again when needed)");
+    } else {
+        /* "method N\nhost\n<cpu>..." or "method N\nopencl\n<device>\n...". */
+        const char *p = strchr(key->valuestring, '\n');
+        const char *kind = p ? p + 1 : "";
+        const char *name = strchr(kind, '\n');
+        name = name ? name + 1 : "";
+        int nlen = (int)strcspn(name, "\n");
+        bool host = strncmp(kind, "host\n", 5) == 0;
+        /* "2026-11-26T05:06:00Z" as "2026-11-26 05:06". */
+        char date[32] = "no date";
+        if (cJSON_IsString(at) && strlen(at->valuestring) >= 16)
+            snprintf(date, sizeof date, "%.10s %.5s", at->valuestring, at->valuestring + 11);
+        bool old = cJSON_IsNumber(schema) && schema->valuedouble < 2;
+        int room = old ? 8 : 24; /* the device's name, cut to fit 100 columns */
+        snprintf(what, len, "peak: %s%.*s, %s%s", host ? "host " : "", nlen > room ? room : nlen,
+                 name, date, old ? ", old: no spread" : "");
+    }
+    cJSON_Delete(root);
+}
+
+/* Every regular file of dir that is not a program binary, by name. A missing folder has none. */
+static int others_list(const char *dir, struct other_list *out)
+{
+    out->v = NULL;
+    out->n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT
+                   ? CP_OK
+                   : cp_err_set(CP_FAIL_RUNTIME, "cannot list %s: %s", dir, strerror(errno));
+    size_t cap = 0;
+    int st = CP_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || strcmp(e->d_name, "..") == 0))
+            continue;
+        if (is_binary_name(e->d_name))
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 8;
+            struct other *v = realloc(out->v, cap * sizeof *v);
+            if (!v) {
+                st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
+                break;
+            }
+            out->v = v;
+        }
+        struct other *o = &out->v[out->n++];
+        snprintf(o->file, sizeof o->file, "%s", e->d_name);
+        o->bytes = (unsigned long long)sb.st_size;
+        o->mtime = sb.st_mtime;
+        size_t n = strlen(e->d_name);
+        if (strstr(e->d_name, ".tmp")) {
+            o->kind = "temporary";
+            snprintf(o->what, sizeof o->what, "left by an interrupted write");
+        } else if (strncmp(e->d_name, "peak-", 5) == 0 && n > 10 &&
+                   strcmp(e->d_name + n - 5, ".json") == 0) {
+            o->kind = "peak";
+            describe_peak(path, o->what, sizeof o->what);
+        } else if (strcmp(e->d_name, "tune.json") == 0) {
+            o->kind = "tune";
+            snprintf(o->what, sizeof o->what, "cl:own's tuned settings (clparity tune)");
+        } else {
+            o->kind = "other";
+            snprintf(o->what, sizeof o->what, "not clparity's");
+        }
+    }
+    closedir(d);
+    return st;
+}
+
+static int other_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct other *)a)->file, ((const struct other *)b)->file);
 }
 
 static cJSON *listing_json(const char *dir, const cp_cache_listing *l, bool writable,
@@ -145,19 +278,9 @@ static int cache_list(int argc, char **argv)
 
     /* The table goes to stderr when the JSON takes stdout. */
     FILE *out = json && strcmp(json, "-") == 0 ? stderr : stdout;
-    /* Columns as wide as their longest value, so that options with spaces stay readable. */
-    int wdev = (int)strlen("device"), wdrv = (int)strlen("driver"), wopt = (int)strlen("options");
-    for (size_t i = 0; i < l.n; ++i) {
-        const cp_cache_entry *e = &l.v[i];
-        int d = e->valid ? (int)strlen(e->device) : (int)strlen(e->problem) + 10;
-        wdev = d > wdev ? d : wdev;
-        wdrv = (int)strlen(e->driver) > wdrv ? (int)strlen(e->driver) : wdrv;
-        wopt = (int)strlen(e->options) > wopt ? (int)strlen(e->options) : wopt;
-    }
-    wdev = wdev > 48 ? 48 : wdev;
+    /* 100 columns: a short name, the kernel and the device; the rest is in --json. */
     if (l.n)
-        fprintf(out, "%-68s %10s  %-*s  %-*s  %-*s  %s\n", "file", "size", wdev, "device", wdrv,
-                "driver", wopt, "options", "age");
+        fprintf(out, "%-12s %10s  %-18s %-40s %8s\n", "binary", "size", "kernel", "device", "age");
     for (size_t i = 0; i < l.n; ++i) {
         const cp_cache_entry *e = &l.v[i];
         char size[32], age[32], dev[300];
@@ -167,13 +290,33 @@ static int cache_list(int argc, char **argv)
             snprintf(dev, sizeof dev, "%s", e->device);
         else
             snprintf(dev, sizeof dev, "(invalid: %s)", e->problem);
-        fprintf(out, "%-68s %10s  %-*.*s  %-*s  %-*s  %s\n", e->file, size, wdev, wdev, dev, wdrv,
-                e->valid ? e->driver : "-", wopt, e->valid ? e->options : "-", age);
+        fprintf(out, "%-12.12s %10s  %-18.18s %-40.40s %8s\n", e->file, size,
+                e->valid ? e->kernel : "-", dev, age);
+    }
+    struct other_list others = {0};
+    st = others_list(dir, &others);
+    if (st == CP_OK && others.n)
+        qsort(others.v, others.n, sizeof *others.v, other_cmp);
+    if (st != CP_OK) {
+        free(others.v);
+        cp_cache_listing_free(&l);
+        return cli_fail("cache list", st, "%s", cp_err_msg());
+    }
+    if (others.n)
+        fprintf(out, "%s%-28s %10s  %-48s %8s\n", l.n ? "\n" : "", "other file", "size", "what",
+                "age");
+    for (size_t i = 0; i < others.n; ++i) {
+        const struct other *o = &others.v[i];
+        char size[32], age[32];
+        cp_fmt_bytes(o->bytes, true, size, sizeof size);
+        fmt_age(difftime(now, o->mtime), age, sizeof age);
+        fprintf(out, "%-28.28s %10s  %-48.48s %8s\n", o->file, size, o->what, age);
     }
     char total[32], capb[32];
     cp_fmt_bytes(l.bytes, true, total, sizeof total);
     cp_fmt_bytes(cap, true, capb, sizeof capb);
-    fprintf(out, "total: %zu entr%s, %s (cap %s)\n", l.n, l.n == 1 ? "y" : "ies", total, capb);
+    fprintf(out, "total: %zu program binar%s, %s (cap %s); %zu other file%s\n", l.n,
+            l.n == 1 ? "y" : "ies", total, capb, others.n, others.n == 1 ? "" : "s");
     fprintf(out, "folder: %s\n", dir);
     if (!cp_cache_enabled())
         fprintf(out,
@@ -192,8 +335,21 @@ static int cache_list(int argc, char **argv)
     st = CP_OK;
     if (json) {
         cJSON *root = listing_json(dir, &l, writable, cap, now);
+        cJSON *arr = root ? cJSON_AddArrayToObject(root, "other_files") : NULL;
+        for (size_t i = 0; arr && i < others.n; ++i) {
+            cJSON *o = cJSON_CreateObject();
+            if (!o)
+                break;
+            cJSON_AddStringToObject(o, "file", others.v[i].file);
+            cJSON_AddStringToObject(o, "kind", others.v[i].kind);
+            cJSON_AddNumberToObject(o, "bytes", (double)others.v[i].bytes);
+            cJSON_AddNumberToObject(o, "age_s", difftime(now, others.v[i].mtime));
+            cJSON_AddStringToObject(o, "what", others.v[i].what);
+            cJSON_AddItemToArray(arr, o);
+        }
         st = cli_write_json("cache list", "--json", json, root);
     }
+    free(others.v);
     cp_cache_listing_free(&l);
     return st;
 }

@@ -104,9 +104,13 @@ int cmd_compare(int argc, char **argv)
     /* The files first: a run that cannot write them fails (status 3) before its report says
      * PASS, so that no verdict is shown as valid by a run that failed. */
     st = job_write_files(&j, compare_add_json, cmp);
+    if (st == CP_OK)
+        st = job_write_tables(&j, cmp);
     if (st != CP_OK)
         goto out;
-    FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
+    FILE *out = (j.o.json && strcmp(j.o.json, "-") == 0) || (j.o.csv && strcmp(j.o.csv, "-") == 0)
+                    ? stderr
+                    : stdout;
     cp_job_print_model(j.cj, out);
     compare_print_devices(out, &j, "");
     cp_comparison_print(cmp, out, true, j.o.expect);

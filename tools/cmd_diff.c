@@ -26,9 +26,9 @@ static const struct opt_use diff_uses[] = {
 
 static void diff_help(void)
 {
-    printf("usage: clparity diff [OPTIONS] DIR [DIR...]\n"
+    printf("usage: clparity diff [OPTIONS] DIR DIR [DIR...]\n"
            "\n"
-           "Compares the results saved by `run --save` or `compare --save` in one or more\n"
+           "Compares the results saved by `run --save` or `compare --save` in two or more\n"
            "folders, typically made on different machines: every result against the float64\n"
            "reference and the host:exact baseline (taken from the first folder that has them),\n"
            "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
@@ -38,6 +38,9 @@ static void diff_help(void)
            "file that differs or is missing, an empty results list, or a bad or repeated file\n"
            "name is refused (status 2), naming the file. A result that failed in the saving\n"
            "run (index.json's \"errors\") is a row 'error: <cause>' and fails every verdict.\n"
+           "The det and rtrip columns show what the saving run recorded (\"deterministic\",\n"
+           "\"roundtrip\" in index.json; rtrip is measured by compare only); n/a where a folder\n"
+           "does not record it (saved by an older clparity, or by one run without warm-up).\n"
            "\n");
     opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
@@ -298,6 +301,22 @@ static int add_folder(void *ctx, const char *dir)
     return CP_OK;
 }
 
+/* A check recorded in a result of index.json: true or false, or -1 when it is absent (a
+ * folder saved before the checks were recorded, or a run that did not measure it). */
+static int saved_check(const char *dir, const cJSON *r, const char *key, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, key);
+    if (!v) {
+        *out = -1;
+        return CP_OK;
+    }
+    if (!cJSON_IsBool(v))
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s/index.json: a result's \"%s\" is not true or false", dir, key);
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return CP_OK;
+}
+
 static int load_all(struct diff *d)
 {
     size_t total = 0;
@@ -331,6 +350,12 @@ static int load_all(struct diff *d)
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_checked = -1;
             it->wall_median_s = -1.0;
+            /* The checks the saving run recorded (older folders have none: n/a). */
+            st = saved_check(d->f[i].dir, r, "deterministic", &it->deterministic);
+            if (st == CP_OK)
+                st = saved_check(d->f[i].dir, r, "roundtrip", &it->roundtrip);
+            if (st != CP_OK)
+                return st;
             d->set.n++;
         }
         /* The results that failed in the saving run (index.json's "errors"): rows that say so,
@@ -403,9 +428,13 @@ int cmd_diff(int argc, char **argv)
         free(d.f);
         return st;
     }
-    if (d.nf == 0) {
+    if (d.nf < 2) {
         free(d.f);
-        return cli_fail("diff", CP_FAIL_USAGE, "no folder given (usage: clparity diff DIR...)");
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "%s (usage: clparity diff DIR DIR...): diff compares the results of two "
+                        "or more --save folders; one folder's own comparison is what compare "
+                        "printed when it saved it",
+                        d.nf == 0 ? "no folder given" : "only one folder given");
     }
     if (d.nf > 26) {
         free(d.f);

@@ -38,13 +38,17 @@ static void peak_help(void)
            "                max allocation is smaller), 12 bytes per element, 1 GB = 1e9 bytes;\n"
            "                OpenCL launches it back to back for about 20 ms per repetition\n"
            "  launch us     an empty kernel, enqueue + clFinish, median of 200 (n/a on host)\n"
-           "Each is the median of 5 repetitions (after a warm-up). A simulator (Oclgrind) has\n"
-           "no peak: n/a (simulator).\n"
+           "Each is the median of at least 7 repetitions (after a warm-up), more (up to 21)\n"
+           "while (p90 - p10) / median stays above 10 %%; the p10-p90 range is shown beside it\n"
+           "and kept with it (min and max too, in --json). A spread above 20 %% is marked '~':\n"
+           "the machine had other work. Other commands' %% of peak use the median. A simulator\n"
+           "(Oclgrind) has no peak: n/a (simulator).\n"
            "\n"
            "Results are cached per device and driver (device name, vendor and version, driver\n"
            "version, platform name and version; host: CPU name and count) as one JSON file\n"
            "each, $XDG_CACHE_HOME/clparity/peak-<hash>.json (else ~/.cache/clparity). A\n"
-           "missing, corrupt or foreign file means a new measurement, never an error.\n"
+           "missing, corrupt or foreign file means a new measurement, never an error, and so\n"
+           "does an older clparity's entry without a spread (the source column says so).\n"
            "CLPARITY_CACHE=off neither reads nor writes it. 'clparity cache clear' leaves these\n"
            "files alone.\n"
            "\n");
@@ -81,6 +85,13 @@ void *perf_peak_json(const cp_peak *p)
     cp_json_add_num_or_null(o, "fma_gflops", p->available ? p->fma_gflops : -1.0);
     cp_json_add_num_or_null(o, "bandwidth_gbs", p->available ? p->bandwidth_gbs : -1.0);
     cp_json_add_num_or_null(o, "latency_us", p->available ? p->latency_us : -1.0);
+    cJSON *spread = cJSON_AddObjectToObject(o, "spread");
+    if (spread) {
+        cJSON_AddItemToObject(spread, "fma_gflops", cp_peak_spread_json(&p->fma));
+        cJSON_AddItemToObject(spread, "bandwidth_gbs", cp_peak_spread_json(&p->bandwidth));
+        cJSON_AddItemToObject(spread, "latency_us", cp_peak_spread_json(&p->latency));
+    }
+    cJSON_AddBoolToObject(o, "noisy", p->available && p->noisy);
     if (p->available) {
         cJSON_AddStringToObject(o, "source", p->cached ? "cached" : "measured");
         cJSON_AddStringToObject(o, "measured_at", p->measured_at);
@@ -94,8 +105,31 @@ void *perf_peak_json(const cp_peak *p)
 
 void perf_peak_header(FILE *out)
 {
-    fprintf(out, "%-36s %12s %11s %10s  %s\n", "device", "FMA GFLOP/s", "triad GB/s", "launch us",
-            "source");
+    fprintf(out, "%-30s %21s %20s %9s  %s\n", "device", "FMA GFLOP/s (p10-p90)",
+            "triad GB/s (p10-p90)", "launch us", "source");
+}
+
+/* "31.5 (30.1-33.0)~": the median, the p10-p90 range, and '~' when the spread is large. */
+static void peak_cell(char *buf, size_t len, double median, const cp_peak_spread *s)
+{
+    bool noisy = s->reps > 0 && median > 0.0 && (s->p90 - s->p10) / median > CP_PEAK_NOISY;
+    if (s->reps > 0)
+        snprintf(buf, len, "%.1f (%.1f-%.1f)%s", median, s->p10, s->p90, noisy ? "~" : "");
+    else
+        snprintf(buf, len, "%.1f", median);
+}
+
+void perf_peak_note(FILE *out, const cp_peak *peaks, size_t n)
+{
+    bool noisy = false;
+    for (size_t i = 0; i < n; ++i)
+        noisy |= peaks[i].available && peaks[i].noisy;
+    if (noisy)
+        fprintf(out,
+                "~ (p90 - p10) / median above %.0f %%: the device had other work during the\n"
+                "  measurement, or too few repetitions settled. %% of peak against it is\n"
+                "  doubtful: run 'clparity peak --remeasure' on an idle machine.\n",
+                100.0 * CP_PEAK_NOISY);
 }
 
 void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
@@ -103,15 +137,19 @@ void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
     char label[300];
     cp_device_label(d, label, sizeof label);
     if (!p->available) {
-        fprintf(out, "%-36.36s %12s\n", label, "n/a (simulator)");
+        fprintf(out, "%-30.30s %21s\n", label, "n/a (simulator)");
         return;
     }
-    char lat[32];
+    char lat[32], fma[64], bw[64];
     if (p->latency_us >= 0.0)
         snprintf(lat, sizeof lat, "%.1f", p->latency_us);
     else
         snprintf(lat, sizeof lat, "n/a");
-    fprintf(out, "%-36.36s %12.1f %11.1f %10s  ", label, p->fma_gflops, p->bandwidth_gbs, lat);
+    peak_cell(fma, sizeof fma, p->fma_gflops, &p->fma);
+    peak_cell(bw, sizeof bw, p->bandwidth_gbs, &p->bandwidth);
+    fprintf(out, "%-30.30s %21s %20s %9s  ", label, fma, bw, lat);
+    if (p->fma.reps > 0)
+        fprintf(out, "%d reps, ", p->fma.reps);
     if (p->cached)
         fprintf(out, "cached, measured %s", p->measured_at);
     else
@@ -189,6 +227,7 @@ int cmd_peak(int argc, char **argv)
         perf_peak_row(tab, &devs.v[i], &peaks[i]);
         fflush(tab);
     }
+    perf_peak_note(tab, peaks, devs.n);
     if (json) {
         root = cJSON_CreateObject();
         cJSON *arr = root ? cJSON_AddArrayToObject(root, "devices") : NULL;

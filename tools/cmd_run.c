@@ -72,8 +72,10 @@ int cmd_run(int argc, char **argv)
     if (st != CP_OK)
         goto out;
 
-    /* The table goes to stderr when the JSON takes stdout. */
-    FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
+    /* The table goes to stderr when the JSON or the CSV takes stdout. */
+    FILE *out = (j.o.json && strcmp(j.o.json, "-") == 0) || (j.o.csv && strcmp(j.o.csv, "-") == 0)
+                    ? stderr
+                    : stdout;
     cp_job_print_model(j.cj, out);
     fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
             cp_job_reference(j.cj)
@@ -101,6 +103,8 @@ int cmd_run(int argc, char **argv)
         goto out;
 
     st = job_write_files(&j, NULL, NULL);
+    if (st == CP_OK)
+        st = job_write_tables(&j, NULL);
     if (st == CP_OK)
         st = job_failed_status(&j, st);
 out:

@@ -87,8 +87,9 @@ static void sweep_help(void)
            "min and max wall time (first enqueue to clFinish, after --warmup runs), kernel time\n"
            "from profiling events (n/a where the engine hides them), end-to-end time (from the\n"
            "start of the input's upload to the end of the output's read), GFLOP/s = 2·B·d²·L /\n"
-           "median wall, and %% of the device's measured peak FMA throughput (clparity peak;\n"
-           "n/a on a simulator). Then a crossover summary on median wall time: for every two\n"
+           "median wall, and %% of the device's measured peak FMA throughput (clparity peak's\n"
+           "median; n/a on a simulator; above 100 %% it is marked '!' and explained: the peak\n"
+           "was measured too low). Then a crossover summary on median wall time: for every two\n"
            "device x engine series, each point where the faster one changes, or \"never\". A\n"
            "speed run: no float64 reference is computed.\n"
            "\n"
@@ -278,8 +279,11 @@ int cmd_sweep(int argc, char **argv)
         if (!pk->available)
             fprintf(s.out, "peak: %s: n/a (simulator)\n", label);
         else
-            fprintf(s.out, "peak: %s: %.1f GFLOP/s fma, %.1f GB/s triad (%s)\n", label,
-                    pk->fma_gflops, pk->bandwidth_gbs, pk->cached ? "cached" : "measured now");
+            fprintf(s.out,
+                    "peak: %s: %.1f GFLOP/s fma (p10-p90 %.1f-%.1f), %.1f GB/s triad (%s%s)\n",
+                    label, pk->fma_gflops, pk->fma.p10, pk->fma.p90, pk->bandwidth_gbs,
+                    pk->cached ? "cached" : "measured now",
+                    pk->noisy ? "; noisy: clparity peak --remeasure on an idle machine" : "");
     }
     sweep_print_header(s.out);
     fflush(s.out);
@@ -298,6 +302,7 @@ int cmd_sweep(int argc, char **argv)
             fprintf(s.out, "interrupted by %s: %zu of %zu results finished; writing those\n",
                     sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
     }
+    sweep_print_pct_note(&s);
     sweep_print_crossovers(&s);
     fflush(s.out);
     if (s.o.csv && (st = sweep_write_csv(&s)) != CP_OK)

@@ -167,6 +167,67 @@ static int check_engine_list(const char *cmd, const char *list)
     }
 }
 
+/* The edit distance between a and b (insertions, deletions, substitutions and swaps of two
+ * neighbours each cost 1), or max + 1 as soon as it is sure to exceed max. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t max)
+{
+    enum { LONGEST = 64 };
+    if (na > LONGEST || nb > LONGEST)
+        return max + 1;
+    size_t row[3][LONGEST + 1]; /* rows i - 2, i - 1 and i */
+    for (size_t j = 0; j <= nb; ++j)
+        row[0][j] = j;
+    for (size_t i = 1; i <= na; ++i) {
+        size_t *cur = row[i % 3], *prev = row[(i + 2) % 3], *prev2 = row[(i + 1) % 3];
+        cur[0] = i;
+        size_t best = cur[0];
+        for (size_t j = 1; j <= nb; ++j) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            size_t v = sub < del ? sub : del;
+            v = v < ins ? v : ins;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < v)
+                v = prev2[j - 2] + 1;
+            cur[j] = v;
+            best = v < best ? v : best;
+        }
+        if (best > max)
+            return max + 1;
+    }
+    return row[na % 3][nb];
+}
+
+/* The option of this command nearest to what was given ("--batchs", "--batchs=3"), when it is
+ * near enough to be a slip: at most 2 edits, and fewer than half the name's letters. NULL
+ * when none is, or when two are equally near (a guess between them would mislead). */
+static const char *nearest_option(const char *given, const struct opt_use *const *of, size_t total)
+{
+    while (*given == '-')
+        ++given;
+    size_t n = strcspn(given, "=");
+    const char *best = NULL;
+    size_t best_d = 3;
+    bool tie = false;
+    for (size_t i = 0; i < total; ++i) {
+        if (of[i]->refuse)
+            continue;
+        const char *name = opt_table[of[i]->id].name;
+        size_t len = strlen(name);
+        size_t d = edit_distance(given, n, name, len, 2);
+        if (d == 0 || 2 * d >= (len > n ? len : n))
+            continue;
+        if (d < best_d) {
+            best = name;
+            best_d = d;
+            tie = false;
+        } else if (d == best_d && best && strcmp(best, name) != 0) {
+            tie = true;
+        }
+    }
+    return tie ? NULL : best;
+}
+
 static int check_value(const char *cmd, const struct opt_use *u, const char *arg,
                        struct opt_value *v)
 {
@@ -267,7 +328,16 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
         if (c == ':') {
             st = cli_fail(cmd, CP_FAIL_USAGE, "option %s needs a value", argv[optind - 1]);
         } else if (!u) {
-            st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", argv[optind - 1]);
+            /* getopt leaves optopt at 0 for an unknown long option and names the short one. */
+            const char *given = argv[optind - 1];
+            const char *near = optopt == 0 && strncmp(given, "--", 2) == 0
+                                   ? nearest_option(given, of, total)
+                                   : NULL;
+            if (near)
+                st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%.*s' (did you mean '--%s'?)",
+                              (int)strcspn(given, "="), given, near);
+            else
+                st = cli_fail(cmd, CP_FAIL_USAGE, "unknown option '%s'", given);
         } else if (u->refuse) {
             char msg[256];
             snprintf(msg, sizeof msg, u->refuse, opt_table[u->id].name);

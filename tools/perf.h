@@ -15,5 +15,7 @@ void *perf_peak_json(const cp_peak *p);
 /* "0:0 pthread-..." then the three numbers, or "n/a (simulator)". */
 void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p);
 void perf_peak_header(FILE *out);
+/* After the rows: what '~' (a noisy peak) means, when one of the n peaks is noisy. */
+void perf_peak_note(FILE *out, const cp_peak *peaks, size_t n);
 
 #endif

@@ -52,6 +52,15 @@
         {.id = OPT_MPI, JO(mpi), .refuse = RUN ? BELONGS : NULL},                                  \
         {.id = OPT_RUNS, JO(runs), .def = "10"}, {.id = OPT_WARMUP, JO(warmup), .def = "2"},       \
         {.id = OPT_JSON, JO(json), .def = "the results"},                                          \
+        {.id = OPT_CSV,                                                                            \
+         JO(csv),                                                                                  \
+         .help = "write one row per device x engine as CSV ('-' for stdout):\n"                    \
+                 "timings, ULP and the other metrics against host:f64; the\n"                      \
+                 "first line is '# provenance: ' and the provenance as JSON"},                     \
+        {.id = OPT_PLOT,                                                                           \
+         JO(plot),                                                                                 \
+         .def = "the median wall time of each device x engine, with\nerror bars from the "         \
+                "fastest to the slowest run, and its\nmax ULP against host:f64,"},                 \
     {                                                                                              \
         .id = OPT_SAVE, JO(save), .def = "inputs, weights, every result (.npy) and index.json"     \
     }
@@ -300,8 +309,23 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
         {"--labels", o->labels, CLI_IN_FILE},
         {"--out", o->out, CLI_OUT_FILE},
         {"--json", o->json, CLI_OUT_FILE},
+        {"--csv", o->csv, CLI_OUT_FILE},
+        {"--plot", o->plot, CLI_OUT_FILE},
         {"--save", o->save, CLI_OUT_DIR},
     };
+    if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--json - and --csv -: only one of them can take stdout");
+    if ((o->csv || o->plot) && o->mpi)
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--%s is not written under --mpi yet (use --json or --save there)",
+                        o->csv ? "csv" : "plot");
+    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
+        return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
+    if (o->plot && !cli_gnuplot_in_path())
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
+                        "--plot); nothing was run");
     int st = cli_check_paths(cmd, paths, sizeof paths / sizeof *paths);
     if (st == CP_OK && o->save)
         st = cli_check_output_dir(cmd, o->save);

@@ -18,6 +18,7 @@ struct job_opts {
     double init_scale;
     long runs, warmup;
     const char *json, *save;
+    const char *csv, *plot; /* --csv FILE, --plot FILE.png|.svg (job_write_tables) */
     bool allow_slow;
     bool no_reference; /* run only: skip host:f64 (speed runs of large models) */
     /* compare only */
@@ -82,6 +83,12 @@ int job_failed_status(const struct job *j, int st);
 int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
                     void *ctx);
 void job_free(struct job *j);
+/* --csv FILE (one row per device × engine: timings, and metrics against host:f64 from cmp
+ * for compare, else from the job) and --plot FILE (median wall time with min-max error bars,
+ * and max ULP, per device × engine, through gnuplot), each as asked. Prints the problem and
+ * returns the status. */
+struct cp_comparison;
+int job_write_tables(const struct job *j, const struct cp_comparison *cmp);
 
 /* The JSON of the job's model, results and provenance (a cJSON object), with the labels. */
 void *job_json(const struct job *j);

@@ -65,7 +65,8 @@ struct row {
     cp_stats wall, e2e;
     double kernel_median; /* < 0: n/a */
     double gflops;
-    double pct_peak; /* < 0: n/a */
+    double pct_peak;       /* < 0: n/a */
+    bool pct_peak_suspect; /* pct_peak above 100: the peak was measured too low (sweep_pct_note) */
 };
 
 struct sweep {
@@ -105,6 +106,8 @@ void sweep_print_intro(const struct sweep *s);
 void sweep_print_header(FILE *out);
 void sweep_print_row(const struct sweep *s, const struct row *r);
 void sweep_print_crossovers(const struct sweep *s);
+/* After the table: what '!' on a % of peak above 100 means, when a row has it. */
+void sweep_print_pct_note(const struct sweep *s);
 int sweep_write_json(const struct sweep *s);
 int sweep_write_csv(const struct sweep *s);
 int sweep_write_plot(const struct sweep *s);

@@ -53,11 +53,25 @@ void sweep_print_row(const struct sweep *s, const struct row *r)
     ms_or_na(mx, sizeof mx, r->wall.max);
     ms_or_na(k, sizeof k, r->kernel_median);
     ms_or_na(e2e, sizeof e2e, r->e2e.median);
-    if (r->pct_peak >= 0.0)
-        snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
+    if (r->pct_peak >= 0.0) /* '!': above 100 %, explained by sweep_print_pct_note */
+        snprintf(pct, sizeof pct, "%.1f%%%s", r->pct_peak, r->pct_peak_suspect ? "!" : "");
     else
         snprintf(pct, sizeof pct, "n/a");
     fprintf(s->out, "%10s %10s %10s %10s %10s %9.4g %7s\n", med, mn, mx, k, e2e, r->gflops, pct);
+}
+
+void sweep_print_pct_note(const struct sweep *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nrows; ++i)
+        n += s->rows[i].status == ROW_OK && s->rows[i].pct_peak_suspect;
+    if (n)
+        fprintf(s->out,
+                "! %zu result%s above 100 %% of peak: the device's peak (clparity peak, the\n"
+                "  median of its repetitions) was measured under load or with too few\n"
+                "  repetitions, so these percentages are not to be trusted. 'clparity peak\n"
+                "  --remeasure' on an idle machine fixes it.\n",
+                n, n > 1 ? "s" : "");
 }
 
 /* ---- crossovers --------------------------------------------------------------------------- */
@@ -214,6 +228,7 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
     if (r->status != ROW_OK) {
         cJSON_AddNullToObject(o, "timing");
         cJSON_AddNullToObject(o, "pct_peak");
+        cJSON_AddFalseToObject(o, "pct_peak_suspect");
         return o;
     }
     cJSON *t = cJSON_AddObjectToObject(o, "timing");
@@ -230,6 +245,7 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
         cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
     }
     cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
+    cJSON_AddBoolToObject(o, "pct_peak_suspect", r->pct_peak_suspect);
     return o;
 }
 
@@ -349,7 +365,7 @@ int sweep_write_json(const struct sweep *s)
 static const char csv_header[] =
     "vary,d,layers,batch,params,macs,device,device_id,engine,status,reason,runs,warmup,"
     "wall_median_s,wall_min_s,wall_max_s,kernel_median_s,e2e_median_s,e2e_min_s,e2e_max_s,"
-    "gflops,peak_gflops,pct_peak\n";
+    "gflops,peak_gflops,pct_peak,pct_peak_suspect\n";
 
 int sweep_write_csv(const struct sweep *s)
 {
@@ -388,7 +404,8 @@ int sweep_write_csv(const struct sweep *s)
         csv_num(&t, ok ? r->e2e.max : -1.0, false);
         csv_num(&t, ok ? r->gflops : -1.0, false);
         csv_num(&t, pk->available ? pk->fma_gflops : -1.0, false);
-        csv_num(&t, ok ? r->pct_peak : -1.0, true);
+        csv_num(&t, ok ? r->pct_peak : -1.0, false);
+        csv_field(&t, ok && r->pct_peak >= 0.0 ? (r->pct_peak_suspect ? "1" : "0") : "", true);
     }
     return csv_write("sweep", s->o.csv, &t);
 }

@@ -150,6 +150,7 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
     r->pct_peak = pk->available && pk->fma_gflops > 0.0 && r->gflops >= 0.0
                       ? 100.0 * r->gflops / pk->fma_gflops
                       : -1.0;
+    r->pct_peak_suspect = r->pct_peak > 100.0;
 out:
     cp_engine_destroy(e);
     free(y);

@@ -170,10 +170,12 @@ listclear)
     echo keep >"$dir/notes.txt"
     "$clp" cache list >"$base/list.txt" || fail "cache list failed"
     cat "$base/list.txt"
-    [ "$(grep -Ec '^[0-9a-f]{64}\.bin +[0-9.]+ KiB +pthread-.* +-cl-std=CL1\.2( |$)' "$base/list.txt")" = 2 ] ||
+    # 100 columns: the name's first 12 hex digits, size, kernel, device, age; the build
+    # options are in --json (below), and notes.txt is listed among the other files.
+    [ "$(grep -Ec '^[0-9a-f]{12} +[0-9.]+ KiB +block\.cl +pthread-' "$base/list.txt")" = 2 ] ||
         fail "two entry lines expected"
-    grep -q -- '-cl-fast-relaxed-math' "$base/list.txt" || fail "cl:relaxed's options missing"
-    grep -Eq '^total: 2 entries, [0-9.]+ KiB \(cap 256\.0 MiB\)$' "$base/list.txt" ||
+    grep -Eq '^notes\.txt +5 B +not clparity.s ' "$base/list.txt" || fail "notes.txt not listed"
+    grep -Eq '^total: 2 program binaries, [0-9.]+ KiB \(cap 256\.0 MiB\); 1 other file$' "$base/list.txt" ||
         fail "no total line"
     grep -qx "folder: $dir" "$base/list.txt" || fail "no folder line"
     "$clp" cache list --json "$base/list.json" >/dev/null || fail "cache list --json failed"
@@ -183,6 +185,8 @@ d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1 and d["folder"] == sys.argv[2] and "provenance" in d, d
 e = d["entries"]
 assert len(e) == 2 and all(x["valid"] and x["kernel"] == "block.cl" for x in e), e
+assert sum("-cl-fast-relaxed-math" in x["options"] for x in e) == 1, e  # cl:relaxed
+assert [o["file"] for o in d["other_files"]] == ["notes.txt"], d["other_files"]
 assert d["total_bytes"] == sum(x["bytes"] for x in e), d
 print("ok: json")' "$base/list.json" "$dir" || fail "cache list --json"
     bytes=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_bytes"])' "$base/list.json")
@@ -191,7 +195,7 @@ print("ok: json")' "$base/list.json" "$dir" || fail "cache list --json"
     echo "$out" | grep -q "^removed 2 entries, .* ($bytes bytes) freed, from $dir$" ||
         fail "clear's report"
     [ -f "$dir/notes.txt" ] || fail "clear removed a file that is not ours"
-    "$clp" cache list | grep -q '^total: 0 entries' || fail "entries left after clear"
+    "$clp" cache list | grep -q '^total: 0 program binaries' || fail "entries left after clear"
     "$clp" cache clear | grep -q '^removed 0 entries' || fail "a second clear"
     ;;
 *)

@@ -50,34 +50,35 @@ def set_file(i, name):
 
 
 CASES = [
-    # name, change, diff's arguments ({g}: the good folder, {t}: the broken copy), regex
+    # name, change, diff's arguments ({g}: the good folder, {t}: the broken copy; diff takes
+    # two folders or more, the broken one first where its own checks are meant), regex
     ("clean", None, ["--expect", "bitwise", "{g}", "{t}"], 0, ""),
     ("x_tampered", flip_last_byte("x.npy"), ["{g}", "{t}"], 2,
      "/x.npy: contents SHA-256 .*, index.json says"),
-    ("weights_tampered", flip_last_byte("weights.npy"), ["{t}"], 2,
+    ("weights_tampered", flip_last_byte("weights.npy"), ["{t}", "{g}"], 2,
      "/weights.npy: contents SHA-256 .*, index.json says"),
     ("result_tampered", flip_last_byte(RESULT), ["{g}", "{t}"], 2,
      f"/{RESULT}: contents hash .*, index.json says"),
     ("reference_tampered_second", flip_last_byte("reference.npy"), ["{g}", "{t}"], 2,
      "/reference.npy: contents hash"),
-    ("result_missing", remove(RESULT), ["{t}"], 2, f"/{RESULT}: missing from the saved folder"),
-    ("x_missing", remove("x.npy"), ["{t}"], 2, "/x.npy: missing from the saved folder"),
-    ("weights_missing", remove("weights.npy"), ["{t}"], 2,
+    ("result_missing", remove(RESULT), ["{t}", "{g}"], 2, f"/{RESULT}: missing from the saved folder"),
+    ("x_missing", remove("x.npy"), ["{t}", "{g}"], 2, "/x.npy: missing from the saved folder"),
+    ("weights_missing", remove("weights.npy"), ["{t}", "{g}"], 2,
      "/weights.npy: missing from the saved folder"),
-    ("empty_results", edit_index(lambda i: i.update(results=[])), ["--expect", "bitwise", "{t}"],
+    ("empty_results", edit_index(lambda i: i.update(results=[])), ["--expect", "bitwise", "{t}", "{g}"],
      2, "index.json: no results listed: nothing to compare"),
     ("empty_results_second", edit_index(lambda i: i.update(results=[])),
      ["--expect", "bitwise", "{g}", "{t}"], 2, "index.json: no results listed"),
-    ("nul_in_name", edit_index(set_file(0, RESULT + "\u0000../x.npy")), ["{t}"], 2,
+    ("nul_in_name", edit_index(set_file(0, RESULT + "\u0000../x.npy")), ["{t}", "{g}"], 2,
      r"index.json: a name holds a NUL character \(\\u0000\)"),
-    ("slash_in_name", edit_index(set_file(0, "../good/" + RESULT)), ["{t}"], 2,
+    ("slash_in_name", edit_index(set_file(0, "../good/" + RESULT)), ["{t}", "{g}"], 2,
      "index.json: bad result file name '../good/"),
-    ("empty_name", edit_index(set_file(0, "")), ["{t}"], 2, "index.json: bad result file name ''"),
-    ("name_is_x", edit_index(set_file(0, "x.npy")), ["{t}"], 2,
+    ("empty_name", edit_index(set_file(0, "")), ["{t}", "{g}"], 2, "index.json: bad result file name ''"),
+    ("name_is_x", edit_index(set_file(0, "x.npy")), ["{t}", "{g}"], 2,
      "index.json: bad result file name 'x.npy'"),
     ("duplicate_entry", edit_index(lambda i: i["results"].append(dict(i["results"][0]))),
-     ["--expect", "bitwise", "{t}"], 2, "index.json: the file host[.]host-[a-z]+[.]npy is listed twice"),
-    ("duplicate_of_reference", edit_index(set_file(0, "reference.npy")), ["{t}"], 2,
+     ["--expect", "bitwise", "{t}", "{g}"], 2, "index.json: the file host[.]host-[a-z]+[.]npy is listed twice"),
+    ("duplicate_of_reference", edit_index(set_file(0, "reference.npy")), ["{t}", "{g}"], 2,
      "index.json: the file reference.npy is listed twice"),
 ]
 

