@@ -131,6 +131,10 @@ VOLATILE = [
     # a speed ratio or a verdict on which is faster: timing, never deterministic
     (re.compile(r".*\b(times faster|times slower|within (the )?noise|beats)\b.*"), "<speed>"),
 ]
+# Lines outside tables that only speak of speed or its noise (which engine was fastest, by how
+# much, a spread too large, a % of peak above 100): dropped before comparing, since whether
+# they appear at all depends on the machine's load.
+DROP = re.compile(r"fastest|faster|slower|\bnoise\b|\bspread\b|suspect|% of peak|above 100")
 # A column whose header names one of these holds timings (or speeds, or spread).
 TIME_COLUMN = re.compile(r"(\bms\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")
@@ -151,11 +155,14 @@ def is_header(line):
 
 
 def mask_tables(lines):
-    out, spans = [], None
+    """Masks the time columns of every table; returns the lines and, per line, whether it is
+    a table's header or row."""
+    out, in_table, spans = [], [], None
     for line in lines:
         if is_header(line):
             spans = header_time_spans(line)
             out.append(line)
+            in_table.append(True)
             continue
         if spans and line.strip() and not line.startswith(("builds:", "verdicts", "note")):
             chars = list(line)
@@ -163,17 +170,21 @@ def mask_tables(lines):
                 if any(m.start() < e and m.end() > s for s, e in spans):
                     chars[m.start():m.end()] = "<t>"
             out.append("".join(chars))
+            in_table.append(True)
             continue
         if not line.strip():
             spans = None
         out.append(line)
-    return out
+        in_table.append(False)
+    return out, in_table
 
 
 def normalize(lines, structure=False, mask=()):
-    lines = mask_tables(lines)
+    lines, in_table = mask_tables(lines)
     res = []
-    for line in lines:
+    for line, tab in zip(lines, in_table):
+        if not tab and DROP.search(line):
+            continue
         for rx, rep in list(VOLATILE) + [(re.compile(r), p) for r, p in mask]:
             line = rx.sub(rep, line)
         if structure:
