@@ -179,7 +179,21 @@ def mask_tables(lines):
     return out, in_table
 
 
-def normalize(lines, structure=False, mask=()):
+def names_rx(keys):
+    """A regex for the device and CPU names in machine keys, and their prefixes of 8 or more
+    characters (the tables cut names to their columns), longest first."""
+    names = set()
+    for key in keys:
+        for part in (key or "").split(","):
+            name = part.split("/")[0].strip()
+            if len(name) >= 3 and not name.startswith("cpus "):
+                names.update(name[:k] for k in range(min(8, len(name)), len(name) + 1))
+    if not names:
+        return None
+    return re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+
+
+def normalize(lines, structure=False, mask=(), names=None):
     lines, in_table = mask_tables(lines)
     res = []
     for line, tab in zip(lines, in_table):
@@ -190,6 +204,9 @@ def normalize(lines, structure=False, mask=()):
         if structure:
             if re.search(r"Mismatched elements", line):
                 continue
+            if names:
+                line = names.sub("<device> ", line)
+            line = re.sub(r"kernel path \S+", "kernel path <path>", line)
             line = re.sub(r"\S*\d\S*", "<n>", line)
             line = re.sub(r"bitwise .*", "bitwise <verdict>", line)
         res.append(re.sub(r"\s+", " ", line).strip())
@@ -477,7 +494,8 @@ def main():
                 notes.add(f"note: {doc}: examples made on machine={b.machine}; this is "
                           f"machine={key}: only their structure is compared (numbers masked)")
             m = EXAMPLES[b.arg].get("mask", ())
-            old_n, new_n = normalize(body, structure, m), normalize(new, structure, m)
+            nrx = names_rx([b.machine, key]) if structure else None
+            old_n, new_n = normalize(body, structure, m, nrx), normalize(new, structure, m, nrx)
             if old_n != new_n:
                 errors.append(
                     f"{doc}:{b.start + 1}: example '{b.arg}' is stale (command: "
