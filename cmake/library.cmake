@@ -54,7 +54,7 @@ install(FILES ${CMAKE_BINARY_DIR}/clparity.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 # The Python module, beside the library it loads (PREFIX/lib/python3 -> PREFIX/lib).
 install(FILES tools/python/clparity.py DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3)
 
-# The C example of docs/API.md, built here against the shared library (so that it sees only
+# The C example of docs/LIBRARY.md, built here against the shared library (so that it sees only
 # what the library exports).
 add_executable(compare_example runtime/examples/compare_example.c)
 target_link_libraries(compare_example PRIVATE clparity_shared)

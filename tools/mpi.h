@@ -1,5 +1,5 @@
 /* compare --mpi and train --mpi: the ranks of an mpirun job, each on its own machine, with
- * rank 0 printing one report (docs/DESIGN.md's conventions; README "Across machines").
+ * rank 0 printing one report (docs/DESIGN.md's conventions; docs/COMMANDS.md, "Across machines").
  *
  * Every rank goes through the same collective calls in the same order whatever happens to
  * it, so that a rank that fails sends its failure instead of hanging the others. Ranks

@@ -79,8 +79,9 @@ const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_MPI] = {"mpi", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "run on every rank of mpirun, each on its own machine's devices;\n"
         "rank 0 makes or reads the model and input, sends them to every rank,\n"
-        "computes the float64 reference once and prints one report (README,\n"
-        "\"Across machines\"; needs a build with -DCLPARITY_MPI=ON)"},
+        "computes the float64 reference once and prints one report\n"
+        "(docs/COMMANDS.md, \"Across machines\"; needs a build with\n"
+        "-DCLPARITY_MPI=ON)"},
     [OPT_REMEASURE] = {"remeasure", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "measure again, replacing the cached result"},
     [OPT_DRY_RUN] = {"dry-run", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,

@@ -1,5 +1,5 @@
 /* libclparity: everything a program needs to run a model on every OpenCL device and the host,
- * and to compare the results (docs/API.md). */
+ * and to compare the results (docs/LIBRARY.md). */
 #ifndef CLPARITY_CLPARITY_H
 #define CLPARITY_CLPARITY_H
 

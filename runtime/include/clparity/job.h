@@ -1,6 +1,6 @@
 /* A job: one model and one input run on every selected device × engine, with the float64
  * reference (host:f64) and, for a comparison, the host:exact baseline. This is what
- * `clparity run` and `clparity compare` do, as a library (docs/API.md).
+ * `clparity run` and `clparity compare` do, as a library (docs/LIBRARY.md).
  *
  * Ownership: a cp_job owns everything it computes (outputs, reference, baseline, devices);
  * pointers it hands out stay valid until cp_job_destroy. Strings in cp_job_opts (selectors,
