@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # progress.sh CLPARITY OUTDIR MODE [MPIEXEC RANK_SH ICD_POCL]
 # The progress line (tools/progress.c) of run, compare, train, tune, peak, sweep and rank 0 of
-# compare --mpi: each command runs three times,
+# compare --mpi and train --mpi: each command runs three times,
 #   under `script` (a pseudo-terminal, util-linux): the line must show ("\033[K" and the
 #     command's progress words);
 #   with stderr and stdout to a pipe, then to files: nothing of it may arrive (no "\r", no
@@ -9,7 +9,7 @@
 #   under `script` with --quiet: none of it.
 # MODE normal checks all that; MODE planted runs with CLPARITY_TEST_HOOK=progress-always
 # (progress forced on whatever stderr is) and passes only when the pipe and file checks catch
-# every command: the test can fail. The mpi case runs when MPIEXEC is given (-DCLPARITY_MPI=ON).
+# every command: the test can fail. The mpi cases run when MPIEXEC is given (-DCLPARITY_MPI=ON).
 set -u
 clp=$1 out=$2 mode=$3 mpiexec=${4:-} rank_sh=${5:-} icd=${6:-}
 rm -rf "$out" && mkdir -p "$out" || exit 1
@@ -36,9 +36,11 @@ cases=(
 if [ -n "$mpiexec" ]; then
     # Two ranks, host only: rank 0's line goes through mpirun's stderr to its terminal.
     export CLPARITY_TEST_RANK_ICDS="$icd:$icd"
-    cases+=("mpi|$mpiexec --allow-run-as-root --oversubscribe -np 2 $rank_sh $clp compare --mpi -d host --engines host:exact $small|compare --mpi, rank 0: 1/")
+    mpirun="$mpiexec --allow-run-as-root --oversubscribe -np 2 $rank_sh $clp"
+    cases+=("mpi_compare|$mpirun compare --mpi -d host --engines host:exact $small|compare --mpi, rank 0: 1/"
+        "mpi_train|$mpirun train --mpi -d host --engines host:exact --d-model 16 --layers 2 --steps 20|train --mpi, rank 0: step 1/20")
 else
-    echo "note: no MPIEXEC given (a build without MPI): the compare --mpi case is skipped"
+    echo "note: no MPIEXEC given (a build without MPI): the --mpi cases are skipped"
 fi
 
 # clean FILE WORD: nothing of the progress line in FILE.
@@ -60,9 +62,14 @@ for c in "${cases[@]}"; do
     fi
     total=$((total + 1))
     leak=0
+    # A command that failed would print no progress either: each run must succeed.
     $cmd 2>&1 | cat >"$o.pipe"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" = 0 ] || fail "$name: exit $rc with a pipe: $(tail -c 600 "$o.pipe")"
     clean "$o.pipe" "$word" || leak=1
     $cmd >"$o.out" 2>"$o.err"
+    rc=$?
+    [ "$rc" = 0 ] || fail "$name: exit $rc with files: $(tail -c 600 "$o.err")"
     clean "$o.err" "$word" && clean "$o.out" "$word" || leak=1
     if [ "$mode" = normal ] && [ $leak = 1 ]; then
         fail "$name: progress reached a pipe or a file: $(grep -aF "$word" "$o.pipe" "$o.err" | head -c 300 | cat -A)"
