@@ -40,6 +40,8 @@ struct cp_job {
      * input and weights) runs on a second thread while the first result's engine is built,
      * and is joined before its first forward: timed runs never share the CPU with it. */
     void *bg;
+    const char *bg_hidden; /* what the second thread computes: "host:f64", "host:exact", both
+                              ("host:f64 and host:exact"), or NULL (the hashes only) */
     char input_sha256[65], weights_sha256[65];
 };
 
@@ -335,9 +337,8 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
     cp_device_label(r->dev, label, sizeof label);
     tell(j, CP_JOB_BUILD, r, NULL, 0, 0);
     int st = cp_engine_create(r->eng, r->dev, m, batch, &e);
-    if (j->bg)
-        tell(j, CP_JOB_REFERENCE, NULL, j->o.compare ? "host:f64 and host:exact" : "host:f64", 0,
-             0);
+    if (j->bg && j->bg_hidden)
+        tell(j, CP_JOB_REFERENCE, NULL, j->bg_hidden, 0, 0);
     int bg_st = bg_join(j);
     if (st != CP_OK) {
         st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
@@ -485,6 +486,10 @@ static void bg_start(cp_job *j)
     w->want_ref = !ref_listed && !j->o.no_reference;
     w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
     w->want_hashes = j->o.hash_early; /* only the JSON and index.json show them */
+    j->bg_hidden = w->want_ref && w->want_base ? "host:f64 and host:exact"
+                   : w->want_ref               ? "host:f64"
+                   : w->want_base              ? "host:exact"
+                                               : NULL;
     w->threaded = pthread_create(&w->thread, NULL, bg_main, w) == 0;
     if (!w->threaded)
         bg_main(w);

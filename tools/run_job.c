@@ -390,11 +390,14 @@ static void job_progress(const cp_job_event *ev, void *ctx)
                        label);
         break;
     case CP_JOB_WARMUP:
-    case CP_JOB_TIMED:
+    case CP_JOB_TIMED: {
+        char of[32] = "";
+        if (ev->runs > 0)
+            snprintf(of, sizeof of, "/%ld", ev->runs);
         (ev->run == 0 ? progress_stage : progress_show)(
-            "%s: %zu/%zu  %s on %s  %s %ld/%ld", who, ev->index + 1, ev->count, ev->engine, label,
-            ev->phase == CP_JOB_WARMUP ? "warm-up" : "timed", ev->run + 1, ev->runs);
-        break;
+            "%s: %zu/%zu  %s on %s  %s %ld%s", who, ev->index + 1, ev->count, ev->engine, label,
+            ev->phase == CP_JOB_WARMUP ? "warm-up" : "timed", ev->run + 1, of);
+    } break;
     case CP_JOB_CHECKS:
         progress_stage("%s: %zu/%zu  %s on %s  round trip%s", who, ev->index + 1, ev->count,
                        ev->engine, label, j->o.invariance ? " and invariance" : "");

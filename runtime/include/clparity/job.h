@@ -142,7 +142,8 @@ typedef struct cp_job_event {
     size_t index, count;  /* result index (from 0) of count results */
     const cp_device *dev; /* NULL for the reference and the metrics */
     const char *engine;   /* "cl:own"; "host:f64" for the reference; NULL for the metrics */
-    long run, runs;       /* CP_JOB_WARMUP, CP_JOB_TIMED: runs done so far of runs */
+    long run, runs;       /* CP_JOB_WARMUP, CP_JOB_TIMED: runs done so far of runs (runs <= 0:
+                             a count not fixed in advance) */
 } cp_job_event;
 typedef void (*cp_job_progress_fn)(const cp_job_event *ev, void *ctx);
 /* fn (NULL: none) is called by cp_job_run at each stage and after each run, always on the
