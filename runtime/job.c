@@ -29,7 +29,9 @@ struct cp_job {
     float *base;  /* host:exact's output: the baseline (compare only) */
     cp_job_result *res;
     size_t nres;
-    bool keep_failed; /* cp_job_set_keep_failed */
+    bool keep_failed;            /* cp_job_set_keep_failed */
+    cp_job_progress_fn progress; /* cp_job_set_progress */
+    void *progress_ctx;
     size_t nfailed;
     char build_options[512];
     char arch_from[128];
@@ -38,6 +40,8 @@ struct cp_job {
      * input and weights) runs on a second thread while the first result's engine is built,
      * and is joined before its first forward: timed runs never share the CPU with it. */
     void *bg;
+    const char *bg_hidden; /* what the second thread computes: "host:f64", "host:exact", both
+                              ("host:f64 and host:exact"), or NULL (the hashes only) */
     char input_sha256[65], weights_sha256[65];
 };
 
@@ -296,6 +300,22 @@ static int check_invariance(cp_job *j, cp_job_result *r, cp_engine *e)
 /* One device × engine: create, warm up, time, keep the last output, destroy. */
 static int bg_join(cp_job *j);
 
+/* Tells the caller's progress callback (cp_job_set_progress), if any. */
+static void tell(const cp_job *j, enum cp_job_phase phase, const cp_job_result *r,
+                 const char *engine, long run, long runs)
+{
+    if (!j->progress)
+        return;
+    cp_job_event ev = {.phase = phase,
+                       .index = r ? (size_t)(r - j->res) : 0,
+                       .count = j->nres,
+                       .dev = r ? r->dev : NULL,
+                       .engine = r ? r->eng->name : engine,
+                       .run = run,
+                       .runs = runs};
+    j->progress(&ev, j->progress_ctx);
+}
+
 /* *fatal: the failure was not the result's own (the hidden reference or baseline, joined
  * here, failed). */
 static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
@@ -315,7 +335,10 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
     cp_engine *e = NULL;
     char label[300];
     cp_device_label(r->dev, label, sizeof label);
+    tell(j, CP_JOB_BUILD, r, NULL, 0, 0);
     int st = cp_engine_create(r->eng, r->dev, m, batch, &e);
+    if (j->bg && j->bg_hidden)
+        tell(j, CP_JOB_REFERENCE, NULL, j->bg_hidden, 0, 0);
     int bg_st = bg_join(j);
     if (st != CP_OK) {
         st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
@@ -337,6 +360,10 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
     bool kernel_known = true;
     for (long i = 0; i < total; ++i) {
         cp_timing tm;
+        if (i < j->o.warmup)
+            tell(j, CP_JOB_WARMUP, r, NULL, i, j->o.warmup);
+        else
+            tell(j, CP_JOB_TIMED, r, NULL, i - j->o.warmup, j->o.runs);
         st = cp_engine_forward(e, j->x, batch, r->y, &tm);
         if (st != CP_OK) {
             st = cp_err_set(st, "%s on %s: %s", r->eng->name, label, cp_err_msg());
@@ -360,6 +387,7 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
     r->batch_inv_checked = -1;
     r->thread_inv = -1;
     if (j->o.compare) {
+        tell(j, CP_JOB_CHECKS, r, NULL, 0, 0);
         st = cp_engine_roundtrip(e, &r->roundtrip);
         if (st == CP_OK && j->o.invariance)
             st = check_invariance(j, r, e);
@@ -458,6 +486,10 @@ static void bg_start(cp_job *j)
     w->want_ref = !ref_listed && !j->o.no_reference;
     w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
     w->want_hashes = j->o.hash_early; /* only the JSON and index.json show them */
+    j->bg_hidden = w->want_ref && w->want_base ? "host:f64 and host:exact"
+                   : w->want_ref               ? "host:f64"
+                   : w->want_base              ? "host:exact"
+                                               : NULL;
     w->threaded = pthread_create(&w->thread, NULL, bg_main, w) == 0;
     if (!w->threaded)
         bg_main(w);
@@ -485,6 +517,12 @@ static int bg_join(cp_job *j)
 void cp_job_set_keep_failed(cp_job *j, bool keep)
 {
     j->keep_failed = keep;
+}
+
+void cp_job_set_progress(cp_job *j, cp_job_progress_fn fn, void *ctx)
+{
+    j->progress = fn;
+    j->progress_ctx = ctx;
 }
 
 size_t cp_job_failed_count(const cp_job *j)
@@ -549,6 +587,7 @@ int cp_job_run(cp_job *j)
         return CP_OK; /* no reference: no metrics, and the table says n/a */
     if (!j->ref) {
         /* host:f64 was not asked for as a result: it still is the reference. */
+        tell(j, CP_JOB_REFERENCE, NULL, "host:f64", 0, 0);
         st = run_hidden(j, "host:f64", (void **)&j->ref);
         if (st != CP_OK)
             return st;
@@ -558,10 +597,12 @@ int cp_job_run(cp_job *j)
             j->base = j->res[i].y;
     if (j->o.compare && !j->base) {
         /* host:exact was not asked for: it still is the baseline. */
+        tell(j, CP_JOB_REFERENCE, NULL, "host:exact", 0, 0);
         st = run_hidden(j, "host:exact", (void **)&j->base);
         if (st != CP_OK)
             return st;
     }
+    tell(j, CP_JOB_METRICS, NULL, NULL, 0, 0);
     for (size_t i = 0; i < j->nres; ++i) {
         cp_job_result *r = &j->res[i];
         if (r->eng->dtype != CP_F32 || !r->y)

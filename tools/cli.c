@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "cli.h"
+#include "progress.h"
 
 #include "clparity/report.h"
 #include "clparity/safetensors.h"
@@ -31,6 +32,7 @@ int cli_fail(const char *cmd, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    progress_clear();
     fprintf(stderr, "clparity %s: ", cmd);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

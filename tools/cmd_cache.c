@@ -41,6 +41,7 @@ static void cache_help(FILE *f)
             "                tune.json and the peak-*.json measurements stay; 'clparity tune'\n"
             "                and 'clparity peak' rewrite them) and report how many and the\n"
             "                bytes freed\n"
+            "  --quiet       no progress line (as every command takes; cache shows none)\n"
             "  --version     print the version and exit\n"
             "  -h, --help    print this help and exit\n"
             "\n"

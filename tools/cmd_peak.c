@@ -4,6 +4,7 @@
 #include "cmds.h"
 #include "opts.h"
 #include "perf.h"
+#include "progress.h"
 
 #include "clparity/peak.h"
 #include "clparity/report.h"
@@ -213,10 +214,18 @@ int cmd_peak(int argc, char **argv)
     }
     FILE *tab = json && strcmp(json, "-") == 0 ? stderr : stdout;
     perf_peak_header(tab);
+    size_t nchosen = 0, k = 0;
+    for (size_t i = 0; i < devs.n; ++i)
+        nchosen += chosen[i];
     for (size_t i = 0; i < devs.n; ++i) {
         if (!chosen[i])
             continue;
+        char dl[300];
+        cp_device_label(&devs.v[i], dl, sizeof dl);
+        progress_stage("peak: %zu/%zu  %s  %s", ++k, nchosen, dl,
+                       remeasure ? "measuring" : "the cached peak, or measuring it");
         st = cp_peak_get(&devs.v[i], remeasure, &peaks[i]);
+        progress_clear();
         if (st != CP_OK) {
             char label[300];
             cp_device_label(&devs.v[i], label, sizeof label);

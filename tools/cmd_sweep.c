@@ -10,6 +10,7 @@
 #include "sweep.h"
 #include "opts.h"
 #include "perf.h"
+#include "progress.h"
 #include "xover.h"
 
 #include "clparity/engine.h"
@@ -235,8 +236,8 @@ int cmd_sweep(int argc, char **argv)
     bool to_stdout =
         (s.o.json && strcmp(s.o.json, "-") == 0) || (s.o.csv && strcmp(s.o.csv, "-") == 0);
     s.out = to_stdout ? stderr : stdout;
-    /* The bar shares stderr with the table when a file takes stdout: each row clears it. */
-    s.progress = isatty(STDERR_FILENO);
+    /* The bar (progress.h: on a terminal, without --quiet) shares stderr with the table when a
+     * file takes stdout: each row clears it. */
 
     /* Ctrl-C and SIGTERM stop after the current run; what finished is kept. */
     struct sigaction sa;
@@ -262,19 +263,15 @@ int cmd_sweep(int argc, char **argv)
             continue;
         char label[300];
         cp_device_label(&s.devs.v[i], label, sizeof label);
-        if (s.progress) {
-            fprintf(stderr, "\r\033[Kthe peak of %s (clparity peak: cached, or measured now)",
-                    label);
-            fflush(stderr);
-        }
+        progress_stage("the peak of %s (clparity peak: cached, or measured now)", label);
         if (cp_peak_get(&s.devs.v[i], false, &s.peaks[i]) != CP_OK) {
             /* No peak: its results show n/a for % of peak, and the sweep goes on. */
-            sweep_progress_clear(&s);
+            progress_clear();
             fprintf(s.out, "peak: %s: not measured (%s): %% of peak n/a\n", label, cp_err_msg());
             memset(&s.peaks[i], 0, sizeof s.peaks[i]);
             continue;
         }
-        sweep_progress_clear(&s);
+        progress_clear();
         const cp_peak *pk = &s.peaks[i];
         if (!pk->available)
             fprintf(s.out, "peak: %s: n/a (simulator)\n", label);
@@ -290,7 +287,7 @@ int cmd_sweep(int argc, char **argv)
     size_t done = 0;
     for (size_t p = 0; p < s.npts && !sweep_stop_signal; ++p)
         sweep_run_point(&s, p, &done);
-    sweep_progress_clear(&s);
+    progress_clear();
     int sig = sweep_stop_signal;
     s.interrupted = sig != 0;
     if (s.interrupted) { /* on stderr always, and in the table's stream when that is stdout */

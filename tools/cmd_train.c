@@ -6,6 +6,7 @@
 #include "csv.h"
 #include "mpi.h"
 #include "opts.h"
+#include "progress.h"
 
 #include "clparity/error.h"
 #include "clparity/gen.h"
@@ -340,14 +341,28 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* "train" or "train --mpi, rank 0": how the progress line starts. */
+static void progress_who(const struct train *T, char *buf, size_t len)
+{
+    if (T->o.mpi)
+        snprintf(buf, len, "%s --mpi, rank %d", CMD, mpi_rank());
+    else
+        snprintf(buf, len, "%s", CMD);
+}
+
 /* The trainers, and the buffers of their weights and round trips. */
 int train_start(struct train *T)
 {
     const struct opts *o = &T->o;
+    char who[64];
+    progress_who(T, who, sizeof who);
     for (size_t i = 0; i < T->nr; ++i) {
         struct result *r = &T->r[i];
         if (!r->dev)
             continue;
+        char dl[300];
+        cp_device_label(r->dev, dl, sizeof dl);
+        progress_stage("%s: %zu/%zu  %s on %s  build", who, i + 1, T->nr, r->engine, dl);
         int st =
             cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
         if (st != CP_OK) {
@@ -365,6 +380,7 @@ int train_start(struct train *T)
         if (probe_ok == 0) {
             char lb[300];
             train_label(r, lb, sizeof lb);
+            progress_clear();
             fprintf(stderr,
                     "train: %s on %s: its training kernels FAILED their probe (%s): its results "
                     "are not promised to be host:exact's\n",
@@ -379,6 +395,7 @@ int train_start(struct train *T)
         if (!r->w || !r->y_rt)
             return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
     }
+    progress_clear();
     return CP_OK;
 }
 
@@ -386,6 +403,20 @@ int train_step(struct train *T, long step, bool *poked)
 {
     bool hook =
         getenv("CLPARITY_TEST_HOOK") && strcmp(getenv("CLPARITY_TEST_HOOK"), "train-ulp") == 0;
+    if (progress_enabled()) {
+        /* The loss of the first local result: they differ in the last bits only, if at all. */
+        char who[64];
+        progress_who(T, who, sizeof who);
+        const struct result *first = NULL;
+        for (size_t i = 0; i < T->nr && !first; ++i)
+            if (T->r[i].tr)
+                first = &T->r[i];
+        if (step == 1 || !first)
+            progress_stage("%s: step %ld/%ld", who, step, T->o.steps);
+        else
+            progress_show("%s: step %ld/%ld  last loss %.6g (%s)", who, step, T->o.steps,
+                          first->loss, first->engine);
+    }
     for (size_t i = 0; i < T->nr; ++i) {
         struct result *r = &T->r[i];
         if (!r->tr)
@@ -481,6 +512,7 @@ static int train_loop(struct train *T)
         if (st == CP_OK && train_recorded(T, step) && (st = train_read_weights(T)) == CP_OK)
             st = train_record(T, step);
     }
+    progress_clear();
     return st == CP_OK ? train_finish(T) : st;
 }
 

@@ -4,7 +4,9 @@
 #include "cli.h"
 #include "cmds.h"
 #include "opts.h"
+#include "progress.h"
 
+#include "clparity/cache.h"
 #include "clparity/metrics.h"
 #include "clparity/model.h"
 #include "clparity/report.h"
@@ -82,13 +84,15 @@ struct tune_opts {
     bool quick, dry_run;
     long runs, warmup;
     const char *json;
+    FILE *tab;         /* the table: stdout, or stderr when --json - takes stdout */
+    int dev_w, spec_w; /* the widths of the device name and setting columns */
 };
 
 /* Times cl:own with CLPARITY_OWN_KERNEL=path and CLPARITY_OWN_TUNE=spec; the median wall time
  * and the output's hash. */
 static int time_candidate(const cp_device *dev, const char *path, const char *spec,
-                          const struct shape *sh, const struct tune_opts *o, double *median,
-                          uint64_t *hash)
+                          const struct shape *sh, const struct tune_opts *o, const char *what,
+                          double *median, uint64_t *hash)
 {
     cp_model m;
     float *x = NULL, *y = NULL;
@@ -111,10 +115,15 @@ static int time_candidate(const cp_device *dev, const char *path, const char *sp
     const cp_engine_info *own = cp_engine_find("cl:own");
     if (st == CP_OK)
         st = cp_engine_check_memory(own, dev, &m, sh->batch);
+    progress_stage("%s  d=%d L=%d B=%d  build", what, sh->d, sh->layers, sh->batch);
     if (st == CP_OK)
         st = cp_engine_create(own, dev, &m, sh->batch, &e);
     for (long r = 0; st == CP_OK && r < o->warmup + o->runs; ++r) {
         cp_timing tm;
+        (r == 0 ? progress_stage : progress_show)(
+            "%s  d=%d L=%d B=%d  %s %ld/%ld", what, sh->d, sh->layers, sh->batch,
+            r < o->warmup ? "warm-up" : "timed", r < o->warmup ? r + 1 : r - o->warmup + 1,
+            r < o->warmup ? o->warmup : o->runs);
         st = cp_engine_forward(e, x, sh->batch, y, &tm);
         if (st == CP_OK && r >= o->warmup)
             t[r - o->warmup] = tm.wall_s;
@@ -222,12 +231,18 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
         for (size_t k = 0; c[k]; ++k) {
             double med = 0.0;
             uint64_t h = 0;
-            st = time_candidate(dev, tu->path, c[k], sh, o, &med, &h);
+            size_t nc = 0;
+            while (c[nc])
+                ++nc;
+            char what[512];
+            snprintf(what, sizeof what, "tune: %d:%d %.60s  %s %zu/%zu  %s", dev->plat_idx,
+                     dev->dev_idx, dev->name, tu->path, k + 1, nc, c[k]);
+            st = time_candidate(dev, tu->path, c[k], sh, o, what, &med, &h);
             for (const struct shape *ms = o->quick ? NULL : tu->more; st == CP_OK && ms && ms->d;
                  ++ms) {
                 double more_med = 0.0;
                 uint64_t more_h = 0;
-                st = time_candidate(dev, tu->path, c[k], ms, o, &more_med, &more_h);
+                st = time_candidate(dev, tu->path, c[k], ms, o, what, &more_med, &more_h);
                 med += more_med;
             }
             if (st != CP_OK) {
@@ -241,11 +256,15 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
                 first_hash = h;
             if (!same)
                 *check = 1;
-            printf("%d:%-3d %-32.32s %-6s %-12s d=%-5d L=%-4d B=%-5d %10.3f ms %9.1f GFLOP/s%s\n",
-                   dev->plat_idx, dev->dev_idx, dev->name, tu->path, c[k], sh->d, sh->layers,
-                   sh->batch, med * 1e3, flops / med * 1e-9,
-                   same ? "" : "  OUTPUT DIFFERS from the first setting");
-            fflush(stdout);
+            int shapes = 1;
+            for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
+                ++shapes;
+            progress_clear();
+            fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-*s %6d %5d %5d %5d %12.3f %10.1f%s\n",
+                    dev->plat_idx, dev->dev_idx, o->dev_w, o->dev_w, dev->name, tu->path, o->spec_w,
+                    c[k], shapes, sh->d, sh->layers, sh->batch, med * 1e3, flops / med * 1e-9,
+                    same ? "" : "  OUTPUT DIFFERS from the first setting");
+            fflush(o->tab);
             cJSON *jr = cJSON_CreateObject();
             cJSON_AddStringToObject(jr, "path", tu->path);
             cJSON_AddStringToObject(jr, "params", c[k]);
@@ -264,8 +283,8 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
         st = cp_tune_parse(best_spec, &best);
         if (st != CP_OK)
             return cli_fail("tune", st, "%s", cp_err_msg());
-        printf("%d:%-3d %-32.32s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, dev->name, tu->path,
-               best_spec);
+        fprintf(o->tab, "%d:%-3d %-*.*s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, o->dev_w,
+                o->dev_w, dev->name, tu->path, best_spec);
     }
     char spec[256];
     cp_tune_format(&best, spec, sizeof spec);
@@ -280,7 +299,7 @@ static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *j
             return cli_fail("tune", st, "%s", cp_err_msg());
         char key[800];
         cp_tune_key(dev, key, sizeof key);
-        printf("stored for %s: %s\n", key, spec);
+        fprintf(o->tab, "stored for %s: %s\n", key, spec);
     }
     cJSON_AddBoolToObject(jdev, "stored", !o->dry_run);
     return CP_OK;
@@ -352,6 +371,29 @@ int cmd_tune(int argc, char **argv)
         goto out;
     }
     cp_select_warn(&devs);
+    /* The columns fit the longest device name (up to 40 characters) and setting tuned here. */
+    o.tab = o.json && strcmp(o.json, "-") == 0 ? stderr : stdout;
+    o.dev_w = 0;
+    o.spec_w = (int)strlen("setting");
+    for (size_t i = 0; i < devs.n; ++i) {
+        const cp_device *dev = &devs.v[i];
+        if (!chosen[i] || dev->kind != CP_DEV_OPENCL || dev->simulator)
+            continue;
+        int w = (int)strlen(dev->name);
+        o.dev_w = w > o.dev_w ? (w < 40 ? w : 40) : o.dev_w;
+        bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
+        const struct tunable *tv = gpu ? gpu_tunables : cpu_tunables;
+        size_t nt = gpu ? sizeof gpu_tunables / sizeof gpu_tunables[0]
+                        : sizeof cpu_tunables / sizeof cpu_tunables[0];
+        for (size_t t = 0; t < nt; ++t)
+            for (const char *const *c = o.quick ? tv[t].quick_cands : tv[t].cands; *c; ++c)
+                if ((int)strlen(*c) > o.spec_w)
+                    o.spec_w = (int)strlen(*c);
+    }
+    /* "shapes": how many shapes each time sums (tune --help names them); d, L, B: the first. */
+    fprintf(o.tab, "%-*s %-6s %-*s %6s %5s %5s %5s %12s %10s\n", o.dev_w + 6, "device", "path",
+            o.spec_w, "setting", "shapes", "d", "L", "B", "median ms", "GFLOP/s");
+    fflush(o.tab);
     cJSON *root = cJSON_CreateObject(), *jdevs = cJSON_AddArrayToObject(root, "devices");
     int check = 0;
     for (size_t i = 0; i < devs.n && st == CP_OK; ++i) {
@@ -378,10 +420,18 @@ int cmd_tune(int argc, char **argv)
             cli_fail("tune", st, "%s", cp_err_msg());
     }
     cJSON_Delete(root);
+    progress_clear();
     if (st == CP_OK && check)
         st = cli_fail("tune", 1,
                       "a setting changed cl:own's output: nothing stored (this is a bug; "
                       "please report it with the table above)");
+    if (st == CP_OK && o.dry_run) {
+        char dir[4096];
+        if (cp_cache_dir(dir, sizeof dir) == CP_OK)
+            fprintf(o.tab, "dry run: nothing stored in %s/tune.json\n", dir);
+        else
+            fprintf(o.tab, "dry run: nothing stored\n");
+    }
 out:
     free(chosen);
     cp_devlist_free(&devs);

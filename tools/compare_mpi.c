@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "run_job.h"
 #include "mpi.h"
+#include "progress.h"
 
 #include "clparity/compare.h"
 #include "clparity/npy.h"
@@ -438,7 +439,11 @@ int compare_mpi(struct job_opts *o)
     if (st == CP_OK)
         st = job_execute(&j);
     put_results(&mine, st, &j);
+    if (root && mpi_size() > 1)
+        progress_stage("%s --mpi, rank 0: waiting for the other %d ranks' results", CMD,
+                       mpi_size() - 1);
     rc = mpi_gather(&mine, &all);
+    progress_clear();
     wire_free(&mine);
     if (rc != CP_OK)
         st = cli_fail(CMD, rc, "%s", cp_err_msg());

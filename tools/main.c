@@ -37,7 +37,9 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n"
-               "Run 'clparity COMMAND --help' for a command's options.\n"
+               "Run 'clparity COMMAND --help' for a command's options. Long work shows a\n"
+               "progress line on stderr when it is a terminal; every command's --quiet turns\n"
+               "it off.\n"
                "  --version   print the version and exit\n"
                "  -h, --help  print this help and exit\n"
                "\n"

@@ -1,6 +1,7 @@
 /* The ranks of compare --mpi and train --mpi (tools/mpi.h): the byte buffers they exchange,
  * MPI's start and end, the version check, and the capture of other ranks' output. */
 #include "mpi.h"
+#include "progress.h"
 
 #include "cli.h"
 
@@ -437,6 +438,8 @@ int mpi_begin(const char *cmd)
         snprintf(M.host, sizeof M.host, "rank%d", M.rank);
     if (M.rank != 0)
         capture_output();
+    else
+        progress_via_parent(); /* rank 0's progress line reaches mpirun's terminal */
     /* The version check: every rank's host name and "version (git hash)" to rank 0. */
     char version[160];
     snprintf(version, sizeof version, "%s (%s)", cp_version(), cp_git_hash());

@@ -1,6 +1,7 @@
 #include "opts.h"
 
 #include "cli.h"
+#include "progress.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -102,13 +103,15 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "is a usage error (status 2), reported before any work"},
     [OPT_SAVE] = {"save", 0, "DIR", OPT_STRING, 0, 0, NULL, NULL,
         "write %s"},
+    [OPT_QUIET] = {"quiet", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
+        "no progress line on stderr (shown only when stderr is a terminal)"},
     [OPT_VERSION] = {"version", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "print the version and exit"},
     [OPT_HELP] = {"help", 'h', NULL, OPT_FLAG, 0, 0, NULL, NULL, "print this help and exit"},
 };
 /* clang-format on */
 
-static const struct opt_use always[] = {{.id = OPT_VERSION}, {.id = OPT_HELP}};
+static const struct opt_use always[] = {{.id = OPT_QUIET}, {.id = OPT_VERSION}, {.id = OPT_HELP}};
 
 /* The choice's words as a phrase: "relu, none". */
 static void choice_list(const char *choices, char *buf, size_t len)
@@ -343,6 +346,8 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
             char msg[256];
             snprintf(msg, sizeof msg, u->refuse, opt_table[u->id].name);
             st = cli_fail(cmd, CP_FAIL_USAGE, "%s", msg);
+        } else if (u->id == OPT_QUIET) {
+            progress_set_quiet(true);
         } else if (u->id == OPT_HELP || u->id == OPT_VERSION) {
             if (u->id == OPT_HELP)
                 help();

@@ -48,6 +48,7 @@ enum opt_id {
     OPT_CSV,
     OPT_PLOT,
     OPT_SAVE,
+    OPT_QUIET,
     OPT_VERSION,
     OPT_HELP,
     OPT_COUNT
@@ -100,8 +101,9 @@ struct opt_value {
     int choice; /* the index of the word in choices */
 };
 
-/* Parses argv with getopt_long over uses (OPT_HELP and OPT_VERSION are always taken: help()
- * prints the command's help, --version the version, and *handled is set). Each option's value
+/* Parses argv with getopt_long over uses (OPT_QUIET, OPT_HELP and OPT_VERSION are always taken:
+ * --quiet turns the progress line off (progress.h), help() prints the command's help, --version
+ * the version, and *handled is set). Each option's value
  * is checked as its kind says, then stored at its OPT_AT field of ctx, or else handed to
  * set(ctx, id, value), which returns CP_OK or an exit status after printing. Arguments that are not
  * options go to operand(ctx, arg) when it is given, else they are an error. Returns CP_OK or the
@@ -112,7 +114,7 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
                bool *handled);
 
 /* The options' part of a command's help: a line "  --name ARG" per option taken (help text
- * in the column beside it), then --version and --help. */
+ * in the column beside it), then --quiet, --version and --help. */
 void opts_help(FILE *f, const struct opt_use *uses, size_t n);
 
 #endif

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "labels.h"
 #include "opts.h"
+#include "progress.h"
 
 #include "clparity/compare.h"
 #include "clparity/npy.h"
@@ -395,9 +396,50 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
     return CP_OK;
 }
 
+/* The progress line of run and compare (and of compare --mpi's rank 0; the other ranks' stderr
+ * is no terminal): "run: 3/8  cl:own on 0:0 pthread-...  timed 4/10". */
+static void job_progress(const cp_job_event *ev, void *ctx)
+{
+    const struct job *j = ctx;
+    char who[64], label[300] = "";
+    if (j->o.mpi) /* only rank 0 (its data not given) shows it: progress_via_parent */
+        snprintf(who, sizeof who, "%s --mpi, rank %s", j->cmd, j->o.given ? "> 0" : "0");
+    else
+        snprintf(who, sizeof who, "%s", j->cmd);
+    if (ev->dev)
+        cp_device_label(ev->dev, label, sizeof label);
+    switch (ev->phase) {
+    case CP_JOB_BUILD:
+        progress_stage("%s: %zu/%zu  %s on %s  build", who, ev->index + 1, ev->count, ev->engine,
+                       label);
+        break;
+    case CP_JOB_WARMUP:
+    case CP_JOB_TIMED: {
+        char of[32] = "";
+        if (ev->runs > 0)
+            snprintf(of, sizeof of, "/%ld", ev->runs);
+        (ev->run == 0 ? progress_stage : progress_show)(
+            "%s: %zu/%zu  %s on %s  %s %ld%s", who, ev->index + 1, ev->count, ev->engine, label,
+            ev->phase == CP_JOB_WARMUP ? "warm-up" : "timed", ev->run + 1, of);
+    } break;
+    case CP_JOB_CHECKS:
+        progress_stage("%s: %zu/%zu  %s on %s  round trip%s", who, ev->index + 1, ev->count,
+                       ev->engine, label, j->o.invariance ? " and invariance" : "");
+        break;
+    case CP_JOB_REFERENCE:
+        progress_stage("%s: the reference: %s", who, ev->engine);
+        break;
+    case CP_JOB_METRICS:
+        progress_stage("%s: metrics against the reference", who);
+        break;
+    }
+}
+
 int job_execute(struct job *j)
 {
+    cp_job_set_progress(j->cj, job_progress, j);
     int st = cp_job_run(j->cj);
+    progress_clear();
     if (st != CP_OK) {
         cli_fail(j->cmd, st, "%s", cp_err_msg());
         cli_print_build_log();

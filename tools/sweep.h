@@ -81,8 +81,7 @@ struct sweep {
     size_t nser;
     struct row *rows;
     size_t nrows;
-    FILE *out;     /* the table */
-    bool progress; /* a progress bar on stderr */
+    FILE *out; /* the table */
     bool interrupted;
     int status;              /* 3 when a result failed at run time */
     char build_options[512]; /* the last OpenCL engine's, for the provenance */
@@ -98,8 +97,6 @@ int sweep_make_series(struct sweep *s);
 
 /* Running (sweep_run.c): every series at point pi, each row printed as it finishes. */
 void sweep_run_point(struct sweep *s, size_t pi, size_t *done);
-/* Clears the progress bar from stderr (when there is one). */
-void sweep_progress_clear(const struct sweep *s);
 
 /* Output (sweep_out.c). */
 void sweep_print_intro(const struct sweep *s);

@@ -1,6 +1,7 @@
 /* clparity sweep: running the series at each point, and refusing what does not fit. */
 #include "cli.h"
 #include "perf.h"
+#include "progress.h"
 #include "sweep.h"
 
 #include "clparity/select.h"
@@ -74,7 +75,7 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
 static void progress(const struct sweep *s, size_t done, const struct point *p,
                      const struct series *se)
 {
-    if (!s->progress)
+    if (!progress_enabled())
         return;
     size_t total = s->npts * s->nser, width = 24;
     size_t filled = total ? done * width / total : width;
@@ -83,17 +84,8 @@ static void progress(const struct sweep *s, size_t done, const struct point *p,
         bar[i] = i < filled ? '#' : '.';
     bar[width] = '\0';
     cp_device_label(se->dev, label, sizeof label);
-    fprintf(stderr, "\r\033[K[%s] %zu/%zu  d=%ld L=%ld B=%ld  %s on %.40s", bar, done, total, p->d,
-            p->layers, p->batch, se->eng->name, label);
-    fflush(stderr);
-}
-
-void sweep_progress_clear(const struct sweep *s)
-{
-    if (s->progress) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-    }
+    progress_stage("[%s] %zu/%zu  d=%ld L=%ld B=%ld  %s on %.40s", bar, done, total, p->d,
+                   p->layers, p->batch, se->eng->name, label);
 }
 
 /* Runs one result: warm-up and timed runs. A failure is the row's, not the sweep's. False
@@ -217,7 +209,7 @@ void sweep_run_point(struct sweep *s, size_t pi, size_t *done)
             if (!run_row(s, &m, x, p, &s->ser[r->series], r))
                 break; /* interrupted in the middle of this result: it is not kept */
         }
-        sweep_progress_clear(s);
+        progress_clear();
         sweep_print_row(s, r);
         fflush(s->out);
         s->rows[keep++] = *r;

@@ -4,6 +4,7 @@
  * per-step divergence of every device on every machine is one table. */
 #include "cli.h"
 #include "mpi.h"
+#include "progress.h"
 #include "train_cli.h"
 
 #include "clparity/engine.h"
@@ -322,6 +323,7 @@ int train_mpi(struct train *T)
         if (rc == CP_OK && root && st == CP_OK)
             st = train_record(T, step);
     }
+    progress_clear();
     if (rc == CP_OK && st == CP_OK)
         st = train_finish(T);
     if (rc == CP_OK) {

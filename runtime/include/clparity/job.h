@@ -124,6 +124,32 @@ int cp_job_run(cp_job *j);
  * cp_job_failed_count says how many failed. The reference (host:f64) and compare's baseline
  * (host:exact) failing still stop the job: nothing could be compared. Call before cp_job_run. */
 void cp_job_set_keep_failed(cp_job *j, bool keep);
+/* What the job is doing, for a progress display: the library prints nothing itself.
+ * CP_JOB_BUILD: result index of count is being created (its program built, its weights
+ * uploaded); CP_JOB_WARMUP and CP_JOB_TIMED: run runs done of runs; CP_JOB_CHECKS: compare's
+ * round trip and invariance checks; CP_JOB_REFERENCE: waiting for (or computing) the hidden
+ * host:f64 reference or host:exact baseline (engine names which; dev is NULL); CP_JOB_METRICS:
+ * the metrics of every result against the reference (dev and engine NULL). */
+enum cp_job_phase {
+    CP_JOB_BUILD,
+    CP_JOB_WARMUP,
+    CP_JOB_TIMED,
+    CP_JOB_CHECKS,
+    CP_JOB_REFERENCE,
+    CP_JOB_METRICS,
+};
+typedef struct cp_job_event {
+    enum cp_job_phase phase;
+    size_t index, count;  /* result index (from 0) of count results */
+    const cp_device *dev; /* NULL for the reference and the metrics */
+    const char *engine;   /* "cl:own"; "host:f64" for the reference; NULL for the metrics */
+    long run, runs;       /* CP_JOB_WARMUP, CP_JOB_TIMED: runs done so far of runs (runs <= 0:
+                             a count not fixed in advance) */
+} cp_job_event;
+typedef void (*cp_job_progress_fn)(const cp_job_event *ev, void *ctx);
+/* fn (NULL: none) is called by cp_job_run at each stage and after each run, always on the
+ * thread that called cp_job_run; it must not call back into the job. Call before cp_job_run. */
+void cp_job_set_progress(cp_job *j, cp_job_progress_fn fn, void *ctx);
 /* Results that ended with an error (cp_job_set_keep_failed), and result i's error (NULL when
  * it ran, or i is out of range). */
 size_t cp_job_failed_count(const cp_job *j);
