@@ -14,7 +14,7 @@ static const long x[] = {1, 2, 4, 8, 16, 32};
 
 static size_t run(const double *ta, const double *tb, struct xover *out, size_t *n, int *first)
 {
-    return xover_find(ta, tb, x, N, out, n, first);
+    return xover_find(ta, tb, NULL, x, N, out, n, first);
 }
 
 /* a is faster everywhere: never. */

@@ -113,6 +113,7 @@ int cmd_compare(int argc, char **argv)
     job_print_builds(out, &j);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
+    cp_comparison_print_speed(cmp, out);
     fflush(out);
     if (st != CP_OK)
         goto out;

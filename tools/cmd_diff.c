@@ -330,7 +330,10 @@ static int load_all(struct diff *d)
             snprintf(it->engine, sizeof it->engine, "%s", engine);
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_checked = -1;
-            it->wall_median_s = -1.0;
+            /* The saved timings (folders saved before they were recorded have none: n/a). */
+            const cJSON *tj = cJSON_GetObjectItemCaseSensitive(r, "timing");
+            if (!cJSON_IsObject(tj) || !cp_stats_from_json(tj, "wall", &it->wall))
+                memset(&it->wall, 0, sizeof it->wall);
             d->set.n++;
         }
         /* The results that failed in the saving run (index.json's "errors"): rows that say so,
@@ -349,7 +352,6 @@ static int load_all(struct diff *d)
             snprintf(it->engine, sizeof it->engine, "%s", engine);
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_equal = it->batch_inv_checked = -1;
-            it->wall_median_s = -1.0;
         }
         /* Every folder's reference and baseline are checked; the first ones serve. */
         const cJSON *ref = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "reference");
@@ -445,7 +447,12 @@ int cmd_diff(int argc, char **argv)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(d.f[0].index, "model");
     fprintf(out, "model: input sha256 %s, %zu rows x %zu outputs\n", get_str(m, "input_sha256"),
             d.rows, d.cols);
-    cp_comparison_print(d.cmp, out, false, expect);
+    bool timed = false;
+    for (size_t i = 0; i < d.set.n; ++i)
+        timed = timed || d.set.v[i].wall.n > 0;
+    cp_comparison_print(d.cmp, out, timed, expect);
+    if (timed)
+        cp_comparison_print_speed(d.cmp, out); /* the saved timings and the verdict over them */
     fflush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();

@@ -38,8 +38,8 @@ static void print_row(FILE *out, const cp_job_result *r)
         fprintf(out, "%-36.36s %-14s error: %s\n", label, r->eng->name, r->error);
         return;
     }
-    fprintf(out, "%-36.36s %-14s %10.3f %10.3f %10.3f  %016llx", label, r->eng->name,
-            1e3 * r->wall.median, 1e3 * r->wall.min, 1e3 * r->wall.max,
+    fprintf(out, "%-36.36s %-14s %9.3f%1s %10.3f %10.3f  %016llx", label, r->eng->name,
+            1e3 * r->wall.median, cp_stats_mark(&r->wall), 1e3 * r->wall.min, 1e3 * r->wall.max,
             (unsigned long long)r->hash);
     if (r->eng->dtype != CP_F32) {
         fprintf(out, " %8s %10s %9s\n", "ref", "ref", "-");
@@ -75,7 +75,9 @@ int cmd_run(int argc, char **argv)
     /* The table goes to stderr when the JSON takes stdout. */
     FILE *out = j.o.json && strcmp(j.o.json, "-") == 0 ? stderr : stdout;
     cp_job_print_model(j.cj, out);
-    fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
+    char runs[160];
+    job_runs_text(&j.o, runs, sizeof runs);
+    fprintf(out, "timing: %s; %s\n", runs,
             cp_job_reference(j.cj)
                 ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
                 : "no reference (--no-reference): no ULP or max_rel");
@@ -96,6 +98,7 @@ int cmd_run(int argc, char **argv)
                 nonfinite);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
+    job_print_speed(out, &j);
     fflush(out);
     if (st != CP_OK)
         goto out;

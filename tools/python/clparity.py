@@ -35,7 +35,8 @@ PRESETS = {"torch": 0, "clblast": 1, "bitwise": 2}
 EXPECT_NONE = -1
 METRICS = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel", "bitwise",
            "argmax", "nan", "inf", "nan_mismatch", "compared")
-TIMINGS = ("wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s")
+TIMINGS = ("wall_median_s", "wall_min_s", "wall_max_s", "wall_mean_s", "wall_sd_s", "wall_p10_s",
+           "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "runs", "kernel_median_s", "build_s")
 
 
 class Error(RuntimeError):
@@ -68,6 +69,7 @@ class _Opts(ctypes.Structure):
         ("model_file", ctypes.c_char_p),
         ("input_file", ctypes.c_char_p),
         ("labels_file", ctypes.c_char_p),
+        ("min_time", ctypes.c_double),
     ]
 
 
