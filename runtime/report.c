@@ -379,7 +379,7 @@ enum cp_noise cp_stats_noise(const cp_stats *s)
         return CP_NOISE_NONE;
     if (s->n < CP_NOISE_FEW)
         return CP_NOISE_FEW_RUNS;
-    if (s->head > s->p90)
+    if (s->head >= s->p90 && s->head > s->median * (1.0 + CP_NOISY_SPREAD))
         return CP_NOISE_COLD;
     return CP_NOISE_LOAD;
 }

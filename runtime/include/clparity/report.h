@@ -119,7 +119,8 @@ size_t cp_runs_cap(long fixed);
 enum cp_noise {
     CP_NOISE_NONE,     /* the spread is small */
     CP_NOISE_FEW_RUNS, /* fewer than CP_NOISE_FEW runs: too few runs to tell */
-    CP_NOISE_COLD,     /* the first runs were the slow ones (head above p90): a cold cache */
+    CP_NOISE_COLD,     /* the first runs were the slow ones (head at or above p90, and over
+                          the median by more than CP_NOISY_SPREAD): a cold cache */
     CP_NOISE_LOAD,     /* otherwise: other load on the machine */
 };
 #define CP_NOISE_FEW 10
