@@ -450,21 +450,21 @@ bool cp_stats_from_json(const void *obj, const char *prefix, cp_stats *s)
     return true;
 }
 
-/* The median in ms with the digits it needs: "0.0431", "12.3", "1234". */
+/* Decimals for a time in ms: three significant digits below 0.1 ms ("0.0431", "0.000412"),
+ * else "12.345", "123.4". */
 static int ms_digits(double ms)
 {
-    return ms >= 100.0 ? 1 : ms >= 10.0 ? 2 : ms >= 0.1 ? 3 : 4;
+    if (ms >= 100.0)
+        return 1;
+    if (ms >= 0.1 || !(ms > 0.0))
+        return 3;
+    int d = 2 - (int)floor(log10(ms));
+    return d > 9 ? 9 : d;
 }
 
-void cp_stats_fmt_ms(const cp_stats *s, char *buf, size_t len)
-{
-    if (!s->n) {
-        snprintf(buf, len, "n/a");
-        return;
-    }
-    double ms = 1e3 * s->median, half = 0.5e3 * (s->p90 - s->p10);
-    int dg = ms_digits(ms);
-    snprintf(buf, len, "%.*f ±%.*f", dg, ms, dg, half);
+double ms = 1e3 * s->median, half = 0.5e3 * (s->p90 - s->p10);
+int dg = ms_digits(ms);
+snprintf(buf, len, "%.*f ±%.*f", dg, ms, dg, half);
 }
 
 static size_t timed_count(const cp_stats *const *s, size_t n)
@@ -480,11 +480,10 @@ const char *cp_stats_mark(const cp_stats *s)
     return cp_stats_noise(s) != CP_NOISE_NONE ? "~" : "";
 }
 
-/* A time in ms with the digits that its size needs. */
-static void fmt_ms(double sec, char *buf, size_t len)
+/* A time in ms with the decimals that the size of ref (seconds) needs. */
+static void fmt_ms(double sec, double ref, char *buf, size_t len)
 {
-    double ms = 1e3 * sec;
-    snprintf(buf, len, "%.*f", ms_digits(ms), ms);
+    snprintf(buf, len, "%.*f", ms_digits(1e3 * ref), 1e3 * sec);
 }
 
 void cp_timing_print(FILE *f, const cp_stats *const *s, const char *const *names, size_t n)
@@ -500,16 +499,17 @@ void cp_timing_print(FILE *f, const cp_stats *const *s, const char *const *names
             continue;
         const cp_stats *t = s[i];
         char med[64], mean[64], mn[24], mx[24], lo[24], hi[24], a[24], b[24];
-        fmt_ms(t->median, a, sizeof a);
-        fmt_ms(0.5 * (t->p90 - t->p10), b, sizeof b);
+        double m = t->median;
+        fmt_ms(m, m, a, sizeof a);
+        fmt_ms(0.5 * (t->p90 - t->p10), m, b, sizeof b);
         snprintf(med, sizeof med, "%s ±%s%s", a, b, cp_stats_mark(t));
-        fmt_ms(t->mean, a, sizeof a);
-        fmt_ms(t->sd, b, sizeof b);
+        fmt_ms(t->mean, m, a, sizeof a);
+        fmt_ms(t->sd, m, b, sizeof b);
         snprintf(mean, sizeof mean, "%s ±%s", a, b);
-        fmt_ms(t->min, mn, sizeof mn);
-        fmt_ms(t->max, mx, sizeof mx);
-        fmt_ms(t->ci_lo, lo, sizeof lo);
-        fmt_ms(t->ci_hi, hi, sizeof hi);
+        fmt_ms(t->min, t->min, mn, sizeof mn);
+        fmt_ms(t->max, t->max, mx, sizeof mx);
+        fmt_ms(t->ci_lo, m, lo, sizeof lo);
+        fmt_ms(t->ci_hi, m, hi, sizeof hi);
         fprintf(f, "%-44.44s %5zu %16s %16s %9s %9s  [%s, %s] %.0f%%\n", names[i], t->n, med, mean,
                 mn, mx, lo, hi, 100.0 * t->ci_level);
     }

@@ -38,6 +38,10 @@ static void diff_help(void)
            "file that differs or is missing, an empty results list, or a bad or repeated file\n"
            "name is refused (status 2), naming the file. A result that failed in the saving\n"
            "run (index.json's \"errors\") is a row 'error: <cause>' and fails every verdict.\n"
+           "The saved timings (median ± half the p10-p90 spread, runs, mean ± sd, min, max and\n"
+           "the median's interval) follow, and the speed verdict over them: which result ran\n"
+           "fastest, and each other one's ratio ± its spread, or \"within noise\". Timings of\n"
+           "different machines compare those machines, not only the engines.\n"
            "\n");
     opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }

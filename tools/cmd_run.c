@@ -20,7 +20,11 @@ static void run_help(void)
            "--model file on --input, on every selected device × engine, and prints one row per "
            "result: median wall time, the\n"
            "output's FNV-1a hash, the max ULP distance and max_rel against the host:f64\n"
-           "reference, and the count of NaN/Inf outputs.\n"
+           "reference, and the count of NaN/Inf outputs ('~' after the median: a spread over\n"
+           "20 %% of it). Then each result's timing (runs, median ± half the p10-p90 spread,\n"
+           "mean ± sd, min, max, the median's 95 %% interval), a note naming the cause to\n"
+           "suspect for each '~', and the speed verdict: the fastest result, and how many\n"
+           "times faster it ran than each other one (± from the spreads), or \"within noise\".\n"
            "\n");
     struct job_opts o = {.compare = false};
     job_opts_help(&o);

@@ -142,10 +142,6 @@ double cp_stats_robust_sd(const cp_stats *s);
 void cp_stats_json_add(void *obj, const char *prefix, const cp_stats *s, bool all);
 bool cp_stats_from_json(const void *obj, const char *prefix, cp_stats *s);
 
-/* "12.345 ±0.123" in milliseconds, the median and half the p10-p90 spread, to the
- * precision that the median needs; "n/a" for n == 0. */
-void cp_stats_fmt_ms(const cp_stats *s, char *buf, size_t len);
-
 /* "~" for a result whose spread is large (cp_stats_noise), else "". */
 const char *cp_stats_mark(const cp_stats *s);
 /* The timing table of run, compare and diff: per timed result (names[i]: "cl:own on 1:0 ...";
