@@ -462,11 +462,6 @@ static int ms_digits(double ms)
     return d > 9 ? 9 : d;
 }
 
-double ms = 1e3 * s->median, half = 0.5e3 * (s->p90 - s->p10);
-int dg = ms_digits(ms);
-snprintf(buf, len, "%.*f ±%.*f", dg, ms, dg, half);
-}
-
 static size_t timed_count(const cp_stats *const *s, size_t n)
 {
     size_t k = 0;
