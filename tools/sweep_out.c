@@ -142,8 +142,11 @@ static void crossing_text(const struct sweep *s, size_t a, size_t b, const struc
 }
 
 static void summary_text(const struct sweep *s, size_t a, size_t b, size_t common, int first,
-                         size_t n, char *buf, size_t len)
+                         size_t n, const bool *noise, char *buf, size_t len)
 {
+    size_t nn = 0; /* common points within noise (noise[p] is only set at common points) */
+    for (size_t p = 0; p < s->npts; ++p)
+        nn += noise[p];
     if (n > 0) {
         snprintf(buf, len, "%zu crossing%s", n, n == 1 ? "" : "s");
         return;
@@ -158,8 +161,14 @@ static void summary_text(const struct sweep *s, size_t a, size_t b, size_t commo
         return;
     }
     series_name(s, first == 0 ? a : b, name, sizeof name);
-    snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
-             common == 1 ? "" : "s");
+    if (nn)
+        snprintf(buf, len,
+                 "never (%s is faster at every one of the %zu common point%s outside the noise; "
+                 "within noise at %zu)",
+                 name, common - nn, common - nn == 1 ? "" : "s", nn);
+    else
+        snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
+                 common == 1 ? "" : "s");
 }
 
 /* The note on the rows marked '~': how many, and the cause to suspect for each. */
@@ -212,7 +221,7 @@ void sweep_print_crossovers(const struct sweep *s)
             series_name(s, b, nb, sizeof nb);
             bool any_noise = noise_list(s, noise, nl, sizeof nl);
             if (n == 0) {
-                summary_text(s, a, b, common, first, n, text, sizeof text);
+                summary_text(s, a, b, common, first, n, noise, text, sizeof text);
                 fprintf(s->out, "  %s vs %s: %s\n", na, nb, text);
             } else {
                 fprintf(s->out, "  %s vs %s:\n", na, nb);
@@ -343,7 +352,7 @@ static cJSON *crossovers_json(const struct sweep *s)
                 if (noise[p])
                     cJSON_AddItemToArray(wn, cJSON_CreateNumber((double)s->pts[p].x));
             char text[1024];
-            summary_text(s, a, b, common, first, n, text, sizeof text);
+            summary_text(s, a, b, common, first, n, noise, text, sizeof text);
             cJSON_AddStringToObject(o, "summary", text);
             cJSON_AddItemToArray(arr, o);
         }
