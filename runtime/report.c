@@ -517,7 +517,7 @@ void cp_timing_print(FILE *f, const cp_stats *const *s, const char *const *names
                 "suspect %s%s\n",
                 names[i], 100.0 * cp_stats_spread(s[i]), 100.0 * CP_NOISY_SPREAD, s[i]->n,
                 cp_noise_cause(c),
-                c == CP_NOISE_FEW_RUNS ? " (drop --runs, or raise it or --min-time)"
+                c == CP_NOISE_FEW_RUNS ? " (raise --min-time, or --runs)"
                 : c == CP_NOISE_COLD   ? " (raise --warmup)"
                                        : " (rerun on an idle machine)");
     }
@@ -539,7 +539,10 @@ cp_speed cp_speed_of(const cp_stats *fastest, const cp_stats *other)
     double ra = cp_stats_robust_sd(fastest) / fastest->median;
     double rb = other->median > 0.0 ? cp_stats_robust_sd(other) / other->median : 0.0;
     sp.ratio_sd = sp.ratio * sqrt(ra * ra + rb * rb);
-    sp.within_noise = fastest->ci_hi >= other->ci_lo || sp.ratio - 1.0 <= sp.ratio_sd;
+    /* Fewer than CP_NOISE_FEW runs on either side cannot tell: their interval is [min, max] or
+     * nearly, and a loaded machine's slow phases last longer than a handful of runs. */
+    sp.within_noise = fastest->n < CP_NOISE_FEW || other->n < CP_NOISE_FEW ||
+                      fastest->ci_hi >= other->ci_lo || sp.ratio - 1.0 <= sp.ratio_sd;
     return sp;
 }
 

@@ -154,8 +154,9 @@ void cp_timing_print(FILE *f, const cp_stats *const *s, const char *const *names
  * Against the fastest of n results (the smallest median), each other result's ratio
  * median_other / median_fastest, with ratio_sd = ratio · sqrt(ra² + rb²), where r is each
  * one's robust standard deviation (cp_stats_robust_sd) over its median: hyperfine propagates
- * the standard deviations of the means the same way. A ratio is within noise when the two
- * intervals for the median overlap or when ratio - 1 <= ratio_sd. */
+ * the standard deviations of the means the same way. A ratio is within noise when either
+ * result has fewer than CP_NOISE_FEW runs (too few to tell), when the two intervals for the
+ * median overlap, or when ratio - 1 <= ratio_sd. */
 typedef struct cp_speed {
     double ratio, ratio_sd;
     bool within_noise;
