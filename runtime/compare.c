@@ -137,7 +137,7 @@ int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
         it->roundtrip = r->roundtrip;
         it->inexact_device = !cp_device_exact_capable(r->dev);
         it->path_inexact = r->paths.exact == 0;
-        it->wall_median_s = r->wall.median;
+        it->wall = r->wall;
         it->batch_inv_equal = r->batch_inv_equal;
         it->batch_inv_checked = r->batch_inv_checked;
         it->thread_inv = r->thread_inv;
@@ -146,7 +146,7 @@ int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
             it->y = NULL;
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_equal = it->batch_inv_checked = -1;
-            it->wall_median_s = -1.0;
+            memset(&it->wall, 0, sizeof it->wall);
         }
     }
     const cp_job_opts *o = cp_job_get_opts(j);
@@ -267,8 +267,8 @@ static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
         char eng[40], tm[32] = "";
         snprintf(eng, sizeof eng, "%s%s", it->engine, it->inexact_device ? " !" : "");
         any_flag |= it->inexact_device;
-        if (show_time && it->wall_median_s >= 0.0)
-            snprintf(tm, sizeof tm, "%.3f", 1e3 * it->wall_median_s);
+        if (show_time && it->wall.n)
+            snprintf(tm, sizeof tm, "%.3f%s", 1e3 * it->wall.median, cp_stats_mark(&it->wall));
         if (failed(it)) {
             fprintf(f, "R%-2zu %-32.32s %-13s error: %s\n", i + 1, it->label, eng, it->error);
             continue;
@@ -475,6 +475,61 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     s->v[i].roundtrip == 0 ? " weights changed in the round trip" : "");
 }
 
+/* "R1 cl:own on 1:0 pthread-..." per item, for the timing table and the speed verdict. */
+static char (*speed_names(const cp_comparison *s))[400]
+{
+    char(*names)[400] = calloc(s->n + 1, sizeof *names);
+    for (size_t i = 0; names && i < s->n; ++i)
+        snprintf(names[i], sizeof names[i], "R%zu %s on %s", i + 1, s->v[i].engine, s->v[i].label);
+    return names;
+}
+
+static bool speed_arrays(const cp_comparison *s, const cp_stats ***st, const char ***nm,
+                         char (**names)[400])
+{
+    *names = speed_names(s);
+    *st = calloc(s->n + 1, sizeof **st);
+    *nm = calloc(s->n + 1, sizeof **nm);
+    if (!*names || !*st || !*nm) {
+        free(*names);
+        free(*st);
+        free(*nm);
+        return false;
+    }
+    for (size_t i = 0; i < s->n; ++i) {
+        (*st)[i] = failed(&s->v[i]) ? NULL : &s->v[i].wall;
+        (*nm)[i] = (*names)[i];
+    }
+    return true;
+}
+
+void cp_comparison_print_speed(const cp_comparison *s, FILE *f)
+{
+    const cp_stats **st;
+    const char **nm;
+    char(*names)[400];
+    if (!speed_arrays(s, &st, &nm, &names))
+        return;
+    cp_timing_print(f, st, nm, s->n);
+    free(names);
+    free(st);
+    free(nm);
+}
+
+static void *speed_json(const cp_comparison *s)
+{
+    const cp_stats **st;
+    const char **nm;
+    char(*names)[400];
+    if (!speed_arrays(s, &st, &nm, &names))
+        return NULL;
+    void *o = cp_speed_json(st, nm, s->n);
+    free(names);
+    free(st);
+    free(nm);
+    return o;
+}
+
 void cp_comparison_print(const cp_comparison *s, FILE *f, bool show_time, int expect)
 {
     print_rows(f, s, show_time);
@@ -559,6 +614,11 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddStringToObject(o, "hash", buf);
         add_tristate(o, "deterministic", it->deterministic);
         add_tristate(o, "roundtrip", it->roundtrip);
+        cJSON *tj = it->wall.n ? cJSON_AddObjectToObject(o, "timing") : NULL;
+        if (tj)
+            cp_stats_json_add(tj, "wall", &it->wall, true);
+        else
+            cJSON_AddNullToObject(o, "timing"); /* not timed, or a folder saved without them */
         cJSON_AddBoolToObject(o, "exactness_guaranteed", !it->inexact_device && !it->path_inexact);
         cJSON *inv = cJSON_AddObjectToObject(o, "invariance");
         if (inv) {
@@ -623,5 +683,10 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), cp_comparison_verdict(s, p));
     if (vj)
         cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
+    cJSON *sp = speed_json(s);
+    if (sp)
+        cJSON_AddItemToObject(root, "speed", sp);
+    else
+        cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
     return root;
 }

@@ -53,18 +53,20 @@ void cp_job_opts_default(cp_job_opts *o)
     o->batch = 1;
     o->seed = 1337;
     o->init_scale = 1.0;
-    o->runs = 10;
+    o->runs = 0;
     o->warmup = 2;
+    o->min_time = CP_MIN_TIME;
 }
 
 int cp_job_create(const cp_job_opts *o, cp_job **out)
 {
     *out = NULL;
-    if (o->runs < 1 || o->warmup < 0 || o->batch < 1 || o->d < 1 || o->layers < 1)
+    if (o->runs < 0 || o->warmup < 0 || o->batch < 1 || o->d < 1 || o->layers < 1 ||
+        !(o->min_time >= 0.0 && o->min_time <= 3600.0))
         return cp_err_set(CP_FAIL_USAGE,
                           "job options out of range (runs %ld, warmup %ld, batch "
-                          "%ld, d %ld, layers %ld)",
-                          o->runs, o->warmup, o->batch, o->d, o->layers);
+                          "%ld, d %ld, layers %ld, min_time %g)",
+                          o->runs, o->warmup, o->batch, o->d, o->layers, o->min_time);
     cp_job *j = calloc(1, sizeof *j);
     if (!j)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory");
@@ -239,14 +241,17 @@ int cp_job_prepare(cp_job *j)
             else
                 nf32++;
         }
-        double total = macs * (double)(o->runs + o->warmup);
+        /* With adaptive runs, the floor of CP_RUNS_MIN runs: a slow simulator meets the
+         * --min-time floor within them. */
+        long runs = o->runs > 0 ? o->runs : CP_RUNS_MIN;
+        double total = macs * (double)(runs + o->warmup);
         if (any && dev->simulator && !o->allow_slow && total > CP_SIMULATOR_MAC_LIMIT)
             return cp_err_set(CP_FAIL_USAGE,
                               "%d:%d %s is a simulator: this run needs %.3g multiply-adds on it "
                               "(%.3g per forward x %ld runs), over its limit of %.3g; pass "
                               "--allow-slow, or use a smaller model or fewer --runs/--warmup",
-                              dev->plat_idx, dev->dev_idx, dev->name, total, macs,
-                              o->runs + o->warmup, CP_SIMULATOR_MAC_LIMIT);
+                              dev->plat_idx, dev->dev_idx, dev->name, total, macs, runs + o->warmup,
+                              CP_SIMULATOR_MAC_LIMIT);
     }
     st = check_host_memory(j, nf32, nf64);
     j->prepared = st == CP_OK;
@@ -324,14 +329,14 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
     int batch = (int)j->o.batch;
     size_t out_n = (size_t)batch * (size_t)m->out_width;
     size_t bytes = out_n * cp_dtype_size(r->eng->dtype);
-    long total = j->o.warmup + j->o.runs;
-    double *t = calloc((size_t)j->o.runs * 4, sizeof *t);
+    size_t cap = cp_runs_cap(j->o.runs), k = 0;
+    double *t = calloc(cap * 4, sizeof *t), measured = 0.0;
     r->y = malloc(bytes ? bytes : 1);
     if (!t || !r->y) {
         free(t);
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for %s results", r->eng->name);
     }
-    double *wall = t, *kern = t + j->o.runs, *h2d = t + 2 * j->o.runs, *d2h = t + 3 * j->o.runs;
+    double *wall = t, *kern = t + cap, *h2d = t + 2 * cap, *d2h = t + 3 * cap;
     cp_engine *e = NULL;
     char label[300];
     cp_device_label(r->dev, label, sizeof label);
@@ -358,7 +363,7 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
         snprintf(j->build_options, sizeof j->build_options, "%s", cp_engine_build_options(e));
     r->deterministic = true;
     bool kernel_known = true;
-    for (long i = 0; i < total; ++i) {
+    for (long i = 0; i < j->o.warmup || cp_runs_more(j->o.runs, j->o.min_time, k, measured); ++i) {
         cp_timing tm;
         if (i < j->o.warmup)
             tell(j, CP_JOB_WARMUP, r, NULL, i, j->o.warmup);
@@ -375,11 +380,12 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
         r->hash = h;
         if (i < j->o.warmup)
             continue;
-        long k = i - j->o.warmup;
         wall[k] = tm.wall_s;
         kern[k] = tm.kernel_s;
         h2d[k] = tm.h2d_s;
         d2h[k] = tm.d2h_s;
+        measured += tm.wall_s;
+        k++;
         if (tm.kernel_s < 0.0)
             kernel_known = false;
     }
@@ -396,10 +402,10 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
             goto out;
         }
     }
-    r->wall = cp_stats_of(wall, (size_t)j->o.runs);
-    r->kernel_median = kernel_known ? cp_stats_of(kern, (size_t)j->o.runs).median : -1.0;
-    r->h2d_median = cp_stats_of(h2d, (size_t)j->o.runs).median;
-    r->d2h_median = cp_stats_of(d2h, (size_t)j->o.runs).median;
+    r->wall = cp_stats_of(wall, k);
+    r->kernel_median = kernel_known ? cp_stats_of(kern, k).median : -1.0;
+    r->h2d_median = cp_stats_of(h2d, k).median;
+    r->d2h_median = cp_stats_of(d2h, k).median;
 out:
     cp_engine_destroy(e);
     free(t);
@@ -722,6 +728,13 @@ double cp_job_result_value(const cp_job *j, size_t i, const char *name)
         {"wall_median_s", r->wall.median},
         {"wall_min_s", r->wall.min},
         {"wall_max_s", r->wall.max},
+        {"wall_mean_s", r->wall.mean},
+        {"wall_sd_s", r->wall.sd},
+        {"wall_p10_s", r->wall.p10},
+        {"wall_p90_s", r->wall.p90},
+        {"wall_ci_low_s", r->wall.ci_lo},
+        {"wall_ci_high_s", r->wall.ci_hi},
+        {"runs", (double)r->wall.n},
         {"kernel_median_s", r->kernel_median < 0.0 ? NAN : r->kernel_median},
         {"build_s", r->build_s},
         {"hash", (double)r->hash},
@@ -915,9 +928,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
         cJSON_AddItemToObject(o, "own_path", cp_path_report_json(&r->paths));
     cJSON *t = cJSON_AddObjectToObject(o, "timing");
     if (t) {
-        cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
-        cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
-        cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
+        cp_stats_json_add(t, "wall", &r->wall, true);
         cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
         cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
         cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
@@ -927,7 +938,6 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
         else
             cJSON_AddNullToObject(t, "build_cache"); /* host engines build no program */
         cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
-        cJSON_AddNumberToObject(t, "runs", (double)j->o.runs);
         cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
         double gflops = r->wall.median > 0.0
                             ? 2.0 * cp_model_macs(&j->model, (int)j->o.batch) / r->wall.median / 1e9
@@ -960,6 +970,29 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     return o;
 }
 
+/* The speed verdict over the results that ran (cp_speed_json), named as run prints them. */
+static cJSON *speed_json(const cp_job *j)
+{
+    const cp_stats **st = calloc(j->nres + 1, sizeof *st);
+    const char **nm = calloc(j->nres + 1, sizeof *nm);
+    char(*names)[400] = calloc(j->nres + 1, sizeof *names);
+    cJSON *o = NULL;
+    if (st && nm && names) {
+        for (size_t i = 0; i < j->nres; ++i) {
+            char label[300];
+            cp_device_label(j->res[i].dev, label, sizeof label);
+            snprintf(names[i], sizeof names[i], "%s on %s", j->res[i].eng->name, label);
+            nm[i] = names[i];
+            st[i] = j->res[i].error[0] ? NULL : &j->res[i].wall;
+        }
+        o = cp_speed_json(st, nm, j->nres);
+    }
+    free(st);
+    free(nm);
+    free(names);
+    return o;
+}
+
 void *cp_job_json(const cp_job *j)
 {
     cJSON *root = cJSON_CreateObject();
@@ -975,6 +1008,13 @@ void *cp_job_json(const cp_job *j)
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; arr && i < j->nres; ++i)
         cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
+    if (!j->o.compare) { /* compare's verdict lives in "comparison" */
+        cJSON *sp = speed_json(j);
+        if (sp)
+            cJSON_AddItemToObject(root, "speed", sp);
+        else
+            cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
+    }
     return root;
 }
 
@@ -1044,10 +1084,16 @@ int cp_job_save_files(const cp_job *j, const char *dir)
         cJSON_AddStringToObject(o, "hash", hash);
         /* The checks this run measured, for diff: every run's hash the same (known with two
          * runs or more, warm-ups included), and the weights' round trip (compare only). */
-        if (j->o.warmup + j->o.runs >= 2)
+        if (j->o.warmup + (long)r->wall.n >= 2)
             cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
         if (r->roundtrip >= 0)
             cJSON_AddBoolToObject(o, "roundtrip", r->roundtrip == 1);
+        /* The timings, for diff: every statistic that run and compare print. */
+        cJSON *t = cJSON_AddObjectToObject(o, "timing");
+        if (t) {
+            cp_stats_json_add(t, "wall", &r->wall, true);
+            cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
+        }
         cJSON_AddItemToArray(results, o);
     }
     if (st == CP_OK) {

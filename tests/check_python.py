@@ -80,7 +80,16 @@ js = os.path.join(prefix, "py_cmp.json")
 subprocess.run([clp, "compare", "-d", sel, "--engines", "host:exact,host:openblas",
                 "--d-model", "8", "--layers", "1", "--runs", "2", "--warmup", "0",
                 "--json", js], check=True, capture_output=True)
-jc = json.load(open(js))["comparison"]
+jall = json.load(open(js))
+jc = jall["comparison"]
+# .timing's names are the JSON's results[].timing names (issue 22's statistics included), and
+# runs is an int there as here
+for jr in jall["results"]:
+    pr = [r for r in mine.results if r.engine == jr["engine"]][0]
+    assert set(pr.timing) <= set(jr["timing"]), set(pr.timing) - set(jr["timing"])
+    assert isinstance(pr.timing["runs"], int) and pr.timing["runs"] == 2, pr.timing["runs"]
+    assert type(jr["timing"]["runs"]) is int, jr["timing"]["runs"]
+    assert pr.timing["wall_min_s"] <= pr.timing["wall_median_s"] <= pr.timing["wall_max_s"]
 assert set(jc["verdicts"]) == set(mine.verdicts), (jc["verdicts"], mine.verdicts)
 for jr in jc["results"]:
     pr = [r for r in mine.results if r.engine == jr["engine"]][0]

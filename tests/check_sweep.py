@@ -116,16 +116,31 @@ def main():
                 fail(f"{where}: peak_gflops differs from the device's peak")
         elif row["pct_peak"] != "" or r["pct_peak"] is not None:
             fail(f"{where}: a simulator has no % of peak")
-        for k in ("runs", "warmup"):
-            if int(row[k]) != sw[k]:
-                fail(f"{where}: {k}")
+        if int(row["warmup"]) != sw["warmup"]:
+            fail(f"{where}: warmup")
+        # runs: --runs N exactly; adaptive, at least 5 runs and min_time_s of measured time
+        # (or past the 10 s limit), at most 200; CSV and JSON agree.
+        runs, measured = int(row["runs"]), float(row["measured_s"])
+        if runs != t["runs"] or not close(measured, t["measured_s"]):
+            fail(f"{where}: CSV and JSON runs or measured time differ")
+        if sw["runs"] is not None and runs != sw["runs"]:
+            fail(f"{where}: {runs} runs, --runs {sw['runs']}")
+        if sw["runs"] is None and not (runs <= 200 and (runs >= 5 or measured >= 10) and
+                                       (measured >= sw["min_time_s"] or runs == 200 or measured >= 10)):
+            fail(f"{where}: {runs} runs, {measured} s measured: breaks the adaptive rule")
+        p10, p90 = float(row["wall_p10_s"]), float(row["wall_p90_s"])
+        lo, hi = float(row["wall_ci_low_s"]), float(row["wall_ci_high_s"])
+        if not (wmin <= p10 <= wmed <= p90 <= wmax and wmin <= lo <= wmed <= hi <= wmax):
+            fail(f"{where}: min <= p10, CI low <= median <= p90, CI high <= max fails")
+        if (row["noisy"] == "1") != ((p90 - p10) / wmed > 0.2) or t["noisy"] != (row["noisy"] == "1"):
+            fail(f"{where}: the noisy flag does not follow (p90 - p10) / median > 0.2")
     if n_refused != refused:
         fail(f"{n_refused} refused rows, expected {refused}")
     pairs = nseries * (nseries - 1) // 2
     if not interrupted and len(doc["crossovers"]) != pairs:
         fail(f"{len(doc['crossovers'])} crossover pairs, expected {pairs}")
     # The crossovers, recomputed from the rows: in grid order over the points where both ran,
-    # each change of the faster (ties keep the order before them).
+    # each change of the faster (ties and points within noise keep the order before them).
     x_of = lambda row: int(row[{"batch": "batch", "width": "d", "depth": "layers", "params": "d"}[vary]])
     series = {}
     for row in rows:
@@ -135,9 +150,12 @@ def main():
         a = series.get((c["a"]["device"], c["a"]["engine"]), {})
         b = series.get((c["b"]["device"], c["b"]["engine"]), {})
         common = [x for x in sw["grid"] if x in a and x in b]
+        noise = set(c["within_noise"])
+        if not noise <= set(common):
+            fail(f"within_noise {sorted(noise)} outside the common points {common}")
         want, cur, first, prev = [], None, None, None
         for x in common:
-            f = "a" if a[x] < b[x] else "b" if b[x] < a[x] else cur
+            f = cur if x in noise else "a" if a[x] < b[x] else "b" if b[x] < a[x] else cur
             if f is not None and cur is not None and f != cur:
                 want.append({"at": x, "after": prev, "faster": f})
             if cur is None and f is not None:

@@ -31,7 +31,10 @@ static void compare_help(void)
            "  3. the worst element of each result, in %%a and in decimal;\n"
            "  4. a verdict for each preset (torch, clblast, bitwise) with mismatch counts;\n"
            "  5. with --labels: accuracy per result, the prediction-agreement matrix, and\n"
-           "     the inputs whose predicted class flips between two results, with margins.\n"
+           "     the inputs whose predicted class flips between two results, with margins;\n"
+           "  6. each result's timing (runs, median ± spread, mean ± sd, min, max, the\n"
+           "     median's interval; '~' marks a spread over 20 %% of the median, and a note\n"
+           "     names the cause to suspect) and the speed verdict (as run's).\n"
            "Each OpenCL device's FP config and profile are printed first; cl:* results on a\n"
            "device without denormals or with the EMBEDDED profile are marked '!'.\n"
            "\n");
@@ -117,6 +120,7 @@ int cmd_compare(int argc, char **argv)
     job_print_builds(out, &j);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
+    cp_comparison_print_speed(cmp, out);
     fflush(out);
     if (st != CP_OK)
         goto out;

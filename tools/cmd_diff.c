@@ -41,6 +41,10 @@ static void diff_help(void)
            "The det and rtrip columns show what the saving run recorded (\"deterministic\",\n"
            "\"roundtrip\" in index.json; rtrip is measured by compare only); n/a where a folder\n"
            "does not record it (saved by an older clparity, or by one run without warm-up).\n"
+           "The saved timings (median ± half the p10-p90 spread, runs, mean ± sd, min, max and\n"
+           "the median's interval) follow, and the speed verdict over them: which result ran\n"
+           "fastest, and each other one's ratio ± its spread, or \"within noise\". Timings of\n"
+           "different machines compare those machines, not only the engines.\n"
            "\n");
     opts_help(stdout, diff_uses, sizeof diff_uses / sizeof *diff_uses);
 }
@@ -349,13 +353,16 @@ static int load_all(struct diff *d)
             snprintf(it->engine, sizeof it->engine, "%s", engine);
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_checked = -1;
-            it->wall_median_s = -1.0;
             /* The checks the saving run recorded (older folders have none: n/a). */
             st = saved_check(d->f[i].dir, r, "deterministic", &it->deterministic);
             if (st == CP_OK)
                 st = saved_check(d->f[i].dir, r, "roundtrip", &it->roundtrip);
             if (st != CP_OK)
                 return st;
+            /* The saved timings (folders saved before they were recorded have none: n/a). */
+            const cJSON *tj = cJSON_GetObjectItemCaseSensitive(r, "timing");
+            if (!cJSON_IsObject(tj) || !cp_stats_from_json(tj, "wall", &it->wall))
+                memset(&it->wall, 0, sizeof it->wall);
             d->set.n++;
         }
         /* The results that failed in the saving run (index.json's "errors"): rows that say so,
@@ -374,7 +381,6 @@ static int load_all(struct diff *d)
             snprintf(it->engine, sizeof it->engine, "%s", engine);
             it->deterministic = it->roundtrip = it->thread_inv = -1;
             it->batch_inv_equal = it->batch_inv_checked = -1;
-            it->wall_median_s = -1.0;
         }
         /* Every folder's reference and baseline are checked; the first ones serve. */
         const cJSON *ref = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "reference");
@@ -474,7 +480,12 @@ int cmd_diff(int argc, char **argv)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(d.f[0].index, "model");
     fprintf(out, "model: input sha256 %s, %zu rows x %zu outputs\n", get_str(m, "input_sha256"),
             d.rows, d.cols);
-    cp_comparison_print(d.cmp, out, false, expect);
+    bool timed = false;
+    for (size_t i = 0; i < d.set.n; ++i)
+        timed = timed || d.set.v[i].wall.n > 0;
+    cp_comparison_print(d.cmp, out, timed, expect);
+    if (timed)
+        cp_comparison_print_speed(d.cmp, out); /* the saved timings and the verdict over them */
     fflush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();

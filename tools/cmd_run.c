@@ -20,7 +20,11 @@ static void run_help(void)
            "--model file on --input, on every selected device × engine, and prints one row per "
            "result: median wall time, the\n"
            "output's FNV-1a hash, the max ULP distance and max_rel against the host:f64\n"
-           "reference, and the count of NaN/Inf outputs.\n"
+           "reference, and the count of NaN/Inf outputs ('~' after the median: a spread over\n"
+           "20 %% of it). Then each result's timing (runs, median ± half the p10-p90 spread,\n"
+           "mean ± sd, min, max, the median's 95 %% interval), a note naming the cause to\n"
+           "suspect for each '~', and the speed verdict: the fastest result, and how many\n"
+           "times faster it ran than each other one (± from the spreads), or \"within noise\".\n"
            "\n");
     struct job_opts o = {.compare = false};
     job_opts_help(&o);
@@ -38,8 +42,8 @@ static void print_row(FILE *out, const cp_job_result *r)
         fprintf(out, "%-36.36s %-14s error: %s\n", label, r->eng->name, r->error);
         return;
     }
-    fprintf(out, "%-36.36s %-14s %10.3f %10.3f %10.3f  %016llx", label, r->eng->name,
-            1e3 * r->wall.median, 1e3 * r->wall.min, 1e3 * r->wall.max,
+    fprintf(out, "%-36.36s %-14s %9.3f%1s %10.3f %10.3f  %016llx", label, r->eng->name,
+            1e3 * r->wall.median, cp_stats_mark(&r->wall), 1e3 * r->wall.min, 1e3 * r->wall.max,
             (unsigned long long)r->hash);
     if (r->eng->dtype != CP_F32) {
         fprintf(out, " %8s %10s %9s\n", "ref", "ref", "-");
@@ -77,7 +81,9 @@ int cmd_run(int argc, char **argv)
                     ? stderr
                     : stdout;
     cp_job_print_model(j.cj, out);
-    fprintf(out, "timing: %ld runs after %ld warm-up; %s\n", j.o.runs, j.o.warmup,
+    char runs[160];
+    job_runs_text(&j.o, runs, sizeof runs);
+    fprintf(out, "timing: %s; %s\n", runs,
             cp_job_reference(j.cj)
                 ? "ULP and max_rel against host:f64 (ULP against its float32 rounding)"
                 : "no reference (--no-reference): no ULP or max_rel");
@@ -98,6 +104,7 @@ int cmd_run(int argc, char **argv)
                 nonfinite);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
+    job_print_speed(out, &j);
     fflush(out);
     if (st != CP_OK)
         goto out;

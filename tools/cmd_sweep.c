@@ -61,7 +61,11 @@ static const struct opt_use sweep_uses[] = {
      SO(engines),
      .def = "cl:own and host:openblas, the\n"
             "speed targets, where they apply; any engine of run may be listed"},
-    {.id = OPT_RUNS, SO(runs), SO_SEEN(runs_set), .def = "10"},
+    {.id = OPT_RUNS,
+     SO(runs),
+     SO_SEEN(runs_set),
+     .def = "adaptive, see --min-time;\ngiven, exactly N"},
+    {.id = OPT_MIN_TIME, SO(min_time), SO_SEEN(min_time_set), .def = "0.2"},
     {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2"},
     {.id = OPT_JSON,
      SO(json),
@@ -85,14 +89,18 @@ static void sweep_help(void)
            "\n"
            "Times the model (L blocks y = x + relu(x·Wᵀ), W [d, d]) over a grid of one parameter\n"
            "on every selected device x engine, and prints one row per point and result: median,\n"
-           "min and max wall time (first enqueue to clFinish, after --warmup runs), kernel time\n"
+           "± (half the p10-p90 spread), runs, min and max wall time (first enqueue to clFinish,\n"
+           "after --warmup runs; '~' marks a spread over 20 %% of the median), kernel time\n"
            "from profiling events (n/a where the engine hides them), end-to-end time (from the\n"
            "start of the input's upload to the end of the output's read), GFLOP/s = 2·B·d²·L /\n"
            "median wall, and %% of the device's measured peak FMA throughput (clparity peak's\n"
            "median; n/a on a simulator; above 100 %% it is marked '!' and explained: the peak\n"
            "was measured too low). Then a crossover summary on median wall time: for every two\n"
-           "device x engine series, each point where the faster one changes, or \"never\". A\n"
-           "speed run: no float64 reference is computed.\n"
+           "device x engine series, each point where the faster one changes outside the noise\n"
+           "(10 runs or more on each side, the intervals for the two medians apart and the\n"
+           "ratio beyond its ± spread), or \"never\"; points where the two are within noise\n"
+           "are listed as such and change nothing. A speed run: no float64 reference is\n"
+           "computed.\n"
            "\n"
            "Default grids (the blog post's):\n"
            "  batch   B = 1, 2, 4 ... 2048 at d = 128, L = 128\n"
@@ -100,7 +108,7 @@ static void sweep_help(void)
            "  depth   L = 128, 256 ... 3840 (steps of 128) at d = 128, B = 1\n"
            "  params  2^31 parameters, d = 128, 256 ... 4096 and L = 2^31/d² (131072 ... 128),\n"
            "          B = 1\n"
-           "--quick grids (seconds to a minute on 2 cores; 3 runs after 1 warm-up unless given):\n"
+           "--quick grids (seconds to a minute on 2 cores; 1 warm-up unless given):\n"
            "  batch   B = 1, 4, 16, 64, 256 at d = 128, L = 16\n"
            "  width   d = 16, 32, 64, 128, 256 at L = 16, B = 1\n"
            "  depth   L = 8, 16, 32, 64, 128 at d = 128, B = 1\n"
@@ -132,7 +140,8 @@ static void opts_defaults(struct sweep_opts *o)
     o->params = DEFAULT_PARAMS;
     o->seed = 1337;
     o->init_scale = 1.0;
-    o->runs = 10;
+    o->runs = 0; /* adaptive */
+    o->min_time = CP_MIN_TIME;
     o->warmup = 2;
 }
 
@@ -176,9 +185,11 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled
                         clash, vary_names[o->vary]);
     if (o->params_set && o->vary != VARY_PARAMS)
         return cli_fail(cmd, CP_FAIL_USAGE, "--params: only with --vary params");
+    if (o->runs_set && o->min_time_set)
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--runs fixes the count and --min-time sets a floor for an adaptive "
+                        "count: give one of them");
     if (o->quick) {
-        if (!o->runs_set)
-            o->runs = 3;
         if (!o->warmup_set)
             o->warmup = 1;
         if (!o->layers_set && (o->vary == VARY_BATCH || o->vary == VARY_WIDTH))

@@ -110,7 +110,12 @@ static void put_results(struct wire *w, int st, const struct job *j)
         wire_put_u64(w, r->deterministic);
         wire_put_u64(w, (uint64_t)(int64_t)r->roundtrip);
         wire_put_u64(w, !cp_device_exact_capable(r->dev));
-        wire_put_f64(w, r->wall.median);
+        const double *wf[] = {&r->wall.median, &r->wall.min,      &r->wall.max,   &r->wall.mean,
+                              &r->wall.sd,     &r->wall.p10,      &r->wall.p90,   &r->wall.ci_lo,
+                              &r->wall.ci_hi,  &r->wall.ci_level, &r->wall.total, &r->wall.head};
+        for (size_t k = 0; k < sizeof wf / sizeof *wf; ++k)
+            wire_put_f64(w, *wf[k]);
+        wire_put_u64(w, r->wall.n);
         wire_put_u64(w, (uint64_t)(int64_t)r->batch_inv_equal);
         wire_put_u64(w, (uint64_t)(int64_t)r->batch_inv_checked);
         wire_put_u64(w, (uint64_t)(int64_t)r->thread_inv);
@@ -160,7 +165,12 @@ static int get_results(struct wire *w, int r, size_t out_n, struct rank_out *ro)
         it->deterministic = (int)wire_get_u64(w);
         it->roundtrip = (int)(int64_t)wire_get_u64(w);
         it->inexact_device = wire_get_u64(w) != 0;
-        it->wall_median_s = wire_get_f64(w);
+        double *wf[] = {&it->wall.median, &it->wall.min,      &it->wall.max,   &it->wall.mean,
+                        &it->wall.sd,     &it->wall.p10,      &it->wall.p90,   &it->wall.ci_lo,
+                        &it->wall.ci_hi,  &it->wall.ci_level, &it->wall.total, &it->wall.head};
+        for (size_t k = 0; k < sizeof wf / sizeof *wf; ++k)
+            *wf[k] = wire_get_f64(w);
+        it->wall.n = (size_t)wire_get_u64(w);
         it->batch_inv_equal = (long)(int64_t)wire_get_u64(w);
         it->batch_inv_checked = (long)(int64_t)wire_get_u64(w);
         it->thread_inv = (int)(int64_t)wire_get_u64(w);
@@ -362,6 +372,7 @@ static int report(struct job *j, struct wire *all, int n)
         cp_job_print_model(j->cj, out);
         print_ranks(out, v, n);
         cp_comparison_print(cmp, out, true, j->o.expect);
+        cp_comparison_print_speed(cmp, out);
         fflush(out);
     }
     for (int r = 1; r < n && st == CP_OK; ++r)

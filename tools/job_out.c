@@ -64,11 +64,22 @@ static void job_csv_columns(struct cols *c, const struct job *j, const cp_job_re
     col_str(c, "dtype", r ? cp_dtype_descr(r->eng->dtype) : "");
     col_str(c, "status", ok ? "ok" : "error");
     col_str(c, "error", ok || !r ? "" : r->error);
-    col_num(c, "runs", (double)j->o.runs);
+    /* The timing statistics (clparity/report.h, cp_stats), named and ordered as in sweep's
+     * CSV: runs is the count timed (adaptive unless --runs fixed it). */
+    const cp_stats *w = ok ? &r->wall : NULL;
+    col_num(c, "runs", w ? (double)w->n : na);
     col_num(c, "warmup", (double)j->o.warmup);
-    col_num(c, "wall_median_s", ok ? r->wall.median : na);
-    col_num(c, "wall_min_s", ok ? r->wall.min : na);
-    col_num(c, "wall_max_s", ok ? r->wall.max : na);
+    col_num(c, "wall_median_s", w ? w->median : na);
+    col_num(c, "wall_min_s", w ? w->min : na);
+    col_num(c, "wall_max_s", w ? w->max : na);
+    col_num(c, "wall_mean_s", w ? w->mean : na);
+    col_num(c, "wall_sd_s", w ? w->sd : na);
+    col_num(c, "wall_p10_s", w ? w->p10 : na);
+    col_num(c, "wall_p90_s", w ? w->p90 : na);
+    col_num(c, "wall_ci_low_s", w ? w->ci_lo : na);
+    col_num(c, "wall_ci_high_s", w ? w->ci_hi : na);
+    col_num(c, "measured_s", w ? w->total : na);
+    col_str(c, "noisy", !w ? "" : cp_stats_mark(w)[0] ? "1" : "0");
     col_num(c, "kernel_median_s", ok ? r->kernel_median : na);
     col_num(c, "h2d_median_s", ok ? r->h2d_median : na);
     col_num(c, "d2h_median_s", ok ? r->d2h_median : na);
@@ -155,9 +166,10 @@ static int write_plot(const struct job *j, const cp_comparison *cmp)
                     "plot [0:1] [0:1] NaN notitle\n");
         return cli_plot_close(j->cmd, &pl);
     }
-    char title[160];
-    snprintf(title, sizeof title, "clparity %s: %ld runs after %ld warm-up, batch %ld", j->cmd,
-             j->o.runs, j->o.warmup, cp_job_get_opts(j->cj)->batch);
+    char title[300], runs[160];
+    job_runs_text(&j->o, runs, sizeof runs);
+    snprintf(title, sizeof title, "clparity %s: %s, batch %ld", j->cmd, runs,
+             cp_job_get_opts(j->cj)->batch);
     /* The tic: the engine over its device. */
     fprintf(gp, "TIC = 'sprintf(\"%%s\\n%%s\", strcol(6), strcol(7))'\n");
     fprintf(gp, "set multiplot layout 2,1 title ");

@@ -91,6 +91,10 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "probe cl:own's kernel paths that have no verdict kept yet"},
     [OPT_RUNS] = {"runs", 0, "N", OPT_LONG, 1, 1000000, NULL, NULL,
         "timed runs (default %s)"},
+    [OPT_MIN_TIME] = {"min-time", 0, "S", OPT_DOUBLE, 0.0, 3600.0, NULL, NULL,
+        "without --runs, time each result until at least 5 runs and S\n"
+        "seconds of timed runs (default %s; at most 200 runs, and\n"
+        "past 10 s, or S if longer, no more runs even below 5)"},
     [OPT_WARMUP] = {"warmup", 0, "W", OPT_LONG, 0, 1000000, NULL, NULL,
         "warm-up runs before them (default %s)"},
     [OPT_JSON] = {"json", 0, "FILE", OPT_STRING, 0, 0, NULL, NULL,

@@ -43,6 +43,7 @@ enum opt_id {
     OPT_DRY_RUN,
     OPT_PROBE,
     OPT_RUNS,
+    OPT_MIN_TIME,
     OPT_WARMUP,
     OPT_JSON,
     OPT_CSV,

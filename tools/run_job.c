@@ -21,6 +21,7 @@
 
 /* The options of run and compare, in the order of their help. */
 #define JO(field) OPT_AT(struct job_opts, field)
+#define RUNS_ADAPTIVE "adaptive, see --min-time;\ngiven, exactly N"
 #define JO_SEEN(field) OPT_SEEN(struct job_opts, field)
 #define BELONGS "unknown option '--%s' (it belongs to compare)"
 #define JOB_USES(RUN)                                                                              \
@@ -51,7 +52,9 @@
         {.id = OPT_EQUAL_NAN, JO(equal_nan), .refuse = RUN ? BELONGS : NULL},                      \
         {.id = OPT_INVARIANCE, JO(invariance), .refuse = RUN ? BELONGS : NULL},                    \
         {.id = OPT_MPI, JO(mpi), .refuse = RUN ? BELONGS : NULL},                                  \
-        {.id = OPT_RUNS, JO(runs), .def = "10"}, {.id = OPT_WARMUP, JO(warmup), .def = "2"},       \
+        {.id = OPT_RUNS, JO(runs), JO_SEEN(runs_set), .def = RUNS_ADAPTIVE},                       \
+        {.id = OPT_MIN_TIME, JO(min_time), JO_SEEN(min_time_set), .def = "0.2"},                   \
+        {.id = OPT_WARMUP, JO(warmup), .def = "2"},                                                \
         {.id = OPT_JSON, JO(json), .def = "the results"},                                          \
         {.id = OPT_CSV,                                                                            \
          JO(csv),                                                                                  \
@@ -85,7 +88,8 @@ void job_opts_defaults(struct job_opts *o)
     o->batch = 1;
     o->seed = 1337;
     o->init_scale = 1.0;
-    o->runs = 10;
+    o->runs = 0; /* adaptive */
+    o->min_time = CP_MIN_TIME;
     o->warmup = 2;
     o->expect = CP_EXPECT_NONE;
     o->arch.act = -1;
@@ -123,6 +127,10 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
                                      job_opt_set, NULL, o, help, handled);
     if (st != CP_OK || *handled)
         return st;
+    if (o->runs_set && o->min_time_set)
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--runs fixes the count and --min-time sets a floor for an adaptive "
+                        "count: give one of them");
     if (!o->model && (o->arch.kind != CP_ARCH_AUTO || o->arch.act >= 0 || o->arch.residual >= 0))
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "--arch, --act and --residual describe a --model file; the built-in "
@@ -238,6 +246,7 @@ static void lib_opts(const struct job_opts *o, cp_job_opts *c)
     c->seed = o->seed;
     c->init_scale = o->init_scale;
     c->runs = o->runs;
+    c->min_time = o->min_time;
     c->warmup = o->warmup;
     c->compare = o->compare;
     c->equal_nan = o->equal_nan;
@@ -570,4 +579,38 @@ void job_print_builds(FILE *out, const struct job *j)
         for (int k = 0; k < p->n_rejected; ++k)
             fprintf(out, "%-7s   rejected %s: %s\n", "", p->rejected[k].path, p->rejected[k].why);
     }
+}
+
+void job_runs_text(const struct job_opts *o, char *buf, size_t len)
+{
+    if (o->runs > 0)
+        snprintf(buf, len, "%ld run%s after %ld warm-up", o->runs, o->runs == 1 ? "" : "s",
+                 o->warmup);
+    else
+        snprintf(buf, len,
+                 "adaptive runs (at least %d and %g s timed per result, at most %d) after %ld "
+                 "warm-up",
+                 CP_RUNS_MIN, o->min_time, CP_RUNS_MAX, o->warmup);
+}
+
+void job_print_speed(FILE *out, const struct job *j)
+{
+    size_t n = cp_job_result_count(j->cj);
+    const cp_stats **st = calloc(n + 1, sizeof *st);
+    const char **nm = calloc(n + 1, sizeof *nm);
+    char(*names)[400] = calloc(n + 1, sizeof *names);
+    if (st && nm && names) {
+        for (size_t i = 0; i < n; ++i) {
+            const cp_job_result *r = cp_job_result_at(j->cj, i);
+            char label[300];
+            cp_device_label(r->dev, label, sizeof label);
+            snprintf(names[i], sizeof names[i], "%s on %s", r->eng->name, label);
+            nm[i] = names[i];
+            st[i] = r->error[0] ? NULL : &r->wall;
+        }
+        cp_timing_print(out, st, nm, n);
+    }
+    free(st);
+    free(nm);
+    free(names);
 }

@@ -16,7 +16,9 @@ struct job_opts {
     long d, layers, batch;
     uint64_t seed;
     double init_scale;
-    long runs, warmup;
+    long runs, warmup; /* runs 0: adaptive (cp_runs_more) */
+    double min_time;   /* --min-time: the floor of an adaptive count */
+    bool runs_set, min_time_set;
     const char *json, *save;
     const char *csv, *plot; /* --csv FILE, --plot FILE.png|.svg (job_write_tables) */
     bool allow_slow;
@@ -53,6 +55,9 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
                    bool *handled);
 /* The options' part of run's or compare's help (o->compare), generated from their table. */
 void job_opts_help(const struct job_opts *o);
+/* "12 runs after 2 warm-up" or "adaptive runs (at least 5 and 0.2 s timed per result, at most
+ * 200) after 2 warm-up". */
+void job_runs_text(const struct job_opts *o, char *buf, size_t len);
 
 /* A job of the command line: its options, the library's job, and the --labels. */
 struct job {
@@ -96,5 +101,7 @@ void *job_json(const struct job *j);
  * warm build, hit, next to a cold one, miss or off, is the cache's gain); for cl:own, the
  * kernel path taken and the paths its probe rejected on that device, with the reason. */
 void job_print_builds(FILE *out, const struct job *j);
+/* run's timing table and speed verdict (cp_timing_print) over the results that ran. */
+void job_print_speed(FILE *out, const struct job *j);
 
 #endif

@@ -36,8 +36,9 @@ struct sweep_opts {
     bool params_set;
     uint64_t seed;
     double init_scale;
-    long runs, warmup;
-    bool runs_set, warmup_set;
+    long runs, warmup; /* runs 0: adaptive (cp_runs_more) */
+    double min_time;
+    bool runs_set, warmup_set, min_time_set;
     const char *json, *csv, *plot;
     bool allow_slow;
 };

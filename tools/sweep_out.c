@@ -30,9 +30,9 @@ static void ms_or_na(char *buf, size_t len, double s)
 
 void sweep_print_header(FILE *out)
 {
-    fprintf(out, "%5s %7s %5s  %-32s %-14s %10s %10s %10s %10s %10s %9s %7s\n", "d", "L", "B",
-            "device", "engine", "median ms", "min ms", "max ms", "kernel ms", "e2e ms", "GFLOP/s",
-            "% peak");
+    fprintf(out, "%5s %7s %5s  %-32s %-14s %10s %9s %4s %10s %10s %10s %10s %9s %7s\n", "d", "L",
+            "B", "device", "engine", "median ms", "±", "runs", "min ms", "max ms", "kernel ms",
+            "e2e ms", "GFLOP/s", "% peak");
 }
 
 void sweep_print_row(const struct sweep *s, const struct row *r)
@@ -47,8 +47,11 @@ void sweep_print_row(const struct sweep *s, const struct row *r)
         fprintf(s->out, "%s: %s\n", row_status_names[r->status], r->reason);
         return;
     }
-    char med[32], mn[32], mx[32], k[32], e2e[32], pct[32];
+    char med[32], pm[32], mn[32], mx[32], k[32], e2e[32], pct[32];
     ms_or_na(med, sizeof med, r->wall.median);
+    if (cp_stats_mark(&r->wall)[0])
+        strncat(med, "~", sizeof med - strlen(med) - 1);
+    ms_or_na(pm, sizeof pm, 0.5 * (r->wall.p90 - r->wall.p10));
     ms_or_na(mn, sizeof mn, r->wall.min);
     ms_or_na(mx, sizeof mx, r->wall.max);
     ms_or_na(k, sizeof k, r->kernel_median);
@@ -57,7 +60,8 @@ void sweep_print_row(const struct sweep *s, const struct row *r)
         snprintf(pct, sizeof pct, "%.1f%%%s", r->pct_peak, r->pct_peak_suspect ? "!" : "");
     else
         snprintf(pct, sizeof pct, "n/a");
-    fprintf(s->out, "%10s %10s %10s %10s %10s %9.4g %7s\n", med, mn, mx, k, e2e, r->gflops, pct);
+    fprintf(s->out, "%10s %9s %4zu %10s %10s %10s %10s %9.4g %7s\n", med, pm, r->wall.n, mn, mx, k,
+            e2e, r->gflops, pct);
 }
 
 void sweep_print_pct_note(const struct sweep *s)
@@ -79,18 +83,21 @@ void sweep_print_pct_note(const struct sweep *s)
 /* The points where the faster of series a and b (median wall time) changes, in grid order
  * (xover_find); returns the number of common points. */
 static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xover *out, size_t *n,
-                           int *first)
+                           int *first, bool *noise)
 {
     double *t = malloc((2 * s->npts + 1) * sizeof *t);
     long *x = malloc((s->npts + 1) * sizeof *x);
-    if (!t || !x) {
+    const cp_stats **st = calloc(2 * s->npts + 1, sizeof *st);
+    if (!t || !x || !st) {
         free(t);
         free(x);
+        free(st);
         *n = 0;
         *first = -1;
         return 0;
     }
     double *ta = t, *tb = t + s->npts;
+    const cp_stats **sa = st, **sb = st + s->npts;
     for (size_t p = 0; p < s->npts; ++p) {
         ta[p] = tb[p] = -1.0;
         x[p] = s->pts[p].x;
@@ -99,15 +106,34 @@ static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xov
         const struct row *r = &s->rows[i];
         if (r->status != ROW_OK)
             continue;
-        if (r->series == a)
+        if (r->series == a) {
             ta[r->point] = r->wall.median;
-        else if (r->series == b)
+            sa[r->point] = &r->wall;
+        } else if (r->series == b) {
             tb[r->point] = r->wall.median;
+            sb[r->point] = &r->wall;
+        }
     }
-    size_t common = xover_find(ta, tb, x, s->npts, out, n, first);
+    for (size_t p = 0; p < s->npts; ++p)
+        noise[p] = sa[p] && sb[p] && cp_speed_within_noise(sa[p], sb[p]);
+    size_t common = xover_find(ta, tb, noise, x, s->npts, out, n, first);
     free(t);
     free(x);
+    free(st);
     return common;
+}
+
+/* "4, 16" : the grid values where the two are within noise; false when there is none. */
+static bool noise_list(const struct sweep *s, const bool *noise, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t p = 0; p < s->npts; ++p)
+        if (noise[p]) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%ld", k++ ? ", " : "", s->pts[p].x);
+        }
+    return k > 0;
 }
 
 static void series_name(const struct sweep *s, size_t i, char *buf, size_t len)
@@ -130,8 +156,11 @@ static void crossing_text(const struct sweep *s, size_t a, size_t b, const struc
 }
 
 static void summary_text(const struct sweep *s, size_t a, size_t b, size_t common, int first,
-                         size_t n, char *buf, size_t len)
+                         size_t n, const bool *noise, char *buf, size_t len)
 {
+    size_t nn = 0; /* common points within noise (noise[p] is only set at common points) */
+    for (size_t p = 0; p < s->npts; ++p)
+        nn += noise[p];
     if (n > 0) {
         snprintf(buf, len, "%zu crossing%s", n, n == 1 ? "" : "s");
         return;
@@ -142,45 +171,85 @@ static void summary_text(const struct sweep *s, size_t a, size_t b, size_t commo
         return;
     }
     if (first < 0) {
-        snprintf(buf, len, "never (equal times at every common point)");
+        snprintf(buf, len, "never (equal or within noise at every common point)");
         return;
     }
     series_name(s, first == 0 ? a : b, name, sizeof name);
-    snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
-             common == 1 ? "" : "s");
+    if (nn)
+        snprintf(buf, len,
+                 "never (%s is faster at every one of the %zu common point%s outside the noise; "
+                 "within noise at %zu)",
+                 name, common - nn, common - nn == 1 ? "" : "s", nn);
+    else
+        snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
+                 common == 1 ? "" : "s");
+}
+
+/* The note on the rows marked '~': how many, and the cause to suspect for each. */
+static void print_noise_note(const struct sweep *s)
+{
+    size_t by[CP_NOISE_LOAD + 1] = {0}, total = 0;
+    for (size_t i = 0; i < s->nrows; ++i)
+        if (s->rows[i].status == ROW_OK) {
+            enum cp_noise c = cp_stats_noise(&s->rows[i].wall);
+            by[c]++;
+            total += c != CP_NOISE_NONE;
+        }
+    if (!total)
+        return;
+    fprintf(s->out,
+            "~ %zu of %zu rows have a p10-p90 spread over %.0f %% of the median; suspect:", total,
+            s->nrows, 100.0 * CP_NOISY_SPREAD);
+    const char *sep = " ";
+    for (int c = CP_NOISE_FEW_RUNS; c <= CP_NOISE_LOAD; ++c)
+        if (by[c]) {
+            fprintf(s->out, "%s%s (%zu)", sep, cp_noise_cause((enum cp_noise)c), by[c]);
+            sep = "; ";
+        }
+    fprintf(s->out, "\n");
 }
 
 void sweep_print_crossovers(const struct sweep *s)
 {
-    fprintf(s->out, "\ncrossovers (median wall time, %s):\n", vary_symbol[s->o.vary]);
+    print_noise_note(s);
+    fprintf(s->out, "\ncrossovers (median wall time, %s; only changes outside the noise count):\n",
+            vary_symbol[s->o.vary]);
     if (s->nser < 2) {
         fprintf(s->out, "  none to show: only one device x engine\n");
         return;
     }
     struct xover *cx = calloc(s->npts + 1, sizeof *cx);
-    if (!cx)
+    bool *noise = calloc(s->npts + 1, sizeof *noise);
+    if (!cx || !noise) {
+        free(cx);
+        free(noise);
         return;
+    }
     for (size_t a = 0; a < s->nser; ++a)
         for (size_t b = a + 1; b < s->nser; ++b) {
             size_t n;
             int first;
-            size_t common = crossings_of(s, a, b, cx, &n, &first);
-            char na[400], nb[400], text[1024];
+            size_t common = crossings_of(s, a, b, cx, &n, &first, noise);
+            char na[400], nb[400], text[1024], nl[1024];
             series_name(s, a, na, sizeof na);
             series_name(s, b, nb, sizeof nb);
+            bool any_noise = noise_list(s, noise, nl, sizeof nl);
             if (n == 0) {
-                summary_text(s, a, b, common, first, n, text, sizeof text);
+                summary_text(s, a, b, common, first, n, noise, text, sizeof text);
                 fprintf(s->out, "  %s vs %s: %s\n", na, nb, text);
-                continue;
+            } else {
+                fprintf(s->out, "  %s vs %s:\n", na, nb);
+                for (size_t i = 0; i < n; ++i) {
+                    crossing_text(s, a, b, &cx[i], text, sizeof text);
+                    fprintf(s->out, "    %s (after %s = %ld)\n", text, vary_symbol[s->o.vary],
+                            cx[i].after);
+                }
             }
-            fprintf(s->out, "  %s vs %s:\n", na, nb);
-            for (size_t i = 0; i < n; ++i) {
-                crossing_text(s, a, b, &cx[i], text, sizeof text);
-                fprintf(s->out, "    %s (after %s = %ld)\n", text, vary_symbol[s->o.vary],
-                        cx[i].after);
-            }
+            if (any_noise)
+                fprintf(s->out, "    within noise at %s = %s\n", vary_symbol[s->o.vary], nl);
         }
     free(cx);
+    free(noise);
 }
 
 /* ---- files -------------------------------------------------------------------------------- */
@@ -233,15 +302,10 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
     }
     cJSON *t = cJSON_AddObjectToObject(o, "timing");
     if (t) {
-        cJSON_AddNumberToObject(t, "wall_median_s", r->wall.median);
-        cJSON_AddNumberToObject(t, "wall_min_s", r->wall.min);
-        cJSON_AddNumberToObject(t, "wall_max_s", r->wall.max);
+        cp_stats_json_add(t, "wall", &r->wall, true);
         cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
-        cJSON_AddNumberToObject(t, "e2e_median_s", r->e2e.median);
-        cJSON_AddNumberToObject(t, "e2e_min_s", r->e2e.min);
-        cJSON_AddNumberToObject(t, "e2e_max_s", r->e2e.max);
+        cp_stats_json_add(t, "e2e", &r->e2e, false);
         cp_json_add_num_or_null(t, "gflops", r->gflops);
-        cJSON_AddNumberToObject(t, "runs", (double)s->o.runs);
         cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
     }
     cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
@@ -265,15 +329,17 @@ static cJSON *crossovers_json(const struct sweep *s)
 {
     cJSON *arr = cJSON_CreateArray();
     struct xover *cx = calloc(s->npts + 1, sizeof *cx);
-    if (!arr || !cx) {
+    bool *noise = calloc(s->npts + 1, sizeof *noise);
+    if (!arr || !cx || !noise) {
         free(cx);
+        free(noise);
         return arr;
     }
     for (size_t a = 0; a < s->nser; ++a)
         for (size_t b = a + 1; b < s->nser; ++b) {
             size_t n;
             int first;
-            size_t common = crossings_of(s, a, b, cx, &n, &first);
+            size_t common = crossings_of(s, a, b, cx, &n, &first, noise);
             cJSON *o = cJSON_CreateObject();
             if (!o)
                 break;
@@ -297,12 +363,17 @@ static cJSON *crossovers_json(const struct sweep *s)
                 cJSON_AddStringToObject(c, "text", text);
                 cJSON_AddItemToArray(list, c);
             }
+            cJSON *wn = cJSON_AddArrayToObject(o, "within_noise"); /* grid values */
+            for (size_t p = 0; wn && p < s->npts; ++p)
+                if (noise[p])
+                    cJSON_AddItemToArray(wn, cJSON_CreateNumber((double)s->pts[p].x));
             char text[1024];
-            summary_text(s, a, b, common, first, n, text, sizeof text);
+            summary_text(s, a, b, common, first, n, noise, text, sizeof text);
             cJSON_AddStringToObject(o, "summary", text);
             cJSON_AddItemToArray(arr, o);
         }
     free(cx);
+    free(noise);
     return arr;
 }
 
@@ -334,7 +405,11 @@ int sweep_write_json(const struct sweep *s)
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
         cJSON_AddStringToObject(sw, "seed", seed);
         cJSON_AddNumberToObject(sw, "init_scale", o->init_scale);
-        cJSON_AddNumberToObject(sw, "runs", (double)o->runs);
+        if (o->runs > 0)
+            cJSON_AddNumberToObject(sw, "runs", (double)o->runs);
+        else
+            cJSON_AddNullToObject(sw, "runs"); /* adaptive: each row's timing.runs */
+        cJSON_AddNumberToObject(sw, "min_time_s", o->runs > 0 ? 0.0 : o->min_time);
         cJSON_AddNumberToObject(sw, "warmup", (double)o->warmup);
         cJSON_AddBoolToObject(sw, "quick", o->quick);
         cJSON_AddNullToObject(sw, "reference"); /* a speed run: no host:f64 */
@@ -364,8 +439,9 @@ int sweep_write_json(const struct sweep *s)
 /* A growing string for the CSV. */
 static const char csv_header[] =
     "vary,d,layers,batch,params,macs,device,device_id,engine,status,reason,runs,warmup,"
-    "wall_median_s,wall_min_s,wall_max_s,kernel_median_s,e2e_median_s,e2e_min_s,e2e_max_s,"
-    "gflops,peak_gflops,pct_peak,pct_peak_suspect\n";
+    "wall_median_s,wall_min_s,wall_max_s,wall_mean_s,wall_sd_s,wall_p10_s,wall_p90_s,"
+    "wall_ci_low_s,wall_ci_high_s,measured_s,noisy,kernel_median_s,e2e_median_s,e2e_min_s,"
+    "e2e_max_s,gflops,peak_gflops,pct_peak,pct_peak_suspect\n";
 
 int sweep_write_csv(const struct sweep *s)
 {
@@ -393,11 +469,19 @@ int sweep_write_csv(const struct sweep *s)
         csv_field(&t, se->eng->name, false);
         csv_field(&t, row_status_names[r->status], false);
         csv_field(&t, ok ? "" : r->reason, false);
-        csv_num(&t, (double)s->o.runs, false);
+        csv_num(&t, ok ? (double)r->wall.n : -1.0, false);
         csv_num(&t, (double)s->o.warmup, false);
         csv_num(&t, ok ? r->wall.median : -1.0, false);
         csv_num(&t, ok ? r->wall.min : -1.0, false);
         csv_num(&t, ok ? r->wall.max : -1.0, false);
+        csv_num(&t, ok ? r->wall.mean : -1.0, false);
+        csv_num(&t, ok ? r->wall.sd : -1.0, false);
+        csv_num(&t, ok ? r->wall.p10 : -1.0, false);
+        csv_num(&t, ok ? r->wall.p90 : -1.0, false);
+        csv_num(&t, ok ? r->wall.ci_lo : -1.0, false);
+        csv_num(&t, ok ? r->wall.ci_hi : -1.0, false);
+        csv_num(&t, ok ? r->wall.total : -1.0, false);
+        csv_field(&t, !ok ? "" : cp_stats_mark(&r->wall)[0] ? "1" : "0", false);
         csv_num(&t, ok ? r->kernel_median : -1.0, false);
         csv_num(&t, ok ? r->e2e.median : -1.0, false);
         csv_num(&t, ok ? r->e2e.min : -1.0, false);
@@ -503,8 +587,15 @@ void sweep_print_intro(const struct sweep *s)
     if (o->vary == VARY_PARAMS)
         fprintf(s->out, ", %.0f parameters (L = params/d²)", o->params);
     fprintf(s->out, "; seed %llu, init-scale %g\n", (unsigned long long)o->seed, o->init_scale);
+    char runs[160];
+    if (o->runs > 0)
+        snprintf(runs, sizeof runs, "%ld run%s", o->runs, o->runs == 1 ? "" : "s");
+    else
+        snprintf(runs, sizeof runs, "adaptive runs (at least %d and %g s timed, at most %d)",
+                 CP_RUNS_MIN, o->min_time, CP_RUNS_MAX);
     fprintf(s->out,
-            "timing: %ld run%s after %ld warm-up; wall = first enqueue to clFinish, e2e = from "
-            "the input's upload to the output's read; no reference (a speed run)\n",
-            o->runs, o->runs == 1 ? "" : "s", o->warmup);
+            "timing: %s after %ld warm-up; wall = first enqueue to clFinish, e2e = from "
+            "the input's upload to the output's read; ± = half the p10-p90 spread; no reference "
+            "(a speed run)\n",
+            runs, o->warmup);
 }

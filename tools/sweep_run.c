@@ -58,7 +58,8 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
                  need, host_need, have, avail);
         return true;
     }
-    double work = r->macs * (double)(s->o.runs + s->o.warmup);
+    long runs = s->o.runs > 0 ? s->o.runs : CP_RUNS_MIN; /* adaptive: its floor */
+    double work = r->macs * (double)(runs + s->o.warmup);
     if (dev->kind == CP_DEV_OPENCL && dev->simulator && !s->o.allow_slow &&
         work > CP_SIMULATOR_MAC_LIMIT) {
         snprintf(r->reason, sizeof r->reason, "%.3g multiply-adds > %.3g (simulator limit)", work,
@@ -66,7 +67,7 @@ static bool refuse(struct sweep *s, const cp_model *m, const struct point *p,
         snprintf(r->detail, sizeof r->detail,
                  "%s is a simulator: %.3g multiply-adds (%.3g per forward x %ld runs) over its "
                  "limit of %.3g; pass --allow-slow",
-                 dev->name, work, r->macs, s->o.runs + s->o.warmup, CP_SIMULATOR_MAC_LIMIT);
+                 dev->name, work, r->macs, runs + s->o.warmup, CP_SIMULATOR_MAC_LIMIT);
         return true;
     }
     return false;
@@ -94,7 +95,8 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
                     const struct series *se, struct row *r)
 {
     size_t n = (size_t)p->batch * (size_t)m->out_width;
-    size_t runs = (size_t)s->o.runs;
+    size_t runs = cp_runs_cap(s->o.runs), k = 0;
+    double measured = 0.0;
     void *y = malloc(n * cp_dtype_size(se->eng->dtype));
     double *t = calloc(3 * runs, sizeof *t);
     cp_engine *e = NULL;
@@ -109,19 +111,22 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
     int st = cp_engine_create(se->eng, se->dev, m, (int)p->batch, &e);
     if (st == CP_OK && cp_engine_build_options(e)[0])
         snprintf(s->build_options, sizeof s->build_options, "%s", cp_engine_build_options(e));
-    for (long i = 0; st == CP_OK && i < s->o.warmup + s->o.runs && !sweep_stop_signal; ++i) {
+    for (long i = 0; st == CP_OK && !sweep_stop_signal &&
+                     (i < s->o.warmup || cp_runs_more(s->o.runs, s->o.min_time, k, measured));
+         ++i) {
         cp_timing tm;
         st = cp_engine_forward(e, x, (int)p->batch, y, &tm);
         if (st != CP_OK || i < s->o.warmup)
             continue;
-        size_t k = (size_t)(i - s->o.warmup);
         wall[k] = tm.wall_s;
+        measured += tm.wall_s;
         /* The three intervals are back to back: from the input's upload to the output's
          * read, without the profiling queries that follow them. */
         e2e[k] = tm.h2d_s + tm.wall_s + tm.d2h_s;
         kern[k] = tm.kernel_s;
         if (tm.kernel_s < 0.0)
             kernel_known = false;
+        k++;
     }
     if (st != CP_OK) {
         r->status = ROW_ERROR;
@@ -134,9 +139,9 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
         goto out;
     }
     r->status = ROW_OK;
-    r->wall = cp_stats_of(wall, runs);
-    r->e2e = cp_stats_of(e2e, runs);
-    r->kernel_median = kernel_known ? cp_stats_of(kern, runs).median : -1.0;
+    r->wall = cp_stats_of(wall, k);
+    r->e2e = cp_stats_of(e2e, k);
+    r->kernel_median = kernel_known ? cp_stats_of(kern, k).median : -1.0;
     r->gflops = r->wall.median > 0.0 ? 2.0 * r->macs / r->wall.median / 1e9 : -1.0;
     const cp_peak *pk = &s->peaks[se->dev_index];
     r->pct_peak = pk->available && pk->fma_gflops > 0.0 && r->gflops >= 0.0

@@ -7,8 +7,8 @@ static int has(double t)
     return t >= 0.0 && isfinite(t);
 }
 
-size_t xover_find(const double *ta, const double *tb, const long *x, size_t npts, struct xover *out,
-                  size_t *n, int *first)
+size_t xover_find(const double *ta, const double *tb, const bool *noise, const long *x, size_t npts,
+                  struct xover *out, size_t *n, int *first)
 {
     *n = 0;
     *first = -1;
@@ -19,7 +19,7 @@ size_t xover_find(const double *ta, const double *tb, const long *x, size_t npts
         if (!has(ta[p]) || !has(tb[p]))
             continue;
         common++;
-        int f = ta[p] < tb[p] ? 0 : tb[p] < ta[p] ? 1 : cur;
+        int f = noise && noise[p] ? cur : ta[p] < tb[p] ? 0 : tb[p] < ta[p] ? 1 : cur;
         if (f >= 0 && cur >= 0 && f != cur)
             out[(*n)++] = (struct xover){x[p], prev_x, f};
         if (cur < 0 && f >= 0)

@@ -57,9 +57,15 @@ def main():
         name = f"{row['device']} {row['engine']}"
         if row["engine"] != res["engine"] or row["hash"] != res["hash"]:
             bad.append(f"{name}: engine or hash differs from the JSON's")
-        for k in ("wall_median_s", "wall_min_s", "wall_max_s", "gflops"):
+        for k in ("wall_median_s", "wall_min_s", "wall_max_s", "wall_mean_s", "wall_sd_s",
+                  "wall_p10_s", "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "measured_s",
+                  "runs", "gflops"):
             if abs(float(row[k]) - res["timing"][k]) > 1e-8 * max(1e-12, abs(res["timing"][k])):  # 9 digits
                 bad.append(f"{name}: {k} {row[k]} vs JSON {res['timing'][k]}")
+        if row["noisy"] != ("1" if res["timing"]["noisy"] else "0"):
+            bad.append(f"{name}: noisy {row['noisy']} vs JSON {res['timing']['noisy']}")
+        if int(row["runs"]) != 3:  # --runs 3 fixes the count
+            bad.append(f"{name}: runs {row['runs']}, not 3")
         if not float(row["wall_min_s"]) <= float(row["wall_median_s"]) <= float(row["wall_max_s"]):
             bad.append(f"{name}: min <= median <= max does not hold")
         m = cr["metrics"]

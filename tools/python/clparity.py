@@ -48,10 +48,11 @@ EXPECT_NONE = -1
 METRICS = ("compared", "max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
            "bitwise", "argmax", "nan", "inf", "nan_mismatch")
 # The JSON's integers (counts), and its numbers that are null when unknown (NaN here).
-_INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch")
+_INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch", "runs")
 _NULLABLE = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
              "kernel_median_s")
-TIMINGS = ("wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s")
+TIMINGS = ("wall_median_s", "wall_mean_s", "wall_sd_s", "wall_min_s", "wall_max_s", "wall_p10_s",
+           "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "runs", "kernel_median_s", "build_s")
 
 
 class Error(RuntimeError):
@@ -84,6 +85,7 @@ class _Opts(ctypes.Structure):
         ("model_file", ctypes.c_char_p),
         ("input_file", ctypes.c_char_p),
         ("labels_file", ctypes.c_char_p),
+        ("min_time", ctypes.c_double),
     ]
 
 

@@ -37,7 +37,7 @@ typedef struct cp_compare_item {
     bool inexact_device;  /* "exactness not guaranteed": no denormals or EMBEDDED profile */
     bool path_inexact;    /* cl:own: no kernel path passed its probe on this device, so its bits
                            * are not promised; fails --expect bitwise whatever they are */
-    double wall_median_s; /* < 0: unknown */
+    cp_stats wall;        /* seconds; wall.n == 0: unknown (not timed, or not saved) */
     long batch_inv_equal; /* rows equal alone and in the batch; < 0: not checked */
     long batch_inv_checked;
     int thread_inv;    /* host:openblas 1 thread vs all: 1, 0, or -1 not checked */
@@ -97,6 +97,9 @@ void cp_free(void *p);
 /* "results" (metrics, mismatches, checks), "pairwise" and "verdicts" as a cJSON object
  * (void *; cJSON_Delete it), NULL when out of memory. */
 void *cp_comparison_json(const cp_comparison *c);
+/* The timing table and the speed verdict over the items that have timings (cp_timing_print);
+ * nothing when none has. */
+void cp_comparison_print_speed(const cp_comparison *c, FILE *f);
 
 /* "bitwise", "torch", "clblast" or "none" (CP_EXPECT_NONE); CP_FAIL_USAGE otherwise. */
 int cp_expect_parse(const char *s, int *out);

@@ -36,7 +36,7 @@ typedef struct cp_job_opts {
     long d, layers, batch; /* the built-in model (128, 128, 1); batch also for cp_job_set_model */
     uint64_t seed;         /* 1337: the built-in model's weights and the generated input */
     double init_scale;     /* 1.0 */
-    long runs, warmup;     /* 10, 2 */
+    long runs, warmup;     /* 0 (the count adapts: clparity/report.h, cp_runs_more), 2 */
     bool compare;          /* compare's extras: the host:exact baseline, the weights' round trip */
     bool equal_nan;        /* NaN against NaN counts as equal */
     bool invariance;       /* with compare: batch and thread invariance */
@@ -48,6 +48,7 @@ typedef struct cp_job_opts {
                               are hashed on demand otherwise, by the JSON and cp_job_save) */
     /* Recorded in the JSON and index.json only: where the model, input and labels came from. */
     const char *model_file, *input_file, *labels_file;
+    double min_time; /* with runs 0: the floor of measured time per result (CP_MIN_TIME) */
 } cp_job_opts;
 
 /* One device × engine, read-only; valid until cp_job_destroy. */
@@ -58,7 +59,7 @@ typedef struct cp_job_result {
     void *y;              /* batch × out_width of eng->dtype: the last timed run's output */
     uint64_t hash;        /* FNV-1a 64 of y */
     bool deterministic;   /* every warm-up and timed run gave the same hash */
-    cp_stats wall;        /* seconds, first enqueue to clFinish */
+    cp_stats wall;        /* seconds, first enqueue to clFinish; wall.n: the runs timed */
     double kernel_median; /* < 0: n/a (the library hides its events) */
     double h2d_median, d2h_median;
     double build_s, upload_s;
@@ -177,7 +178,9 @@ const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype
 
 /* One number of result i by name, for bindings: "max_ulp", "median_ulp", "max_abs",
  * "max_rel", "rel_to_max", "norm_rel", "bitwise", "argmax", "nan", "inf", "nan_mismatch",
- * "compared", "wall_median_s", "wall_min_s", "wall_max_s", "kernel_median_s", "build_s",
+ * "compared", "wall_median_s", "wall_min_s", "wall_max_s", "wall_mean_s", "wall_sd_s",
+ * "wall_p10_s", "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "runs", "kernel_median_s",
+ * "build_s",
  * "hash" (as a double: use the struct for all 64 bits), "deterministic", "roundtrip".
  * NaN for an unknown name, and for metrics of results without them (host:f64, no reference). */
 double cp_job_result_value(const cp_job *j, size_t i, const char *name);

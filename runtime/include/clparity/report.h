@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 CP_API_BEGIN
 
@@ -79,11 +80,98 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v);
  * below 1 KiB: "512 B". */
 void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
 
-/* Median, min and max of n values (n may be 0: all zero); v is sorted in place. */
+/* ---- timing statistics (docs/PERFORMANCE.md, "How times are measured") ----------------------
+ * The statistics of n timed runs, in seconds: n may be 0 (every field zero). The interval for
+ * the median is distribution-free: the order statistics [x(l), x(n+1-l)] with the largest l
+ * whose binomial coverage 1 - 2·P(Bin(n, 1/2) < l) is at least 95 %; below 6 runs none reaches
+ * 95 % and it is [min, max], its coverage (1 - 2^(1-n)) in ci_level. p10 and p90 interpolate
+ * linearly between order statistics (NumPy's default). */
 typedef struct cp_stats {
     double median, min, max;
+    double mean, sd;     /* sd: the sample standard deviation (n - 1); 0 for one run */
+    double p10, p90;     /* the spread: (p90 - p10) / median is the relative spread */
+    double ci_lo, ci_hi; /* the interval for the median */
+    double ci_level;     /* its coverage: >= 0.95 from 6 runs on */
+    double total;        /* the measured time: the sum of the runs */
+    double head;         /* the mean of the first runs in the order they ran (the first fifth,
+                            at least one): a cold cache shows as a slow head */
+    size_t n;            /* runs */
 } cp_stats;
+/* The statistics of v[0..n) (v is sorted in place). */
 cp_stats cp_stats_of(double *v, size_t n);
+
+/* How many runs: --runs N fixes the count (fixed > 0). Otherwise the count adapts: at least
+ * CP_RUNS_MIN runs and at least min_time seconds of measured (timed) time, at most
+ * CP_RUNS_MAX runs; the CP_RUNS_MIN floor is waived once the measured time reaches
+ * CP_RUNS_TIME_LIMIT (or min_time, if larger), so that one slow forward does not run five
+ * times over. True while run k + 1 (0-based k runs done, measured seconds so far) is due. */
+#define CP_RUNS_MIN 5
+#define CP_RUNS_MAX 200
+#define CP_MIN_TIME 0.2
+#define CP_RUNS_TIME_LIMIT 10.0
+bool cp_runs_more(long fixed, double min_time, size_t k, double measured);
+/* The most runs that cp_runs_more allows: fixed, or CP_RUNS_MAX. */
+size_t cp_runs_cap(long fixed);
+
+/* A large spread is (p90 - p10) / median > CP_NOISY_SPREAD. */
+#define CP_NOISY_SPREAD 0.2
+/* Why a spread is large, the cause to suspect: */
+enum cp_noise {
+    CP_NOISE_NONE,     /* the spread is small */
+    CP_NOISE_FEW_RUNS, /* fewer than CP_NOISE_FEW runs: too few runs to tell */
+    CP_NOISE_COLD,     /* the first runs were the slow ones (head at or above p90, and over
+                          the median by more than CP_NOISY_SPREAD): a cold cache */
+    CP_NOISE_LOAD,     /* otherwise: other load on the machine */
+};
+#define CP_NOISE_FEW 10
+enum cp_noise cp_stats_noise(const cp_stats *s);
+/* "too few runs", "a cold cache (the first runs were slower)", "other load on the machine";
+ * NULL for CP_NOISE_NONE. */
+const char *cp_noise_cause(enum cp_noise c);
+/* The relative spread (p90 - p10) / median; 0 when the median is 0. */
+double cp_stats_spread(const cp_stats *s);
+/* A robust standard deviation: (p90 - p10) / 2.5631, which equals the standard deviation for a
+ * normal distribution and is not inflated by a few outliers (the ratio's ± uses it). */
+double cp_stats_robust_sd(const cp_stats *s);
+
+/* Adds the statistics to a cJSON object under prefix ("wall"): wall_median_s, wall_mean_s,
+ * wall_sd_s, wall_min_s, wall_max_s, wall_p10_s, wall_p90_s, wall_ci_low_s, wall_ci_high_s,
+ * wall_ci_level, and with all: runs, measured_s, spread (relative), noisy (bool) and
+ * noise_cause (string or null). Reads them back with cp_stats_from_json (a missing key is 0;
+ * false when the median is missing). */
+void cp_stats_json_add(void *obj, const char *prefix, const cp_stats *s, bool all);
+bool cp_stats_from_json(const void *obj, const char *prefix, cp_stats *s);
+
+/* "~" for a result whose spread is large (cp_stats_noise), else "". */
+const char *cp_stats_mark(const cp_stats *s);
+/* The timing table of run, compare and diff: per timed result (names[i]: "cl:own on 1:0 ...";
+ * results with no runs are left out) its runs, median ± half the p10-p90 spread, mean ± sd,
+ * min, max and the interval for the median; then a note per result marked "~" naming the cause
+ * to suspect, then the speed verdict (cp_speed_print). */
+void cp_timing_print(FILE *f, const cp_stats *const *s, const char *const *names, size_t n);
+
+/* ---- the speed verdict (hyperfine's summary) ----------------------------------------------
+ * Against the fastest of n results (the smallest median), each other result's ratio
+ * median_other / median_fastest, with ratio_sd = ratio · sqrt(ra² + rb²), where r is each
+ * one's robust standard deviation (cp_stats_robust_sd) over its median: hyperfine propagates
+ * the standard deviations of the means the same way. A ratio is within noise when either
+ * result has fewer than CP_NOISE_FEW runs (too few to tell), when the two intervals for the
+ * median overlap, or when ratio - 1 <= ratio_sd. */
+typedef struct cp_speed {
+    double ratio, ratio_sd;
+    bool within_noise;
+} cp_speed;
+cp_speed cp_speed_of(const cp_stats *fastest, const cp_stats *other);
+bool cp_speed_within_noise(const cp_stats *a, const cp_stats *b);
+/* The index of the fastest of n results (those with n runs == 0 are skipped); n if none. */
+size_t cp_speed_fastest(const cp_stats *const *s, size_t n);
+/* Prints the verdict: "speed: ..." and one line per other result; names[i] is "cl:own on 1:0
+ * pthread-..." (results without runs are left out). Nothing with fewer than 2 timed results. */
+void cp_speed_print(FILE *f, const cp_stats *const *s, const char *const *names, size_t n);
+/* The verdict as a cJSON object (void *): {"basis": "median wall time", "fastest": i,
+ * "fastest_name", "others": [{"index", "name", "ratio", "ratio_sd", "within_noise", "text"}]};
+ * NULL with fewer than 2 timed results or out of memory. */
+void *cp_speed_json(const cp_stats *const *s, const char *const *names, size_t n);
 
 /* The SHA-256 of len bytes as 64 hex digits ("" if OpenSSL fails). */
 void cp_sha256_hex(const void *data, size_t len, char out[65]);

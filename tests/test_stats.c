@@ -1,0 +1,174 @@
+/* runtime/stats: the timing statistics (cp_stats_of), the adaptive rule (cp_runs_more), the
+ * spread's cause (cp_stats_noise) and the speed verdict (cp_speed_of), on made-up samples
+ * whose answers are worked out by hand in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clparity/report.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+#define EPS 1e-12
+
+/* 1..10 in a shuffled order: median 5.5, mean 5.5, sd sqrt(82.5 / 9); p10 = 1 + 0.9 = 1.9 and
+ * p90 = 9 + 0.1 = 9.1 (linear interpolation at (n - 1)·q); the median's interval [x(2), x(9)]
+ * with coverage 1 - 2·11/1024 (P(Bin(10, 1/2) <= 1) = 11/1024 <= 0.025 < 56/1024). */
+static void test_ten(void **state)
+{
+    (void)state;
+    double v[] = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6};
+    cp_stats s = cp_stats_of(v, 10);
+    assert_int_equal(s.n, 10);
+    assert_true(fabs(s.median - 5.5) < EPS);
+    assert_true(fabs(s.mean - 5.5) < EPS);
+    assert_true(fabs(s.sd - sqrt(82.5 / 9.0)) < EPS);
+    assert_true(fabs(s.min - 1.0) < EPS && fabs(s.max - 10.0) < EPS);
+    assert_true(fabs(s.p10 - 1.9) < EPS);
+    assert_true(fabs(s.p90 - 9.1) < EPS);
+    assert_true(fabs(s.ci_lo - 2.0) < EPS && fabs(s.ci_hi - 9.0) < EPS);
+    assert_true(fabs(s.ci_level - (1.0 - 22.0 / 1024.0)) < EPS);
+    assert_true(fabs(s.total - 55.0) < EPS);
+    assert_true(fabs(s.head - 5.0) < EPS); /* the first fifth as they ran: (7 + 3) / 2 */
+}
+
+/* Five runs: no interval reaches 95 %, so it is [min, max] at 1 - 2/32. One run: sd 0. */
+static void test_small(void **state)
+{
+    (void)state;
+    double v[] = {3, 1, 4, 1, 5};
+    cp_stats s = cp_stats_of(v, 5);
+    assert_true(fabs(s.median - 3.0) < EPS);
+    assert_true(fabs(s.ci_lo - 1.0) < EPS && fabs(s.ci_hi - 5.0) < EPS);
+    assert_true(fabs(s.ci_level - 0.9375) < EPS);
+    double one[] = {2.5};
+    s = cp_stats_of(one, 1);
+    assert_int_equal(s.n, 1);
+    assert_true(s.sd == 0.0 && s.median == 2.5 && s.p10 == 2.5 && s.p90 == 2.5);
+    s = cp_stats_of(NULL, 0);
+    assert_int_equal(s.n, 0);
+    assert_true(s.median == 0.0 && s.ci_level == 0.0);
+}
+
+/* n = 100 and 20: the textbook intervals [x(40), x(61)] and [x(6), x(15)]. */
+static void test_interval_table(void **state)
+{
+    (void)state;
+    double v[100];
+    for (int i = 0; i < 100; ++i)
+        v[i] = (double)(100 - i); /* x(k) = k */
+    cp_stats s = cp_stats_of(v, 100);
+    assert_true(fabs(s.ci_lo - 40.0) < EPS && fabs(s.ci_hi - 61.0) < EPS);
+    assert_true(s.ci_level >= 0.95 && s.ci_level < 0.97);
+    for (int i = 0; i < 20; ++i)
+        v[i] = (double)(i + 1);
+    s = cp_stats_of(v, 20);
+    assert_true(fabs(s.ci_lo - 6.0) < EPS && fabs(s.ci_hi - 15.0) < EPS);
+}
+
+/* The adaptive rule: at least 5 runs and min_time, at most 200, waived past 10 s; fixed N. */
+static void test_runs_rule(void **state)
+{
+    (void)state;
+    assert_true(cp_runs_more(0, 0.2, 0, 0.0));
+    assert_true(cp_runs_more(0, 0.2, 4, 5.0));    /* 4 runs: the floor of 5 */
+    assert_true(cp_runs_more(0, 0.2, 5, 0.19));   /* 5 runs, not yet 0.2 s */
+    assert_false(cp_runs_more(0, 0.2, 5, 0.2));   /* both floors met */
+    assert_false(cp_runs_more(0, 0.2, 200, 0.1)); /* the cap */
+    assert_false(cp_runs_more(0, 0.2, 2, 10.0));  /* one slow forward: past 10 s */
+    assert_true(cp_runs_more(0, 30.0, 50, 12.0)); /* a floor above 10 s moves the limit */
+    assert_true(cp_runs_more(3, 0.2, 2, 100.0));  /* --runs 3: exactly 3 */
+    assert_false(cp_runs_more(3, 0.2, 3, 0.0));
+    assert_int_equal(cp_runs_cap(0), CP_RUNS_MAX);
+    assert_int_equal(cp_runs_cap(7), 7);
+}
+
+/* The cause to suspect for a large spread. */
+static void test_noise(void **state)
+{
+    (void)state;
+    double tight[20], few[5] = {1, 2, 1, 2, 1}, cold[20], load[20];
+    for (int i = 0; i < 20; ++i) {
+        tight[i] = 1.0 + 0.001 * (i % 3);
+        cold[i] = i < 4 ? 3.0 : 1.0 + 0.01 * (i % 2) + (i == 10 ? 2.0 : 0.0) + (i > 15 ? 0.5 : 0);
+        load[i] = i % 3 == 1 ? 1.6 : 1.0;
+    }
+    cp_stats s = cp_stats_of(tight, 20);
+    assert_int_equal(cp_stats_noise(&s), CP_NOISE_NONE);
+    assert_string_equal(cp_stats_mark(&s), "");
+    s = cp_stats_of(few, 5);
+    assert_int_equal(cp_stats_noise(&s), CP_NOISE_FEW_RUNS);
+    assert_string_equal(cp_stats_mark(&s), "~");
+    s = cp_stats_of(cold, 20);
+    assert_int_equal(cp_stats_noise(&s), CP_NOISE_COLD);
+    s = cp_stats_of(load, 20);
+    assert_true(cp_stats_spread(&s) > CP_NOISY_SPREAD);
+    assert_int_equal(cp_stats_noise(&s), CP_NOISE_LOAD);
+    assert_non_null(strstr(cp_noise_cause(CP_NOISE_LOAD), "load"));
+}
+
+/* The verdict: 1.63x apart with tight spreads is outside the noise; overlapping intervals, and
+ * fewer than 10 runs on either side, are within it; the ± propagates the relative robust
+ * spreads. */
+static void test_speed(void **state)
+{
+    (void)state;
+    double a[11], b[11], c[11];
+    for (int i = 0; i < 11; ++i) {
+        a[i] = 1.00 + 0.01 * (i - 5); /* 0.95 .. 1.05 */
+        b[i] = 1.63 + 0.01 * (i - 5);
+        c[i] = 1.02 + 0.01 * (i - 5);
+    }
+    cp_stats sa = cp_stats_of(a, 11), sb = cp_stats_of(b, 11), sc = cp_stats_of(c, 11);
+    cp_speed sp = cp_speed_of(&sa, &sb);
+    assert_true(fabs(sp.ratio - 1.63) < 1e-9);
+    double ra = cp_stats_robust_sd(&sa) / 1.0, rb = cp_stats_robust_sd(&sb) / 1.63;
+    assert_true(fabs(sp.ratio_sd - 1.63 * sqrt(ra * ra + rb * rb)) < 1e-12);
+    assert_false(sp.within_noise);
+    assert_false(cp_speed_within_noise(&sb, &sa)); /* either order */
+    assert_true(cp_speed_of(&sa, &sc).within_noise);
+    assert_true(cp_speed_within_noise(&sc, &sa));
+    /* The same 1.63x from 9 runs each: too few to tell. */
+    cp_stats a9 = cp_stats_of(a, 9), b9 = cp_stats_of(b, 9);
+    assert_false(cp_speed_of(&sa, &sb).within_noise);
+    assert_true(cp_speed_of(&a9, &b9).within_noise);
+    assert_true(cp_speed_of(&sa, &b9).within_noise);
+    const cp_stats *v[] = {&sb, NULL, &sa, &sc};
+    assert_int_equal(cp_speed_fastest(v, 4), 2);
+}
+
+/* The JSON keys, and reading them back (diff reads index.json's). */
+static void test_json(void **state)
+{
+    (void)state;
+    double v[] = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6};
+    cp_stats s = cp_stats_of(v, 10), back;
+    cJSON *o = cJSON_CreateObject();
+    cp_stats_json_add(o, "wall", &s, true);
+    assert_true(cJSON_GetObjectItem(o, "wall_ci_low_s")->valuedouble == 2.0);
+    assert_true(cJSON_GetObjectItem(o, "runs")->valuedouble == 10.0);
+    assert_true(cJSON_IsBool(cJSON_GetObjectItem(o, "noisy")));
+    assert_true(cp_stats_from_json(o, "wall", &back));
+    assert_int_equal(back.n, 10);
+    assert_true(back.median == s.median && back.sd == s.sd && back.p90 == s.p90);
+    assert_false(cp_stats_from_json(o, "e2e", &back));
+    cJSON_Delete(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ten),
+        cmocka_unit_test(test_small),
+        cmocka_unit_test(test_interval_table),
+        cmocka_unit_test(test_runs_rule),
+        cmocka_unit_test(test_noise),
+        cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
