@@ -54,8 +54,11 @@ __kernel void cp_linear(__global const float *restrict x, __global float *restri
         CP_PLANT(cp_finish(acc, residual ? xr[o] : 0.0f, act, residual), o == 0 && b == 0);
 }
 
-/* After a GEMM (cl:clblast): t holds x·Wᵀ; add the bias, the activation and the residual. */
-__kernel void cp_epilogue(__global const float *restrict t, __global const float *restrict x,
+/* After a GEMM or GEMV (cl:clblast): t holds x·Wᵀ; add the bias, the activation and the
+ * residual. t is then set to zero: CLBlast's GEMV computes alpha·A·x + beta·y and reads y even
+ * where beta is 0, so that a NaN or an infinity left in t (garbage, or a layer that overflowed)
+ * would turn the next layer's outputs into NaN (0·NaN, 0·Inf). */
+__kernel void cp_epilogue(__global float *restrict t, __global const float *restrict x,
                           __global float *restrict y, __global const float *restrict p,
                           int in, int out, int has_bias, ulong b_off, int act, int residual)
 {
@@ -64,6 +67,7 @@ __kernel void cp_epilogue(__global const float *restrict t, __global const float
     if (o >= (size_t)out)
         return;
     float acc = t[b * (size_t)out + o];
+    t[b * (size_t)out + o] = 0.0f;
     if (has_bias)
         acc = acc + p[b_off + o];
     y[b * (size_t)out + o] =

@@ -266,6 +266,11 @@ const cp_path_report *cp_engine_paths(const cp_engine *e)
     return &e->paths;
 }
 
+const char *cp_engine_routine(const cp_engine *e)
+{
+    return e->routine;
+}
+
 void cp_engine_destroy(cp_engine *e)
 {
     if (!e)
