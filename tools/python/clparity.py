@@ -99,6 +99,7 @@ def _bind(lib):
         "cp_job_run": (I, [P]),
         "cp_job_result_count": (S, [P]),
         "cp_job_result_engine": (ctypes.c_char_p, [P, S]),
+        "cp_job_result_routine": (ctypes.c_char_p, [P, S]),
         "cp_job_result_device": (None, [P, S, ctypes.c_char_p, S]),
         "cp_job_result_output": (P, [P, S, ctypes.POINTER(I)]),
         "cp_job_result_value": (D, [P, S, ctypes.c_char_p]),
@@ -173,7 +174,8 @@ def layers_from_torch(module):
 
 
 class Result:
-    """One device x engine: .device ("0:0 pthread-..." or "host"), .engine ("cl:own"),
+    """One device x engine: .device ("0:0 pthread-..." or "host"), .engine ("cl:own"), .routine
+    (what ran, as the JSON's "routine": "path cpu1", "CLBlastSgemv + cp_epilogue", ...),
     .output (numpy, [batch, out]; float64 for host:f64), .metrics against host:f64 (max_ulp,
     max_abs, max_rel, rel_to_max, norm_rel, bitwise, argmax, ...; empty for host:f64),
     .baseline_bitwise (fraction bit-equal to host:exact), .timing (wall_median_s, ...)."""
@@ -246,6 +248,7 @@ def _collect(lib, job, cmp, shape):
     for i in range(lib.cp_job_result_count(job)):
         r = Result()
         r.engine = lib.cp_job_result_engine(job, i).decode()
+        r.routine = lib.cp_job_result_routine(job, i).decode()
         lib.cp_job_result_device(job, i, buf, len(buf))
         r.device = buf.value.decode("utf-8", "replace")
         dt = ctypes.c_int()
