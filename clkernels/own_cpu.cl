@@ -12,11 +12,13 @@
  * (PoCL pays its launch cost once instead of once per layer). */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: mad() in
- * place of fma (block.cl says what that allows), the same kernels and tiles otherwise. */
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
+ * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
+ * kernels and tiles otherwise. */
 #ifndef CP_MAC
 #ifdef CP_RELAXED
-#define CP_MAC(a, b, c) mad(a, b, c)
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
 #else
 #define CP_MAC(a, b, c) fma(a, b, c)
 #endif
