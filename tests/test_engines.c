@@ -179,8 +179,10 @@ static void test_clblast_gemv(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) /* by hand: only the tests whose names match, e.g. test_engines test_clblast* */
+        cmocka_set_test_filter(argv[1]);
     if (cp_devlist_enumerate(&devs) != CP_OK) {
         fprintf(stderr, "%s\n", cp_err_msg());
         return 1;

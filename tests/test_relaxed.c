@@ -221,9 +221,8 @@ int main(int argc, char **argv)
 {
     bool planted = argc > 1 && strcmp(argv[1], "planted") == 0;
     const char *hook = getenv("CLPARITY_TEST_HOOK");
-    if (planted != (hook && strcmp(hook, "relaxed-wrong") == 0)) {
-        fprintf(stderr, "usage: test_relaxed, or CLPARITY_TEST_HOOK=relaxed-wrong test_relaxed "
-                        "planted\n");
+    if (planted && !(hook && strcmp(hook, "relaxed-wrong") == 0)) {
+        fprintf(stderr, "usage: CLPARITY_TEST_HOOK=relaxed-wrong test_relaxed planted\n");
         return 2;
     }
     if (cp_devlist_enumerate(&devs) != CP_OK) {
