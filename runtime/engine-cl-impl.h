@@ -75,9 +75,9 @@ enum own_path {
     N_PATHS
 };
 
-/* cl:relaxed's build options, added to its path's (the kernels then use mad() for fma), and
- * those of its test hook relaxed-wrong, added with the path's plant define: one output off by
- * up to half its value. */
+/* cl:relaxed's build options, added to its path's (the kernels then use a contracted a * b + c for
+ * fma), and those of its test hook relaxed-wrong, added with the path's plant define: one output
+ * off by up to half its value. */
 #define OWN_RELAXED_OPTIONS "-DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
 #define OWN_RELAXED_PLANT_MASK "-DCP_PLANT_MASK=0x400000u"
 

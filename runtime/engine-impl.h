@@ -31,7 +31,7 @@ struct cp_engine {
     struct cp_build_cache build_cache;
     cp_path_report paths; /* cl:own's path and the probe's rejections (exact -1 elsewhere) */
     char routine[CP_ROUTINE_LEN]; /* what the last forward ran (cp_engine_routine) */
-    void *state;          /* the engine's own */
+    void *state;                  /* the engine's own */
 };
 
 extern const struct cp_engine_ops cp_engine_ops_cl_own;

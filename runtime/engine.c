@@ -9,9 +9,10 @@ static const cp_engine_info engines[] = {
     {"cl:clblast", CP_DEV_OPENCL, CP_F32,
      "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel"},
     {"cl:relaxed", CP_DEV_OPENCL, CP_F32,
-     "cl:own's kernel paths with mad(), -cl-fast-relaxed-math -cl-mad-enable: what exactness "
-     "costs"},
-    {"host:openblas", CP_DEV_HOST, CP_F32, "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
+     "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math -cl-mad-enable: what "
+     "exactness costs"},
+    {"host:openblas", CP_DEV_HOST, CP_F32,
+     "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
      "+ C epilogue"},
     {"host:exact", CP_DEV_HOST, CP_F32,
      "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)"},

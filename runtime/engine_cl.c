@@ -1,6 +1,6 @@
 /* The OpenCL engines: cl:own, cl:clblast (CLBlast SGEMV at B = 1, SGEMM beyond, + our
- * epilogue) and cl:relaxed (cl:own's kernel paths built with fast math and mad()). All keep
- * the weights on the device between forwards, enqueue every layer and synchronise once. What
+ * epilogue) and cl:relaxed (cl:own's kernel paths built with fast math, a * b + c for fma). All
+ * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
  * they share lives here: the context, the weights as stored, the activations, the forward's
  * frame and the round trip. cl:own's kernel paths are own_path_ops entries
  * (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in own_path.c. */
@@ -263,7 +263,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
             /* test hook relaxed-wrong: one output off by up to half its value, probe included */
             snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 %s%s",
                      OWN_RELAXED_OPTIONS,
-                     cp_test_hook("relaxed-wrong") ? " -DCP_PLANT_BIT " OWN_RELAXED_PLANT_MASK : "");
+                     cp_test_hook("relaxed-wrong") ? " -DCP_PLANT_BIT " OWN_RELAXED_PLANT_MASK
+                                                   : "");
         st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
                                  &e->build_cache);
         if (st != CP_OK)

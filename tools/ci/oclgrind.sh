@@ -68,10 +68,11 @@ case_() {
 
 # Widths that are and are not multiples of 4 (the float4 paths), with partial tiles everywhere.
 case_ naive "CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' cp_linear
-# cl:relaxed: cl:own's kernels built with fast math and mad(): the naive one, and the path it
-# takes on its own here (reg, as cl:own's rules give on a simulator).
+# cl:relaxed: cl:own's kernels built with fast math (a * b + c for fma): the naive one, and the path it
+# takes on its own here (reg, as cl:own's rules give on a simulator; its default tune runs the
+# rotating form at B = 3).
 case_ relaxed "CLPARITY_OWN_KERNEL=naive" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
-case_ relaxed_reg "" cl:relaxed none 13 3 3 '\[reg \(relaxed\), .*-DCP_RELAXED' cp_model_small_reg
+case_ relaxed_reg "" cl:relaxed none 13 3 3 '\[reg \(relaxed\), .*-DCP_NG=2 .*-DCP_RELAXED' cp_model_small_rot
 # The probe itself (CLPARITY_OWN_PROBE=on, as by default): its loop check (probe.cl's
 # cp_loop_count), then naive's probe, under the same checks.
 case_ probe_naive "CLPARITY_OWN_PROBE=on CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' "cp_loop_count cp_linear"
