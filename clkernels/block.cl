@@ -5,11 +5,17 @@
  * The bias, when present, is added once, after the last fma. */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: mad()
- * may be a multiply and an add with an extra rounding, or an fma, as the device likes, and
- * fast math lets the compiler reorder. It is a separate engine, to show what that costs. */
+/* cl:relaxed builds this file (and cl:own's other kernels) with -DCP_RELAXED
+ * -cl-fast-relaxed-math -cl-mad-enable: each multiply-add is a plain a * b + c with contraction
+ * on, which -cl-mad-enable lets the compiler turn into a mad (a multiply and an add with an
+ * extra rounding, or an fma, as the device likes), and fast math lets it reorder. It is a
+ * separate engine, to show what exactness costs. Not an explicit mad(): PoCL 3.1 lowers mad()
+ * to a multiply and an add even where the CPU has fma, and cl:relaxed then took 1.45x cl:own's
+ * time in the compute-bound vec GEMM (d=512 L=16 B=64, docs/PERFORMANCE.md), where the
+ * contracted form gives the compiler's fma. */
 #ifdef CP_RELAXED
-#define CP_MAC(a, b, c) mad(a, b, c)
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
 #else
 #define CP_MAC(a, b, c) fma(a, b, c)
 #endif
@@ -54,8 +60,11 @@ __kernel void cp_linear(__global const float *restrict x, __global float *restri
         CP_PLANT(cp_finish(acc, residual ? xr[o] : 0.0f, act, residual), o == 0 && b == 0);
 }
 
-/* After a GEMM (cl:clblast): t holds x·Wᵀ; add the bias, the activation and the residual. */
-__kernel void cp_epilogue(__global const float *restrict t, __global const float *restrict x,
+/* After a GEMM or GEMV (cl:clblast): t holds x·Wᵀ; add the bias, the activation and the
+ * residual. t is then set to zero: CLBlast's GEMV computes alpha·A·x + beta·y and reads y even
+ * where beta is 0, so that a NaN or an infinity left in t (garbage, or a layer that overflowed)
+ * would turn the next layer's outputs into NaN (0·NaN, 0·Inf). */
+__kernel void cp_epilogue(__global float *restrict t, __global const float *restrict x,
                           __global float *restrict y, __global const float *restrict p,
                           int in, int out, int has_bias, ulong b_off, int act, int residual)
 {
@@ -64,6 +73,7 @@ __kernel void cp_epilogue(__global const float *restrict t, __global const float
     if (o >= (size_t)out)
         return;
     float acc = t[b * (size_t)out + o];
+    t[b * (size_t)out + o] = 0.0f;
     if (has_bias)
         acc = acc + p[b_off + o];
     y[b * (size_t)out + o] =

@@ -12,6 +12,21 @@
  * (PoCL pays its launch cost once instead of once per layer). */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
+ * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
+ * kernels and tiles otherwise. */
+#ifndef CP_MAC
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+#endif
+#ifndef CP_PLANT_MASK /* the bit a test hook flips: kernel-bit the last, relaxed-wrong a high one */
+#define CP_PLANT_MASK 1u
+#endif
+
 #ifndef CP_VW
 #define CP_VW 16
 #endif
@@ -57,7 +72,7 @@ void cp_cpu_block(__global const float *x, __global float *y, __global const flo
             const cp_cvec a = (cp_cvec)(xr[r][k]);
 #pragma unroll
             for (int j = 0; j < CP_NV; ++j)
-                acc[r][j] = fma(a, w[j], acc[r][j]);
+                acc[r][j] = CP_MAC(a, w[j], acc[r][j]);
         }
     }
     /* The epilogue from a copy, in loops that are not unrolled (PoCL compiles them faster). */
@@ -84,7 +99,7 @@ void cp_cpu_block(__global const float *x, __global float *y, __global const flo
     /* Test hook corrupt-cpu-kernel: one flipped bit in the first output of row 0, to show that
      * the exactness tests see a one-bit error of this kernel. */
     if (m0 == 0 && n0 == 0 && M > 0 && N > 0)
-        y[0] = as_float(as_uint(y[0]) ^ 1u);
+        y[0] = as_float(as_uint(y[0]) ^ CP_PLANT_MASK);
 #endif
 }
 

@@ -10,6 +10,21 @@
  * CP_VW outputs in registers and streams its panel of the packed weights (below). */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
+ * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
+ * kernels and tiles otherwise. */
+#ifndef CP_MAC
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+#endif
+#ifndef CP_PLANT_MASK /* the bit a test hook flips: kernel-bit the last, relaxed-wrong a high one */
+#define CP_PLANT_MASK 1u
+#endif
+
 #ifndef CP_BM
 #define CP_BM 128
 #endif
@@ -30,7 +45,7 @@
 #define CP_NT (CP_WX * CP_WY)
 
 #ifdef CP_PLANT_BIT /* test hook kernel-bit:tiled or :vec: one flipped bit of one output */
-#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ 1u) : (v))
+#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ CP_PLANT_MASK) : (v))
 #else
 #define CP_PLANT(v, at) (v)
 #endif
@@ -81,7 +96,7 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
                 b[j] = bs[k][tx * CP_TN + j];
             for (int i = 0; i < CP_TM; ++i)
                 for (int j = 0; j < CP_TN; ++j)
-                    acc[i][j] = fma(a[i], b[j], acc[i][j]);
+                    acc[i][j] = CP_MAC(a[i], b[j], acc[i][j]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -159,7 +174,7 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
                 const cp_vec a = (cp_vec)(xr[r][k]);
 #pragma unroll
                 for (int j = 0; j < CP_NV; ++j)
-                    acc[r][j] = fma(a, w[j], acc[r][j]);
+                    acc[r][j] = CP_MAC(a, w[j], acc[r][j]);
             }
         }
         /* The epilogue from a copy, in loops that are not unrolled: it is a small part of the
@@ -277,7 +292,7 @@ void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4
             for (int i = 0; i < 8; ++i)
 #pragma unroll
                 for (int j = 0; j < 8; ++j)
-                    acc[i][j] = fma(a[i], b[j], acc[i][j]);
+                    acc[i][j] = CP_MAC(a[i], b[j], acc[i][j]);
         }
         return;
     }
@@ -290,7 +305,7 @@ void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4
         for (int i = 0; i < 8; ++i)
 #pragma unroll
             for (int j = 0; j < 8; ++j)
-                acc[i][j] = fma(a[i], b[j], acc[i][j]);
+                acc[i][j] = CP_MAC(a[i], b[j], acc[i][j]);
     }
 }
 

@@ -12,8 +12,23 @@
  * when they fit an int). */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
+ * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
+ * kernels and tiles otherwise. */
+#ifndef CP_MAC
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+#endif
+#ifndef CP_PLANT_MASK /* the bit a test hook flips: kernel-bit the last, relaxed-wrong a high one */
+#define CP_PLANT_MASK 1u
+#endif
+
 #ifdef CP_PLANT_BIT /* test hook kernel-bit:<path>: one flipped bit of one output */
-#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ 1u) : (v))
+#define CP_PLANT(v, at) ((at) ? as_float(as_uint(v) ^ CP_PLANT_MASK) : (v))
 #else
 #define CP_PLANT(v, at) (v)
 #endif
@@ -31,7 +46,7 @@
 /* The kernels with local weight tiles (CP_KT × CP_MAXW floats); left out of the reg path's
  * build, where CP_KT is not sized and a wide layer would overflow local memory. */
 #ifndef CP_NO_TILES
-/* acc = fma(a[k], w[k * stride], acc) for k = 0..n-1, in that order. The operands of 8 terms
+/* acc = CP_MAC(a[k], w[k * stride], acc) for k = 0..n-1, in that order. The operands of 8 terms
  * are read before their 8 fmas, so that the local-memory latency overlaps the fma chain
  * instead of adding to every link of it. */
 float cp_chain(float acc, __local const float *a, __local const float *w, int stride, int n)
@@ -44,10 +59,10 @@ float cp_chain(float acc, __local const float *a, __local const float *w, int st
             wv[i] = w[(k + i) * stride];
         }
         for (int i = 0; i < 8; ++i)
-            acc = fma(av[i], wv[i], acc);
+            acc = CP_MAC(av[i], wv[i], acc);
     }
     for (; k < n; ++k)
-        acc = fma(a[k], w[k * stride], acc);
+        acc = CP_MAC(a[k], w[k * stride], acc);
     return acc;
 }
 
@@ -266,16 +281,16 @@ void cp_rchain(float *acc, __local const float *a, const float4 *w, int n)
                 av[r] = a4[r * CP_MAXW4 + j];
 #pragma unroll
             for (int r = 0; r < CP_RR; ++r)
-                acc[r] = fma(av[r].x, w[j].x, acc[r]);
+                acc[r] = CP_MAC(av[r].x, w[j].x, acc[r]);
 #pragma unroll
             for (int r = 0; r < CP_RR; ++r)
-                acc[r] = fma(av[r].y, w[j].y, acc[r]);
+                acc[r] = CP_MAC(av[r].y, w[j].y, acc[r]);
 #pragma unroll
             for (int r = 0; r < CP_RR; ++r)
-                acc[r] = fma(av[r].z, w[j].z, acc[r]);
+                acc[r] = CP_MAC(av[r].z, w[j].z, acc[r]);
 #pragma unroll
             for (int r = 0; r < CP_RR; ++r)
-                acc[r] = fma(av[r].w, w[j].w, acc[r]);
+                acc[r] = CP_MAC(av[r].w, w[j].w, acc[r]);
         }
         return;
     }
@@ -285,13 +300,13 @@ void cp_rchain(float *acc, __local const float *a, const float4 *w, int n)
         for (int r = 0; r < CP_RR; ++r) {
             __local const float *ar = a + r * CP_AP + 4 * j;
             if (4 * j < n)
-                acc[r] = fma(ar[0], w[j].x, acc[r]);
+                acc[r] = CP_MAC(ar[0], w[j].x, acc[r]);
             if (4 * j + 1 < n)
-                acc[r] = fma(ar[1], w[j].y, acc[r]);
+                acc[r] = CP_MAC(ar[1], w[j].y, acc[r]);
             if (4 * j + 2 < n)
-                acc[r] = fma(ar[2], w[j].z, acc[r]);
+                acc[r] = CP_MAC(ar[2], w[j].z, acc[r]);
             if (4 * j + 3 < n)
-                acc[r] = fma(ar[3], w[j].w, acc[r]);
+                acc[r] = CP_MAC(ar[3], w[j].w, acc[r]);
         }
     }
 }
@@ -310,7 +325,7 @@ void cp_repilogue(const float *acc, float bias, int flags, __local float (*act)[
         v = (flags & 4) ? act[cur * CP_RR + r][lid] + v : v;
 #ifdef CP_PLANT_BIT
         if (lid == 0 && r == 0 && get_group_id(0) == 0) /* test hook kernel-bit */
-            v = as_float(as_uint(v) ^ 1u);
+            v = as_float(as_uint(v) ^ CP_PLANT_MASK);
 #endif
         act[(1 - cur) * CP_RR + r][lid] = v;
     }

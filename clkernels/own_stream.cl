@@ -34,6 +34,21 @@
  * l reads a0 when l is even, a1 when odd, and writes the other. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
+ * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
+ * kernels and tiles otherwise. */
+#ifndef CP_MAC
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#define CP_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+#endif
+#ifndef CP_PLANT_MASK /* the bit a test hook flips: kernel-bit the last, relaxed-wrong a high one */
+#define CP_PLANT_MASK 1u
+#endif
+
 #ifndef CP_LS
 #define CP_LS 256 /* work-items per group */
 #endif
@@ -139,17 +154,17 @@ float cp_schain(float acc, __local const float4 *x4, __local const float4 *w4, i
             }
 #pragma unroll
             for (int i = 0; i < 4 && j + i < CP_KC4; ++i) {
-                acc = fma(xv[i].x, wv[i].x, acc);
-                acc = fma(xv[i].y, wv[i].y, acc);
-                acc = fma(xv[i].z, wv[i].z, acc);
-                acc = fma(xv[i].w, wv[i].w, acc);
+                acc = CP_MAC(xv[i].x, wv[i].x, acc);
+                acc = CP_MAC(xv[i].y, wv[i].y, acc);
+                acc = CP_MAC(xv[i].z, wv[i].z, acc);
+                acc = CP_MAC(xv[i].w, wv[i].w, acc);
             }
         }
         return acc;
     }
     __local const float *x = (__local const float *)x4, *w = (__local const float *)w4;
     for (int k = 0; k < n; ++k)
-        acc = fma(x[k], w[k], acc);
+        acc = CP_MAC(x[k], w[k], acc);
     return acc;
 }
 
@@ -245,7 +260,7 @@ cp_stream(__global float *a0, __global float *a1, __global const float *restrict
                     r = resid + r;
 #ifdef CP_PLANT_BIT
                 if (o == 0 && b == 0) /* test hook kernel-bit: one flipped bit */
-                    r = as_float(as_uint(r) ^ 1u);
+                    r = as_float(as_uint(r) ^ CP_PLANT_MASK);
 #endif
                 __global float *dst = (cur.l & 1) ? a0 : a1;
                 dst[(size_t)b * (size_t)out + o] = r;

@@ -761,6 +761,10 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     if (st != CP_OK)
         return st;
     s->unit = exact_unit_for(isa, mode == 1);
+    snprintf(e->routine, sizeof e->routine, "C fmaf chains (%s)",
+             mode == 0   ? "scalar"
+             : mode == 1 ? "generic"
+                         : isa_words[isa]);
     s->corrupt = cp_test_hook("corrupt-exact");
     if (s->scalar)
         return CP_OK;
@@ -1021,6 +1025,8 @@ static int openblas_create(cp_engine *e, const cp_device *dev, const cp_model *m
 static int openblas_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     struct host_state *s = e->state;
+    snprintf(e->routine, sizeof e->routine, "%s",
+             batch <= GEMV_MAX_ROWS ? "cblas_sgemv" : "cblas_sgemm");
     int blas = openblas_get_num_threads();
     openblas_plan(e, batch, blas < s->max_threads ? blas : s->max_threads);
     if (s->threads[0] == 0) { /* OpenBLAS's threads: every layer whole, on this thread */
@@ -1091,6 +1097,7 @@ static int f64_forward(cp_engine *e, const float *x, int batch, void *y, cp_timi
 {
     struct host_state *s = e->state;
     const cp_model *m = e->model;
+    snprintf(e->routine, sizeof e->routine, "C double loops");
     double t0 = cp_now();
     double *a0 = s->act[0];
     for (size_t i = 0; i < (size_t)batch * (size_t)m->in_width; ++i)

@@ -55,6 +55,7 @@ struct cl_state {
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
     cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
     bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
+    bool relaxed;        /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -73,6 +74,12 @@ enum own_path {
     PATH_CPUG,
     N_PATHS
 };
+
+/* cl:relaxed's build options, added to its path's (the kernels then use a contracted a * b + c for
+ * fma), and those of its test hook relaxed-wrong, added with the path's plant define: one output
+ * off by up to half its value. */
+#define OWN_RELAXED_OPTIONS "-DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
+#define OWN_RELAXED_PLANT_MASK "-DCP_PLANT_MASK=0x400000u"
 
 /* What the device offers a path's setup. */
 struct own_limits {
@@ -116,7 +123,8 @@ extern const struct own_path_ops own_path_small, own_path_pipe, own_path_reg,
 extern const struct own_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
 
 /* own_path.c: the path for e on dev (CLPARITY_OWN_KERNEL, the rule table, then the probe)
- * and its program. */
+ * and its program; for cl:relaxed (s->relaxed) the same choice, checked by the relaxed probe,
+ * and the program built with OWN_RELAXED_OPTIONS. */
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced);
 
 /* Test hook kernel-bit:<path> (or :all) names s's path. */

@@ -30,7 +30,8 @@ struct cp_engine {
     /* What the program cache did; CP_CACHE_NONE for engines that build no program. */
     struct cp_build_cache build_cache;
     cp_path_report paths; /* cl:own's path and the probe's rejections (exact -1 elsewhere) */
-    void *state;          /* the engine's own */
+    char routine[CP_ROUTINE_LEN]; /* what the last forward ran (cp_engine_routine) */
+    void *state;                  /* the engine's own */
 };
 
 extern const struct cp_engine_ops cp_engine_ops_cl_own;

@@ -6,10 +6,14 @@
 static const cp_engine_info engines[] = {
     {"cl:own", CP_DEV_OPENCL, CP_F32,
      "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of host:exact)"},
-    {"cl:clblast", CP_DEV_OPENCL, CP_F32, "CLBlast SGEMM + our ReLU/residual epilogue kernel"},
+    {"cl:clblast", CP_DEV_OPENCL, CP_F32,
+     "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel"},
     {"cl:relaxed", CP_DEV_OPENCL, CP_F32,
-     "our kernels with mad(), -cl-fast-relaxed-math -cl-mad-enable: what fast math costs"},
-    {"host:openblas", CP_DEV_HOST, CP_F32, "OpenBLAS cblas_sgemm + C epilogue"},
+     "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math -cl-mad-enable: what "
+     "exactness costs"},
+    {"host:openblas", CP_DEV_HOST, CP_F32,
+     "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
+     "+ C epilogue"},
     {"host:exact", CP_DEV_HOST, CP_F32,
      "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)"},
     {"host:f64", CP_DEV_HOST, CP_F64, "double precision: the reference"},
@@ -55,9 +59,9 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
     unsigned long long params = (unsigned long long)m->n_params * esz;
     unsigned long long buffers =
         strcmp(info->name, "cl:clblast") == 0 || strcmp(info->name, "host:openblas") == 0 ? 3 : 2;
-    /* cl:own keeps the weights as uploaded (for the round-trip checks) and a copy in its
-     * kernels' layout (transposed or blocked). */
-    if (strcmp(info->name, "cl:own") == 0)
+    /* cl:own and cl:relaxed (its kernels) keep the weights as uploaded (for the round-trip
+     * checks) and a copy in their kernels' layout (transposed or blocked). */
+    if (strcmp(info->name, "cl:own") == 0 || strcmp(info->name, "cl:relaxed") == 0)
         params *= 2;
     /* host:openblas reads the model's float weights in place; host:f64 keeps a double copy,
      * host:exact one packed in panels of 16 outputs (padded: at most 15 rows more a layer). */
@@ -79,8 +83,9 @@ unsigned long long cp_engine_host_footprint(const cp_engine_info *info, const cp
     unsigned long long host = 0;
     if (dev->type & CL_DEVICE_TYPE_CPU)
         host += total;
-    /* cl:own's one-launch path transposes every layer into one host buffer before the upload. */
-    if (strcmp(info->name, "cl:own") == 0)
+    /* cl:own's one-launch path (cl:relaxed's too) transposes every layer into one host buffer
+     * before the upload. */
+    if (strcmp(info->name, "cl:own") == 0 || strcmp(info->name, "cl:relaxed") == 0)
         host += (unsigned long long)m->n_params * 4ULL;
     return host;
 }
@@ -264,6 +269,11 @@ const char *cp_engine_build_cache_note(const cp_engine *e)
 const cp_path_report *cp_engine_paths(const cp_engine *e)
 {
     return &e->paths;
+}
+
+const char *cp_engine_routine(const cp_engine *e)
+{
+    return e->routine;
 }
 
 void cp_engine_destroy(cp_engine *e)

@@ -1,9 +1,9 @@
-/* The OpenCL engines: cl:own, cl:clblast (CLBlast SGEMM + our epilogue) and cl:relaxed
- * (block.cl with fast math). All keep the weights on the device between forwards, enqueue
- * every layer and synchronise once. What they share lives here: the context, the weights as
- * stored, the activations, the forward's frame and the round trip. cl:own's kernel paths are
- * own_path_ops entries (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in
- * own_path.c. */
+/* The OpenCL engines: cl:own, cl:clblast (CLBlast SGEMV at B = 1, SGEMM beyond, + our
+ * epilogue) and cl:relaxed (cl:own's kernel paths built with fast math, a * b + c for fma). All
+ * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
+ * they share lives here: the context, the weights as stored, the activations, the forward's
+ * frame and the round trip. cl:own's kernel paths are own_path_ops entries
+ * (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in own_path.c. */
 #include "engine-cl-impl.h"
 #include "program-impl.h"
 
@@ -232,32 +232,6 @@ static int write_chunks(cp_engine *e, struct cl_state *s)
     return CP_OK;
 }
 
-/* cl:relaxed runs the naive kernel with fast math: its probe holds it to a bound instead of
- * bits (cp_relaxed_probe). Passed: paths.exact stays -1 (never promised); failed: 0, with the
- * reason, and no other path to take. */
-static int relaxed_probed(cp_engine *e, const cp_device *dev)
-{
-    if (cp_own_probe_off())
-        return CP_OK;
-    struct cp_probe_class cls = own_probe_class(e);
-    cp_path_report *r = &e->paths;
-    double t0 = cp_now();
-    enum cp_probe_verdict v;
-    char why[CP_PROBE_WHY];
-    int st = cp_relaxed_probe(dev, cls, &v, why, sizeof why);
-    if (st != CP_OK)
-        return st;
-    snprintf(r->used, sizeof r->used, "%s", own_paths[PATH_NAIVE]->name);
-    if (v == CP_PROBE_FAIL) {
-        r->exact = 0;
-        r->n_rejected = 1;
-        snprintf(r->rejected[0].path, CP_PATH_NAME, "%s", own_paths[PATH_NAIVE]->name);
-        snprintf(r->rejected[0].why, CP_PROBE_WHY, "%s", why);
-    }
-    r->probe_s = cp_now() - t0;
-    return CP_OK;
-}
-
 static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant variant)
 {
     const cp_model *m = e->model;
@@ -266,39 +240,31 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
     e->state = s;
     s->clblast = variant == CL_CLBLAST;
+    s->relaxed = variant == CL_RELAXED;
     s->probing = forced_path >= 0;
     cl_int rc;
     int st = cp_cl_open(dev, CL_QUEUE_PROFILING_ENABLE, &s->ctx, &s->q);
     if (st != CP_OK)
         return st;
 
-    snprintf(e->build_options, sizeof e->build_options, "%s",
-             variant == CL_RELAXED
-                 ? "-cl-std=CL1.2 -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable"
-                 : "-cl-std=CL1.2");
+    snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2");
     double t0 = cp_now();
-    if (variant == CL_OWN) {
+    if (variant != CL_CLBLAST) {
         st = own_path_setup(e, s, dev, forced_path);
         if (st != CP_OK)
             return st;
     }
-    if (variant == CL_RELAXED && !s->probing) {
-        st = relaxed_probed(e, dev);
-        if (st != CP_OK)
-            return st;
-    }
-    /* block.cl serves the naive path, cl:relaxed and CLBlast's epilogue; cl:own's other
-     * paths are one program each, so a build (and a cache entry) per engine. */
+    /* block.cl serves the naive path (of cl:own and cl:relaxed) and CLBlast's epilogue; the
+     * other paths are one program each, so a build (and a cache entry) per engine. */
     if (s->path == PATH_NAIVE) {
-        if (variant == CL_OWN) {
-            snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2%s",
-                     own_planted(s) ? " -DCP_PLANT_BIT" : "");
-        } else if (variant == CL_RELAXED && cp_test_hook("relaxed-wrong")) {
-            /* test hook relaxed-wrong: one output off by half its value, probe included */
-            snprintf(e->build_options + strlen(e->build_options),
-                     sizeof e->build_options - strlen(e->build_options),
-                     " -DCP_PLANT_BIT -DCP_PLANT_MASK=0x400000u");
-        }
+        if (variant == CL_OWN && own_planted(s))
+            snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 -DCP_PLANT_BIT");
+        else if (variant == CL_RELAXED)
+            /* test hook relaxed-wrong: one output off by up to half its value, probe included */
+            snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 %s%s",
+                     OWN_RELAXED_OPTIONS,
+                     cp_test_hook("relaxed-wrong") ? " -DCP_PLANT_BIT " OWN_RELAXED_PLANT_MASK
+                                                   : "");
         st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
                                  &e->build_cache);
         if (st != CP_OK)
@@ -345,9 +311,18 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
             return cp_err_cl(rc, "clCreateBuffer(activations)");
     }
     if (s->clblast) {
+        /* zeros: CLBlastSgemv reads its output (times beta = 0) before it writes it; the
+         * epilogue leaves zeros behind it (block.cl) */
         s->tmp = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, act, NULL, &rc);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clCreateBuffer(gemm output)");
+        float *zeros = calloc(act / sizeof(float), sizeof(float));
+        if (!zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+        rc = clEnqueueWriteBuffer(s->q, s->tmp, CL_TRUE, 0, act, zeros, 0, NULL, NULL);
+        free(zeros);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clEnqueueWriteBuffer(gemm output)");
     }
     s->events = calloc((size_t)m->n_layers, sizeof *s->events);
     if (!s->events)
@@ -412,8 +387,10 @@ void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struc
     a->residual = L->residual;
 }
 
-/* One layer of cl:clblast: CLBlast's SGEMM into tmp, then our epilogue (bias, ReLU, residual)
- * from tmp into the output. */
+/* One layer of cl:clblast: CLBlast's product into tmp, then our epilogue (bias, ReLU, residual)
+ * from tmp into the output. At batch 1 the product is CLBlastSgemv (y = W·x, W row-major
+ * [out][in] as stored), as host:openblas calls cblas_sgemv there: a matrix-vector product,
+ * where SGEMM would pad a 1-row matrix to its tiles; beyond, CLBlastSgemm (x·Wᵀ). */
 static int clblast_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const cp_layer *L = &e->model->layers[l];
@@ -423,14 +400,19 @@ static int clblast_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int rc;
     int st;
     cl_command_queue q = s->q;
+    bool gemv = batch == 1;
     CLBlastStatusCode bs =
-        CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, (size_t)batch,
-                     (size_t)L->out, (size_t)L->in, 1.0f, in, 0, (size_t)L->in, a.w,
-                     (size_t)a.w_off, (size_t)L->in, 0.0f, s->tmp, 0, (size_t)L->out, &q, NULL);
+        gemv ? CLBlastSgemv(CLBlastLayoutRowMajor, CLBlastTransposeNo, (size_t)L->out,
+                            (size_t)L->in, 1.0f, a.w, (size_t)a.w_off, (size_t)L->in, in, 0, 1,
+                            0.0f, s->tmp, 0, 1, &q, NULL)
+             : CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes,
+                            (size_t)batch, (size_t)L->out, (size_t)L->in, 1.0f, in, 0,
+                            (size_t)L->in, a.w, (size_t)a.w_off, (size_t)L->in, 0.0f, s->tmp, 0,
+                            (size_t)L->out, &q, NULL);
     if (bs != CLBlastSuccess)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "CLBlastSgemm failed: %s (%d) at layer %d (%d x %d x %d)",
-                          cp_clblast_status_name(bs), (int)bs, l, batch, L->out, L->in);
+        return cp_err_set(CP_FAIL_RUNTIME, "%s failed: %s (%d) at layer %d (%d x %d x %d)",
+                          gemv ? "CLBlastSgemv" : "CLBlastSgemm", cp_clblast_status_name(bs),
+                          (int)bs, l, batch, L->out, L->in);
     const size_t sizes[] = {sizeof s->tmp, sizeof in,        sizeof outb,       sizeof a.w,
                             sizeof a.in,   sizeof a.out,     sizeof a.has_bias, sizeof a.b_off,
                             sizeof a.act,  sizeof a.residual};
@@ -500,6 +482,12 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
     const struct own_path_ops *ops = own_paths[s->path];
+    if (s->clblast)
+        snprintf(e->routine, sizeof e->routine, "%s + cp_epilogue",
+                 batch == 1 ? "CLBlastSgemv" : "CLBlastSgemm");
+    else
+        snprintf(e->routine, sizeof e->routine, "path %s%s", ops->name,
+                 s->relaxed ? " (relaxed)" : "");
     int st = ops->enqueue_model
                  ? ops->enqueue_model(e, s, batch, &result)
                  : own_enqueue_layers(e, s, batch, s->clblast ? clblast_layer : ops->enqueue_layer);

@@ -389,6 +389,7 @@ static int run_result(cp_job *j, cp_job_result *r, bool *fatal)
         if (tm.kernel_s < 0.0)
             kernel_known = false;
     }
+    snprintf(r->routine, sizeof r->routine, "%s", cp_engine_routine(e));
     r->roundtrip = -1;
     r->batch_inv_checked = -1;
     r->thread_inv = -1;
@@ -700,6 +701,11 @@ const char *cp_job_result_engine(const cp_job *j, size_t i)
     return i < j->nres ? j->res[i].eng->name : NULL;
 }
 
+const char *cp_job_result_routine(const cp_job *j, size_t i)
+{
+    return i < j->nres ? j->res[i].routine : NULL;
+}
+
 void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len)
 {
     if (i < j->nres)
@@ -924,6 +930,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->hash);
     cJSON_AddStringToObject(o, "hash", buf);
     cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
+    cJSON_AddStringToObject(o, "routine", r->routine);
     if (r->paths.used[0])
         cJSON_AddItemToObject(o, "own_path", cp_path_report_json(&r->paths));
     cJSON *t = cJSON_AddObjectToObject(o, "timing");

@@ -67,8 +67,8 @@ int cp_own_loop_rule(const cp_device *dev, const char *name, int max_in, bool *r
  * the program cache, which count its entries, and for timing a cold build alone. */
 bool cp_own_probe_off(void);
 
-/* An OpenCL engine ("cl:own" with kernel path `path` forced, or "cl:relaxed") on dev, making
- * no probe of its own (engine_cl.c). */
+/* An OpenCL engine ("cl:own" or "cl:relaxed", with kernel path `path` forced) on dev, making no
+ * probe of its own (engine_cl.c). */
 int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                          int path, cp_engine **out);
 
@@ -78,17 +78,19 @@ int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_mode
 typedef int (*cp_probe_fn)(const cp_device *dev, void *ctx, struct cp_probe_class cls,
                            enum cp_probe_verdict *v, char *why, size_t why_len);
 /* Runs probe `run` where no verdict is kept for (dev, id, cls), and keeps it as cp_own_probe
- * keeps a path's: ids 0 and up are cl:own's paths, -1 the loop check, -2 cl:relaxed, -3 the
- * training kernels; name goes into the cache key. */
+ * keeps a path's: ids 0 and up are cl:own's paths, -1 the loop check, -3 the training kernels,
+ * CP_PROBE_ID_RELAXED(p) cl:relaxed on path p; name goes into the cache key. */
+#define CP_PROBE_ID_RELAXED(p) (-100 - (p))
 int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
                     cp_probe_fn run, void *ctx, enum cp_probe_verdict *v, char *why,
                     size_t why_len);
 /* The probe's model of class cls, its batch and its input (malloc'd, batch x in_width). */
 int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m, int *batch,
                    float **x);
-/* cl:relaxed's probe: every output of the probe model within 1e-3 (1 + |r|) of the
- * definition's. */
-int cp_relaxed_probe(const cp_device *dev, struct cp_probe_class cls, enum cp_probe_verdict *v,
-                     char *why, size_t why_len);
+/* cl:relaxed's probe of cl:own's path (its index and name) built with fast math: first the loop
+ * check's rule, then every output of the probe model within 1e-3 (1 + |r|) of the definition's.
+ * Kept like cp_own_probe's verdicts, under its own key. */
+int cp_relaxed_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                     enum cp_probe_verdict *v, char *why, size_t why_len);
 
 #endif

@@ -98,7 +98,9 @@ static void cpu_common_options(const cp_engine *e, struct cl_state *s, const cp_
     if (s->path == PATH_CPUG)
         cpug_shape(e, s, cus, tune->cpu_gu);
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
-             s->cpu_rb, !s->probing && cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP" : "");
+             s->cpu_rb,
+             !s->probing && !s->relaxed && cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP"
+                                                                              : "");
 }
 
 static int cpu_options(const cp_engine *e, struct cl_state *s, const cp_device *dev,

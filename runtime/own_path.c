@@ -202,8 +202,15 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
 
 /* Probes *path (cp_own_probe) and, where it fails, the fallbacks in turn; takes the first that
  * passes and records in e->paths which were rejected and why. Where none passes, the first
- * choice stays and the result is marked not exact (e->paths.exact = 0). */
-static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int *path)
+ * choice stays and the result is marked not exact (e->paths.exact = 0).
+ *
+ * cl:relaxed (s->relaxed) walks the same list, in the same order, with the relaxed probe
+ * (cp_relaxed_probe: a bound, not bits) in place of the bit probe: it takes the path that
+ * cl:own would take here unless fast math breaks that path's bound, and then the next, the
+ * naive kernel last. A path that passes is "within its probe's bound" (exact stays -1, never
+ * promised); where none passes, exact is 0: its outputs are not to be trusted. */
+static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device *dev,
+                         size_t max_wg, int *path)
 {
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.exact = -1;
@@ -255,12 +262,13 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
         bool loop_rejects;           /* the loop check, with this model's widest layer */
         st = cp_own_loop_rule(dev, own_paths[p]->name, max_in, &loop_rejects, why, sizeof why);
         if (st == CP_OK && !loop_rejects)
-            st = cp_own_probe(dev, p, own_paths[p]->name, cls, &v, why, sizeof why);
+            st = s->relaxed ? cp_relaxed_probe(dev, p, own_paths[p]->name, cls, &v, why, sizeof why)
+                            : cp_own_probe(dev, p, own_paths[p]->name, cls, &v, why, sizeof why);
         if (st != CP_OK)
             return st;
         if (v == CP_PROBE_PASS) {
             *path = p;
-            r->exact = 1;
+            r->exact = s->relaxed ? -1 : 1;
             break;
         }
         /* a path that does not apply to the device (its launch refused) is listed too, so
@@ -272,7 +280,7 @@ static int select_probed(cp_engine *e, const cp_device *dev, size_t max_wg, int 
             ++r->n_rejected;
         }
     }
-    if (!r->exact)
+    if (r->exact == 0)
         *path = order[0];
     snprintf(r->used, sizeof r->used, "%s", own_paths[*path]->name);
     r->probe_s = cp_now() - t0;
@@ -306,22 +314,31 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     if (st == CP_OK)
         st = choose_path(e, dev, lim.max_wg, true, forced, &s->path);
     if (st == CP_OK && !s->probing)
-        st = select_probed(e, dev, lim.max_wg, &s->path);
+        st = select_probed(e, s, dev, lim.max_wg, &s->path);
     else if (st == CP_OK)
         snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[s->path]->name);
     const struct own_path_ops *ops = own_paths[s->path];
     if (st != CP_OK || !ops->options)
         return st; /* the naive path: block.cl, built by cl_create_common */
 
-    char opts[320];
+    char opts[384];
     st = ops->options(e, s, dev, &lim, &tuned, opts, sizeof opts);
     if (st != CP_OK)
         return st;
     /* Test hooks: kernel-bit:<path> plants one flipped bit of one output in that path's
      * kernel, the probe's build included (the probe must reject it); kernel-bit does so in the
-     * reg and stream kernels after the probe (the comparison must see it). */
-    if (own_planted(s) || (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
-        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " %s", ops->plant);
+     * reg and stream kernels after the probe (the comparison must see it). cl:relaxed takes
+     * neither (its bits are never promised) but relaxed-wrong: a high bit of one output, its
+     * probe's build included. */
+    size_t n = strlen(opts);
+    if (s->relaxed && cp_test_hook("relaxed-wrong"))
+        snprintf(opts + n, sizeof opts - n, " %s %s %s", OWN_RELAXED_OPTIONS, ops->plant,
+                 OWN_RELAXED_PLANT_MASK);
+    else if (s->relaxed)
+        snprintf(opts + n, sizeof opts - n, " %s", OWN_RELAXED_OPTIONS);
+    else if (own_planted(s) ||
+             (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
+        snprintf(opts + n, sizeof opts - n, " %s", ops->plant);
     st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &s->prog_path,
                              &e->build_cache);
     if (st != CP_OK)
@@ -340,8 +357,8 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
         }
     }
     static const char *const tune_src[] = {"default", "tuned", "CLPARITY_OWN_TUNE"};
-    snprintf(e->build_options, sizeof e->build_options, "%s [%s, %s: %s]", "-cl-std=CL1.2",
-             ops->name, tune_src[tsrc], opts);
+    snprintf(e->build_options, sizeof e->build_options, "%s [%s%s, %s: %s]", "-cl-std=CL1.2",
+             ops->name, s->relaxed ? " (relaxed)" : "", tune_src[tsrc], opts);
     return CP_OK;
 }
 

@@ -560,17 +560,16 @@ int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m,
     return CP_OK;
 }
 
-/* cl:relaxed: its sums may be contracted and reordered, so it is held to a bound, not to
- * bits: each output within 1e-3 (1 + |r|) of the definition's. That passes any honest
- * fast-math result of the probe's model (errors near 1e-6 there) and fails a kernel that
- * computes something else. */
+/* cl:relaxed on one of cl:own's paths: its sums may be contracted and reordered, so it is held
+ * to a bound, not to bits: each output within 1e-3 (1 + |r|) of the definition's. That passes
+ * any honest fast-math result of the probe's model (errors near 1e-6 there) and fails a kernel
+ * that computes something else. */
 static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
                              enum cp_probe_verdict *v, char *why, size_t why_len)
 {
-    (void)ctx;
     struct probe_out o;
     *v = CP_PROBE_FAIL;
-    int st = probe_forward(dev, "cl:relaxed", 0, cls, &o, v, why, why_len);
+    int st = probe_forward(dev, "cl:relaxed", *(const int *)ctx, cls, &o, v, why, why_len);
     if (st != CP_OK || *v == CP_PROBE_NA) {
         probe_out_free(&o);
         return st;
@@ -593,10 +592,19 @@ static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
     return CP_OK;
 }
 
-int cp_relaxed_probe(const cp_device *dev, struct cp_probe_class cls, enum cp_probe_verdict *v,
-                     char *why, size_t why_len)
+int cp_relaxed_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
+                     enum cp_probe_verdict *v, char *why, size_t why_len)
 {
-    return cp_probe_cached(dev, -2, "relaxed", cls, relaxed_probe_run, NULL, v, why, why_len);
+    bool rejects;
+    int st = cp_own_loop_rule(dev, name, 0, &rejects, why, why_len);
+    if (st != CP_OK || rejects) {
+        *v = CP_PROBE_FAIL;
+        return st;
+    }
+    char key[CP_PATH_NAME + 16];
+    snprintf(key, sizeof key, "relaxed:%s", name);
+    return cp_probe_cached(dev, CP_PROBE_ID_RELAXED(path), key, cls, relaxed_probe_run, &path, v,
+                           why, why_len);
 }
 
 bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,

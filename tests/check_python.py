@@ -40,6 +40,9 @@ assert ref.output.dtype == np.float64 and ref.metrics == {}
 assert np.array_equal(own.output.view(np.uint32), exact.output.view(np.uint32)), \
     "cl:own on PoCL differs from host:exact"
 assert own.baseline_bitwise == 1.0 and exact.baseline_bitwise == 1.0
+# what ran: the JSON's "routine" (batch 16: SGEMM on the host)
+assert own.routine.startswith("path "), own.routine
+assert by[("host", "host:openblas")].routine == "cblas_sgemm", by[("host", "host:openblas")].routine
 assert own.metrics["max_ulp"] == exact.metrics["max_ulp"]
 # against an independent float64 forward in NumPy, within torch's float32 tolerance
 a = x.astype(np.float64)

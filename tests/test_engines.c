@@ -1,6 +1,7 @@
 /* runtime/engines: every engine against host:f64 on the first OpenCL device (PoCL in ctest)
  * at several shapes, odd ones too; cl:own bit for bit equal to host:exact; DESIGN's ReLU on
- * the device. CLBlast's shapes stay in this one process: it compiles for seconds in each. */
+ * the device; cl:clblast's GEMV at batch 1. CLBlast's shapes stay in this one process: it
+ * compiles for seconds in each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,8 +112,77 @@ static void test_relu_on_device(void **state)
     }
 }
 
-int main(void)
+/* cl:clblast at batch 1 calls CLBlastSgemv (as host:openblas calls cblas_sgemv there), and
+ * CLBlastSgemm at batch 3; at batch 1 its bits are the same forward to forward and engine to
+ * engine, and close to host:f64, at odd widths. Layer 0's sums are -inf where its ReLU gives 0:
+ * CLBlastSgemv reads its output buffer (times beta = 0) before writing it, so an infinity left
+ * there would turn the next layer into NaN (0 * inf) unless the epilogue clears it. */
+static void test_clblast_gemv(void **state)
 {
+    (void)state;
+    static const int ds[] = {37, 129};
+    for (size_t di = 0; di < 2; ++di) {
+        int d = ds[di];
+        cp_model m;
+        assert_int_equal(cp_model_builtin(&m, d, 3, 1337, 1.0f), CP_OK);
+        /* row 0 of layer 0's W: -3e38 on every input, so that its sum overflows to -inf for
+         * an input of positive sum (made below), and ReLU then gives 0 */
+        for (int k = 0; k < d; ++k)
+            m.params[m.layers[0].w_off + (size_t)k] = -3e38f;
+        float *x = NULL;
+        assert_int_equal(cp_model_input(3, d, 1337, &x), CP_OK);
+        for (int k = 0; k < d; ++k)
+            x[k] = fabsf(x[k]) + 1.0f;
+        double *ref = run_engine("host:f64", host, &m, x, 1);
+        assert_non_null(ref);
+        size_t n = (size_t)d;
+        const cp_engine_info *info = cp_engine_find("cl:clblast");
+        float *y[3];
+        cp_engine *e = NULL;
+        cp_timing t;
+        for (int run = 0; run < 3; ++run) {
+            /* two forwards of one engine, then one of a fresh engine */
+            if (run != 1) {
+                cp_engine_destroy(e);
+                if (cp_engine_create(info, cl_dev, &m, 3, &e) != CP_OK)
+                    fail_msg("cl:clblast: %s", cp_err_msg());
+            }
+            y[run] = malloc(3 * n * sizeof(float));
+            assert_non_null(y[run]);
+            if (cp_engine_forward(e, x, 1, y[run], &t) != CP_OK)
+                fail_msg("cl:clblast forward: %s", cp_err_msg());
+            if (strcmp(cp_engine_routine(e), "CLBlastSgemv + cp_epilogue") != 0)
+                fail_msg("cl:clblast at B=1 ran '%s', not CLBlastSgemv", cp_engine_routine(e));
+        }
+        /* batch 3: SGEMM */
+        float *y3 = malloc(3 * n * sizeof(float));
+        assert_non_null(y3);
+        if (cp_engine_forward(e, x, 3, y3, &t) != CP_OK)
+            fail_msg("cl:clblast forward: %s", cp_err_msg());
+        if (strcmp(cp_engine_routine(e), "CLBlastSgemm + cp_epilogue") != 0)
+            fail_msg("cl:clblast at B=3 ran '%s', not CLBlastSgemm", cp_engine_routine(e));
+        free(y3);
+        cp_engine_destroy(e);
+        if (memcmp(y[0], y[1], n * sizeof(float)) != 0 ||
+            memcmp(y[0], y[2], n * sizeof(float)) != 0)
+            fail_msg("cl:clblast at B=1, d=%d: bits differ between runs", d);
+        cp_metrics met;
+        assert_int_equal(cp_metrics_compute(y[0], ref, 1, n, false, &met), CP_OK);
+        if (!(met.rel_to_max <= 1e-5) || met.nan || met.inf)
+            fail_msg("cl:clblast at B=1, d=%d: rel_to_max %g (nan %zu inf %zu)", d, met.rel_to_max,
+                     met.nan, met.inf);
+        for (int run = 0; run < 3; ++run)
+            free(y[run]);
+        free(ref);
+        free(x);
+        cp_model_free(&m);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) /* by hand: only the tests whose names match, e.g. test_engines test_clblast* */
+        cmocka_set_test_filter(argv[1]);
     if (cp_devlist_enumerate(&devs) != CP_OK) {
         fprintf(stderr, "%s\n", cp_err_msg());
         return 1;
@@ -128,6 +198,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_relu_on_device),
+        cmocka_unit_test(test_clblast_gemv),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cp_devlist_free(&devs);

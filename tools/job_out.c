@@ -62,6 +62,7 @@ static void job_csv_columns(struct cols *c, const struct job *j, const cp_job_re
     col_str(c, "device_id", tag);
     col_str(c, "engine", r ? r->eng->name : "");
     col_str(c, "dtype", r ? cp_dtype_descr(r->eng->dtype) : "");
+    col_str(c, "routine", ok ? r->routine : ""); /* what ran: the JSON's "routine" */
     col_str(c, "status", ok ? "ok" : "error");
     col_str(c, "error", ok || !r ? "" : r->error);
     /* The timing statistics (clparity/report.h, cp_stats), named and ordered as in sweep's

@@ -579,6 +579,17 @@ void job_print_builds(FILE *out, const struct job *j)
         for (int k = 0; k < p->n_rejected; ++k)
             fprintf(out, "%-7s   rejected %s: %s\n", "", p->rejected[k].path, p->rejected[k].why);
     }
+    /* what each result ran: the kernel path, or the library routine (by batch) */
+    lead = "ran:";
+    for (size_t i = 0; i < cp_job_result_count(j->cj); ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
+        if (r->error[0] || !r->routine[0])
+            continue;
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        fprintf(out, "%-7s %s on %s: %s\n", lead, r->eng->name, label, r->routine);
+        lead = "";
+    }
 }
 
 void job_runs_text(const struct job_opts *o, char *buf, size_t len)

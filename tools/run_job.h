@@ -98,8 +98,10 @@ int job_write_tables(const struct job *j, const struct cp_comparison *cmp);
 /* The JSON of the job's model, results and provenance (a cJSON object), with the labels. */
 void *job_json(const struct job *j);
 /* The "builds:" lines: program build time per OpenCL result and what the program cache did (a
- * warm build, hit, next to a cold one, miss or off, is the cache's gain); for cl:own, the
- * kernel path taken and the paths its probe rejected on that device, with the reason. */
+ * warm build, hit, next to a cold one, miss or off, is the cache's gain); for cl:own and
+ * cl:relaxed, the kernel path taken and the paths its probe rejected on that device, with the
+ * reason. Then the "ran:" lines: per result, the kernel path or library routine that ran
+ * (cp_engine_routine). */
 void job_print_builds(FILE *out, const struct job *j);
 /* run's timing table and speed verdict (cp_timing_print) over the results that ran. */
 void job_print_speed(FILE *out, const struct job *j);

@@ -55,8 +55,9 @@ def main():
         bad.append(f"compare: {len(rows)} CSV rows for {len(js['results'])} results")
     for row, res, cr in zip(rows, js["results"], cmp):
         name = f"{row['device']} {row['engine']}"
-        if row["engine"] != res["engine"] or row["hash"] != res["hash"]:
-            bad.append(f"{name}: engine or hash differs from the JSON's")
+        if row["engine"] != res["engine"] or row["hash"] != res["hash"] or \
+                row["routine"] != res["routine"] or not row["routine"]:
+            bad.append(f"{name}: engine, hash or routine differs from the JSON's")
         for k in ("wall_median_s", "wall_min_s", "wall_max_s", "wall_mean_s", "wall_sd_s",
                   "wall_p10_s", "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "measured_s",
                   "runs", "gflops"):

@@ -68,7 +68,11 @@ case_() {
 
 # Widths that are and are not multiples of 4 (the float4 paths), with partial tiles everywhere.
 case_ naive "CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' cp_linear
-case_ relaxed "" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
+# cl:relaxed: cl:own's kernels built with fast math (a * b + c for fma): the naive one, and the path it
+# takes on its own here (reg, as cl:own's rules give on a simulator; its default tune runs the
+# rotating form at B = 3).
+case_ relaxed "CLPARITY_OWN_KERNEL=naive" cl:relaxed none 13 2 3 'CP_RELAXED' cp_linear
+case_ relaxed_reg "" cl:relaxed none 13 3 3 '\[reg \(relaxed\), .*-DCP_NG=2 .*-DCP_RELAXED' cp_model_small_rot
 # The probe itself (CLPARITY_OWN_PROBE=on, as by default): its loop check (probe.cl's
 # cp_loop_count), then naive's probe, under the same checks.
 case_ probe_naive "CLPARITY_OWN_PROBE=on CLPARITY_OWN_KERNEL=naive" cl:own bitwise 13 2 3 '^-cl-std=CL1\.2$' "cp_loop_count cp_linear"
@@ -129,6 +133,8 @@ case_ cpug_digits "CLPARITY_OWN_KERNEL=cpug" cl:own bitwise @digits.safetensors 
 case_ cpug_nv1 "CLPARITY_OWN_KERNEL=cpug CLPARITY_OWN_TUNE=gu=4" cl:own bitwise 37 3 1 '\[cpug, .*-DCP_NV=1 .*-DCP_GRID' cp_cpu_grid
 case_ cpug_nv2 "CLPARITY_OWN_KERNEL=cpug CLPARITY_OWN_TUNE=gu=4" cl:own bitwise 67 2 1 '\[cpug, .*-DCP_NV=2 .*-DCP_GRID' cp_cpu_grid
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
+# batch 1: CLBlastSgemv, whose output buffer the epilogue clears
+case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"
 
 # train.cl: a few SGD steps of cl:own against host:exact (train exits 1 on any divergence), on
 # the built-in blocks and on a file model with biases, rectangular layers and no activation,

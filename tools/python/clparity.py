@@ -117,6 +117,7 @@ def _bind(lib):
         "cp_job_run": (I, [P]),
         "cp_job_result_count": (S, [P]),
         "cp_job_result_engine": (ctypes.c_char_p, [P, S]),
+        "cp_job_result_routine": (ctypes.c_char_p, [P, S]),
         "cp_job_result_device": (None, [P, S, ctypes.c_char_p, S]),
         "cp_job_result_output": (P, [P, S, ctypes.POINTER(I)]),
         "cp_job_result_value": (D, [P, S, ctypes.c_char_p]),
@@ -205,8 +206,9 @@ def _tristate(v):
 
 class Result:
     """One device x engine, named as in compare --json: .id ("R1"), .device ("0:0 pthread-..."
-    or "host"), .engine ("cl:own"), .dtype ("<f4", "<f8"), .deterministic and .roundtrip (True,
-    False or None), .metrics against host:f64 (compared, max_ulp, ..., bitwise and
+    or "host"), .engine ("cl:own"), .routine (what ran, as the JSON's "routine": "path cpu1",
+    "CLBlastSgemv + cp_epilogue", ...), .dtype ("<f4", "<f8"), .deterministic and .roundtrip
+    (True, False or None), .metrics against host:f64 (compared, max_ulp, ..., bitwise and
     baseline_bitwise: fractions of the outputs bit-equal to ref32 and to host:exact; empty for
     host:f64, whose JSON metrics are null), .mismatches {torch, clblast, bitwise}; and
     .output (numpy, [batch, out]; float64 for host:f64), .timing (wall_median_s, ...)."""
@@ -288,6 +290,7 @@ def _collect(lib, job, cmp, shape):
         r = Result()
         r.id = "R%d" % (i + 1)
         r.engine = lib.cp_job_result_engine(job, i).decode()
+        r.routine = lib.cp_job_result_routine(job, i).decode()
         lib.cp_job_result_device(job, i, buf, len(buf))
         r.device = buf.value.decode("utf-8", "replace")
         dt = ctypes.c_int()

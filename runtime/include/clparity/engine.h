@@ -89,6 +89,14 @@ typedef struct cp_path_report {
 } cp_path_report;
 const cp_path_report *cp_engine_paths(const cp_engine *e);
 
+/* The library routine or kernel that the engine runs (the last cp_engine_forward's where it
+ * depends on the batch), for the report: "path reg"
+ * (cl:own), "path reg (relaxed)" (cl:relaxed), "CLBlastSgemv" or "CLBlastSgemm" (cl:clblast,
+ * by batch), "cblas_sgemv" or "cblas_sgemm" (host:openblas, by batch), "C fmaf chains (avx512)"
+ * (host:exact, with its level), "C double loops" (host:f64); "" where not known yet. */
+#define CP_ROUTINE_LEN 48
+const char *cp_engine_routine(const cp_engine *e);
+
 /* cl:own's kernel paths, by index (naive, small, tiled, ...). */
 size_t cp_own_path_count(void);
 const char *cp_own_path_name(size_t i);

@@ -65,9 +65,10 @@ typedef struct cp_job_result {
     double build_s, upload_s;
     enum cp_cache_state build_cache; /* CP_CACHE_NONE: no program built */
     char build_cache_note[256];
-    cp_path_report paths; /* cl:own: the kernel path and what the probe rejected */
-    cp_metrics m;         /* against host:f64; float32 results only */
-    int roundtrip;        /* 1, 0, -1 n/a (compare only) */
+    cp_path_report paths;         /* cl:own: the kernel path and what the probe rejected */
+    char routine[CP_ROUTINE_LEN]; /* the library routine or kernel that ran (cp_engine_routine) */
+    cp_metrics m;                 /* against host:f64; float32 results only */
+    int roundtrip;                /* 1, 0, -1 n/a (compare only) */
     long batch_inv_equal, batch_inv_checked; /* invariance; checked < 0: not checked */
     int thread_inv;                          /* host:openblas with invariance: 1, 0; -1 n/a */
     /* "" when the result ran; else why its engine failed ("clEnqueueNDRangeKernel(cp_epilogue)
@@ -173,6 +174,9 @@ const char *cp_job_model_sha256(const cp_job *j);
  * the output NULL for a result that failed). For
  * bindings, which cannot read cp_job_result. */
 const char *cp_job_result_engine(const cp_job *j, size_t i);
+/* What result i ran: cp_engine_routine ("path reg", "CLBlastSgemv + cp_epilogue", ...); "" for a
+ * result that failed. */
+const char *cp_job_result_routine(const cp_job *j, size_t i);
 void cp_job_result_device(const cp_job *j, size_t i, char *buf, size_t len);
 const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype);
 
