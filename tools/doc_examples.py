@@ -62,7 +62,7 @@ EXAMPLES = {
         cmd="$CLP compare"),
     "compare-init-scale": dict(
         cmd="$CLP compare --init-scale 0.5 --engines cl:own,host:openblas",
-        keep=[r"^model:", r"^id ", r"^R\d.*(cl|host):", r"^worst", r"^  R\d", r"^  torch"]),
+        keep=[r"^model:", r"^id ", r"^R\d  .*(cl|host):", r"^worst", r"^  R\d  ", r"^  torch"]),
     "devices": dict(
         cmd="$CLP devices", stop=r"^cl:own kernel paths"),
     "env-no-platform": dict(
@@ -128,6 +128,9 @@ VOLATILE = [
     # a peak: the machine's load decides it (clparity peak, sweep's peak: lines)
     (re.compile(r"\d+(\.\d+)? (GFLOP/s|TFLOP/s|GB/s)"), "<speed>"),
     (re.compile(r"\((cached|measured)[^)]*\)"), "(<peak source>)"),
+    # peak's spread and its repetitions (they go on until the spread settles)
+    (re.compile(r"\(p10-p90 [\d.]+-[\d.]+\)"), "(p10-p90 <range>)"),
+    (re.compile(r"\b\d+ reps\b"), "<n> reps"),
     # a speed ratio or a verdict on which is faster: timing, never deterministic
     (re.compile(r".*\b(times faster|times slower|within (the )?noise|beats)\b.*"), "<speed>"),
 ]
@@ -137,23 +140,32 @@ VOLATILE = [
 # The speed verdict's first line ("R5 host:exact on host ran") names the fastest result: the
 # load decides which, when two are close.
 DROP = re.compile(r"fastest|faster|slower|\bnoise\b|\bspread\b|suspect|% of peak|above 100|"
-                  r"\sran$")
+                  r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak")
 # A column whose header names one of these holds timings (or speeds, or spread).
-TIME_COLUMN = re.compile(r"(\bms\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
+TIME_COLUMN = re.compile(r"(\bms\b|\bruns\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")
 
 
 def header_time_spans(line):
     """Character spans of the columns of a table header whose label is a time (labels are
     separated by two or more spaces)."""
-    spans = []
-    for m in re.finditer(r"\S+(?: \S+)*", line):
+    m = re.match(r"^result\s+(runs\b)", line)
+    if m:  # the timing table: every column after the result's name is a timing
+        return [(m.start(1), 10**6)]
+    spans, labels = [], list(re.finditer(r"\S+(?: \S+)*", line))
+    for m in labels:
         if TIME_COLUMN.search(m.group(0)) and not re.search(r"ULP|max_|rel", m.group(0)):
             spans.append((m.start(), m.end()))
+    # a last column of times runs to the end of its rows (the timing table's "median CI":
+    # "[0.0326, 0.0577] 50%" is wider than its label, and its coverage follows the runs)
+    if spans and labels and spans[-1][0] == labels[-1].start():
+        spans[-1] = (spans[-1][0], 10**6)
     return spans
 
 
 def is_header(line):
+    if re.match(r"^result\s+runs\s", line):  # the timing table of run, compare and diff
+        return True
     return bool(re.search(r"\b(ms|GFLOP/s)\b|ms/step", line)) and not re.match(r"^\s*(R\d|\d)", line)
 
 
@@ -167,7 +179,10 @@ def mask_tables(lines):
             out.append(line)
             in_table.append(True)
             continue
-        if spans and line.strip() and not line.startswith(("builds:", "verdicts", "note")):
+        # "~ R1 ...": a spread's note, there or not as the load decides (DROP removes it)
+        # and peak's three-line note on a spread over 20 %
+        if spans and line.strip() and not line.startswith(
+                ("builds:", "verdicts", "note", "~ ", "  measurement, or too few", "  doubtful:")):
             chars = list(line)
             for m in reversed(list(re.finditer(r"\S+", line))):
                 if any(m.start() < e and m.end() > s for s, e in spans):
