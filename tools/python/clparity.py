@@ -25,7 +25,8 @@ wall_mean_s, wall_sd_s, wall_min_s, wall_max_s, wall_p10_s, wall_p90_s, wall_ci_
 wall_ci_high_s, wall_ci_level, runs (int), measured_s, spread, noisy (bool), noise_cause (str or
 None), kernel_median_s (None: not measured), h2d_median_s, d2h_median_s, build_s, build_cache
 (str or None), upload_s, warmup (int), gflops (None: unknown); numbers other than counts are
-float. Beyond the JSON: .output, .routine and .failures {preset: failing results}.
+float; .routine is the top-level results' "routine". Beyond the JSON: .output and .failures
+{preset: failing results}.
 Before 0.1.0's issue 22, .verdicts held those lists: use .failures now. r.baseline_bitwise
 stays as an alias of r.metrics["baseline_bitwise"].
 
