@@ -530,6 +530,11 @@ static void *speed_json(const cp_comparison *s)
     return o;
 }
 
+int cp_comparison_speed_json(const cp_comparison *c, char **out)
+{
+    return cp_json_text(speed_json(c), out);
+}
+
 void cp_comparison_print(const cp_comparison *s, FILE *f, bool show_time, int expect)
 {
     print_rows(f, s, show_time);

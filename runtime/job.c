@@ -914,6 +914,42 @@ void *cp_path_report_json(const cp_path_report *p)
     return o;
 }
 
+/* A result's "timing" of --json: the wall-time statistics, the kernel and transfer times, the
+ * build, the warm-up runs and the GFLOP/s. */
+static cJSON *timing_json(const cp_job *j, const cp_job_result *r)
+{
+    cJSON *t = cJSON_CreateObject();
+    if (!t)
+        return NULL;
+    cp_stats_json_add(t, "wall", &r->wall, true);
+    cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
+    cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
+    cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
+    cJSON_AddNumberToObject(t, "build_s", r->build_s);
+    if (cp_cache_state_name(r->build_cache))
+        cJSON_AddStringToObject(t, "build_cache", cp_cache_state_name(r->build_cache));
+    else
+        cJSON_AddNullToObject(t, "build_cache"); /* host engines build no program */
+    cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
+    cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
+    double gflops = r->wall.median > 0.0
+                        ? 2.0 * cp_model_macs(&j->model, (int)j->o.batch) / r->wall.median / 1e9
+                        : -1.0;
+    cp_json_add_num_or_null(t, "gflops", gflops);
+    return t;
+}
+
+int cp_job_result_timing_json(const cp_job *j, size_t i, char **out)
+{
+    const cp_job_result *r = cp_job_result_at(j, i);
+    cJSON *t = r && !r->error[0] ? timing_json(j, r) : NULL;
+    if (r && !r->error[0] && !t) {
+        *out = NULL;
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON");
+    }
+    return cp_json_text(t, out);
+}
+
 static cJSON *result_json(const cp_job *j, const cp_job_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -933,24 +969,9 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     cJSON_AddStringToObject(o, "routine", r->routine);
     if (r->paths.used[0])
         cJSON_AddItemToObject(o, "own_path", cp_path_report_json(&r->paths));
-    cJSON *t = cJSON_AddObjectToObject(o, "timing");
-    if (t) {
-        cp_stats_json_add(t, "wall", &r->wall, true);
-        cp_json_add_num_or_null(t, "kernel_median_s", r->kernel_median);
-        cJSON_AddNumberToObject(t, "h2d_median_s", r->h2d_median);
-        cJSON_AddNumberToObject(t, "d2h_median_s", r->d2h_median);
-        cJSON_AddNumberToObject(t, "build_s", r->build_s);
-        if (cp_cache_state_name(r->build_cache))
-            cJSON_AddStringToObject(t, "build_cache", cp_cache_state_name(r->build_cache));
-        else
-            cJSON_AddNullToObject(t, "build_cache"); /* host engines build no program */
-        cJSON_AddNumberToObject(t, "upload_s", r->upload_s);
-        cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
-        double gflops = r->wall.median > 0.0
-                            ? 2.0 * cp_model_macs(&j->model, (int)j->o.batch) / r->wall.median / 1e9
-                            : -1.0;
-        cp_json_add_num_or_null(t, "gflops", gflops);
-    }
+    cJSON *t = timing_json(j, r);
+    if (t)
+        cJSON_AddItemToObject(o, "timing", t);
     if (j->o.compare)
         return o; /* compare's metrics live in "comparison" */
     if (r->eng->dtype != CP_F32 || !j->ref) {

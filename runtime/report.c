@@ -257,6 +257,20 @@ int cp_json_write(const char *path, const void *json)
     return st;
 }
 
+int cp_json_text(void *json, char **out)
+{
+    *out = NULL;
+    char *text = json ? cJSON_PrintUnformatted((const cJSON *)json) : NULL;
+    const char *src = json ? text : "null";
+    if (src && !cp_json_incomplete())
+        *out = strdup(src); /* malloc'd, for cp_free, whatever allocator cJSON uses */
+    cJSON_free(text);
+    cJSON_Delete((cJSON *)json);
+    if (!*out)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON");
+    return CP_OK;
+}
+
 void cp_json_add_num_or_null(void *obj, const char *key, double v)
 {
     if (v < 0.0 || !isfinite(v))

@@ -85,14 +85,62 @@ subprocess.run([clp, "compare", "-d", sel, "--engines", "host:exact,host:openbla
                 "--json", js], check=True, capture_output=True)
 jall = json.load(open(js))
 jc = jall["comparison"]
-# .timing's names are the JSON's results[].timing names (issue 22's statistics included), and
-# runs is an int there as here
+
+
+def same_kind(name, mine_v, json_v):
+    """A Python value has the JSON's type for that name: the same type, or both numbers where the
+    name is not a count (JSON text writes 0.0 as 0), or either null where the other run measured
+    it (noise_cause, gflops: the two runs' loads differ)."""
+    if type(mine_v) is type(json_v):
+        return True
+    if {type(mine_v), type(json_v)} <= {int, float} and name not in clparity._INTS:
+        return type(mine_v) is float  # the binding's non-counts are float
+    return (mine_v is None) != (json_v is None) and name in ("noise_cause", "gflops",
+                                                              "kernel_median_s")
+
+
+# .timing has exactly the names of the JSON's results[].timing, in its order, with its types
+# (issue 22: wall_ci_level, measured_s, spread, noisy, noise_cause, ...); runs is an int
 for jr in jall["results"]:
     pr = [r for r in mine.results if r.engine == jr["engine"]][0]
-    assert set(pr.timing) <= set(jr["timing"]), set(pr.timing) - set(jr["timing"])
+    assert list(pr.timing) == list(jr["timing"]), \
+        ("timing names", sorted(set(pr.timing) ^ set(jr["timing"])))
+    assert list(pr.timing) == list(clparity.TIMINGS), sorted(set(pr.timing) ^ set(clparity.TIMINGS))
+    for k, v in jr["timing"].items():
+        assert same_kind(k, pr.timing[k], v), ("timing", k, pr.timing[k], v)
     assert isinstance(pr.timing["runs"], int) and pr.timing["runs"] == 2, pr.timing["runs"]
     assert type(jr["timing"]["runs"]) is int, jr["timing"]["runs"]
     assert pr.timing["wall_min_s"] <= pr.timing["wall_median_s"] <= pr.timing["wall_max_s"]
+    assert isinstance(pr.timing["noisy"], bool) and pr.timing["warmup"] == 0
+# compare's own results[].timing is a part of it
+for jr in jc["results"]:
+    pr = [r for r in mine.results if r.engine == jr["engine"]][0]
+    assert set(jr["timing"]) <= set(pr.timing), set(jr["timing"]) - set(pr.timing)
+# .speed is the comparison's "speed": the same names and types, nested ones included
+assert jc["speed"] is not None and mine.speed is not None, (jc["speed"], mine.speed)
+
+
+def same_shape(path, mine_v, json_v):
+    if isinstance(json_v, dict):
+        assert isinstance(mine_v, dict) and list(mine_v) == list(json_v), \
+            (path, "names", sorted(set(mine_v or ()) ^ set(json_v)))
+        for k in json_v:
+            same_shape(path + "." + k, mine_v[k], json_v[k])
+    elif isinstance(json_v, list):
+        assert isinstance(mine_v, list) and mine_v and json_v, (path, mine_v, json_v)
+        for m in mine_v:
+            same_shape(path + "[]", m, json_v[0])
+    else:
+        assert same_kind(path.rsplit(".", 1)[-1], mine_v, json_v), (path, mine_v, json_v)
+
+
+same_shape("speed", mine.speed, jc["speed"])
+assert mine.speed["basis"] == "median wall time"
+assert 0 <= mine.speed["fastest"] < len(mine.results)
+assert mine.speed["fastest_name"].startswith("R%d " % (mine.speed["fastest"] + 1))
+assert {o["index"] for o in mine.speed["others"]} | {mine.speed["fastest"]} == \
+    set(range(len(mine.results))), mine.speed
+assert all(o["ratio"] >= 1.0 for o in mine.speed["others"]), mine.speed
 assert set(jc["verdicts"]) == set(mine.verdicts), (jc["verdicts"], mine.verdicts)
 for jr in jc["results"]:
     pr = [r for r in mine.results if r.engine == jr["engine"]][0]

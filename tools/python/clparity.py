@@ -17,7 +17,16 @@ metrics {compared, max_ulp, median_ulp, max_abs, max_rel, rel_to_max, norm_rel, 
 baseline_bitwise, argmax, nan, inf, nan_mismatch} with JSON's null as None and counts as int
 (bitwise and baseline_bitwise are fractions of the outputs, as in the JSON), mismatches
 {torch, clblast, bitwise}; the comparison's verdicts {torch, clblast, bitwise, checks} are
-booleans. Beyond the JSON: .output, .timing, and .failures {preset: failing results}.
+booleans; .speed is the comparison's "speed" (None with fewer than two timed results, else
+{basis, fastest (int, a result's index), fastest_name, others: [{index (int), name, ratio,
+ratio_sd, within_noise (bool), text}]}). A result's .timing is its "timing" in the JSON's
+top-level "results" (None for a result that failed), every name the JSON has: wall_median_s,
+wall_mean_s, wall_sd_s, wall_min_s, wall_max_s, wall_p10_s, wall_p90_s, wall_ci_low_s,
+wall_ci_high_s, wall_ci_level, runs (int), measured_s, spread, noisy (bool), noise_cause (str or
+None), kernel_median_s (None: not measured), h2d_median_s, d2h_median_s, build_s, build_cache
+(str or None), upload_s, warmup (int), gflops (None: unknown); numbers other than counts are
+float; .routine is the top-level results' "routine". Beyond the JSON: .output and .failures
+{preset: failing results}.
 Before 0.1.0's issue 22, .verdicts held those lists: use .failures now. r.baseline_bitwise
 stays as an alias of r.metrics["baseline_bitwise"].
 
@@ -33,6 +42,7 @@ a source tree (tools/python -> build/), else by the system's loader.
 """
 
 import ctypes
+import json
 import os
 
 import numpy as np
@@ -48,11 +58,15 @@ EXPECT_NONE = -1
 METRICS = ("compared", "max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
            "bitwise", "argmax", "nan", "inf", "nan_mismatch")
 # The JSON's integers (counts), and its numbers that are null when unknown (NaN here).
-_INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch", "runs")
+_INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch", "runs", "warmup", "fastest",
+         "index")
 _NULLABLE = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
              "kernel_median_s")
+# A result's .timing, in the JSON's order (read from the library's JSON, so always the JSON's).
 TIMINGS = ("wall_median_s", "wall_mean_s", "wall_sd_s", "wall_min_s", "wall_max_s", "wall_p10_s",
-           "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "runs", "kernel_median_s", "build_s")
+           "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "wall_ci_level", "runs", "measured_s",
+           "spread", "noisy", "noise_cause", "kernel_median_s", "h2d_median_s", "d2h_median_s",
+           "build_s", "build_cache", "upload_s", "warmup", "gflops")
 
 
 class Error(RuntimeError):
@@ -121,6 +135,7 @@ def _bind(lib):
         "cp_job_result_device": (None, [P, S, ctypes.c_char_p, S]),
         "cp_job_result_output": (P, [P, S, ctypes.POINTER(I)]),
         "cp_job_result_value": (D, [P, S, ctypes.c_char_p]),
+        "cp_job_result_timing_json": (I, [P, S, ctypes.POINTER(P)]),
         "cp_comparison_from_job": (I, [P, ctypes.POINTER(P)]),
         "cp_comparison_destroy": (None, [P]),
         "cp_comparison_pair": (I, [P, S, S, ctypes.POINTER(D), ctypes.POINTER(ctypes.c_uint64)]),
@@ -129,6 +144,7 @@ def _bind(lib):
         "cp_comparison_failures": (S, [P, I, ctypes.c_char_p, S]),
         "cp_comparison_verdict": (B, [P, I]),
         "cp_comparison_report": (I, [P, B, I, ctypes.POINTER(ctypes.c_void_p)]),
+        "cp_comparison_speed_json": (I, [P, ctypes.POINTER(P)]),
         "cp_free": (None, [P]),
     }
     for name, (res, args) in sig.items():
@@ -199,6 +215,28 @@ def _json_value(name, v):
     return int(v) if name in _INTS else v
 
 
+def _typed(v):
+    """A value parsed from the library's JSON text, typed as the JSON means it: counts int, other
+    numbers float (JSON text writes 2.0 as 2), null None, in every nested object and list."""
+    if isinstance(v, dict):
+        return {k: (int(x) if k in _INTS else float(x))
+                if isinstance(x, (int, float)) and not isinstance(x, bool) else _typed(x)
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_typed(x) for x in v]
+    return v
+
+
+def _json_call(fn, *args):
+    """The JSON text that a libclparity call writes (cp_free'd here), parsed and typed."""
+    text = ctypes.c_void_p()
+    _check(fn(*args, ctypes.byref(text)))
+    try:
+        return _typed(json.loads(ctypes.string_at(text).decode("utf-8", "replace")))
+    finally:
+        _l().cp_free(text)
+
+
 def _tristate(v):
     """1, 0 or NaN (not measured) as the JSON's true, false or null."""
     return None if v != v else bool(v)
@@ -211,7 +249,9 @@ class Result:
     (True, False or None), .metrics against host:f64 (compared, max_ulp, ..., bitwise and
     baseline_bitwise: fractions of the outputs bit-equal to ref32 and to host:exact; empty for
     host:f64, whose JSON metrics are null), .mismatches {torch, clblast, bitwise}; and
-    .output (numpy, [batch, out]; float64 for host:f64), .timing (wall_median_s, ...)."""
+    .timing, the JSON's "timing" of the result (wall_median_s, ..., spread, noisy, noise_cause,
+    ..., gflops; None for a result that failed); and .output (numpy, [batch, out]; float64 for
+    host:f64)."""
 
     @property
     def baseline_bitwise(self):
@@ -227,8 +267,9 @@ class Comparison:
     """Every result, the pairwise matrices between float32 results (.pairwise_ids,
     .pairwise_bitwise, .pairwise_max_ulp: the JSON's pairwise ids, bitwise and max_ulp),
     .verdicts {torch, clblast, bitwise, checks: True when every result passes, as in the
-    JSON}, .failures {torch, clblast, bitwise: the results that fail it}, and .report, the
-    text of `clparity compare`."""
+    JSON}, .speed (the JSON's speed verdict: basis, fastest, fastest_name, others; None with
+    fewer than two timed results), .failures {torch, clblast, bitwise: the results that fail
+    it}, and .report, the text of `clparity compare`."""
 
 
 def _as_input(x):
@@ -308,8 +349,7 @@ def _collect(lib, job, cmp, shape):
             at = [k for k, _ in items].index("bitwise") + 1
             items.insert(at, ("baseline_bitwise", lib.cp_comparison_baseline_bitwise(cmp, i)))
             r.metrics = dict(items)
-        r.timing = {k: _json_value(k, lib.cp_job_result_value(job, i, k.encode()))
-                    for k in TIMINGS}
+        r.timing = _json_call(lib.cp_job_result_timing_json, job, i)
         r.deterministic = _tristate(lib.cp_job_result_value(job, i, b"deterministic"))
         r.roundtrip = _tristate(lib.cp_job_result_value(job, i, b"roundtrip"))
         r.mismatches = {p: int(lib.cp_comparison_mismatches(cmp, i, v))
@@ -332,6 +372,7 @@ def _collect(lib, job, cmp, shape):
         c.verdicts[p] = bool(lib.cp_comparison_verdict(cmp, v))
     # checks: every run gave the same hash and the weights survived the round trip
     c.verdicts["checks"] = bool(lib.cp_comparison_verdict(cmp, len(PRESETS)))
+    c.speed = _json_call(lib.cp_comparison_speed_json, cmp)
     text = ctypes.c_void_p()
     _check(lib.cp_comparison_report(cmp, False, EXPECT_NONE, ctypes.byref(text)))
     c.report = ctypes.string_at(text).decode("utf-8", "replace")

@@ -100,6 +100,11 @@ void *cp_comparison_json(const cp_comparison *c);
 /* The timing table and the speed verdict over the items that have timings (cp_timing_print);
  * nothing when none has. */
 void cp_comparison_print_speed(const cp_comparison *c, FILE *f);
+/* The speed verdict, compare --json's "speed", as JSON text in *out (malloc'd: free it with
+ * cp_free): {"basis", "fastest", "fastest_name", "others": [{"index", "name", "ratio",
+ * "ratio_sd", "within_noise", "text"}]}, or "null" with fewer than two timed results. For
+ * bindings. */
+int cp_comparison_speed_json(const cp_comparison *c, char **out);
 
 /* "bitwise", "torch", "clblast" or "none" (CP_EXPECT_NONE); CP_FAIL_USAGE otherwise. */
 int cp_expect_parse(const char *s, int *out);

@@ -188,6 +188,11 @@ const void *cp_job_result_output(const cp_job *j, size_t i, enum cp_dtype *dtype
  * "hash" (as a double: use the struct for all 64 bits), "deterministic", "roundtrip".
  * NaN for an unknown name, and for metrics of results without them (host:f64, no reference). */
 double cp_job_result_value(const cp_job *j, size_t i, const char *name);
+/* Result i's "timing" of --json (run's and compare's top-level "results"), as JSON text in *out
+ * (malloc'd: free it with cp_free): every name the JSON has (wall_*_s, wall_ci_level, runs,
+ * measured_s, spread, noisy, noise_cause, kernel_median_s, ..., gflops); "null" for a result
+ * that failed. For bindings. */
+int cp_job_result_timing_json(const cp_job *j, size_t i, char **out);
 
 /* The "model: ..." line of run and compare. */
 void cp_job_print_model(const cp_job *j, FILE *f);

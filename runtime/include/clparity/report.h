@@ -41,6 +41,10 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
+/* json (a cJSON object, or NULL for JSON's null) as compact text in *out (malloc'd: free it
+ * with cp_free), for bindings; json is deleted either way. CP_FAIL_RUNTIME when out of
+ * memory. */
+int cp_json_text(void *json, char **out);
 
 /* True once an allocation of cJSON has failed in this process: a document built since may lack
  * items (cJSON drops them silently), so cp_json_write refuses to write it (and so does the
