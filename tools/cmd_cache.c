@@ -155,14 +155,15 @@ static void describe_peak(const char *path, char *what, size_t len)
     cJSON_Delete(root);
 }
 
-/* Every regular file of dir that is not a program binary, by name. A missing folder has none. */
+/* Every regular file of dir that is not a program binary, by name. A missing folder has none,
+ * and so has one below a plain file (ENOTDIR), as cp_cache_list sees it. */
 static int others_list(const char *dir, struct other_list *out)
 {
     out->v = NULL;
     out->n = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return errno == ENOENT
+        return errno == ENOENT || errno == ENOTDIR
                    ? CP_OK
                    : cp_err_set(CP_FAIL_RUNTIME, "cannot list %s: %s", dir, strerror(errno));
     size_t cap = 0;
