@@ -4,22 +4,13 @@
 #ifndef CLPARITY_FILE_IMPL_H
 #define CLPARITY_FILE_IMPL_H
 
+#include "clparity/report.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* What a file that is not regular is, for messages: "a FIFO", "a directory"... */
-static inline const char *cp_file_kind(mode_t m)
-{
-    return S_ISFIFO(m)   ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISDIR(m)  ? "a directory"
-                         : "not a regular file";
-}
 
 /* Opens path for reading ("rb"). Returns the stream; or NULL with *mode = 0 and errno set
  * when it cannot be opened, or NULL with *mode = its st_mode when it is not a regular file. */

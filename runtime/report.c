@@ -242,6 +242,17 @@ bool cp_json_incomplete(void)
     return atomic_load(&json_oom) != 0;
 }
 
+const char *cp_file_kind(unsigned int mode)
+{
+    mode_t m = (mode_t)mode;
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
 int cp_json_write(const char *path, const void *json)
 {
     if (cp_json_incomplete())

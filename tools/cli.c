@@ -107,17 +107,6 @@ int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
-/* What a file that is not regular is, for messages. */
-static const char *file_kind(mode_t m)
-{
-    return S_ISFIFO(m)   ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISDIR(m)  ? "a directory"
-                         : "not a regular file";
-}
-
 int cli_check_output_dir(const char *cmd, const char *dir)
 {
     /* Nothing is made before the work: the save is written beside DIR and put in place whole
@@ -144,7 +133,7 @@ int cli_check_output_dir(const char *cmd, const char *dir)
     }
     if (!S_ISDIR(sb.st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s exists and is not a directory (%s)", dir,
-                        S_ISREG(sb.st_mode) ? "a file" : file_kind(sb.st_mode));
+                        S_ISREG(sb.st_mode) ? "a file" : cp_file_kind(sb.st_mode));
     if (access(dir, W_OK | X_OK) != 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "--save: %s is not writable: %s", dir, strerror(errno));
     int st = cp_save_check(dir); /* a folder that is no save is kept: refused */
@@ -161,7 +150,7 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "%s: %s is not a regular file (%s); name a file, or '-' for stdout", opt,
-                        path, file_kind(sb.st_mode));
+                        path, cp_file_kind(sb.st_mode));
     /* The file is written at the end, through a temporary name in its folder: check now,
      * before any work, that the folder exists and can be written. */
     char *copy = strdup(path);
@@ -239,17 +228,17 @@ static int check_alone(const char *cmd, const struct cli_path *p, const struct s
 {
     if (p->kind == CLI_IN_FILE && exists && !S_ISREG(sb->st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is not a regular file (%s)", p->opt, p->path,
-                        file_kind(sb->st_mode));
+                        cp_file_kind(sb->st_mode));
     if (p->kind == CLI_IN_DIR && exists && !S_ISDIR(sb->st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "%s is not a folder (%s)", p->path,
-                        S_ISREG(sb->st_mode) ? "a file" : file_kind(sb->st_mode));
+                        S_ISREG(sb->st_mode) ? "a file" : cp_file_kind(sb->st_mode));
     if (p->kind == CLI_OUT_FILE)
         return cli_check_output_file(cmd, p->opt, p->path);
     if (p->kind != CLI_OUT_DIR)
         return CP_OK;
     if (exists && !S_ISDIR(sb->st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s exists and is not a directory (%s)", p->opt,
-                        p->path, S_ISREG(sb->st_mode) ? "a file" : file_kind(sb->st_mode));
+                        p->path, S_ISREG(sb->st_mode) ? "a file" : cp_file_kind(sb->st_mode));
     if (exists && access(p->path, W_OK | X_OK) != 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is not writable: %s", p->opt, p->path,
                         strerror(errno));
@@ -464,7 +453,7 @@ int cli_read_text(const char *cmd, const char *path, char **out)
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
         return cli_fail(cmd, CP_FAIL_USAGE, "%s: not a regular file (%s)", path,
-                        file_kind(sb.st_mode));
+                        cp_file_kind(sb.st_mode));
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl != -1)

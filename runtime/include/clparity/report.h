@@ -39,6 +39,10 @@ void cp_atomic_abort(const char *tmp, const char *path);
  * written directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
 int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
+/* What a file that is not regular is, for messages, from its st_mode: "a FIFO", "a socket",
+ * "a character device", "a block device", "a directory", else "not a regular file". */
+const char *cp_file_kind(unsigned int mode);
+
 /* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
 /* json (a cJSON object, or NULL for JSON's null) as compact text in *out (malloc'd: free it
