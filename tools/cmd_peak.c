@@ -106,7 +106,7 @@ void *perf_peak_json(const cp_peak *p)
 
 void perf_peak_header(FILE *out)
 {
-    fprintf(out, "%-30s %21s %20s %9s  %s\n", "device", "FMA GFLOP/s (p10-p90)",
+    fprintf(out, "%-30s %26s %23s %9s  %s\n", "device", "FMA GFLOP/s (p10-p90)",
             "triad GB/s (p10-p90)", "launch us", "source");
 }
 
@@ -138,7 +138,7 @@ void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
     char label[300];
     cp_device_label(d, label, sizeof label);
     if (!p->available) {
-        fprintf(out, "%-30.30s %21s\n", label, "n/a (simulator)");
+        fprintf(out, "%-30.30s %26s\n", label, "n/a (simulator)");
         return;
     }
     char lat[32], fma[64], bw[64];
@@ -148,7 +148,7 @@ void perf_peak_row(FILE *out, const cp_device *d, const cp_peak *p)
         snprintf(lat, sizeof lat, "n/a");
     peak_cell(fma, sizeof fma, p->fma_gflops, &p->fma);
     peak_cell(bw, sizeof bw, p->bandwidth_gbs, &p->bandwidth);
-    fprintf(out, "%-30.30s %21s %20s %9s  ", label, fma, bw, lat);
+    fprintf(out, "%-30.30s %26s %23s %9s  ", label, fma, bw, lat);
     if (p->fma.reps > 0)
         fprintf(out, "%d reps, ", p->fma.reps);
     if (p->cached)

@@ -1,6 +1,7 @@
 #include "progress.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,42 @@ static int relay_cols;   /* that terminal's width, 0 when unknown */
 static bool shown;       /* a line is on the terminal */
 static bool at_exit_set; /* progress_clear registered with atexit */
 static double last_s;    /* when the last line was written */
+static volatile sig_atomic_t on_screen; /* shown, for the signal handler */
 
 #define PROGRESS_INTERVAL_S 0.1
+
+/* Ctrl-C (or SIGTERM, SIGHUP) while a line is shown: erase it, then give the signal to the
+ * handler that was there before, as if this one had never been: LLVM's (loaded with PoCL;
+ * it removes its files and re-raises), a command's own (sweep's finishes the result), or the
+ * default action, which ends the process as a shell expects. write() is async-signal-safe;
+ * the signal raised again is delivered when this handler returns. */
+static const int fatal_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_FATAL (sizeof fatal_sigs / sizeof fatal_sigs[0])
+static struct sigaction before[N_FATAL];
+
+static void on_fatal_signal(int sig)
+{
+    if (on_screen) {
+        ssize_t w = write(STDERR_FILENO, "\r\033[K", 4);
+        (void)w;
+        on_screen = 0;
+    }
+    for (size_t i = 0; i < N_FATAL; ++i)
+        if (fatal_sigs[i] == sig)
+            sigaction(sig, &before[i], NULL);
+    raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_FATAL; ++i)
+        if (sigaction(fatal_sigs[i], NULL, &before[i]) == 0 && before[i].sa_handler != SIG_IGN)
+            sigaction(fatal_sigs[i], &sa, NULL);
+}
 
 void progress_set_quiet(bool q)
 {
@@ -87,11 +122,13 @@ static void show(bool force, const char *fmt, va_list ap)
     }
     if (!at_exit_set) {
         atexit(progress_clear);
+        catch_fatal_signals();
         at_exit_set = true;
     }
     fprintf(stderr, "\r\033[K%.*s", (int)n, line);
     fflush(stderr);
     shown = true;
+    on_screen = 1;
     last_s = t;
 }
 
@@ -115,6 +152,7 @@ void progress_clear(void)
 {
     if (!shown)
         return;
+    on_screen = 0;
     fprintf(stderr, "\r\033[K");
     fflush(stderr);
     shown = false;

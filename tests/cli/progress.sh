@@ -91,6 +91,18 @@ if [ "$mode" = normal ]; then
     grep -Eq '^dry run: nothing stored in .*/clparity/tune\.json$' "$out/tune.out" ||
         fail "tune --dry-run: no closing 'dry run: nothing stored in <path>' line"
 fi
+# Interrupted (Ctrl-C's SIGINT, or SIGTERM) while the line shows: the line is erased, so the
+# terminal ends on "\r\033[K" and not on a half line. `env --default-signal` undoes an
+# inherited SIG_IGN (a background job's), as a shell's foreground job has it.
+if [ "$mode" = normal ]; then
+    for sig in INT TERM; do
+        o=$out/interrupt_$sig
+        script -qec "env --default-signal=$sig timeout -s $sig 3 $clp train -d host --engines host:exact --d-model 64 --layers 4 --steps 100000000" /dev/null >"$o.tty" 2>&1
+        grep -qF "train: step " "$o.tty" || fail "SIG$sig: no progress line before the signal: $(tail -c 300 "$o.tty" | cat -A)"
+        [ "$(tail -c 4 "$o.tty" | od -An -tx1 | tr -d ' \n')" = 0d1b5b4b ] ||
+            fail "SIG$sig: the progress line was left on the terminal: $(tail -c 200 "$o.tty" | cat -A)"
+    done
+fi
 if [ "$mode" = planted ]; then
     [ $caught = $total ] || fail "planted: progress forced onto pipes, but only $caught of $total commands were caught"
     echo "planted: the pipe checks caught $caught of $total commands"
