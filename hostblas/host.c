@@ -710,40 +710,110 @@ static void exact_units(const cp_layer *L, int batch, long *row_blocks, long *ch
     *chunks = ((long)exact_panels(L) + EXACT_CHUNK - 1) / EXACT_CHUNK;
 }
 
-/* Thread id of n: units [U·id/n, U·(id+1)/n) of the layer, a unit being a chunk of panels ×
- * a block of 8 rows, chunk major: a thread streams its chunks of the weights once. */
-static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
+/* A run of units of layer l in one chunk: rows [r0, r1) × panels [p0, p1). */
+typedef void (*unit_run_fn)(cp_engine *e, int l, int r0, int r1, int p0, int p1);
+
+/* Thread id of n: units [U·id/n, U·(id+1)/n) of layer l, a unit being a chunk of panels × a
+ * block of 8 rows, chunk major: a thread streams its chunks of the weights once. Each run of
+ * units in one chunk is one call of run (host:exact's and host:cr's). */
+static void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run)
 {
     struct host_state *s = e->state;
-    const cp_model *m = e->model;
-    const cp_layer *L = &m->layers[l];
-    const float *x = s->act[l % 2];
+    const cp_layer *L = &e->model->layers[l];
     float *y = s->act[(l + 1) % 2];
-    if (s->scalar) {
-        exact_layer_scalar(L, m->params, x, y, batch);
-        return;
-    }
     long rb, pc;
     exact_units(L, batch, &rb, &pc);
     long u0 = rb * pc * id / n, u1 = rb * pc * (id + 1) / n;
     int panels = (int)exact_panels(L);
-    const float *wp = s->packed + s->pack_off[l];
     for (long u = u0; u < u1;) {
         /* the run of units in one chunk, as one call */
         long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
         int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
         int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
         r1 = r1 < batch ? r1 : batch;
-        s->unit(L, m->params, wp, x, y, r0, r1, p0, p1);
+        run(e, l, r0, r1, p0, p1);
         if (u == u0)
             host_corrupt(e, l, id, n, y + (size_t)r0 * (size_t)L->out + (size_t)p0 * XP);
         u = end;
     }
 }
 
+static void exact_run(cp_engine *e, int l, int r0, int r1, int p0, int p1)
+{
+    struct host_state *s = e->state;
+    const cp_model *m = e->model;
+    s->unit(&m->layers[l], m->params, s->packed + s->pack_off[l], s->act[l % 2],
+            s->act[(l + 1) % 2], r0, r1, p0, p1);
+}
+
+static void exact_layer(cp_engine *e, int l, int batch, int id, int n)
+{
+    struct host_state *s = e->state;
+    if (s->scalar)
+        exact_layer_scalar(&e->model->layers[l], e->model->params, s->act[l % 2],
+                           s->act[(l + 1) % 2], batch);
+    else
+        host_units(e, l, batch, id, n, exact_run);
+}
+
+/* The panels of every layer (host:exact's and host:cr's), padded with zero outputs. */
+static int exact_pack(cp_engine *e, struct host_state *s)
+{
+    const cp_model *m = e->model;
+    s->pack_off = calloc((size_t)m->n_layers + 1, sizeof *s->pack_off);
+    if (!s->pack_off)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+    for (int l = 0; l < m->n_layers; ++l)
+        s->pack_off[l + 1] =
+            s->pack_off[l] + exact_panels(&m->layers[l]) * XP * (size_t)m->layers[l].in;
+    size_t total = s->pack_off[m->n_layers];
+    s->packed = malloc((total ? total : 1) * sizeof *s->packed);
+    if (!s->packed)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "%s: out of memory for the packed weights "
+                          "(%zu bytes)",
+                          e->info->name, total * sizeof *s->packed);
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        const float *w = m->params + L->w_off;
+        float *dst = s->packed + s->pack_off[l];
+        for (size_t o = 0; o < exact_panels(L) * XP; ++o)
+            for (int k = 0; k < L->in; ++k)
+                dst[((o / XP) * (size_t)L->in + (size_t)k) * XP + o % XP] =
+                    o < (size_t)L->out ? w[o * (size_t)L->in + (size_t)k] : 0.0f;
+    }
+    return CP_OK;
+}
+
+/* Threads per layer for a forward of batch rows: one per EXACT_MACS_PER_THREAD multiply-adds,
+ * at most one per unit and max; one everywhere for the scalar loops. */
+static void exact_plan(cp_engine *e, int batch, int max)
+{
+    struct host_state *s = e->state;
+    for (int l = 0; l < e->model->n_layers; ++l) {
+        long rb, pc;
+        exact_units(&e->model->layers[l], batch, &rb, &pc);
+        s->threads[l] = s->scalar ? 1
+                                  : layer_threads(&e->model->layers[l], batch,
+                                                  EXACT_MACS_PER_THREAD, rb * pc, max);
+    }
+}
+
+/* The threads of each layer at max_batch and the pool they share. */
+static int exact_pool(cp_engine *e, struct host_state *s, int max_batch)
+{
+    int n;
+    int st = host_max_threads(&n);
+    if (st != CP_OK)
+        return st;
+    exact_plan(e, max_batch, n);
+    return host_pool_create(e, s, n);
+}
+
 static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
 {
     (void)dev;
+    (void)m;
     int st = host_alloc(e, sizeof(float), false);
     if (st != CP_OK)
         return st;
@@ -769,51 +839,16 @@ static int exact_create(cp_engine *e, const cp_device *dev, const cp_model *m, i
     if (s->scalar)
         return CP_OK;
     double t0 = cp_now();
-    s->pack_off = calloc((size_t)m->n_layers + 1, sizeof *s->pack_off);
-    if (!s->pack_off)
-        return cp_err_set(CP_FAIL_RUNTIME, "host:exact: out of memory");
-    for (int l = 0; l < m->n_layers; ++l)
-        s->pack_off[l + 1] =
-            s->pack_off[l] + exact_panels(&m->layers[l]) * XP * (size_t)m->layers[l].in;
-    size_t total = s->pack_off[m->n_layers];
-    s->packed = malloc((total ? total : 1) * sizeof *s->packed);
-    if (!s->packed)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "host:exact: out of memory for the packed weights "
-                          "(%zu bytes)",
-                          total * sizeof *s->packed);
-    for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        const float *w = m->params + L->w_off;
-        float *dst = s->packed + s->pack_off[l];
-        for (size_t o = 0; o < exact_panels(L) * XP; ++o)
-            for (int k = 0; k < L->in; ++k)
-                dst[((o / XP) * (size_t)L->in + (size_t)k) * XP + o % XP] =
-                    o < (size_t)L->out ? w[o * (size_t)L->in + (size_t)k] : 0.0f;
-    }
-    e->upload_s = cp_now() - t0;
-    int n;
-    st = host_max_threads(&n);
+    st = exact_pack(e, s);
     if (st != CP_OK)
         return st;
-    for (int l = 0; l < m->n_layers; ++l) {
-        long rb, pc;
-        exact_units(&m->layers[l], max_batch, &rb, &pc);
-        s->threads[l] = layer_threads(&m->layers[l], max_batch, EXACT_MACS_PER_THREAD, rb * pc, n);
-    }
-    return host_pool_create(e, s, n);
+    e->upload_s = cp_now() - t0;
+    return exact_pool(e, s, max_batch);
 }
 
 static int exact_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
-    struct host_state *s = e->state;
-    for (int l = 0; l < e->model->n_layers; ++l) {
-        long rb, pc;
-        exact_units(&e->model->layers[l], batch, &rb, &pc);
-        s->threads[l] = s->scalar ? 1
-                                  : layer_threads(&e->model->layers[l], batch,
-                                                  EXACT_MACS_PER_THREAD, rb * pc, s->max_threads);
-    }
+    exact_plan(e, batch, ((struct host_state *)e->state)->max_threads);
     host_forward_f32(e, exact_layer, x, batch, y, t);
     return CP_OK;
 }
