@@ -39,6 +39,7 @@ extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
 extern const struct cp_engine_ops cp_engine_ops_cl_relaxed;
 extern const struct cp_engine_ops cp_engine_ops_host_openblas;
 extern const struct cp_engine_ops cp_engine_ops_host_exact;
+extern const struct cp_engine_ops cp_engine_ops_host_cr;
 extern const struct cp_engine_ops cp_engine_ops_host_f64;
 
 /* True when CLPARITY_TEST_HOOK names this hook: the tests' way to plant a fault. */

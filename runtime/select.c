@@ -178,7 +178,8 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
 {
     size_t n = cp_engine_count();
     for (size_t i = 0; i < n; ++i)
-        use[i] = list == NULL && engine_applies(cp_engine_at(i), devs, chosen);
+        use[i] = list == NULL && !cp_engine_at(i)->by_name &&
+                 engine_applies(cp_engine_at(i), devs, chosen);
     if (list == NULL) {
         cp_select_warn(devs);
         return CP_OK;

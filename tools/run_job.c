@@ -29,7 +29,7 @@
         {.id = OPT_ENGINES,                                                                        \
          JO(engines),                                                                              \
          .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "            \
-                "devices;\nhost:openblas, host:exact, host:f64 on host"},                          \
+                "devices;\nhost:openblas, host:exact, host:f64 on host (host:cr\nonly by name)"},  \
         {.id = OPT_DMODEL, JO(d), JO_SEEN(d_set), .def = "128"},                                   \
         {.id = OPT_LAYERS, JO(layers), JO_SEEN(layers_set), .def = "128"},                         \
         {.id = OPT_BATCH, JO(batch), JO_SEEN(batch_set), .def = "1"},                              \

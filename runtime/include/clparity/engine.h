@@ -17,6 +17,7 @@ typedef struct cp_engine_info {
     enum cp_dev_kind kind; /* the devices it applies to */
     enum cp_dtype dtype;   /* of its outputs */
     const char *summary;   /* one line for --help */
+    bool by_name;          /* runs only where --engines names it, never by default (host:cr) */
 } cp_engine_info;
 
 /* Seconds; a negative kernel_s means "not available" (the library hides its events). */

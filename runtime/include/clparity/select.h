@@ -21,9 +21,10 @@ int cp_select(const cp_devlist *l, const char *const *sels, size_t nsel, const c
               bool *chosen);
 
 /* Parses an engine list (comma separated; NULL: every engine that applies to a selected
- * device) into a flag per registered engine (use[cp_engine_count()]). An unknown engine, one
- * that applies to no selected device, or an empty list is CP_FAIL_USAGE, its message
- * starting "--engines: " (an OpenCL engine with no OpenCL device adds l->env_note). */
+ * device, but those that run only by name, cp_engine_info.by_name) into a flag per registered
+ * engine (use[cp_engine_count()]). An unknown engine, one that applies to no selected device, or an
+ * empty list is CP_FAIL_USAGE, its message starting "--engines: " (an OpenCL engine with no OpenCL
+ * device adds l->env_note). */
 int cp_select_engines(const char *list, const cp_devlist *l, const bool *chosen, bool *use);
 
 /* Prints env_note once a process to stderr ("clparity: warning: ..."), when it says something
