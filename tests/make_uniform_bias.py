@@ -11,9 +11,10 @@ import sys
 import numpy as np
 
 
-def write_safetensors(path, tensors):
-    """tensors: name -> array, written as little-endian float32 in that order."""
-    header, blobs, off = {}, [], 0
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: name -> array, written as little-endian float32 in that order; metadata: the
+    header's __metadata__ (str -> str), e.g. {"clparity.arch": json.dumps(arch)}."""
+    header, blobs, off = ({"__metadata__": metadata} if metadata else {}), [], 0
     for name, t in tensors.items():
         b = np.ascontiguousarray(t, dtype="<f4").tobytes()
         header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}

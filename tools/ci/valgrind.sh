@@ -52,6 +52,11 @@ check compare_bitwise_fails 1 compare -d host --engines host:openblas,host:exact
 check diff 0 diff "$out/save_cmp" "$out/save_run" --json "$out/diff.json"
 check devices 0 devices --json "$out/devices.json"
 check no_reference 0 run -d host --engines host:exact --no-reference "${m[@]}"
+# host:cr (issue 23): its fast path on the pool, its scalar form (the exact accumulator for
+# every output), and a bad CLPARITY_HOST_CR.
+check run_cr 0 run -d host --engines host:cr,host:exact "${m[@]}" --save "$out/save_cr"
+CLPARITY_HOST_CR=scalar check run_cr_scalar 0 run -d host --engines host:cr "${m[@]}"
+CLPARITY_HOST_CR=fast check cr_bad_mode 2 run -d host --engines host:cr --d-model 4 --layers 1
 mkdir -p "$out/cache/clparity"
 head -c 3000 /dev/urandom >"$out/cache/clparity/$(printf '%064d' 0).bin"
 check cache_list 0 cache list --json "$out/cache.json"
