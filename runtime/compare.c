@@ -378,7 +378,8 @@ static void print_worst(FILE *f, const cp_comparison *s)
 }
 
 /* Without --expect, the bitwise line says what holds instead of FAIL when only engines that
- * never promise exactness differ from the baseline: they reorder sums by design. */
+ * never promise host:exact's bits differ from the baseline: they reorder sums by design, or
+ * (host:cr) round each sum once. */
 static bool bitwise_reported(const cp_comparison *s, int expect, size_t *same, size_t *f32)
 {
     bool exact_missed = false;
@@ -413,9 +414,22 @@ static void print_bitwise_report(FILE *f, const cp_comparison *s, size_t same, s
         if (!seen && nn < sizeof names / sizeof *names)
             names[nn++] = it->engine;
     }
-    for (size_t k = 0; k < nn; ++k)
-        fprintf(f, "%s%s", k ? ", " : "", names[k]);
-    fprintf(f, " (they reorder sums)\n");
+    /* the engines that reorder sums, then the correctly rounded ones (*:cr), each with why */
+    size_t printed = 0;
+    for (int cr = 0; cr < 2; ++cr) {
+        size_t here = 0;
+        for (size_t k = 0; k < nn; ++k) {
+            size_t len = strlen(names[k]);
+            if ((len > 3 && strcmp(names[k] + len - 3, ":cr") == 0) != (cr == 1))
+                continue;
+            fprintf(f, "%s%s", printed ? ", " : "", names[k]);
+            ++printed;
+            ++here;
+        }
+        if (here)
+            fprintf(f, cr ? " (correctly rounded: each sum rounded once)" : " (they reorder sums)");
+    }
+    fputc('\n', f);
 }
 
 static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
