@@ -9,6 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* A float's bits, and the float of some bits (OpenCL's as_uint and as_float). */
+static inline uint32_t cr_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float cr_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 /* The exact accumulator: a signed fixed-point number in units of 2^-298 (the lsb of the
  * smallest product of two subnormals), as CR_DIGITS base-2^32 digits kept in int64_t, so that

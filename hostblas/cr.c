@@ -97,20 +97,6 @@
 #define CR_MASK 0xffffffffu
 #define CR_RADIX 4294967296LL /* 2^32 */
 
-static uint32_t cr_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float cr_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 void cr_acc_init(cr_acc *a)
 {
     memset(a->digit, 0, sizeof a->digit);

@@ -23,28 +23,14 @@ static cp_devlist devs;
 static bool planted;
 static int compared; /* comparisons made by compare_modes */
 
-static uint32_t bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* The sum of products x[i]·w[i] (and bias b where has_b) must have the bits want. */
 static void check_sum(const char *what, const float *x, const float *w, int n, bool has_b, float b,
                       uint32_t want)
 {
     float got = cr_dot(x, w, n, has_b ? &b : NULL);
-    if (bits(got) != want)
-        fail_msg("%s: got %a (0x%08x), want %a (0x%08x)", what, (double)got, bits(got),
-                 (double)from_bits(want), want);
+    if (cr_bits(got) != want)
+        fail_msg("%s: got %a (0x%08x), want %a (0x%08x)", what, (double)got, cr_bits(got),
+                 (double)cr_float(want), want);
 }
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -112,7 +98,7 @@ static void test_zero(void **state)
     /* an empty sum is +0 */
     cr_acc a;
     cr_acc_init(&a);
-    assert_int_equal(bits(cr_acc_round(&a)), 0u);
+    assert_int_equal(cr_bits(cr_acc_round(&a)), 0u);
 }
 
 /* Overflow from exactly 2^128 − 2^103 (the midpoint above the largest float, whose significand
@@ -202,10 +188,10 @@ static void test_certify(void **state)
     double mid = 1.0 + 0x1p-24;
     assert_false(cr_certify(mid, 0.0, &v));
     assert_true(cr_certify(mid + 0x1p-40, 0x1p-42, &v));
-    assert_int_equal(bits(v), 0x3f800001u);
+    assert_int_equal(cr_bits(v), 0x3f800001u);
     assert_false(cr_certify(mid + 0x1p-40, 0x1p-40, &v));
     assert_true(cr_certify(-(mid - 0x1p-40), 0x1p-42, &v));
-    assert_int_equal(bits(v), 0xbf800000u);
+    assert_int_equal(cr_bits(v), 0xbf800000u);
     assert_false(cr_certify(0.0, 0.0, &v));
     assert_false(cr_certify(0x1p-160, 0.0, &v)); /* rounds to 0: the sign is the accumulator's */
     assert_false(cr_certify(0x1p127, 0.0, &v));
@@ -214,7 +200,7 @@ static void test_certify(void **state)
     assert_false(cr_certify(1.0, NAN, &v));
     /* the smallest subnormal: neighbours 0 and 2^-148 */
     assert_true(cr_certify(0x1p-149, 0x1p-160, &v));
-    assert_int_equal(bits(v), 1u);
+    assert_int_equal(cr_bits(v), 1u);
     assert_false(cr_certify(0x1.8p-149, 0x1p-160, &v)); /* the midpoint above it */
     /* the scale is at least gamma_(in+2) */
     for (int in = 1; in < (1 << 24); in *= 7) {
@@ -283,7 +269,7 @@ static int compare_modes(const cp_model *m, const float *x, int batch, const cha
         unsetenv("CLPARITY_HOST_ISA");
         ++compared;
         for (size_t k = 0; k < n; ++k)
-            if (bits(got[k]) != bits(want[k]) && !(isnan(got[k]) && isnan(want[k]))) {
+            if (cr_bits(got[k]) != cr_bits(want[k]) && !(isnan(got[k]) && isnan(want[k]))) {
                 if (!planted)
                     print_error("%s (%s, threads %s, isa %s): output %zu: %a, scalar %a\n", label,
                                 runs[i][0] ? runs[i][0] : "auto", runs[i][1] ? runs[i][1] : "all",
@@ -365,13 +351,13 @@ static int check_boundaries(void)
     int differed = compare_modes(m, x, B, "boundaries");
     /* some of the answers, from the construction (row 0, x = 1) */
     float *y = run_cr(m, x, B, "scalar");
-    assert_int_equal(bits(y[6]), bits(nextafterf(W[6 * IN], 2.0f))); /* kind 0, scale 1: up */
-    assert_int_equal(bits(y[13]), bits(W[13 * IN]));                 /* kind 1: down */
-    assert_int_equal(bits(y[9]), 0x33800000u);                       /* kind 3: t = 2^-24 */
-    assert_int_equal(bits(y[10]), bits(W[10 * IN]));                 /* kind 4: a */
-    assert_int_equal(bits(y[17]), 0u);                               /* kind 5: +0 */
-    assert_int_equal(bits(y[OUT + 17]), 0u);                         /* and for x = -1 */
-    assert_true(isinf(y[3]) && y[3] > 0.0f);                         /* inf · 1 */
+    assert_int_equal(cr_bits(y[6]), cr_bits(nextafterf(W[6 * IN], 2.0f))); /* kind 0, scale 1: up */
+    assert_int_equal(cr_bits(y[13]), cr_bits(W[13 * IN]));                 /* kind 1: down */
+    assert_int_equal(cr_bits(y[9]), 0x33800000u);                          /* kind 3: t = 2^-24 */
+    assert_int_equal(cr_bits(y[10]), cr_bits(W[10 * IN]));                 /* kind 4: a */
+    assert_int_equal(cr_bits(y[17]), 0u);                                  /* kind 5: +0 */
+    assert_int_equal(cr_bits(y[OUT + 17]), 0u);                            /* and for x = -1 */
+    assert_true(isinf(y[3]) && y[3] > 0.0f);                               /* inf · 1 */
     assert_true(isnan(y[11]));
     free(y);
     cp_model_delete(m);
