@@ -94,7 +94,8 @@ const cp_path_report *cp_engine_paths(const cp_engine *e);
  * depends on the batch), for the report: "path reg"
  * (cl:own), "path reg (relaxed)" (cl:relaxed), "CLBlastSgemv" or "CLBlastSgemm" (cl:clblast,
  * by batch), "cblas_sgemv" or "cblas_sgemm" (host:openblas, by batch), "C fmaf chains (avx512)"
- * (host:exact, with its level), "C double loops" (host:f64); "" where not known yet. */
+ * (host:exact, with its level), "C double loops" (host:f64), "f64 sums + exact fallback (avx2)"
+ * or "exact accumulator (scalar)" (host:cr); "" where not known yet. */
 #define CP_ROUTINE_LEN 48
 const char *cp_engine_routine(const cp_engine *e);
 
