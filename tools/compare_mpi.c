@@ -315,6 +315,16 @@ static int save_remote(const struct job *j, const char *dir, void *ctx)
                 cJSON_AddStringToObject(o, "hash", hash);
                 cJSON_AddNumberToObject(o, "rank", r);
                 cJSON_AddStringToObject(o, "host", ro->label);
+                /* What rank 0's own entries carry (cp_job_save), for diff. */
+                if (it->deterministic >= 0)
+                    cJSON_AddBoolToObject(o, "deterministic", it->deterministic == 1);
+                if (it->roundtrip >= 0)
+                    cJSON_AddBoolToObject(o, "roundtrip", it->roundtrip == 1);
+                cJSON *t = it->wall.n ? cJSON_AddObjectToObject(o, "timing") : NULL;
+                if (t) {
+                    cp_stats_json_add(t, "wall", &it->wall, true);
+                    cJSON_AddNumberToObject(t, "warmup", (double)cp_job_get_opts(j->cj)->warmup);
+                }
             }
         }
     }

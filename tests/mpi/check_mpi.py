@@ -96,6 +96,13 @@ def main():
         idx = json.load(open(os.path.join(save, "index.json")))
         if sorted({r.get("rank") for r in idx["results"]}) != [0, 1, 2]:
             fail(f"--save index.json ranks: {[r.get('rank') for r in idx['results']]}", o, e)
+        # Every rank's entries carry what rank 0's do: the timing and the checks, for diff.
+        # (roundtrip: the OpenCL engines' weights round trip; not applicable on the host)
+        untimed = [(r.get("rank"), r["engine"]) for r in idx["results"]
+                   if "timing" not in r or "deterministic" not in r
+                   or (r["engine"].startswith("cl:") and "roundtrip" not in r)]
+        if untimed:
+            fail(f"--save index.json: no timing, deterministic or roundtrip for {untimed}", o, e)
         rc2, o2, e2, _ = run([clp, "diff", save, save, "--expect", "bitwise"], env)  # diff takes two
         if rc2 != 0:
             fail(f"diff of the saved folder: exit {rc2}", o2, e2)
