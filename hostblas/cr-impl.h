@@ -6,6 +6,8 @@
 #ifndef CLPARITY_CR_IMPL_H
 #define CLPARITY_CR_IMPL_H
 
+#include "clparity/model.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +57,10 @@ void cr_acc_add(cr_acc *a, float b);
  * subnormals rounded correctly, a nonzero sum that rounds to zero with its sign); an exact zero
  * is +0 unless some term was added and every term was -0. The accumulator is left as it was. */
 float cr_acc_round(const cr_acc *a);
+
+/* CP_OK, or CP_FAIL_USAGE naming the engine and the first layer of m with more than CR_IN_MAX
+ * inputs (the proof's limit). */
+int cr_check_inputs(const cp_model *m, const char *engine);
 
 /* The contract's v for one output: RN(sum_k x[k]·w[k] + *bias), bias NULL for none. */
 float cr_dot(const float *x, const float *w, int n, const float *bias);

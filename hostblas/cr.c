@@ -86,6 +86,7 @@
  *    set. */
 #include "cr-impl.h"
 
+#include "clparity/error.h"
 #include "clparity/model.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -243,6 +244,17 @@ float cr_acc_round(const cr_acc *a)
     if (e >= 255)
         return cr_float(sign | 0x7f800000u);
     return cr_float(sign | e << 23 | (r & 0x7fffffu));
+}
+
+int cr_check_inputs(const cp_model *m, const char *engine)
+{
+    for (int l = 0; l < m->n_layers; ++l)
+        if (m->layers[l].in > CR_IN_MAX)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "%s: layer %d has %d inputs; its error bound is proved for at most "
+                              "%d",
+                              engine, l, m->layers[l].in, CR_IN_MAX);
+    return CP_OK;
 }
 
 float cr_dot(const float *x, const float *w, int n, const float *bias)

@@ -944,14 +944,8 @@ static int cr_create(cp_engine *e, const cp_device *dev, const cp_model *m, int 
     int mode, stat, isa;
     if ((st = host_env_word("CLPARITY_HOST_CR", modes, 3, &mode)) != CP_OK ||
         (st = host_env_word("CLPARITY_HOST_CR_STATS", stats, 2, &stat)) != CP_OK ||
-        (st = exact_isa(&isa)) != CP_OK)
+        (st = exact_isa(&isa)) != CP_OK || (st = cr_check_inputs(m, "host:cr")) != CP_OK)
         return st;
-    for (int l = 0; l < m->n_layers; ++l)
-        if (m->layers[l].in > CR_IN_MAX)
-            return cp_err_set(CP_FAIL_USAGE,
-                              "host:cr: layer %d has %d inputs; its error bound is proved for "
-                              "at most %d",
-                              l, m->layers[l].in, CR_IN_MAX);
     s->scalar = mode == 1;
     s->cr_stats = stat == 1;
     atomic_init(&s->cr_fallbacks, 0);

@@ -22,6 +22,23 @@ static inline const cp_device *find_kind(const cp_devlist *l, enum cp_dev_kind k
     return NULL;
 }
 
+/* Lists the devices into *l for a test that needs an OpenCL device: 0, or the status the test
+ * exits with: 1 where the listing failed, TEST_SKIP (ctest: skipped) where there is no OpenCL
+ * device (*l is freed then). */
+static inline int devices_or_skip(cp_devlist *l)
+{
+    if (cp_devlist_enumerate(l) != CP_OK) {
+        fprintf(stderr, "%s\n", cp_err_msg());
+        return 1;
+    }
+    if (!find_kind(l, CP_DEV_OPENCL)) {
+        fprintf(stderr, "no OpenCL device: skipped\n");
+        cp_devlist_free(l);
+        return TEST_SKIP;
+    }
+    return 0;
+}
+
 /* Runs `engine` once on dev; returns a malloc'd output (float or double), NULL on failure
  * after printing why. */
 static inline void *run_engine(const char *engine, const cp_device *dev, const cp_model *m,

@@ -245,15 +245,9 @@ static void test_features_change_output(void **state)
 
 int main(void)
 {
-    if (cp_devlist_enumerate(&devs) != CP_OK) {
-        fprintf(stderr, "%s\n", cp_err_msg());
-        return 1;
-    }
-    if (!find_kind(&devs, CP_DEV_OPENCL)) {
-        fprintf(stderr, "no OpenCL device: skipped\n");
-        cp_devlist_free(&devs);
-        return TEST_SKIP;
-    }
+    int status = devices_or_skip(&devs);
+    if (status)
+        return status;
     for (size_t i = 0; i < devs.n; ++i)
         if (devs.v[i].kind == CP_DEV_OPENCL)
             fprintf(stderr, "device %d:%d %s (%s)\n", devs.v[i].plat_idx, devs.v[i].dev_idx,
