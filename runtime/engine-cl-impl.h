@@ -1,7 +1,7 @@
 /* Private: the OpenCL engines' state (engine_cl.c) and cl:own's kernel paths, one struct
  * own_path_ops per path (own_small.c, own_gemm.c, own_cpu.c), listed in own_paths[] and chosen
  * by the rule table of own_path.c. A new kernel is one entry there; a new vendor or size rule
- * one row of own_rules[]. */
+ * one row of own_rules[]. cl:cr's kernels and their choice are cr_cl.c's. */
 #ifndef CLPARITY_ENGINE_CL_IMPL_H
 #define CLPARITY_ENGINE_CL_IMPL_H
 
@@ -23,7 +23,8 @@ struct cl_state {
     size_t *chunk_start; /* offset of each chunk into the model's params, in floats */
     int *layer_chunk;
     cl_mem act[2], tmp;
-    cl_event *events; /* one per layer, for the profiled kernel time */
+    cl_event *events; /* one per launch (n_events: a layer's launches), for the kernel time */
+    size_t n_events;
     bool clblast;
     /* cl:own's faster paths (own_small.cl, own_gemm.cl), all in cl:own's summation order */
     int path;
@@ -56,6 +57,7 @@ struct cl_state {
     cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
     bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
     bool relaxed;        /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
+    struct cr_cl *cr;    /* cl:cr's own (cr_cl.c); NULL for the other engines */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -143,6 +145,16 @@ int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
                  const void *const *values);
 /* A launch of fn per layer, flushed every CP_FLUSH_LAYERS. */
 int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
+
+/* cl:cr (cr_cl.c), whose kernels read the weights as stored (s->chunks). cr_cl_setup chooses
+ * the kernel variant and builds its program (before the weights are uploaded); cr_cl_upload
+ * makes the variant's own buffers (after); cr_cl_enqueue launches the forward's kernels, two
+ * events per layer; cr_cl_release frees s->cr. */
+#define CR_CL_EVENTS_PER_LAYER 2
+int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
+int cr_cl_upload(cp_engine *e, struct cl_state *s);
+int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+void cr_cl_release(struct cl_state *s);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

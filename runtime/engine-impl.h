@@ -37,6 +37,7 @@ struct cp_engine {
 extern const struct cp_engine_ops cp_engine_ops_cl_own;
 extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
 extern const struct cp_engine_ops cp_engine_ops_cl_relaxed;
+extern const struct cp_engine_ops cp_engine_ops_cl_cr;
 extern const struct cp_engine_ops cp_engine_ops_host_openblas;
 extern const struct cp_engine_ops cp_engine_ops_host_exact;
 extern const struct cp_engine_ops cp_engine_ops_host_cr;

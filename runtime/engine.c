@@ -26,12 +26,14 @@ static const cp_engine_info engines[] = {
      "correctly rounded: each output's exact sum rounded once (RN); the same bits on every "
      "correct implementation",
      true},
+    {"cl:cr", CP_DEV_OPENCL, CP_F32,
+     "correctly rounded on the OpenCL device: host:cr's bits, any split", true},
 };
 
 static const struct cp_engine_ops *const engine_ops[] = {
     &cp_engine_ops_cl_own,        &cp_engine_ops_cl_clblast, &cp_engine_ops_cl_relaxed,
     &cp_engine_ops_host_openblas, &cp_engine_ops_host_exact, &cp_engine_ops_host_f64,
-    &cp_engine_ops_host_cr,
+    &cp_engine_ops_host_cr,       &cp_engine_ops_cl_cr,
 };
 
 size_t cp_engine_count(void)
@@ -79,11 +81,16 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
         params = 0;
     if (strcmp(info->name, "host:exact") == 0 || strcmp(info->name, "host:cr") == 0)
         params += 15ULL * (unsigned long long)m->max_width * (unsigned long long)m->n_layers * esz;
-    /* host:cr also keeps each output's weight norm and the activations in double. */
+    /* host:cr also keeps each output's weight norm and the activations in double; cl:cr
+     * the weights as stored, each output's weight norm and each row's sum of squares (its
+     * split-k partial sums, CLPARITY_CR_TUNE=path=splitk, are checked when it is created). */
     if (strcmp(info->name, "host:cr") == 0) {
         params += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL;
         buffers += 4;
     }
+    if (strcmp(info->name, "cl:cr") == 0)
+        params += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL +
+                  (unsigned long long)batch * 8ULL;
     *total = params + buffers * act * esz;
     *largest = layer_max > act * esz ? layer_max : act * esz;
 }

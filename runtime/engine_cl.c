@@ -1,5 +1,6 @@
 /* The OpenCL engines: cl:own, cl:clblast (CLBlast SGEMV at B = 1, SGEMM beyond, + our
- * epilogue) and cl:relaxed (cl:own's kernel paths built with fast math, a * b + c for fma). All
+ * epilogue), cl:relaxed (cl:own's kernel paths built with fast math, a * b + c for fma) and
+ * cl:cr (correctly rounded layers: cr_cl.c and clkernels/cr.cl). All
  * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
  * they share lives here: the context, the weights as stored, the activations, the forward's
  * frame and the round trip. cl:own's kernel paths are own_path_ops entries
@@ -15,7 +16,7 @@
 /* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
 static _Thread_local int forced_path = -1;
 
-enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED };
+enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED, CL_CR };
 
 /* clCreateBuffer and clEnqueueNDRangeKernel, through which the test hooks fail-alloc:N and
  * fail-enqueue:N make the Nth call fail as a device out of resources would. */
@@ -47,11 +48,12 @@ static void cl_destroy(cp_engine *e)
     if (s->q)
         clFinish(s->q);
     if (s->events) {
-        for (int l = 0; l < e->model->n_layers; ++l)
-            if (s->events[l])
-                clReleaseEvent(s->events[l]);
+        for (size_t i = 0; i < s->n_events; ++i)
+            if (s->events[i])
+                clReleaseEvent(s->events[i]);
         free(s->events);
     }
+    cr_cl_release(s);
     /* Test hook "skip-release": one buffer is left unreleased, to show that the check below
      * catches it. */
     for (int i = cp_test_hook("skip-release") ? 1 : 0; i < 2; ++i)
@@ -249,14 +251,15 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
 
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2");
     double t0 = cp_now();
-    if (variant != CL_CLBLAST) {
+    if (variant == CL_CR)
+        st = cr_cl_setup(e, s, dev); /* cr.cl; the weights as stored, as the naive path's */
+    else if (variant != CL_CLBLAST)
         st = own_path_setup(e, s, dev, forced_path);
-        if (st != CP_OK)
-            return st;
-    }
+    if (st != CP_OK)
+        return st;
     /* block.cl serves the naive path (of cl:own and cl:relaxed) and CLBlast's epilogue; the
      * other paths are one program each, so a build (and a cache entry) per engine. */
-    if (s->path == PATH_NAIVE) {
+    if (s->path == PATH_NAIVE && variant != CL_CR) {
         if (variant == CL_OWN && own_planted(s))
             snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 -DCP_PLANT_BIT");
         else if (variant == CL_RELAXED)
@@ -297,8 +300,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (st != CP_OK)
             return st;
     }
-    if (ops->upload) {
-        st = ops->upload(e, s);
+    if (ops->upload || s->cr) {
+        st = s->cr ? cr_cl_upload(e, s) : ops->upload(e, s);
         if (st != CP_OK)
             return st;
     }
@@ -324,7 +327,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(gemm output)");
     }
-    s->events = calloc((size_t)m->n_layers, sizeof *s->events);
+    s->n_events = (size_t)m->n_layers * (s->cr ? CR_CL_EVENTS_PER_LAYER : 1);
+    s->events = calloc(s->n_events, sizeof *s->events);
     if (!s->events)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
     return CP_OK;
@@ -351,6 +355,13 @@ static int cl_relaxed_create(cp_engine *e, const cp_device *dev, const cp_model 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_RELAXED);
+}
+
+static int cl_cr_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
+{
+    (void)m;
+    (void)max_batch;
+    return cl_create_common(e, dev, CL_CR);
 }
 
 static int cl_clblast_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
@@ -468,10 +479,10 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
 {
     struct cl_state *s = e->state;
     const cp_model *m = e->model;
-    for (int l = 0; l < m->n_layers; ++l)
-        if (s->events[l]) {
-            clReleaseEvent(s->events[l]);
-            s->events[l] = NULL;
+    for (size_t i = 0; i < s->n_events; ++i)
+        if (s->events[i]) {
+            clReleaseEvent(s->events[i]);
+            s->events[i] = NULL;
         }
     double t0 = cp_now();
     cl_int rc =
@@ -485,10 +496,11 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (s->clblast)
         snprintf(e->routine, sizeof e->routine, "%s + cp_epilogue",
                  batch == 1 ? "CLBlastSgemv" : "CLBlastSgemm");
-    else
+    else if (!s->cr) /* cl:cr's routine is set by cr_cl_setup */
         snprintf(e->routine, sizeof e->routine, "path %s%s", ops->name,
                  s->relaxed ? " (relaxed)" : "");
-    int st = ops->enqueue_model
+    int st = s->cr ? cr_cl_enqueue(e, s, batch, &result)
+             : ops->enqueue_model
                  ? ops->enqueue_model(e, s, batch, &result)
                  : own_enqueue_layers(e, s, batch, s->clblast ? clblast_layer : ops->enqueue_layer);
     if (st != CP_OK)
@@ -513,14 +525,14 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
     if (s->clblast)
         return CP_OK; /* CLBlast hides its kernels' events: kernel time stays n/a */
     double ksum = 0.0;
-    for (int l = 0; l < m->n_layers; ++l) {
-        if (!s->events[l])
-            continue; /* the one-launch path has one event */
+    for (size_t i = 0; i < s->n_events; ++i) {
+        if (!s->events[i])
+            continue; /* the one-launch path has one event, cl:cr's gemv one a layer */
         cl_ulong a, b;
-        rc = clGetEventProfilingInfo(s->events[l], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+        rc = clGetEventProfilingInfo(s->events[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
         if (rc == CL_SUCCESS)
             rc =
-                clGetEventProfilingInfo(s->events[l], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+                clGetEventProfilingInfo(s->events[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetEventProfilingInfo");
         ksum += 1e-9 * (double)(b - a);
@@ -622,3 +634,7 @@ const struct cp_engine_ops cp_engine_ops_cl_relaxed = {.create = cl_relaxed_crea
                                                        .forward = cl_forward,
                                                        .destroy = cl_destroy,
                                                        .roundtrip = cl_roundtrip};
+const struct cp_engine_ops cp_engine_ops_cl_cr = {.create = cl_cr_create,
+                                                  .forward = cl_forward,
+                                                  .destroy = cl_destroy,
+                                                  .roundtrip = cl_roundtrip};

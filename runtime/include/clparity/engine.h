@@ -95,8 +95,10 @@ const cp_path_report *cp_engine_paths(const cp_engine *e);
  * (cl:own), "path reg (relaxed)" (cl:relaxed), "CLBlastSgemv" or "CLBlastSgemm" (cl:clblast,
  * by batch), "cblas_sgemv" or "cblas_sgemm" (host:openblas, by batch), "C fmaf chains (avx512)"
  * (host:exact, with its level), "C double loops" (host:f64), "f64 sums + exact fallback (avx2)"
- * or "exact accumulator (scalar)" (host:cr); "" where not known yet. */
-#define CP_ROUTINE_LEN 48
+ * or "exact accumulator (scalar)" (host:cr), "cr.cl gemv: float64 certified + exact fallback"
+ * or "cr.cl gemv: exact integer accumulator (no cl_khr_fp64)" (cl:cr, with its kernel
+ * variant); "" where not known yet. */
+#define CP_ROUTINE_LEN 80
 const char *cp_engine_routine(const cp_engine *e);
 
 /* cl:own's kernel paths, by index (naive, small, tiled, ...). */

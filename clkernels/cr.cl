@@ -1,0 +1,740 @@
+/* cl:cr's kernels (runtime/cr_cl.c): correctly rounded layers with host:cr's bits on every
+ * device, whatever the split of k over work-items, work-groups and launches (issue 23;
+ * docs/ENGINES.md, "host:cr and cl:cr"). For each output o:
+ *   v = RN(sum_k x[k]·W[o][k] + b[o]) (the exact sum rounded once to float32, ties to even),
+ *   then the activation, then y = RN(x[o] + act(v)) where the layer has a residual.
+ *
+ * hostblas/cr.c states the contract and proves the method; this file is that method in OpenCL
+ * C, and its functions carry the names of cr.c's and take the same steps, so that one can be
+ * read against the other: cr_carry, cr_acc_add_scaled, cr_split, cr_acc_classify,
+ * cr_acc_add_product, cr_acc_add, cr_msb, cr_acc_round, cr_dot, cr_epilogue (with cp_relu) and
+ * cr_certify. Where they differ it is said there. The accumulator reads the operands' bits
+ * (as_uint), never through float arithmetic.
+ *
+ * THE SUMS, ANY SPLIT. In the double path (CR_F64) each work-item sums its slice of k (k = its
+ * index, then every CR_WG-th; in cr_split_part a range of k per work-group) with fma(x, w, acc)
+ * from 0.0: a float product is exact in double (cr.c, 1-2), so each fma is one rounded addition.
+ * The partial sums then meet in a binary tree in local memory, and in cr_split_finish across the
+ * work-groups of another launch. Whatever the tree: a rounded addition on a term's path merges
+ * in at least one other nonzero term (an addition of an exact zero, such as an empty slice's
+ * 0.0, is exact), so no term's path holds more than n − 1 rounded additions for the n = in + 1
+ * terms (the products and the bias). Higham's bound for any summation tree then gives
+ * |s − S| <= gamma_(n−1) · sum_i |p_i| <= gamma_(in+2) · T, which the bound's factor
+ * (cr_err_scale(in), cr.c, 2-3, computed by the host) covers: every split, work-group size and
+ * launch count of this file, and every tune setting, gives a sum within the same certified
+ * bound, and where the certificate fails the exact accumulator decides. So every output has the
+ * one right answer, host:cr's.
+ *
+ * The x row's norm |x|_2 comes from a sum of squares in any order (cr.c, 3: any order is at
+ * least (1 − gamma_(in−1)) times the exact sum), and OpenCL's double sqrt is correctly rounded
+ * (a few ulps would still be covered by the factor 1.01). The weights' row norms |W_o|_2 are
+ * cr.c's cr_norm, computed on the host once.
+ *
+ * Build options (runtime/cr_cl.c):
+ *   CR_F64        the device has cl_khr_fp64: the certified double fast path, the exact
+ *                 accumulator where the certificate fails. Without it (Mesa rusticl on
+ *                 llvmpipe, or CLPARITY_CR_TUNE=exact=1) no double is compiled and every output
+ *                 goes through the exact accumulator.
+ *   CR_NO_DENORM  the device flushes float denormals (CL_DEVICE_SINGLE_FP_CONFIG without
+ *                 CL_FP_DENORM; or CLPARITY_CR_TUNE=ftz=1): no float arithmetic touches an
+ *                 operand or a result. Floats reach double through their bits (cr_f2d), the
+ *                 certificate takes only results of 2^-125 and up (their neighbours are normal),
+ *                 ReLU works on the bits and the residual add goes through the accumulator
+ *                 (two terms, rounded once: IEEE's RN sum, signed zeros included).
+ *   CR_WG         work-items per work-group (a power of two); CR_OB outputs per work-group;
+ *   CR_TK         the GEMM's tile depth; CP_PLANT_BIT  test hook corrupt-cl-cr.
+ * The program is built as cl:own's: no fast-math or mad option, and FP_CONTRACT OFF (the
+ * residual add is one float add; the double sums use explicit fma, which the proof counts). */
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef CR_F64
+#ifndef cl_khr_fp64
+#error "CR_F64 needs cl_khr_fp64"
+#endif
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#ifndef CR_WG
+#define CR_WG 64
+#endif
+#ifndef CR_OB
+#define CR_OB 4
+#endif
+#ifndef CR_TK
+#define CR_TK 16
+#endif
+/* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs. */
+#define CR_LX 8
+#define CR_LY 8
+#define CR_RM 4
+#define CR_RN 4
+#define CR_TM (CR_LY * CR_RM)
+#define CR_TN (CR_LX * CR_RN)
+
+#ifdef CP_PLANT_BIT /* test hook corrupt-cl-cr: the lowest bit of one output of each layer */
+#define CP_PLANT(v, at) ((at) ? (v) ^ 1u : (v))
+#else
+#define CP_PLANT(v, at) (v)
+#endif
+
+/* The local scratch of the double sums: doubles, or (without CR_F64, where it is unused) longs,
+ * so that every kernel keeps one argument list. */
+#ifdef CR_F64
+#define CR_REAL double
+#else
+#define CR_REAL long
+#endif
+
+/* ---- the exact accumulator (cr.c, 5-7) ------------------------------------------------------ */
+
+#define CR_DIGITS 20
+#define CR_MASK 0xffffffffUL
+#define CR_RADIX 4294967296L /* 2^32 */
+
+/* cr.c's flags as bits, so that two accumulators' flags combine by OR: CR_NONNEG0 is cr.c's
+ * !all_neg_zero (some term was not -0). */
+#define CR_NAN 1u
+#define CR_POS_INF 2u
+#define CR_NEG_INF 4u
+#define CR_ANY 8u
+#define CR_NONNEG0 16u
+
+/* cr.c's cr_acc without its count of adds: a layer has at most CR_IN_MAX = 2^26 inputs (the
+ * host checks), so fewer than 2^30 terms (cr.c's CR_ADDS_MAX) reach an accumulator, merged
+ * from several work-items or not, and no carry pass is needed before the rounding: the digits
+ * are summed digit by digit in any grouping, exactly. */
+typedef struct cr_acc {
+    long digit[CR_DIGITS];
+    uint flags;
+} cr_acc;
+
+void cr_acc_init(cr_acc *a)
+{
+    for (int i = 0; i < CR_DIGITS; ++i)
+        a->digit[i] = 0;
+    a->flags = 0u;
+}
+
+void cr_carry(long *d)
+{
+    for (int i = 0; i < CR_DIGITS - 1; ++i) {
+        long low = d[i] & (long)CR_MASK;
+        d[i + 1] += (d[i] - low) / CR_RADIX;
+        d[i] = low;
+    }
+}
+
+void cr_acc_add_scaled(cr_acc *a, ulong m, int p, bool neg)
+{
+    int i = p >> 5, sh = p & 31;
+    ulong lo = (m & CR_MASK) << sh; /* < 2^63 */
+    ulong t = ((m >> 32) << sh) + (lo >> 32);
+    long d0 = (long)(lo & CR_MASK), d1 = (long)(t & CR_MASK), d2 = (long)(t >> 32);
+    if (neg) {
+        a->digit[i] -= d0;
+        a->digit[i + 1] -= d1;
+        a->digit[i + 2] -= d2;
+    } else {
+        a->digit[i] += d0;
+        a->digit[i + 1] += d1;
+        a->digit[i + 2] += d2;
+    }
+}
+
+uint cr_split(uint u, int *q)
+{
+    uint e = u >> 23;
+    *q = e ? (int)e - 1 : 0;
+    return e ? (u & 0x7fffffu) | 0x800000u : u;
+}
+
+bool cr_acc_classify(cr_acc *a, bool nan, bool inf, bool zero, bool neg)
+{
+    a->flags |= CR_ANY;
+    if (nan) {
+        a->flags |= CR_NAN;
+        return false;
+    }
+    if (inf) {
+        a->flags |= neg ? CR_NEG_INF : CR_POS_INF;
+        return false;
+    }
+    if (!(zero && neg))
+        a->flags |= CR_NONNEG0;
+    return !zero;
+}
+
+/* cr.c's, on the factors' bits. */
+void cr_acc_add_product(cr_acc *a, uint ux, uint uw)
+{
+    uint ax = ux & 0x7fffffffu, aw = uw & 0x7fffffffu;
+    bool neg = ((ux ^ uw) >> 31) != 0;
+    bool inf = ax == 0x7f800000u || aw == 0x7f800000u, zero = ax == 0 || aw == 0;
+    bool nan = ax > 0x7f800000u || aw > 0x7f800000u || (inf && zero);
+    if (!cr_acc_classify(a, nan, inf, zero, neg))
+        return;
+    int qx, qw;
+    ulong m = (ulong)cr_split(ax, &qx) * (ulong)cr_split(aw, &qw);
+    cr_acc_add_scaled(a, m, qx + qw, neg);
+}
+
+/* cr.c's, on the float's bits. */
+void cr_acc_add(cr_acc *a, uint ub)
+{
+    uint ab = ub & 0x7fffffffu;
+    if (!cr_acc_classify(a, ab > 0x7f800000u, ab == 0x7f800000u, ab == 0, (ub >> 31) != 0))
+        return;
+    int q;
+    uint m = cr_split(ab, &q);
+    cr_acc_add_scaled(a, m, q + 149, (ub >> 31) != 0);
+}
+
+int cr_msb(uint v)
+{
+    return 31 - (int)clz(v);
+}
+
+/* cr.c's, returning the float's bits; it carries a's digits in place (cr.c rounds a copy). */
+uint cr_acc_round(cr_acc *a)
+{
+    uint f = a->flags;
+    if ((f & CR_NAN) || ((f & CR_POS_INF) && (f & CR_NEG_INF)))
+        return 0x7fc00000u;
+    if (f & (CR_POS_INF | CR_NEG_INF))
+        return (f & CR_NEG_INF) ? 0xff800000u : 0x7f800000u;
+    long *d = a->digit;
+    cr_carry(d);
+    uint sign = 0u;
+    if (d[CR_DIGITS - 1] < 0) { /* digits 0..18 are in [0, 2^32): digit 19 has the sign */
+        for (int i = 0; i < CR_DIGITS; ++i)
+            d[i] = -d[i];
+        cr_carry(d);
+        sign = 0x80000000u;
+    }
+    int top = CR_DIGITS - 1;
+    while (top >= 0 && d[top] == 0)
+        --top;
+    if (top < 0) /* an exact zero */
+        return (f & CR_ANY) && !(f & CR_NONNEG0) ? 0x80000000u : 0u;
+    int t = 32 * top + cr_msb((uint)d[top]);
+    int q = t - 23 > 149 ? t - 23 : 149;
+    /* bits q - 1 .. q + 24 of M (the window's bits above t are 0); i + 1 <= 18 */
+    int i = (q - 1) >> 5, sh = (q - 1) & 31;
+    ulong win = ((ulong)d[i] >> sh) | ((ulong)d[i + 1] << (32 - sh));
+    /* cr.c's half (a type's name in OpenCL C) */
+    uint r = (uint)((win >> 1) & 0x1ffffffUL), half_bit = (uint)(win & 1UL);
+    bool sticky = ((ulong)d[i] & ((1UL << sh) - 1UL)) != 0;
+    for (int j = 0; j < i && !sticky; ++j)
+        sticky = d[j] != 0;
+    if (half_bit && (sticky || (r & 1u)))
+        ++r;
+    if (r == 1u << 24) {
+        r >>= 1;
+        ++q;
+    }
+    if (r < 1u << 23) /* a subnormal or zero: q = 149 */
+        return sign | r;
+    uint e = (uint)(q - 148);
+    if (e >= 255)
+        return sign | 0x7f800000u;
+    return sign | e << 23 | (r & 0x7fffffu);
+}
+
+/* cr.c's cr_dot by one work-item (the GEMM's fallback): the products x[k]·w[k], k ascending,
+ * then the bias (b NULL: none), rounded once. */
+uint cr_dot(__global const uint *x, __global const uint *w, int n, __global const uint *b)
+{
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int k = 0; k < n; ++k)
+        cr_acc_add_product(&a, x[k], w[k]);
+    if (b)
+        cr_acc_add(&a, *b);
+    return cr_acc_round(&a);
+}
+
+/* ---- the activation and the residual (cr.c, 8) ---------------------------------------------- */
+
+#ifdef CR_NO_DENORM
+/* DESIGN's ReLU, (v <= 0) ? +0 : v, on the bits: a subnormal v must not be read as 0. NaN
+ * passes, -0 and every negative become +0. */
+uint cp_relu(uint v)
+{
+    return (v & 0x7fffffffu) > 0x7f800000u ? v : (v >> 31) || v == 0u ? 0u : v;
+}
+
+/* act, then the residual as RN(x_o + r) through the accumulator: the exact sum of two terms
+ * rounded once is IEEE's sum (an exact zero +0 unless both are -0, inf - inf NaN). */
+uint cr_epilogue(uint v, int flags, uint x_o)
+{
+    uint r = (flags & 2) ? cp_relu(v) : v;
+    if (!(flags & 4))
+        return r;
+    cr_acc a;
+    cr_acc_init(&a);
+    cr_acc_add(&a, x_o);
+    cr_acc_add(&a, r);
+    return cr_acc_round(&a);
+}
+#else
+float cp_relu(float v)
+{
+    return (v <= 0.0f) ? 0.0f : v;
+}
+
+/* flags as cl:own's: 2 ReLU, 4 residual; one float add (FP_CONTRACT OFF). */
+uint cr_epilogue(uint v, int flags, uint x_o)
+{
+    float r = (flags & 2) ? cp_relu(as_float(v)) : as_float(v);
+    return as_uint((flags & 4) ? as_float(x_o) + r : r);
+}
+#endif
+
+/* The residual's input x[o], read only where the layer has a residual (then in = out; o may
+ * be past the row's end otherwise). */
+#define CR_XO(xr, o, flags) (((flags) & 4) ? (xr)[o] : 0u)
+
+/* ---- the certified double path (cr.c, 2-4) -------------------------------------------------- */
+
+#ifdef CR_F64
+/* A float's exact double. Where the device flushes float denormals, from its bits: the sign,
+ * a normal's exponent and fraction moved to double's fields, a subnormal's m · 2^-149 (a double
+ * product, exact), infinities and NaNs kept. */
+double cr_f2d(uint u)
+{
+#ifdef CR_NO_DENORM
+    uint a = u & 0x7fffffffu, e = a >> 23;
+    double mag;
+    if (e == 255u)
+        mag = as_double(0x7ff0000000000000UL | (ulong)(a & 0x7fffffu) << 29);
+    else if (e)
+        mag = as_double((ulong)(e + 896u) << 52 | (ulong)(a & 0x7fffffu) << 29);
+    else
+        mag = (double)a * 0x1p-149;
+    return (u >> 31) ? -mag : mag;
+#else
+    return (double)as_float(u);
+#endif
+}
+
+/* cr.c's cr_certify on the bits of *v. Where the device flushes float denormals, only
+ * |s| >= 2^-125 is certified: r and its neighbours are then normal floats, whose conversions
+ * no flush can touch. */
+bool cr_certify(double s, double err, uint *v)
+{
+    double a = fabs(s);
+    if (!(a < 0x1p127)) /* also NaN */
+        return false;
+#ifdef CR_NO_DENORM
+    if (!(a >= 0x1p-125))
+        return false;
+#endif
+    float r = convert_float_rte(a);
+    uint u = as_uint(r);
+    if (u == 0u)
+        return false;
+    double mid_lo = ((double)r + (double)as_float(u - 1u)) * 0.5;
+    double mid_hi = ((double)r + (double)as_float(u + 1u)) * 0.5;
+    if (!(a - mid_lo > err && mid_hi - a > err))
+        return false;
+    *v = s < 0.0 ? u | 0x80000000u : u;
+    return true;
+}
+
+/* The certificate for output o of a row: s its products' double sum, xx the row's sum of
+ * squares; the bias added in double (one more rounding, cr.c, 2), as cr.c's cr_output. */
+bool cr_output(double s, double xx, __global const ulong *wnorm, int o, __global const uint *bias,
+               double scale, uint *v)
+{
+    double b = bias ? cr_f2d(bias[o]) : 0.0;
+    return cr_certify(s + b, scale * (sqrt(xx) * as_double(wnorm[o]) + fabs(b)), v);
+}
+
+/* Rows 0 .. R - 1 of ls (each CR_WG doubles, one per work-item) summed in a binary tree; row r's
+ * sum is left in ls[r * CR_WG]. */
+void cr_group_sums(__local double *ls, int R)
+{
+    const int lid = (int)get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = CR_WG / 2; h > 0; h >>= 1) {
+        if (lid < h)
+            for (int r = 0; r < R; ++r)
+                ls[r * CR_WG + lid] = ls[r * CR_WG + lid] + ls[r * CR_WG + lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
+
+/* ---- a work-group's exact sum ------------------------------------------------------------- */
+
+/* The work-group's accumulators (each work-item's a) summed in a binary tree in local memory,
+ * digit by digit and flag by flag: the sum's digits are left in ld[0 .. CR_DIGITS - 1], its
+ * flags in lf[0]. */
+void cr_group_tree(const cr_acc *a, __local long *ld, __local uint *lf)
+{
+    const int lid = (int)get_local_id(0);
+    for (int i = 0; i < CR_DIGITS; ++i)
+        ld[lid * CR_DIGITS + i] = a->digit[i];
+    lf[lid] = a->flags;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = CR_WG / 2; h > 0; h >>= 1) {
+        if (lid < h) {
+            for (int i = 0; i < CR_DIGITS; ++i)
+                ld[lid * CR_DIGITS + i] += ld[(lid + h) * CR_DIGITS + i];
+            lf[lid] |= lf[lid + h];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* cr_group_tree, then the sum rounded: the result in *res for every work-item. */
+uint cr_group_round(cr_acc *a, __local long *ld, __local uint *lf, __local uint *res)
+{
+    const int lid = (int)get_local_id(0);
+    cr_group_tree(a, ld, lf);
+    if (lid == 0) {
+        for (int i = 0; i < CR_DIGITS; ++i)
+            a->digit[i] = ld[i];
+        a->flags = lf[0];
+        *res = cr_acc_round(a);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *res;
+}
+
+/* RN(sum_k x[k]·w[k] + *b) (b NULL: no bias) by the whole work-group, k split over its
+ * work-items (every work-item calls it): each accumulates its slice exactly, then
+ * cr_group_round. */
+uint cr_group_dot(__global const uint *x, __global const uint *w, int n, __global const uint *b,
+                  __local long *ld, __local uint *lf, __local uint *res)
+{
+    const int lid = (int)get_local_id(0);
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int k = lid; k < n; k += CR_WG)
+        cr_acc_add_product(&a, x[k], w[k]);
+    if (b && lid == 0)
+        cr_acc_add(&a, *b);
+    return cr_group_round(&a, ld, lf, res);
+}
+
+/* ---- a block of outputs of one row ------------------------------------------------------- */
+
+#ifdef CR_F64
+/* The double sums of the block of outputs o0 .. o0 + CR_OB - 1 over k in [k0, k1) (each
+ * work-item its slice: k0 + its index, then every CR_WG-th) and of the row's squares, reduced
+ * in a tree in local memory: output j's sum is left at ls[j * CR_WG], the squares' at
+ * ls[CR_OB * CR_WG]. Past the layer's end a block sums its last output again, unused. */
+void cr_block_sums(__global const uint *xr, __global const uint *w, int in, int out, int o0,
+                   int k0, int k1, __local double *ls)
+{
+    const int lid = (int)get_local_id(0);
+    double acc[CR_OB], xx = 0.0;
+    for (int j = 0; j < CR_OB; ++j)
+        acc[j] = 0.0;
+    for (int k = k0 + lid; k < k1; k += CR_WG) {
+        double xk = cr_f2d(xr[k]);
+        xx = fma(xk, xk, xx);
+        for (int j = 0; j < CR_OB; ++j)
+            acc[j] = fma(xk, cr_f2d(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]),
+                         acc[j]);
+    }
+    for (int j = 0; j < CR_OB; ++j)
+        ls[j * CR_WG + lid] = acc[j];
+    ls[CR_OB * CR_WG + lid] = xx;
+    cr_group_sums(ls, CR_OB + 1);
+}
+#endif
+
+/* The block's outputs into the output row yr: with CR_F64, work-item j < CR_OB certifies output
+ * o0 + j from s, its products' double sum, and xx, the row's sum of squares, and stores it
+ * where the certificate holds; then the whole group sums exactly each output whose certificate
+ * failed (every output without CR_F64: s and xx are unused). flags, wnorm (this layer's) and
+ * scale as the kernels take them; row0: the block is in row 0 (the test hook's); fail: CR_OB
+ * ints of local memory. Every work-item calls it. */
+void cr_block_finish(__global const uint *xr, __global const uint *w, __global const uint *bias,
+                     int in, int out, int o0, int flags, __global const ulong *wnorm, ulong scale,
+                     CR_REAL s, CR_REAL xx, __global uint *yr, bool row0, __local int *fail,
+                     __local long *ld, __local uint *lf, __local uint *res)
+{
+    const int lid = (int)get_local_id(0);
+#ifdef CR_F64
+    if (lid < CR_OB && o0 + lid < out) {
+        int o = o0 + lid;
+        uint v;
+        fail[lid] = !cr_output(s, xx, wnorm, o, bias, as_double(scale), &v);
+        if (!fail[lid])
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    (void)wnorm;
+    (void)scale;
+    (void)s;
+    (void)xx;
+    (void)fail;
+#endif
+    for (int j = 0; j < CR_OB && o0 + j < out; ++j) {
+#ifdef CR_F64
+        if (!fail[j]) /* the same for every work-item: the group stays together */
+            continue;
+#endif
+        int o = o0 + j;
+        uint v = cr_group_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0, ld, lf,
+                              res);
+        if (lid == 0)
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
+    }
+}
+
+/* ---- the kernels -------------------------------------------------------------------------- */
+
+/* The layer's arguments, as every kernel takes them: x [batch][in] and y [batch][out] (floats
+ * read and written as bits), p the buffer of the weights as stored (W [out][in] from w_off, the
+ * bias from b_off), flags as cl:own's (1 bias, 2 ReLU, 4 residual), wnorm each output's |W_o|_2
+ * (doubles' bits, from wn_off; unused without CR_F64) and scale the bound's factor
+ * cr_err_scale(in) (a double's bits: a device without fp64 takes no double argument). */
+#define CR_LAYER_ARGS                                                                              \
+    __global const uint *restrict x, __global uint *restrict y, __global const uint *restrict p,  \
+        ulong w_off, ulong b_off, int in, int out, int flags,                                      \
+        __global const ulong *restrict wnorm, ulong wn_off, ulong scale
+
+/* (a) A work-group per (row, block of CR_OB outputs); k split over its work-items, the partial
+ * sums (and the row's sum of squares) reduced in a tree in local memory; the certificate for
+ * each output; the outputs it fails (all of them without CR_F64) summed exactly by the whole
+ * group. ld and lf: CR_WG × CR_DIGITS longs and CR_WG uints; ls: (CR_OB + 1) × CR_WG doubles. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
+{
+    __local uint res;
+    __local int fail[CR_OB];
+    const int lid = (int)get_local_id(0);
+    const int o0 = (int)get_group_id(0) * CR_OB;
+    const size_t row = get_global_id(1);
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *w = p + w_off;
+    __global const uint *bias = (flags & 1) ? p + b_off : 0;
+    __global uint *yr = y + row * (size_t)out;
+    CR_REAL s = 0, xx = 0;
+#ifdef CR_F64
+    cr_block_sums(xr, w, in, out, o0, 0, in, ls);
+    if (lid < CR_OB)
+        s = ls[lid * CR_WG];
+    xx = ls[CR_OB * CR_WG];
+#else
+    (void)ls;
+    (void)lid;
+#endif
+    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + wn_off, scale, s, xx, yr, row == 0,
+                    fail, ld, lf, &res);
+}
+
+/* (b) Split k: cr_split_part gives the sums of `split` ranges of k, a work-group for each
+ * (row, block of CR_OB outputs, range): with CR_F64 each output's double sum into part
+ * [row][o][range] and the row's sum of squares into xpart [row][range] (by the groups of the
+ * first block); without, each output's exact accumulator (its CR_DIGITS digits into part, its
+ * flags into pflags). cr_split_finish, a launch later, adds the ranges (in any order: the proof
+ * covers any tree), certifies, and sums exactly, by the whole group, each output whose
+ * certificate fails; without CR_F64 it adds the ranges' digits and rounds. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_split_part(CR_LAYER_ARGS, int split, __global CR_REAL *restrict part,
+              __global uint *restrict pflags, __global CR_REAL *restrict xpart, __local long *ld,
+              __local uint *lf, __local CR_REAL *ls)
+{
+    const int lid = (int)get_local_id(0);
+    const int o0 = (int)get_group_id(0) * CR_OB, r = (int)get_global_id(1);
+    const size_t row = get_global_id(2);
+    const int k0 = (int)((long)in * r / split), k1 = (int)((long)in * (r + 1) / split);
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *w = p + w_off;
+    (void)y;
+    (void)b_off;
+    (void)flags;
+    (void)wnorm;
+    (void)wn_off;
+    (void)scale;
+#ifdef CR_F64
+    (void)pflags;
+    (void)ld;
+    (void)lf;
+    cr_block_sums(xr, w, in, out, o0, k0, k1, ls);
+    if (lid < CR_OB && o0 + lid < out)
+        part[(row * (size_t)out + (size_t)(o0 + lid)) * (size_t)split + (size_t)r] =
+            ls[lid * CR_WG];
+    if (lid == CR_OB && o0 == 0)
+        xpart[row * (size_t)split + (size_t)r] = ls[CR_OB * CR_WG];
+#else
+    (void)xpart;
+    (void)ls;
+    for (int j = 0; j < CR_OB && o0 + j < out; ++j) {
+        __global const uint *wr = w + (size_t)(o0 + j) * (size_t)in;
+        cr_acc a;
+        cr_acc_init(&a);
+        for (int k = k0 + lid; k < k1; k += CR_WG)
+            cr_acc_add_product(&a, xr[k], wr[k]);
+        cr_group_tree(&a, ld, lf); /* not rounded: the range's digits go out as they are */
+        size_t at = (row * (size_t)out + (size_t)(o0 + j)) * (size_t)split + (size_t)r;
+        for (int i = lid; i < CR_DIGITS; i += CR_WG)
+            part[at * CR_DIGITS + (size_t)i] = ld[i];
+        if (lid == 0)
+            pflags[at] = lf[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
+                __global const uint *restrict pflags, __global const CR_REAL *restrict xpart,
+                __local long *ld, __local uint *lf, __local CR_REAL *ls)
+{
+    __local uint res;
+    __local int fail[CR_OB];
+    const int lid = (int)get_local_id(0);
+    const int o0 = (int)get_group_id(0) * CR_OB;
+    const size_t row = get_global_id(1);
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *w = p + w_off;
+    __global const uint *bias = (flags & 1) ? p + b_off : 0;
+    __global uint *yr = y + row * (size_t)out;
+    (void)ls;
+#ifdef CR_F64
+    (void)pflags;
+    double s = 0.0, xx = 0.0;
+    if (lid < CR_OB && o0 + lid < out) {
+        __global const double *pr = part + (row * (size_t)out + (size_t)(o0 + lid)) * (size_t)split;
+        for (int r = 0; r < split; ++r) {
+            s = s + pr[r];
+            xx = xx + xpart[row * (size_t)split + (size_t)r];
+        }
+    }
+    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + wn_off, scale, s, xx, yr, row == 0,
+                    fail, ld, lf, &res);
+#else
+    (void)w;
+    (void)wnorm;
+    (void)wn_off;
+    (void)scale;
+    (void)xpart;
+    (void)ld;
+    (void)lf;
+    (void)res;
+    (void)fail;
+    if (lid < CR_OB && o0 + lid < out) {
+        int o = o0 + lid;
+        size_t at = (row * (size_t)out + (size_t)o) * (size_t)split;
+        cr_acc a;
+        cr_acc_init(&a);
+        for (int r = 0; r < split; ++r) {
+            for (int i = 0; i < CR_DIGITS; ++i)
+                a.digit[i] += part[(at + (size_t)r) * CR_DIGITS + (size_t)i];
+            a.flags |= pflags[at + (size_t)r];
+        }
+        if (bias)
+            cr_acc_add(&a, bias[o]);
+        uint v = cr_acc_round(&a);
+        yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+    }
+#endif
+}
+
+/* The sum of squares of each row of x, for cr_gemm's certificates (a work-group per row, the
+ * tree in local memory); xnorm [row]. Unused without CR_F64. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_row_squares(__global const uint *restrict x, int in, __global CR_REAL *restrict xsq,
+               __local CR_REAL *ls)
+{
+    const int lid = (int)get_local_id(0);
+    const size_t row = get_global_id(1);
+#ifdef CR_F64
+    __global const uint *xr = x + row * (size_t)in;
+    double xx = 0.0;
+    for (int k = lid; k < in; k += CR_WG) {
+        double xk = cr_f2d(xr[k]);
+        xx = fma(xk, xk, xx);
+    }
+    ls[lid] = xx;
+    cr_group_sums(ls, 1);
+    if (lid == 0)
+        xsq[row] = ls[0];
+#else
+    (void)x;
+    (void)in;
+    (void)xsq;
+    (void)ls;
+    (void)lid;
+    (void)row;
+#endif
+}
+
+/* (c) The tiled GEMM for large batches: a work-group of CR_LX × CR_LY work-items per tile of
+ * CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY and
+ * CR_LX) in double accumulators; CR_TK-deep tiles of x and W through local memory as bits (xs:
+ * CR_TM × CR_TK, ws: CR_TN × CR_TK uints). The padding is zeros in both tiles (0 · 0 adds
+ * nothing exactly; a padded row or output is never stored). Each work-item certifies its
+ * outputs with the rows' sums of squares (cr_row_squares, xsq) and sums the ones that fail
+ * alone, exactly (cr_dot). Without CR_F64 each of its outputs goes through cr_dot. */
+__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
+cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local uint *xs,
+        __local uint *ws)
+{
+    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+    const int m0 = (int)get_group_id(1) * CR_TM, n0 = (int)get_group_id(0) * CR_TN;
+    __global const uint *w = p + w_off;
+    __global const uint *bias = (flags & 1) ? p + b_off : 0;
+#ifdef CR_F64
+    const int tid = ty * CR_LX + tx;
+    double acc[CR_RM][CR_RN];
+    for (int i = 0; i < CR_RM; ++i)
+        for (int j = 0; j < CR_RN; ++j)
+            acc[i][j] = 0.0;
+    for (int k0 = 0; k0 < in; k0 += CR_TK) {
+        for (int e = tid; e < CR_TM * CR_TK; e += CR_LX * CR_LY) {
+            int r = e / CR_TK, kk = e % CR_TK;
+            bool ok = m0 + r < batch && k0 + kk < in;
+            xs[e] = ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+        }
+        for (int e = tid; e < CR_TN * CR_TK; e += CR_LX * CR_LY) {
+            int c = e / CR_TK, kk = e % CR_TK;
+            bool ok = n0 + c < out && k0 + kk < in;
+            ws[e] = ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int kk = 0; kk < CR_TK; ++kk) {
+            double xv[CR_RM], wv[CR_RN];
+            for (int i = 0; i < CR_RM; ++i)
+                xv[i] = cr_f2d(xs[(ty + i * CR_LY) * CR_TK + kk]);
+            for (int j = 0; j < CR_RN; ++j)
+                wv[j] = cr_f2d(ws[(tx + j * CR_LX) * CR_TK + kk]);
+            for (int i = 0; i < CR_RM; ++i)
+                for (int j = 0; j < CR_RN; ++j)
+                    acc[i][j] = fma(xv[i], wv[j], acc[i][j]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+    (void)wnorm;
+    (void)wn_off;
+    (void)scale;
+    (void)xsq;
+    (void)xs;
+    (void)ws;
+#endif
+    for (int i = 0; i < CR_RM; ++i) {
+        int m = m0 + ty + i * CR_LY;
+        if (m >= batch)
+            break;
+        __global const uint *xr = x + (size_t)m * (size_t)in;
+        for (int j = 0; j < CR_RN; ++j) {
+            int o = n0 + tx + j * CR_LX;
+            if (o >= out)
+                break;
+            uint v;
+#ifdef CR_F64
+            if (!cr_output(acc[i][j], xsq[m], wnorm + wn_off, o, bias, as_double(scale), &v))
+#endif
+                v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
+            y[(size_t)m * (size_t)out + (size_t)o] =
+                CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+        }
+    }
+}

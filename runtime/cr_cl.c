@@ -1,0 +1,581 @@
+/* cl:cr: correctly rounded layers on the OpenCL device (issue 23, part 2; docs/ENGINES.md,
+ * "host:cr and cl:cr"). Every output is RN(sum_k x[k]·W[o][k] + b[o]), then the activation and
+ * the residual: host:cr's bits on every device, whatever the kernel variant, its work-group
+ * size, the split of k or the tune settings. clkernels/cr.cl is hostblas/cr.c's method in OpenCL
+ * C (its first comment says why any split is covered); this file picks the variant (a table of
+ * variants and an ordered rule table, as cl:own's own_path.c), builds it with cl:own's strict
+ * options, uploads the weights' row norms, and launches the layers. engine_cl.c shares with
+ * cl:own the context, the weights as stored (which cr.cl reads in place), the activations, the
+ * forward's frame and the round trip.
+ *
+ * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
+ * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
+ * the exact integer accumulator for every output. The routine string says which. */
+#include "engine-cl-impl.h"
+#include "program-impl.h"
+#include "tune-impl.h"
+#include "../hostblas/cr-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cr.cl's geometry that the host needs too (cr.cl's CR_DIGITS, CR_LX × CR_LY, CR_TM, CR_TN). */
+#define CR_CL_DIGITS 20
+#define CR_CL_GEMM_LX 8
+#define CR_CL_GEMM_LY 8
+#define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
+_Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
+
+/* The kernel variants. */
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_N_PATHS };
+
+/* CLPARITY_CR_TUNE's settings. */
+struct cr_tune {
+    int path;  /* 0 auto (the rules), else 1 + enum cr_path */
+    int wg;    /* work-items per group of gemv and splitk (a power of two) */
+    int ob;    /* outputs per work-group of gemv and splitk */
+    int split; /* splitk: ranges of k, each summed by its own work-groups */
+    int tk;    /* gemm: the tiles' depth */
+    int exact; /* 1: every output through the exact accumulator (no double compiled) */
+    int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
+};
+
+static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm"};
+static const struct cp_param cr_params[] = {
+    {"path", offsetof(struct cr_tune, path), 4, {0}, cr_path_words},
+    {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
+    {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
+    {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
+    {"tk", offsetof(struct cr_tune, tk), 3, {8, 16, 32}, NULL},
+    {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
+    {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
+};
+
+struct cr_cl {
+    enum cr_path path;
+    struct cr_tune tune;
+    bool f64;          /* the certified double path (CR_F64) */
+    bool ftz;          /* float denormals through the bits (CR_NO_DENORM) */
+    cl_program prog;   /* cr.cl */
+    cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
+    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
+    cl_mem xsq;        /* f64 gemm: each row's sum of squares */
+    cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
+    cl_mem pflags;     /* splitk without f64: the ranges' flags */
+    cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
+    size_t part_bytes; /* the sizes of part and pflags */
+    size_t pflags_bytes;
+};
+
+typedef int (*cr_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                           cl_mem out);
+
+/* One kernel variant of cl:cr. */
+struct cr_path_ops {
+    const char *name;   /* path= of CLPARITY_CR_TUNE, and the routine's */
+    const char *kernel; /* cr.cl's kernels: the main one, and the one launched before or after */
+    const char *kernel2;
+    /* The most loop iterations one work-item runs in a launch for a layer of `in` inputs
+     * (a bound; the loop check of llvmpipe devices compares it with their budget). */
+    long (*loop_need)(const struct cr_cl *c, long in);
+    cr_layer_fn layer;
+};
+
+/* ---- the layers' launches ------------------------------------------------------------------ */
+
+/* The arguments every kernel of cr.cl takes first (cr.cl's CR_LAYER_ARGS): 11. */
+static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in, cl_mem outb,
+                             cl_kernel k, const char *kname)
+{
+    const cp_layer *L = &e->model->layers[l];
+    struct stored_layer a;
+    own_stored_layer(e, s, l, &a);
+    cl_int flags = own_layer_flags(L);
+    cl_ulong wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
+    double scale = cr_err_scale(L->in);
+    cl_ulong scale_bits;
+    memcpy(&scale_bits, &scale, sizeof scale_bits);
+    const size_t sizes[] = {sizeof in,           sizeof outb,   sizeof a.w,       sizeof a.w_off,
+                            sizeof a.b_off,      sizeof a.in,   sizeof a.out,     sizeof flags,
+                            sizeof s->cr->wnorm, sizeof wn_off, sizeof scale_bits};
+    const void *const vals[] = {&in,    &outb,  &a.w,          &a.w_off, &a.b_off,   &a.in,
+                                &a.out, &flags, &s->cr->wnorm, &wn_off,  &scale_bits};
+    return own_set_args(k, kname, 11, sizes, vals);
+}
+
+/* Arguments from index `at` on: n (size, value) pairs, a NULL value for local memory. */
+static int cr_set_more_args(cl_kernel k, const char *kname, cl_uint at, size_t n,
+                            const size_t *sizes, const void *const *values)
+{
+    for (size_t i = 0; i < n; ++i) {
+        cl_int rc = clSetKernelArg(k, at + (cl_uint)i, sizes[i], values[i]);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %zu) failed: %s (%d)", kname,
+                              (size_t)at + i, cp_cl_error_name(rc), rc);
+    }
+    return CP_OK;
+}
+
+/* The local memory of the group kernels (gemv, splitk): the digits and flags of cr.cl's
+ * cr_group_round, and the double sums' rows (CR_OB + 1) × CR_WG (one long without f64). */
+static void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
+{
+    sizes[0] = (size_t)c->tune.wg * CR_CL_DIGITS * sizeof(cl_long);
+    sizes[1] = (size_t)c->tune.wg * sizeof(cl_uint);
+    sizes[2] = c->f64 ? (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_double)
+                      : sizeof(cl_long);
+}
+
+static int cr_enqueue(struct cl_state *s, cl_kernel k, const char *kname, cl_uint dims,
+                      const size_t *global, const size_t *local, cl_event *ev)
+{
+    cl_int rc = own_enqueue_kernel(s->q, k, dims, NULL, global, local, 0, NULL, ev);
+    if (rc == CL_SUCCESS)
+        return CP_OK;
+    char what[64];
+    snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s)", kname);
+    return cp_err_cl(rc, what);
+}
+
+static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
+{
+    const struct cr_cl *c = s->cr;
+    const cp_layer *L = &e->model->layers[l];
+    size_t loc[3];
+    cr_group_locals(c, loc);
+    const void *const nulls[] = {NULL, NULL, NULL};
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemv");
+    if (st == CP_OK)
+        st = cr_set_more_args(c->k[0], "cr_gemv", 11, 3, loc, nulls);
+    if (st != CP_OK)
+        return st;
+    size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
+    size_t global[2] = {groups * (size_t)c->tune.wg, (size_t)batch},
+           local[2] = {(size_t)c->tune.wg, 1};
+    return cr_enqueue(s, c->k[0], "cr_gemv", 2, global, local,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
+}
+
+static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                           cl_mem outb)
+{
+    const struct cr_cl *c = s->cr;
+    const cp_layer *L = &e->model->layers[l];
+    static const char *const names[2] = {"cr_split_part", "cr_split_finish"};
+    cl_int split = c->tune.split;
+    size_t loc[3];
+    cr_group_locals(c, loc);
+    const size_t sizes[] = {sizeof split, sizeof c->part, sizeof c->pflags, sizeof c->xpart, loc[0],
+                            loc[1],       loc[2]};
+    const void *const vals[] = {&split, &c->part, &c->pflags, &c->xpart, NULL, NULL, NULL};
+    size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
+    size_t wg = (size_t)c->tune.wg;
+    for (int i = 0; i < 2; ++i) {
+        int st = cr_set_layer_args(e, s, l, in, outb, c->k[i], names[i]);
+        if (st == CP_OK)
+            st = cr_set_more_args(c->k[i], names[i], 11, 7, sizes, vals);
+        if (st != CP_OK)
+            return st;
+    }
+    size_t g0[3] = {groups * wg, (size_t)split, (size_t)batch}, l0[3] = {wg, 1, 1};
+    size_t g1[2] = {groups * wg, (size_t)batch}, l1[2] = {wg, 1};
+    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
+    int st = cr_enqueue(s, c->k[0], names[0], 3, g0, l0, &ev[0]);
+    return st == CP_OK ? cr_enqueue(s, c->k[1], names[1], 2, g1, l1, &ev[1]) : st;
+}
+
+static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
+{
+    const struct cr_cl *c = s->cr;
+    const cp_layer *L = &e->model->layers[l];
+    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
+    int st;
+    if (c->f64) { /* each row's sum of squares first */
+        cl_int in_w = L->in;
+        size_t ls = (size_t)c->tune.wg * sizeof(cl_double);
+        const size_t sizes[] = {sizeof in, sizeof in_w, sizeof c->xsq, ls};
+        const void *const vals[] = {&in, &in_w, &c->xsq, NULL};
+        st = cr_set_more_args(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
+        size_t global[2] = {(size_t)c->tune.wg, (size_t)batch}, local[2] = {(size_t)c->tune.wg, 1};
+        if (st == CP_OK)
+            st = cr_enqueue(s, c->k[1], "cr_row_squares", 2, global, local, &ev[1]);
+        if (st != CP_OK)
+            return st;
+    }
+    cl_int rows = batch;
+    size_t tile = (size_t)CR_CL_GEMM_TILE * (size_t)c->tune.tk * sizeof(cl_uint);
+    const size_t sizes[] = {sizeof rows, sizeof c->xsq, tile, tile};
+    const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
+    st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
+    if (st == CP_OK)
+        st = cr_set_more_args(c->k[0], "cr_gemm", 11, 4, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t global[2] = {
+        own_round_up((size_t)L->out, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LX,
+        own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
+    size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
+    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
+}
+
+/* ---- loop budgets (llvmpipe stops a work-item's loops after 65535 iterations in all) ----------
+ */
+
+static long cr_log2(long v)
+{
+    long b = 0;
+    while (v >>= 1)
+        ++b;
+    return b;
+}
+
+/* cr.cl's cr_acc_round and a residual through the accumulator (the CR_NO_DENORM epilogue):
+ * carries, negation, the scans, the init. */
+#define CR_LOOPS_ROUND (6L * CR_CL_DIGITS)
+
+/* cr_group_dot for `in` inputs over wg work-items: the slice, the init, the tree, the copy,
+ * the rounding and the epilogue. */
+static long cr_group_dot_need(const struct cr_cl *c, long in)
+{
+    long wg = c->tune.wg;
+    return (in + wg - 1) / wg + CR_CL_DIGITS * (cr_log2(wg) + 2) + 2 * CR_LOOPS_ROUND;
+}
+
+/* The double sums of a slice of `in` inputs over wg work-items, with the tree of ob + 1 rows. */
+static long cr_sums_need(const struct cr_cl *c, long in)
+{
+    long wg = c->tune.wg, ob = c->tune.ob;
+    return c->f64 ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob : 0;
+}
+
+static long cr_gemv_need(const struct cr_cl *c, long in)
+{
+    return cr_sums_need(c, in) + c->tune.ob * cr_group_dot_need(c, in);
+}
+
+static long cr_splitk_need(const struct cr_cl *c, long in)
+{
+    long part = c->f64 ? cr_sums_need(c, in / c->tune.split + 1)
+                       : c->tune.ob * cr_group_dot_need(c, in / c->tune.split + 1);
+    long finish = 2L * c->tune.split * (CR_CL_DIGITS + 1) + CR_LOOPS_ROUND +
+                  c->tune.ob * cr_group_dot_need(c, in);
+    return part > finish ? part : finish;
+}
+
+static long cr_gemm_need(const struct cr_cl *c, long in)
+{
+    long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
+    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
+    /* every output of its 4 × 4 through cr_dot where the certificate fails */
+    return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
+}
+
+static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
+    [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
+    [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
+    [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
+};
+
+/* ---- the choice --------------------------------------------------------------------------- */
+
+/* The default variant: the first rule whose conditions hold (a limit of 0 is none). */
+static const struct cr_rule {
+    bool needs_f64; /* only where the double path runs */
+    bool gpu_like; /* only on devices that are not CPUs running kernels natively (own_cpu_device) */
+    int b_over;    /* the engine's largest batch above this */
+    enum cr_path path;
+} cr_rules[] = {
+    /* the tiled GEMM for large batches where its double sums run: it reads each weight once per
+     * 32 rows (gemv once per row). Not on PoCL: measured there (2 cores, d=257..1025, B=64)
+     * gemv was faster (docs/PERFORMANCE.md, cl:cr) */
+    {.needs_f64 = true, .gpu_like = true, .b_over = 16, .path = CR_GEMM},
+    /* else a work-group per row and block of outputs: every device, with or without fp64 */
+    {.path = CR_GEMV},
+};
+
+static bool cr_has_extension(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static int cr_device_info(const cp_device *dev, cl_device_info what, size_t size, void *out,
+                          const char *name)
+{
+    cl_int rc = clGetDeviceInfo(dev->device_id, what, size, out, NULL);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
+}
+
+/* Whether dev has cl_khr_fp64. */
+static int cr_device_f64(const cp_device *dev, bool *f64)
+{
+    size_t len = 0;
+    cl_int rc = clGetDeviceInfo(dev->device_id, CL_DEVICE_EXTENSIONS, 0, NULL, &len);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+    char *ext = calloc(len + 1, 1);
+    if (!ext)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
+    rc = clGetDeviceInfo(dev->device_id, CL_DEVICE_EXTENSIONS, len, ext, NULL);
+    *f64 = rc == CL_SUCCESS && cr_has_extension(ext, "cl_khr_fp64");
+    free(ext);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+}
+
+/* CLPARITY_CR_TUNE over the defaults; wg_set: whether it names wg. */
+static int cr_tune_get(struct cr_tune *t, bool *wg_set)
+{
+    *t = (struct cr_tune){.path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16};
+    const char *env = getenv("CLPARITY_CR_TUNE");
+    if (env && env[0] &&
+        cp_params_parse(env, cr_params, sizeof cr_params / sizeof *cr_params, t) != CP_OK)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    *wg_set = t->wg > 0;
+    return CP_OK;
+}
+
+static size_t cr_group_local_bytes(const struct cr_cl *c)
+{
+    size_t loc[3];
+    cr_group_locals(c, loc);
+    return loc[0] + loc[1] + loc[2] + 64; /* + cr.cl's own few __local ints */
+}
+
+/* The work-group size: CLPARITY_CR_TUNE's, which must fit the device, or 64, halved until it
+ * fits the device's work-groups and local memory. */
+static int cr_choose_wg(struct cr_cl *c, bool wg_set, size_t max_wg, cl_ulong local_mem)
+{
+    if (!wg_set)
+        c->tune.wg = 64;
+    for (;;) {
+        bool fits = (size_t)c->tune.wg <= max_wg && cr_group_local_bytes(c) <= local_mem;
+        if (fits)
+            return CP_OK;
+        if (wg_set || c->tune.wg == 16)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "cl:cr: work-groups of %d (ob=%d) need %zu bytes of local memory "
+                              "and CL_DEVICE_MAX_WORK_GROUP_SIZE >= %d; this device has %llu "
+                              "bytes and %zu: set a smaller wg or ob in CLPARITY_CR_TUNE",
+                              c->tune.wg, c->tune.ob, cr_group_local_bytes(c), c->tune.wg,
+                              (unsigned long long)local_mem, max_wg);
+        c->tune.wg /= 2;
+    }
+}
+
+/* Where the device stops a work-item's loops early (cl:own's loop check, clkernels/probe.cl:
+ * Mesa llvmpipe after 65535 iterations in all), the variant's bound for the widest layer must
+ * stay below that budget, with a factor 2 to spare. */
+static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_device *dev)
+{
+    if (cp_own_probe_off()) /* CLPARITY_OWN_PROBE=off: no device check at all, as for cl:own */
+        return CP_OK;
+    long ran;
+    int st = cp_own_loop_check(dev, &ran);
+    if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
+        return st;
+    const cp_model *m = e->model;
+    for (int l = 0; l < m->n_layers; ++l) {
+        long need = cr_paths[c->path].loop_need(c, m->layers[l].in);
+        if (2 * need >= ran)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "cl:cr: %s stops a work-item's loops after %ld iterations in all "
+                              "(as Mesa llvmpipe does), and path %s (wg=%d) may need %ld for "
+                              "layer %d (%d inputs): set a larger wg in CLPARITY_CR_TUNE, or "
+                              "path=gemv",
+                              dev->name, ran, cr_paths[c->path].name, c->tune.wg, need, l,
+                              m->layers[l].in);
+    }
+    return CP_OK;
+}
+
+/* The split-k variant's partial sums: room for the engine's largest batch. */
+static int cr_check_part_memory(const cp_engine *e, struct cr_cl *c, const cp_device *dev)
+{
+    if (c->path != CR_SPLITK)
+        return CP_OK;
+    const cp_model *m = e->model;
+    size_t n = (size_t)e->max_batch * (size_t)m->max_width * (size_t)c->tune.split;
+    c->part_bytes = n * (c->f64 ? sizeof(cl_double) : CR_CL_DIGITS * sizeof(cl_long));
+    c->pflags_bytes = c->f64 ? 0 : n * sizeof(cl_uint);
+    unsigned long long total, largest;
+    cp_engine_footprint(e->info, m, e->max_batch, &total, &largest);
+    total += c->part_bytes + c->pflags_bytes;
+    if (c->part_bytes > dev->max_alloc || total > dev->global_mem)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "model too large for %s: cl:cr's split-k partial sums (split=%d, "
+                          "batch %d) need %zu bytes in one buffer and %llu in all > "
+                          "CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu or CL_DEVICE_GLOBAL_MEM_SIZE %llu: "
+                          "set a smaller split in CLPARITY_CR_TUNE",
+                          dev->name, c->tune.split, e->max_batch, c->part_bytes, total,
+                          (unsigned long long)dev->max_alloc, (unsigned long long)dev->global_mem);
+    return CP_OK;
+}
+
+/* Each kernel must take the variant's work-group on this device (a kernel's own limit may be
+ * below the device's). */
+static int cr_check_kernel_wg(const struct cr_cl *c, const cp_device *dev, int i, const char *name)
+{
+    size_t most;
+    cl_int rc = clGetKernelWorkGroupInfo(c->k[i], dev->device_id, CL_KERNEL_WORK_GROUP_SIZE,
+                                         sizeof most, &most, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    size_t want =
+        c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY : (size_t)c->tune.wg;
+    if (most < want)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "cl:cr: %s runs work-groups of at most %zu on this device, fewer than "
+                          "its %zu: set a smaller wg in CLPARITY_CR_TUNE%s",
+                          name, most, want, c->path == CR_GEMM ? ", or path=gemv" : "");
+    return CP_OK;
+}
+
+int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    struct cr_cl *c = calloc(1, sizeof *c);
+    if (!c)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
+    s->cr = c;
+    bool wg_set = false, has_f64 = false;
+    size_t max_wg;
+    cl_ulong local_mem;
+    int st = cr_check_inputs(m, "cl:cr");
+    if (st == CP_OK)
+        st = cr_tune_get(&c->tune, &wg_set);
+    if (st == CP_OK)
+        st = cr_device_f64(dev, &has_f64);
+    if (st == CP_OK)
+        st = cr_device_info(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg,
+                            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    if (st == CP_OK)
+        st = cr_device_info(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem,
+                            "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+    if (st != CP_OK)
+        return st;
+    c->f64 = has_f64 && !c->tune.exact;
+    c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
+    if (c->tune.path) {
+        c->path = (enum cr_path)(c->tune.path - 1);
+    } else {
+        for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
+            const struct cr_rule *r = &cr_rules[i];
+            if ((r->needs_f64 && !c->f64) || (r->gpu_like && own_cpu_device(dev)) ||
+                (r->b_over && e->max_batch <= r->b_over))
+                continue;
+            c->path = r->path;
+            break;
+        }
+    }
+    const struct cr_path_ops *ops = &cr_paths[c->path];
+    if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
+        (st = cr_check_loops(e, c, dev)) != CP_OK ||
+        (st = cr_check_part_memory(e, c, dev)) != CP_OK)
+        return st;
+
+    char opts[256];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d%s%s%s", c->tune.wg,
+             c->tune.ob, c->tune.tk, c->f64 ? " -DCR_F64" : "", c->ftz ? " -DCR_NO_DENORM" : "",
+             cp_test_hook("corrupt-cl-cr") ? " -DCP_PLANT_BIT" : "");
+    st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
+    if (st != CP_OK)
+        return st;
+    const char *names[2] = {ops->kernel, ops->kernel2};
+    for (int i = 0; i < 2; ++i) {
+        /* gemm's row sums serve the double path only */
+        if (!names[i] || (c->path == CR_GEMM && i == 1 && !c->f64))
+            continue;
+        cl_int rc;
+        c->k[i] = clCreateKernel(c->prog, names[i], &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
+                              cp_cl_error_name(rc), rc);
+        if ((st = cr_check_kernel_wg(c, dev, i, names[i])) != CP_OK)
+            return st;
+    }
+    const char *env = getenv("CLPARITY_CR_TUNE");
+    snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
+             env && env[0] ? "CLPARITY_CR_TUNE" : "default", opts);
+    snprintf(e->routine, sizeof e->routine, "cr.cl %s: %s%s", ops->name,
+             c->f64          ? "float64 certified + exact fallback"
+             : c->tune.exact ? "exact integer accumulator (exact=1)"
+                             : "exact integer accumulator (no cl_khr_fp64)",
+             c->ftz ? ", no float denormals" : "");
+    return CP_OK;
+}
+
+/* ---- buffers, forward, release ------------------------------------------------------------ */
+
+static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const char *what)
+{
+    cl_int rc;
+    *buf = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
+    if (rc == CL_SUCCESS)
+        return CP_OK;
+    char call[96];
+    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
+    return cp_err_cl(rc, call);
+}
+
+int cr_cl_upload(cp_engine *e, struct cl_state *s)
+{
+    struct cr_cl *c = s->cr;
+    const cp_model *m = e->model;
+    int st = CP_OK;
+    if (c->f64) {
+        /* each output's |W_o|_2, cr.c's cr_norm: layer l's from l · max_width */
+        size_t n = (size_t)m->n_layers * (size_t)m->max_width;
+        double *wn = calloc(n ? n : 1, sizeof *wn);
+        if (!wn)
+            return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the weights' norms");
+        for (int l = 0; l < m->n_layers; ++l) {
+            const cp_layer *L = &m->layers[l];
+            for (int o = 0; o < L->out; ++o)
+                wn[(size_t)l * (size_t)m->max_width + (size_t)o] =
+                    cr_norm(m->params + L->w_off + (size_t)o * (size_t)L->in, L->in);
+        }
+        st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
+        free(wn);
+        if (st == CP_OK && c->path == CR_GEMM)
+            st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
+                                  "rows' sums of squares");
+    }
+    if (st == CP_OK && c->path == CR_SPLITK) {
+        st = cr_create_buffer(s, &c->part, c->part_bytes, "split-k partial sums");
+        if (st == CP_OK && c->pflags_bytes)
+            st = cr_create_buffer(s, &c->pflags, c->pflags_bytes, "split-k flags");
+        if (st == CP_OK && c->f64)
+            st = cr_create_buffer(s, &c->xpart,
+                                  (size_t)e->max_batch * (size_t)c->tune.split * sizeof(cl_double),
+                                  "split-k sums of squares");
+    }
+    return st;
+}
+
+int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    (void)result; /* the layers ping-pong as cl:own's per-layer paths */
+    return own_enqueue_layers(e, s, batch, cr_paths[s->cr->path].layer);
+}
+
+void cr_cl_release(struct cl_state *s)
+{
+    struct cr_cl *c = s->cr;
+    if (!c)
+        return;
+    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
+        if (*bufs[i])
+            clReleaseMemObject(*bufs[i]);
+    for (int i = 0; i < 2; ++i)
+        if (c->k[i])
+            clReleaseKernel(c->k[i]);
+    if (c->prog)
+        clReleaseProgram(c->prog);
+    free(c);
+    s->cr = NULL;
+}
