@@ -28,7 +28,7 @@
 _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_N_PATHS };
 
 /* CLPARITY_CR_TUNE's settings. */
 struct cr_tune {
@@ -37,17 +37,21 @@ struct cr_tune {
     int ob;    /* outputs per work-group of gemv and splitk */
     int split; /* splitk: ranges of k, each summed by its own work-groups */
     int tk;    /* gemm: the tiles' depth */
+    int vw;    /* cpu: outputs per work-item (a double vector) */
+    int rb;    /* cpu: rows per work-item */
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
 };
 
-static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm"};
+static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm", "cpu"};
 static const struct cp_param cr_params[] = {
-    {"path", offsetof(struct cr_tune, path), 4, {0}, cr_path_words},
+    {"path", offsetof(struct cr_tune, path), 5, {0}, cr_path_words},
     {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
     {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
     {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
     {"tk", offsetof(struct cr_tune, tk), 3, {8, 16, 32}, NULL},
+    {"vw", offsetof(struct cr_tune, vw), 3, {4, 8, 16}, NULL},
+    {"rb", offsetof(struct cr_tune, rb), 4, {1, 2, 4, 8}, NULL},
     {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
 };
@@ -57,6 +61,7 @@ struct cr_cl {
     struct cr_tune tune;
     bool f64;          /* the certified double path (CR_F64) */
     bool ftz;          /* float denormals through the bits (CR_NO_DENORM) */
+    bool planted;      /* test hook corrupt-cl-cr */
     cl_program prog;   /* cr.cl */
     cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
     cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
@@ -91,7 +96,8 @@ static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in,
     const cp_layer *L = &e->model->layers[l];
     struct stored_layer a;
     own_stored_layer(e, s, l, &a);
-    cl_int flags = own_layer_flags(L);
+    /* 8: the layer where test hook corrupt-cl-cr flips a bit (cr.cl's CP_PLANT) */
+    cl_int flags = own_layer_flags(L) | (s->cr->planted && l == e->model->n_layers - 1 ? 8 : 0);
     cl_ulong wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
     double scale = cr_err_scale(L->in);
     cl_ulong scale_bits;
@@ -102,19 +108,6 @@ static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in,
     const void *const vals[] = {&in,    &outb,  &a.w,          &a.w_off, &a.b_off,   &a.in,
                                 &a.out, &flags, &s->cr->wnorm, &wn_off,  &scale_bits};
     return own_set_args(k, kname, 11, sizes, vals);
-}
-
-/* Arguments from index `at` on: n (size, value) pairs, a NULL value for local memory. */
-static int cr_set_more_args(cl_kernel k, const char *kname, cl_uint at, size_t n,
-                            const size_t *sizes, const void *const *values)
-{
-    for (size_t i = 0; i < n; ++i) {
-        cl_int rc = clSetKernelArg(k, at + (cl_uint)i, sizes[i], values[i]);
-        if (rc != CL_SUCCESS)
-            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %zu) failed: %s (%d)", kname,
-                              (size_t)at + i, cp_cl_error_name(rc), rc);
-    }
-    return CP_OK;
 }
 
 /* The local memory of the group kernels (gemv, splitk): the digits and flags of cr.cl's
@@ -147,7 +140,7 @@ static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     const void *const nulls[] = {NULL, NULL, NULL};
     int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemv");
     if (st == CP_OK)
-        st = cr_set_more_args(c->k[0], "cr_gemv", 11, 3, loc, nulls);
+        st = own_set_args_at(c->k[0], "cr_gemv", 11, 3, loc, nulls);
     if (st != CP_OK)
         return st;
     size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
@@ -174,7 +167,7 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
     for (int i = 0; i < 2; ++i) {
         int st = cr_set_layer_args(e, s, l, in, outb, c->k[i], names[i]);
         if (st == CP_OK)
-            st = cr_set_more_args(c->k[i], names[i], 11, 7, sizes, vals);
+            st = own_set_args_at(c->k[i], names[i], 11, 7, sizes, vals);
         if (st != CP_OK)
             return st;
     }
@@ -196,7 +189,7 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         size_t ls = (size_t)c->tune.wg * sizeof(cl_double);
         const size_t sizes[] = {sizeof in, sizeof in_w, sizeof c->xsq, ls};
         const void *const vals[] = {&in, &in_w, &c->xsq, NULL};
-        st = cr_set_more_args(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
+        st = own_set_args_at(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
         size_t global[2] = {(size_t)c->tune.wg, (size_t)batch}, local[2] = {(size_t)c->tune.wg, 1};
         if (st == CP_OK)
             st = cr_enqueue(s, c->k[1], "cr_row_squares", 2, global, local, &ev[1]);
@@ -209,7 +202,7 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
     st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
     if (st == CP_OK)
-        st = cr_set_more_args(c->k[0], "cr_gemm", 11, 4, sizes, vals);
+        st = own_set_args_at(c->k[0], "cr_gemm", 11, 4, sizes, vals);
     if (st != CP_OK)
         return st;
     size_t global[2] = {
@@ -217,6 +210,27 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
     size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
     return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
+}
+
+/* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
+ * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
+ * over its cores). */
+static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
+{
+    const struct cr_cl *c = s->cr;
+    cl_int rows = batch;
+    const size_t sizes[] = {sizeof rows, sizeof s->wt_layer[l]};
+    const void *const vals[] = {&rows, &s->wt_layer[l]};
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_cpu");
+    if (st == CP_OK)
+        st = own_set_args_at(c->k[0], "cr_cpu", 11, 2, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t global[2] = {(size_t)s->ldw[l] / (size_t)c->tune.vw,
+                        ((size_t)batch + (size_t)c->tune.rb - 1) / (size_t)c->tune.rb};
+    size_t one[2] = {1, 1};
+    return cr_enqueue(s, c->k[0], "cr_cpu", 2, global, one,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
 }
 
 /* ---- loop budgets (llvmpipe stops a work-item's loops after 65535 iterations in all) ----------
@@ -271,10 +285,18 @@ static long cr_gemm_need(const struct cr_cl *c, long in)
     return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
 }
 
+static long cr_cpu_need(const struct cr_cl *c, long in)
+{
+    long outs = (long)c->tune.rb * c->tune.vw;
+    long sums = c->f64 ? in * (c->tune.rb + (c->ftz ? c->tune.vw : 0) + 1) + 2 * outs : 0;
+    return sums + outs * (in + 2 * CR_LOOPS_ROUND);
+}
+
 static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
     [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
     [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
     [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
+    [CR_CPU] = {"cpu", "cr_cpu", NULL, cr_cpu_need, cr_cpu_layer},
 };
 
 /* ---- the choice --------------------------------------------------------------------------- */
@@ -282,15 +304,21 @@ static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
 /* The default variant: the first rule whose conditions hold (a limit of 0 is none). */
 static const struct cr_rule {
     bool needs_f64; /* only where the double path runs */
-    bool gpu_like; /* only on devices that are not CPUs running kernels natively (own_cpu_device) */
-    int b_over;    /* the engine's largest batch above this */
+    enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
+    int b_over; /* the engine's largest batch above this */
     enum cr_path path;
 } cr_rules[] = {
-    /* the tiled GEMM for large batches where its double sums run: it reads each weight once per
-     * 32 rows (gemv once per row). Not on PoCL: measured there (2 cores, d=257..1025, B=64)
-     * gemv was faster (docs/PERFORMANCE.md, cl:cr) */
-    {.needs_f64 = true, .gpu_like = true, .b_over = 16, .path = CR_GEMM},
-    /* else a work-group per row and block of outputs: every device, with or without fp64 */
+    /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
+     * 2-core EPYC (PoCL 3.1, 2026-11-26, ms per forward, loaded machine): d=128 L=128 B=1 cpu
+     * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
+     * gemv's 190, gemm's 178 and splitk's 237 */
+    {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
+    /* elsewhere the tiled GEMM for large batches where its double sums run: it reads each
+     * weight once per 32 rows, gemv once per row (not measured on a GPU yet) */
+    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_over = 16, .path = CR_GEMM},
+    /* else a work-group per row and block of outputs: every device, with or without fp64
+     * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
+     * not) */
     {.path = CR_GEMV},
 };
 
@@ -326,15 +354,19 @@ static int cr_device_f64(const cp_device *dev, bool *f64)
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
 }
 
-/* CLPARITY_CR_TUNE over the defaults; wg_set: whether it names wg. */
-static int cr_tune_get(struct cr_tune *t, bool *wg_set)
+/* CLPARITY_CR_TUNE over the defaults, for an engine of max_batch rows (cpu's rows per
+ * work-item: own_cpu.cl's, 1, 2 or 4 by the batch); wg_set: whether it names wg (the default's
+ * is chosen later, by the device). */
+static int cr_tune_get(struct cr_tune *t, int max_batch, bool *wg_set)
 {
-    *t = (struct cr_tune){.path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16};
+    *t = (struct cr_tune){.path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1};
     const char *env = getenv("CLPARITY_CR_TUNE");
     if (env && env[0] &&
         cp_params_parse(env, cr_params, sizeof cr_params / sizeof *cr_params, t) != CP_OK)
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
     *wg_set = t->wg > 0;
+    if (t->rb < 0)
+        t->rb = own_cpu_rows(max_batch);
     return CP_OK;
 }
 
@@ -392,46 +424,103 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     return CP_OK;
 }
 
-/* The split-k variant's partial sums: room for the engine's largest batch. */
-static int cr_check_part_memory(const cp_engine *e, struct cr_cl *c, const cp_device *dev)
+/* What the variant holds beyond cl:cr's footprint (cp_engine_footprint, checked before the
+ * run): split-k's partial sums for the engine's largest batch, cpu's packed copy of the
+ * weights; a usage error where the device cannot hold it. */
+static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device *dev)
 {
-    if (c->path != CR_SPLITK)
-        return CP_OK;
     const cp_model *m = e->model;
-    size_t n = (size_t)e->max_batch * (size_t)m->max_width * (size_t)c->tune.split;
-    c->part_bytes = n * (c->f64 ? sizeof(cl_double) : CR_CL_DIGITS * sizeof(cl_long));
-    c->pflags_bytes = c->f64 ? 0 : n * sizeof(cl_uint);
-    unsigned long long total, largest;
+    unsigned long long extra = 0, largest_extra = 0, total, largest;
+    const char *what = NULL, *hint = NULL;
+    if (c->path == CR_SPLITK) {
+        size_t n = (size_t)e->max_batch * (size_t)m->max_width * (size_t)c->tune.split;
+        c->part_bytes = n * (c->f64 ? sizeof(cl_double) : CR_CL_DIGITS * sizeof(cl_long));
+        c->pflags_bytes = c->f64 ? 0 : n * sizeof(cl_uint);
+        extra = c->part_bytes + c->pflags_bytes;
+        largest_extra = c->part_bytes;
+        what = "split-k partial sums";
+        hint = "set a smaller split in CLPARITY_CR_TUNE";
+    } else if (c->path == CR_CPU) {
+        for (int l = 0; l < m->n_layers; ++l) {
+            const cp_layer *L = &m->layers[l];
+            unsigned long long b =
+                own_layer_t_size(L, (int)own_round_up((size_t)L->out, (size_t)c->tune.vw)) *
+                sizeof(float);
+            extra += b;
+            largest_extra = b > largest_extra ? b : largest_extra;
+        }
+        what = "packed weights";
+        hint = "set path=gemv in CLPARITY_CR_TUNE";
+    }
+    if (!what)
+        return CP_OK;
     cp_engine_footprint(e->info, m, e->max_batch, &total, &largest);
-    total += c->part_bytes + c->pflags_bytes;
-    if (c->part_bytes > dev->max_alloc || total > dev->global_mem)
+    total += extra;
+    if (largest_extra > dev->max_alloc || total > dev->global_mem)
         return cp_err_set(CP_FAIL_USAGE,
-                          "model too large for %s: cl:cr's split-k partial sums (split=%d, "
-                          "batch %d) need %zu bytes in one buffer and %llu in all > "
-                          "CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu or CL_DEVICE_GLOBAL_MEM_SIZE %llu: "
-                          "set a smaller split in CLPARITY_CR_TUNE",
-                          dev->name, c->tune.split, e->max_batch, c->part_bytes, total,
-                          (unsigned long long)dev->max_alloc, (unsigned long long)dev->global_mem);
+                          "model too large for %s: cl:cr's %s (path %s, batch %d) need %llu "
+                          "bytes in one buffer and %llu in all > CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu "
+                          "or CL_DEVICE_GLOBAL_MEM_SIZE %llu: %s",
+                          dev->name, what, cr_paths[c->path].name, e->max_batch, largest_extra,
+                          total, (unsigned long long)dev->max_alloc,
+                          (unsigned long long)dev->global_mem, hint);
     return CP_OK;
 }
 
-/* Each kernel must take the variant's work-group on this device (a kernel's own limit may be
- * below the device's). */
-static int cr_check_kernel_wg(const struct cr_cl *c, const cp_device *dev, int i, const char *name)
+/* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
+ * *short_of is 0 where each kernel takes the variant's work-group on this device, else the
+ * most that one of them takes (a kernel's own limit may be below the device's: llvmpipe's is
+ * 32 for cr_gemv); *kname names it. */
+static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char *opts, size_t len,
+                    size_t *short_of, const char **kname)
 {
-    size_t most;
-    cl_int rc = clGetKernelWorkGroupInfo(c->k[i], dev->device_id, CL_KERNEL_WORK_GROUP_SIZE,
-                                         sizeof most, &most, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-    size_t want =
-        c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY : (size_t)c->tune.wg;
-    if (most < want)
-        return cp_err_set(CP_FAIL_USAGE,
-                          "cl:cr: %s runs work-groups of at most %zu on this device, fewer than "
-                          "its %zu: set a smaller wg in CLPARITY_CR_TUNE%s",
-                          name, most, want, c->path == CR_GEMM ? ", or path=gemv" : "");
+    struct cr_cl *c = s->cr;
+    const struct cr_path_ops *ops = &cr_paths[c->path];
+    *short_of = 0;
+    snprintf(
+        opts, len, "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s",
+        c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
+        c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "");
+    int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
+    if (st != CP_OK)
+        return st;
+    const char *names[2] = {ops->kernel, ops->kernel2};
+    for (int i = 0; i < 2; ++i) {
+        /* gemm's row sums serve the double path only */
+        if (!names[i] || (c->path == CR_GEMM && i == 1 && !c->f64))
+            continue;
+        cl_int rc;
+        c->k[i] = clCreateKernel(c->prog, names[i], &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
+                              cp_cl_error_name(rc), rc);
+        size_t most;
+        rc = clGetKernelWorkGroupInfo(c->k[i], dev->device_id, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof most, &most, NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+        size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
+                      : c->path == CR_CPU          ? 1
+                                                   : (size_t)c->tune.wg;
+        if (most < want && !*short_of) {
+            *short_of = most;
+            *kname = names[i];
+        }
+    }
     return CP_OK;
+}
+
+static void cr_release_program(struct cr_cl *c)
+{
+    for (int i = 0; i < 2; ++i)
+        if (c->k[i]) {
+            clReleaseKernel(c->k[i]);
+            c->k[i] = NULL;
+        }
+    if (c->prog) {
+        clReleaseProgram(c->prog);
+        c->prog = NULL;
+    }
 }
 
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
@@ -446,7 +535,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     cl_ulong local_mem;
     int st = cr_check_inputs(m, "cl:cr");
     if (st == CP_OK)
-        st = cr_tune_get(&c->tune, &wg_set);
+        st = cr_tune_get(&c->tune, e->max_batch, &wg_set);
     if (st == CP_OK)
         st = cr_device_f64(dev, &has_f64);
     if (st == CP_OK)
@@ -459,12 +548,14 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         return st;
     c->f64 = has_f64 && !c->tune.exact;
     c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
+    c->planted = cp_test_hook("corrupt-cl-cr");
     if (c->tune.path) {
         c->path = (enum cr_path)(c->tune.path - 1);
     } else {
         for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
             const struct cr_rule *r = &cr_rules[i];
-            if ((r->needs_f64 && !c->f64) || (r->gpu_like && own_cpu_device(dev)) ||
+            if ((r->needs_f64 && !c->f64) ||
+                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
                 (r->b_over && e->max_batch <= r->b_over))
                 continue;
             c->path = r->path;
@@ -473,30 +564,34 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     }
     const struct cr_path_ops *ops = &cr_paths[c->path];
     if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
-        (st = cr_check_loops(e, c, dev)) != CP_OK ||
-        (st = cr_check_part_memory(e, c, dev)) != CP_OK)
+        (st = cr_check_memory(e, c, dev)) != CP_OK)
+        return st;
+    /* Where a kernel takes fewer work-items than the default work-group, the largest power of
+     * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8, must
+     * fit as it is. */
+    char opts[256];
+    for (;;) {
+        size_t short_of;
+        const char *kname = "";
+        if ((st = cr_build(e, s, dev, opts, sizeof opts, &short_of, &kname)) != CP_OK)
+            return st;
+        if (!short_of)
+            break;
+        bool gemm = c->path == CR_GEMM && strcmp(kname, "cr_gemm") == 0;
+        if (wg_set || gemm || short_of < 16)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "cl:cr: %s runs work-groups of at most %zu on this device, fewer "
+                              "than its %d: %s",
+                              kname, short_of, gemm ? CR_CL_GEMM_LX * CR_CL_GEMM_LY : c->tune.wg,
+                              gemm ? "set path=gemv in CLPARITY_CR_TUNE"
+                                   : "set a smaller wg in CLPARITY_CR_TUNE");
+        cr_release_program(c);
+        while ((size_t)c->tune.wg > short_of)
+            c->tune.wg /= 2;
+    }
+    if ((st = cr_check_loops(e, c, dev)) != CP_OK)
         return st;
 
-    char opts[256];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d%s%s%s", c->tune.wg,
-             c->tune.ob, c->tune.tk, c->f64 ? " -DCR_F64" : "", c->ftz ? " -DCR_NO_DENORM" : "",
-             cp_test_hook("corrupt-cl-cr") ? " -DCP_PLANT_BIT" : "");
-    st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
-    if (st != CP_OK)
-        return st;
-    const char *names[2] = {ops->kernel, ops->kernel2};
-    for (int i = 0; i < 2; ++i) {
-        /* gemm's row sums serve the double path only */
-        if (!names[i] || (c->path == CR_GEMM && i == 1 && !c->f64))
-            continue;
-        cl_int rc;
-        c->k[i] = clCreateKernel(c->prog, names[i], &rc);
-        if (rc != CL_SUCCESS)
-            return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
-                              cp_cl_error_name(rc), rc);
-        if ((st = cr_check_kernel_wg(c, dev, i, names[i])) != CP_OK)
-            return st;
-    }
     const char *env = getenv("CLPARITY_CR_TUNE");
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              env && env[0] ? "CLPARITY_CR_TUNE" : "default", opts);
@@ -544,6 +639,8 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
     }
+    if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
+        st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {
         st = cr_create_buffer(s, &c->part, c->part_bytes, "split-k partial sums");
         if (st == CP_OK && c->pflags_bytes)
@@ -571,11 +668,7 @@ void cr_cl_release(struct cl_state *s)
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
-    for (int i = 0; i < 2; ++i)
-        if (c->k[i])
-            clReleaseKernel(c->k[i]);
-    if (c->prog)
-        clReleaseProgram(c->prog);
+    cr_release_program(c);
     free(c);
     s->cr = NULL;
 }

@@ -143,6 +143,9 @@ cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const s
 int own_upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, const char *what);
 int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
                  const void *const *values);
+/* The same from argument `at` on (a NULL value: local memory of that size). */
+int own_set_args_at(cl_kernel k, const char *kname, cl_uint at, size_t n, const size_t *sizes,
+                    const void *const *values);
 /* A launch of fn per layer, flushed every CP_FLUSH_LAYERS. */
 int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
 

@@ -371,17 +371,24 @@ static int cl_clblast_create(cp_engine *e, const cp_device *dev, const cp_model 
     return cl_create_common(e, dev, CL_CLBLAST);
 }
 
-/* Sets the arguments of one kernel from a list; names the kernel and argument on failure. */
+/* Sets the arguments of one kernel from a list, from index `at` on (a NULL value: local
+ * memory of that size); names the kernel and argument on failure. */
+int own_set_args_at(cl_kernel k, const char *kname, cl_uint at, size_t n, const size_t *sizes,
+                    const void *const *values)
+{
+    for (size_t i = 0; i < n; ++i) {
+        cl_int rc = clSetKernelArg(k, at + (cl_uint)i, sizes[i], values[i]);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %zu) failed: %s (%d)", kname,
+                              (size_t)at + i, cp_cl_error_name(rc), rc);
+    }
+    return CP_OK;
+}
+
 int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
                  const void *const *values)
 {
-    for (size_t i = 0; i < n; ++i) {
-        cl_int rc = clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]);
-        if (rc != CL_SUCCESS)
-            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %zu) failed: %s (%d)", kname, i,
-                              cp_cl_error_name(rc), rc);
-    }
-    return CP_OK;
+    return own_set_args_at(k, kname, 0, n, sizes, values);
 }
 
 void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struct stored_layer *a)

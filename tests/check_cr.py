@@ -3,7 +3,7 @@
 computation with fractions.Fraction (issue 23, docs/ENGINES.md "host:cr and cl:cr").
 
 Usage: check_cr.py CLPARITY OUTDIR [--engines host:cr[,cl:cr]] [-d SELECTOR]
-                   [--expect-mismatch] [--seed N]
+                   [--expect-mismatch] [--seed N] [--quick]
 
 It generates small models of odd shapes (safetensors with the clparity.arch metadata, so that
 every layer has its own bias, activation and residual) and float32 inputs (.npy): random layers,
@@ -18,7 +18,8 @@ from the float32 inputs and weights:
       nonzero sum that rounds to zero keeps its sign;
   then ReLU as (v <= 0) ? +0 : v, then the residual x[o] + act(v) by the same rule.
 NaN matches NaN whatever its payload (IEEE 754 does not fix payloads); every other output must
-match bit for bit. A case is one input row through one model.
+match bit for bit. A case is one input row through one model. --quick keeps the first few
+models of each kind (the same models as the full run: for a simulator such as Oclgrind).
 
 Exit status: 0 when every output matches (with --expect-mismatch: when some output does not,
 the planted error of the test hook corrupt-cr being seen); 1 otherwise; 2 on a usage error or a
@@ -388,14 +389,20 @@ def main():
     ap.add_argument("--expect-mismatch", action="store_true",
                     help="pass only when some output differs (a planted error)")
     ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--quick", action="store_true",
+                    help="the first models of each kind only (10 random, 3 of each other kind)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     wanted = a.engines.split(",")
     n_cases = n_outputs = n_bad = 0
     counts = {}
     shown = 0
+    taken = {}
     for name, layers, x in cases(a.seed):
         kind = name.rstrip("0123456789").split("_")[0].rstrip("0123456789")
+        taken[kind] = taken.get(kind, 0) + 1
+        if a.quick and taken[kind] > (10 if kind == "random" else 3):
+            continue
         want = forward(layers, [[float(v) for v in row] for row in x])
         got = run_case(a.clparity, a.outdir, name, layers, x, a.engines, a.device)
         engines_seen = {e for e, _ in got}

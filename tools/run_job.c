@@ -29,7 +29,8 @@
         {.id = OPT_ENGINES,                                                                        \
          JO(engines),                                                                              \
          .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "            \
-                "devices;\nhost:openblas, host:exact, host:f64 on host (host:cr\nonly by name)"},  \
+                "devices;\nhost:openblas, host:exact, host:f64 on host (host:cr,\ncl:cr only by "  \
+                "name)"},                                                                          \
         {.id = OPT_DMODEL, JO(d), JO_SEEN(d_set), .def = "128"},                                   \
         {.id = OPT_LAYERS, JO(layers), JO_SEEN(layers_set), .def = "128"},                         \
         {.id = OPT_BATCH, JO(batch), JO_SEEN(batch_set), .def = "1"},                              \
