@@ -15,8 +15,11 @@ struct cp_comparison {
     cp_compare_item *v;
     size_t n;
     size_t rows, cols;
-    const double *ref; /* host:f64 */
-    const float *base; /* host:exact, the baseline */
+    const double *ref;  /* host:f64 */
+    const float *base;  /* host:exact, the baseline */
+    const float *cr;    /* host:cr, the correctly rounded answer, or NULL */
+    double *cr_bitwise; /* per item: =cr, the fraction bit-equal to cr (NaN: none) */
+    uint64_t *cr_ulp;   /* per item: crULP, the max ULP against cr */
     bool equal_nan;
     double *pair_bitwise; /* n × n, float32 results only (NaN elsewhere) */
     uint64_t *pair_ulp;
@@ -52,8 +55,12 @@ static int compute(cp_comparison *s)
     size_t n = s->rows * s->cols;
     s->pair_bitwise = calloc(s->n * s->n + 1, sizeof *s->pair_bitwise);
     s->pair_ulp = calloc(s->n * s->n + 1, sizeof *s->pair_ulp);
-    if (!s->pair_bitwise || !s->pair_ulp)
+    s->cr_bitwise = calloc(s->n + 1, sizeof *s->cr_bitwise);
+    s->cr_ulp = calloc(s->n + 1, sizeof *s->cr_ulp);
+    if (!s->pair_bitwise || !s->pair_ulp || !s->cr_bitwise || !s->cr_ulp)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the pairwise matrix");
+    for (size_t i = 0; i < s->n; ++i)
+        s->cr_bitwise[i] = NAN; /* until cp_comparison_set_cr */
     for (size_t i = 0; i < s->n; ++i) {
         cp_compare_item *it = &s->v[i];
         if (!is_f32(it))
@@ -88,6 +95,8 @@ void cp_comparison_destroy(cp_comparison *c)
     free(c->v);
     free(c->pair_bitwise);
     free(c->pair_ulp);
+    free(c->cr_bitwise);
+    free(c->cr_ulp);
     free(c);
 }
 
@@ -152,6 +161,8 @@ int cp_comparison_from_job(const cp_job *j, cp_comparison **out)
     const cp_job_opts *o = cp_job_get_opts(j);
     int st = cp_comparison_create(v, n, (size_t)o->batch, (size_t)cp_job_model(j)->out_width,
                                   cp_job_reference(j), cp_job_baseline(j), o->equal_nan, out);
+    if (st == CP_OK)
+        cp_comparison_set_cr(*out, cp_job_cr(j));
     free(v);
     return st;
 }
@@ -174,6 +185,27 @@ const cp_metrics *cp_comparison_metrics(const cp_comparison *c, size_t i)
 double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i)
 {
     return i < c->n && is_f32(&c->v[i]) ? c->v[i].base_bitwise : NAN;
+}
+
+void cp_comparison_set_cr(cp_comparison *c, const float *cr)
+{
+    c->cr = cr;
+    for (size_t i = 0; i < c->n; ++i) {
+        c->cr_bitwise[i] = NAN;
+        c->cr_ulp[i] = 0;
+        if (cr && is_f32(&c->v[i])) /* the pairwise matrix's measure, against one more result */
+            cp_metrics_pair(c->v[i].y, cr, c->rows * c->cols, &c->cr_bitwise[i], &c->cr_ulp[i]);
+    }
+}
+
+double cp_comparison_cr_bitwise(const cp_comparison *c, size_t i)
+{
+    return i < c->n ? c->cr_bitwise[i] : NAN;
+}
+
+uint64_t cp_comparison_cr_ulp(const cp_comparison *c, size_t i)
+{
+    return i < c->n ? c->cr_ulp[i] : 0;
 }
 
 size_t cp_comparison_mismatches(const cp_comparison *c, size_t i, enum cp_preset p)
@@ -255,12 +287,15 @@ bool cp_comparison_verdict(const cp_comparison *s, int p)
 
 static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
 {
-    fprintf(f, "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32 "
-               "and =base are the fractions of outputs bit-equal to ref32 and to host:exact\n");
-    fprintf(f, "%-3s %-32s %-13s %9s %8s %7s %9s %9s %10s %9s %6s %6s %6s %5s %5s %4s %5s\n", "id",
-            "device", "engine", show_time ? "median ms" : "", "max ULP", "med ULP", "max_abs",
-            "max_rel", "rel_to_max", "norm_rel", "=ref32", "=base", "argmax", "NaN", "Inf", "det",
-            "rtrip");
+    fprintf(f,
+            "\nresults: errors against host:f64 (ULP against its float32 rounding); =ref32, "
+            "=base and =cr are the fractions of outputs bit-equal to ref32, to host:exact and to "
+            "host:cr (correctly rounded), crULP the max ULP against host:cr\n");
+    fprintf(f,
+            "%-3s %-32s %-13s %9s %8s %7s %9s %9s %10s %9s %6s %6s %6s %6s %6s %5s %5s %4s %5s\n",
+            "id", "device", "engine", show_time ? "median ms" : "", "max ULP", "med ULP", "max_abs",
+            "max_rel", "rel_to_max", "norm_rel", "=ref32", "=base", "=cr", "crULP", "argmax", "NaN",
+            "Inf", "det", "rtrip");
     bool any_flag = false;
     for (size_t i = 0; i < s->n; ++i) {
         const cp_compare_item *it = &s->v[i];
@@ -275,12 +310,12 @@ static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
         }
         fprintf(f, "R%-2zu %-32.32s %-13s %9s", i + 1, it->label, eng, tm);
         if (!is_f32(it)) {
-            fprintf(f, " %8s   (the reference)%*s %4s %5s\n", "ref", 70, "",
+            fprintf(f, " %8s   (the reference)%*s %4s %5s\n", "ref", 78, "",
                     yes_no(it->deterministic), yes_no(it->roundtrip));
             continue;
         }
         const cp_metrics *m = &it->m;
-        char ulp[32], med[32], r32[16], base[16], am[16];
+        char ulp[32], med[32], r32[16], base[16], cr[16], crulp[24], am[16];
         if (m->compared) {
             snprintf(ulp, sizeof ulp, "%llu%s", (unsigned long long)m->max_ulp,
                      m->nan_mismatch ? "*" : "");
@@ -291,10 +326,17 @@ static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
         }
         fmt_frac(m->bitwise, r32, sizeof r32);
         fmt_frac(it->base_bitwise, base, sizeof base);
+        if (isnan(s->cr_bitwise[i])) {
+            snprintf(cr, sizeof cr, "n/a");
+            snprintf(crulp, sizeof crulp, "n/a");
+        } else {
+            fmt_frac(s->cr_bitwise[i], cr, sizeof cr);
+            snprintf(crulp, sizeof crulp, "%llu", (unsigned long long)s->cr_ulp[i]);
+        }
         fmt_frac(m->argmax, am, sizeof am);
-        fprintf(f, " %8s %7s %9.3g %9.3g %10.3g %9.3g %6s %6s %6s %5zu %5zu %4s %5s\n", ulp, med,
-                m->max_abs, m->max_rel, m->rel_to_max, m->norm_rel, r32, base, am, m->nan, m->inf,
-                yes_no(it->deterministic), yes_no(it->roundtrip));
+        fprintf(f, " %8s %7s %9.3g %9.3g %10.3g %9.3g %6s %6s %6s %6s %6s %5zu %5zu %4s %5s\n", ulp,
+                med, m->max_abs, m->max_rel, m->rel_to_max, m->norm_rel, r32, base, cr, crulp, am,
+                m->nan, m->inf, yes_no(it->deterministic), yes_no(it->roundtrip));
     }
     if (any_flag)
         fprintf(f, "! exactness not guaranteed: the device lacks CL_FP_DENORM or has the "
@@ -659,6 +701,10 @@ void *cp_comparison_json(const cp_comparison *s)
         if (!mj)
             break;
         cp_metrics_json_fill(mj, m, it->base_bitwise);
+        if (!isnan(s->cr_bitwise[i])) {
+            cJSON_AddNumberToObject(mj, "cr_bitwise", s->cr_bitwise[i]);
+            cJSON_AddNumberToObject(mj, "cr_max_ulp", (double)s->cr_ulp[i]);
+        }
         cJSON *w = cJSON_AddObjectToObject(mj, "worst");
         if (w && m->compared) {
             cJSON_AddNumberToObject(w, "index", (double)m->worst);

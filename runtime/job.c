@@ -27,6 +27,7 @@ struct cp_job {
     bool x_given; /* cp_job_set_input, not the generator */
     double *ref;  /* host:f64's output: the reference */
     float *base;  /* host:exact's output: the baseline (compare only) */
+    float *cr;    /* host:cr's output: the correctly rounded answer (compare only) */
     cp_job_result *res;
     size_t nres;
     bool keep_failed;            /* cp_job_set_keep_failed */
@@ -40,8 +41,9 @@ struct cp_job {
      * input and weights) runs on a second thread while the first result's engine is built,
      * and is joined before its first forward: timed runs never share the CPU with it. */
     void *bg;
-    const char *bg_hidden; /* what the second thread computes: "host:f64", "host:exact", both
-                              ("host:f64 and host:exact"), or NULL (the hashes only) */
+    const char *bg_hidden; /* what the second thread computes: the engines of bg_names
+                              ("host:f64, host:exact and host:cr"), or NULL (the hashes only) */
+    char bg_names[64];
     char input_sha256[65], weights_sha256[65];
 };
 
@@ -180,11 +182,19 @@ static int check_host_memory(cp_job *j, size_t nres_f32, size_t nres_f64)
             cp_engine_host_footprint(j->res[i].eng, j->res[i].dev, m, (int)j->o.batch);
         eng_max = tot > eng_max ? tot : eng_max;
     }
-    /* The hidden reference (or baseline, never both at once) runs on a second thread while
-     * the first result's engine is built: its working set comes on top. */
-    if (j->nres > 0 && !j->o.no_reference)
-        eng_max +=
-            cp_engine_host_footprint(cp_engine_find("host:f64"), j->res[0].dev, m, (int)j->o.batch);
+    /* The hidden reference (or baseline, or compare's host:cr: one at a time) runs on a
+     * second thread while the first result's engine is built: the largest working set of
+     * them comes on top. */
+    if (j->nres > 0 && !j->o.no_reference) {
+        static const char *const hidden[] = {"host:f64", "host:exact", "host:cr"};
+        unsigned long long most = 0;
+        for (int h = 0; h < (j->o.compare ? 3 : 1); ++h) {
+            unsigned long long f = cp_engine_host_footprint(cp_engine_find(hidden[h]),
+                                                            j->res[0].dev, m, (int)j->o.batch);
+            most = f > most ? f : most;
+        }
+        eng_max += most;
+    }
     need += eng_max;
     unsigned long long avail = cp_host_mem_available();
     if (avail && need > avail) {
@@ -253,7 +263,8 @@ int cp_job_prepare(cp_job *j)
                               dev->plat_idx, dev->dev_idx, dev->name, total, macs, runs + o->warmup,
                               CP_SIMULATOR_MAC_LIMIT);
     }
-    st = check_host_memory(j, nf32, nf64);
+    /* compare's hidden host:exact and host:cr outputs (listed or not: a bound) */
+    st = check_host_memory(j, nf32 + (o->compare ? 2 : 0), nf64);
     j->prepared = st == CP_OK;
     return st;
 }
@@ -448,9 +459,9 @@ struct bg_work {
     pthread_t thread;
     cp_job *j;
     bool threaded; /* false: bg_main ran in the caller */
-    bool want_ref, want_base, want_hashes;
+    bool want_ref, want_base, want_cr, want_hashes;
     double *ref;
-    float *base;
+    float *base, *cr;
     int st;
     char msg[1024]; /* cp_err_msg() is per thread: the second thread's message, for the first */
 };
@@ -471,6 +482,8 @@ static void *bg_main(void *arg)
         w->st = run_hidden(j, "host:f64", (void **)&w->ref);
     if (w->st == CP_OK && w->want_base)
         w->st = run_hidden(j, "host:exact", (void **)&w->base);
+    if (w->st == CP_OK && w->want_cr)
+        w->st = run_hidden(j, "host:cr", (void **)&w->cr);
     if (w->st != CP_OK)
         snprintf(w->msg, sizeof w->msg, "%s", cp_err_msg());
     if (w->want_hashes)
@@ -485,18 +498,34 @@ static void bg_start(cp_job *j)
     if (!w)
         return; /* cp_job_run computes what is missing itself */
     w->j = j;
-    bool ref_listed = false, base_listed = false;
+    bool ref_listed = false, base_listed = false, cr_listed = false;
     for (size_t i = 0; i < j->nres; ++i) {
         ref_listed = ref_listed || j->res[i].eng->dtype == CP_F64;
         base_listed = base_listed || strcmp(j->res[i].eng->name, "host:exact") == 0;
+        cr_listed = cr_listed || strcmp(j->res[i].eng->name, "host:cr") == 0;
     }
     w->want_ref = !ref_listed && !j->o.no_reference;
     w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
+    w->want_cr = j->o.compare && !cr_listed && !j->o.no_reference;
     w->want_hashes = j->o.hash_early; /* only the JSON and index.json show them */
-    j->bg_hidden = w->want_ref && w->want_base ? "host:f64 and host:exact"
-                   : w->want_ref               ? "host:f64"
-                   : w->want_base              ? "host:exact"
-                                               : NULL;
+    const char *names[3];
+    int nn = 0;
+    if (w->want_ref)
+        names[nn++] = "host:f64";
+    if (w->want_base)
+        names[nn++] = "host:exact";
+    if (w->want_cr)
+        names[nn++] = "host:cr";
+    j->bg_names[0] = '\0';
+    for (int i = 0; i < nn; ++i) {
+        size_t used = strlen(j->bg_names);
+        snprintf(j->bg_names + used, sizeof j->bg_names - used, "%s%s",
+                 i == 0        ? ""
+                 : i == nn - 1 ? " and "
+                               : ", ",
+                 names[i]);
+    }
+    j->bg_hidden = nn ? j->bg_names : NULL;
     w->threaded = pthread_create(&w->thread, NULL, bg_main, w) == 0;
     if (!w->threaded)
         bg_main(w);
@@ -517,6 +546,8 @@ static int bg_join(cp_job *j)
         j->ref = w->ref;
     if (w->base)
         j->base = w->base;
+    if (w->cr)
+        j->cr = w->cr;
     free(w);
     return st;
 }
@@ -543,12 +574,14 @@ const char *cp_job_result_error(const cp_job *j, size_t i)
 }
 
 /* Whether result r is one that the job needs beyond itself: the reference (host:f64) or
- * compare's baseline (host:exact); its failure stops the job. */
+ * compare's baseline (host:exact) or correctly rounded answer (host:cr); its failure stops
+ * the job. */
 static bool needed(const cp_job *j, const cp_job_result *r)
 {
     if (j->o.no_reference)
         return false;
-    return r->eng->dtype == CP_F64 || (j->o.compare && strcmp(r->eng->name, "host:exact") == 0);
+    return r->eng->dtype == CP_F64 || (j->o.compare && (strcmp(r->eng->name, "host:exact") == 0 ||
+                                                        strcmp(r->eng->name, "host:cr") == 0));
 }
 
 int cp_job_run(cp_job *j)
@@ -609,6 +642,16 @@ int cp_job_run(cp_job *j)
         if (st != CP_OK)
             return st;
     }
+    for (size_t i = 0; i < j->nres && j->o.compare; ++i)
+        if (strcmp(j->res[i].eng->name, "host:cr") == 0 && !j->cr && j->res[i].y)
+            j->cr = j->res[i].y;
+    if (j->o.compare && !j->cr) {
+        /* host:cr was not asked for: it still is what =cr compares with. */
+        tell(j, CP_JOB_REFERENCE, NULL, "host:cr", 0, 0);
+        st = run_hidden(j, "host:cr", (void **)&j->cr);
+        if (st != CP_OK)
+            return st;
+    }
     tell(j, CP_JOB_METRICS, NULL, NULL, 0, 0);
     for (size_t i = 0; i < j->nres; ++i) {
         cp_job_result *r = &j->res[i];
@@ -640,6 +683,8 @@ void cp_job_destroy(cp_job *j)
         free(j->ref);
     if (j->base && !is_result(j, j->base))
         free(j->base);
+    if (j->cr && !is_result(j, j->cr))
+        free(j->cr);
     for (size_t i = 0; i < j->nres; ++i)
         free(j->res[i].y);
     free(j->res);
@@ -674,6 +719,11 @@ const double *cp_job_reference(const cp_job *j)
 const float *cp_job_baseline(const cp_job *j)
 {
     return j->base;
+}
+
+const float *cp_job_cr(const cp_job *j)
+{
+    return j->cr;
 }
 
 size_t cp_job_result_count(const cp_job *j)
@@ -1069,6 +1119,10 @@ int cp_job_save_files(const cp_job *j, const char *dir)
         snprintf(path, sizeof path, "%s/baseline.npy", dir);
         st = cp_npy_write(path, CP_F32, 2, yshape, j->base);
     }
+    if (st == CP_OK && j->cr) {
+        snprintf(path, sizeof path, "%s/cr.npy", dir);
+        st = cp_npy_write(path, CP_F32, 2, yshape, j->cr);
+    }
     cJSON *index = cJSON_CreateObject();
     cJSON *results = index ? cJSON_AddArrayToObject(index, "results") : NULL;
     cJSON *errors = NULL; /* the results that failed: no file, their cause */
@@ -1147,6 +1201,14 @@ int cp_job_save_files(const cp_job *j, const char *dir)
             cJSON_AddStringToObject(base, "file", "baseline.npy");
             cJSON_AddStringToObject(base, "engine", "host:exact");
             cJSON_AddStringToObject(base, "hash", hash);
+        }
+        if (j->cr) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)cp_hash_fnv1a(j->cr, out_n * sizeof(float)));
+            cJSON *cr = cJSON_AddObjectToObject(index, "cr");
+            cJSON_AddStringToObject(cr, "file", "cr.npy");
+            cJSON_AddStringToObject(cr, "engine", "host:cr");
+            cJSON_AddStringToObject(cr, "hash", hash);
         }
         cJSON_AddItemToObject(index, "results", results);
         if (errors) {

@@ -31,13 +31,15 @@ static void diff_help(void)
            "Compares the results saved by `run --save` or `compare --save` in two or more\n"
            "folders, typically made on different machines: every result against the float64\n"
            "reference and the host:exact baseline (taken from the first folder that has them),\n"
-           "with compare's rows, pairwise matrix, worst elements and verdicts. The folders must\n"
-           "hold the same model and inputs: different SHA-256s are refused (status 2). Every\n"
-           "file is checked against its folder's index.json first: x.npy and weights.npy\n"
-           "against their SHA-256s, each result, reference and baseline against its hash; a\n"
-           "file that differs or is missing, an empty results list, or a bad or repeated file\n"
-           "name is refused (status 2), naming the file. A result that failed in the saving\n"
-           "run (index.json's \"errors\") is a row 'error: <cause>' and fails every verdict.\n"
+           "and, for =cr and crULP, host:cr's output (compare --save's cr.npy, or a host:cr\n"
+           "result; n/a without), with compare's rows, pairwise matrix, worst elements and\n"
+           "verdicts. The folders must hold the same model and inputs: different SHA-256s are\n"
+           "refused (status 2). Every file is checked against its folder's index.json first:\n"
+           "x.npy and weights.npy against their SHA-256s, each result, reference, baseline\n"
+           "and cr.npy against its hash; a file that differs or is missing, an empty results\n"
+           "list, or a bad or repeated file name is refused (status 2), naming the file. A\n"
+           "result that failed in the saving run (index.json's \"errors\") is a row\n"
+           "'error: <cause>' and fails every verdict.\n"
            "The det and rtrip columns show what the saving run recorded (\"deterministic\",\n"
            "\"roundtrip\" in index.json; rtrip is measured by compare only); n/a where a folder\n"
            "does not record it (saved by an older clparity, or by one run without warm-up).\n"
@@ -62,8 +64,9 @@ struct diff {
         size_t n;
         const double *ref;
         const float *base;
+        const float *cr; /* host:cr's, or NULL (folders saved before it, or by run) */
         bool equal_nan;
-    } set; /* what cp_comparison_create takes */
+    } set; /* what cp_comparison_create and cp_comparison_set_cr take */
     cp_comparison *cmp;
     void **owned; /* loaded arrays */
     size_t nowned;
@@ -92,8 +95,8 @@ static bool has_nul_escape(const char *text)
     return false;
 }
 
-/* A result's file name: a plain name in the folder, listed once (with reference.npy and
- * baseline.npy), never one of the folder's own files. */
+/* A result's file name: a plain name in the folder, listed once (with reference.npy,
+ * baseline.npy and cr.npy), never one of the folder's own files. */
 static int check_file_names(const struct folder *f, const char *path)
 {
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(f->index, "results");
@@ -102,13 +105,13 @@ static int check_file_names(const struct folder *f, const char *path)
         return cli_fail("diff", CP_FAIL_USAGE,
                         "%s: no results listed: nothing to compare (an empty or incomplete save)",
                         path);
-    const char **names = calloc((size_t)n + 2, sizeof *names);
+    const char **names = calloc((size_t)n + 3, sizeof *names);
     if (!names)
         return cli_fail("diff", CP_FAIL_RUNTIME, "out of memory");
     size_t k = 0;
     int st = CP_OK;
-    static const char *const extra[] = {"reference", "baseline"};
-    for (size_t e = 0; e < 2; ++e) {
+    static const char *const extra[] = {"reference", "baseline", "cr"};
+    for (size_t e = 0; e < 3; ++e) {
         const char *file = get_str(cJSON_GetObjectItemCaseSensitive(f->index, extra[e]), "file");
         if (file)
             names[k++] = file;
@@ -403,7 +406,21 @@ static int load_all(struct diff *d)
             if (!d->set.base)
                 d->set.base = y;
         }
+        const cJSON *cr = cJSON_GetObjectItemCaseSensitive(d->f[i].index, "cr");
+        if (cr) {
+            void *y;
+            int st =
+                load_array(d, d->f[i].dir, get_str(cr, "file"), get_str(cr, "hash"), CP_F32, &y);
+            if (st != CP_OK)
+                return st;
+            if (!d->set.cr)
+                d->set.cr = y;
+        }
     }
+    /* Without a saved host:cr, a host:cr result serves; with neither, =cr is n/a. */
+    for (size_t i = 0; i < d->set.n && !d->set.cr; ++i)
+        if (strcmp(d->set.v[i].engine, "host:cr") == 0 && d->set.v[i].y)
+            d->set.cr = d->set.v[i].y;
     /* Without a saved baseline, a host:exact result serves (same bits by definition). */
     for (size_t i = 0; i < d->set.n && !d->set.base; ++i)
         if (strcmp(d->set.v[i].engine, "host:exact") == 0 && d->set.v[i].y)
@@ -466,6 +483,8 @@ int cmd_diff(int argc, char **argv)
     if (st == CP_OK && cp_comparison_create(d.set.v, d.set.n, d.rows, d.cols, d.set.ref, d.set.base,
                                             d.set.equal_nan, &d.cmp) != CP_OK)
         st = cli_fail("diff", CP_FAIL_RUNTIME, "%s", cp_err_msg());
+    if (st == CP_OK)
+        cp_comparison_set_cr(d.cmp, d.set.cr);
     if (st != CP_OK)
         goto out;
 

@@ -366,6 +366,8 @@ static int report(struct job *j, struct wire *all, int n)
                                   cp_job_baseline(j->cj), j->o.equal_nan, &cmp);
         if (st != CP_OK)
             st = cli_fail(CMD, st, "%s", cp_err_msg());
+        else
+            cp_comparison_set_cr(cmp, cp_job_cr(j->cj));
     }
     if (st == CP_OK) {
         /* The files first, as in cmd_compare: a run that cannot write them says no PASS. */

@@ -101,6 +101,10 @@ static void job_csv_columns(struct cols *c, const struct job *j, const cp_job_re
     col_num(c, "norm_rel", m ? m->norm_rel : na);
     col_num(c, "bitwise", m ? m->bitwise : na);
     col_num(c, "baseline_bitwise", m && cmp ? cp_comparison_baseline_bitwise(cmp, i) : na);
+    /* against host:cr (compare): NaN, an empty cell, where there is none */
+    double crb = m && cmp ? cp_comparison_cr_bitwise(cmp, i) : na;
+    col_num(c, "cr_bitwise", crb);
+    col_num(c, "cr_max_ulp", isnan(crb) ? na : (double)cp_comparison_cr_ulp(cmp, i));
     col_num(c, "argmax", m ? m->argmax : na);
     col_num(c, "nan", m ? (double)m->nan : na);
     col_num(c, "inf", m ? (double)m->inf : na);

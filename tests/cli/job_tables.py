@@ -75,13 +75,13 @@ def main():
                 bad.append(f"{name}: the reference has metric values")
             continue
         for k in ("max_ulp", "median_ulp", "max_abs", "max_rel", "bitwise", "baseline_bitwise",
-                  "argmax", "nan", "inf"):
-            if m[k] is None:
+                  "cr_bitwise", "cr_max_ulp", "argmax", "nan", "inf"):
+            if m.get(k) is None:
                 ok = row[k] == ""
             else:
                 ok = row[k] != "" and abs(float(row[k]) - m[k]) <= 1e-8 * abs(m[k])  # 9 digits
             if not ok:
-                bad.append(f"{name}: {k} {row[k]!r} vs JSON {m[k]!r}")
+                bad.append(f"{name}: {k} {row[k]!r} vs JSON {m.get(k)!r}")
         if row["deterministic"] != ("1" if cr["deterministic"] else "0"):
             bad.append(f"{name}: deterministic {row['deterministic']} vs JSON {cr['deterministic']}")
     if gnuplot:

@@ -14,8 +14,9 @@ and compare the results, through libclparity (ctypes; numpy for the arrays).
 Names and types are those of `clparity compare --json` ("comparison"): a result's id,
 device, engine, dtype, deterministic and roundtrip (True, False or None: not measured),
 metrics {compared, max_ulp, median_ulp, max_abs, max_rel, rel_to_max, norm_rel, bitwise,
-baseline_bitwise, argmax, nan, inf, nan_mismatch} with JSON's null as None and counts as int
-(bitwise and baseline_bitwise are fractions of the outputs, as in the JSON), mismatches
+baseline_bitwise, argmax, nan, inf, nan_mismatch, cr_bitwise, cr_max_ulp} with JSON's null as
+None and counts as int (bitwise, baseline_bitwise and cr_bitwise are fractions of the outputs,
+as in the JSON; cr_bitwise and cr_max_ulp, against host:cr, are there when it ran), mismatches
 {torch, clblast, bitwise}; the comparison's verdicts {torch, clblast, bitwise, checks} are
 booleans; .speed is the comparison's "speed" (None with fewer than two timed results, else
 {basis, fastest (int, a result's index), fastest_name, others: [{index (int), name, ratio,
@@ -43,6 +44,7 @@ a source tree (tools/python -> build/), else by the system's loader.
 
 import ctypes
 import json
+import math
 import os
 
 import numpy as np
@@ -59,7 +61,7 @@ METRICS = ("compared", "max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_ma
            "bitwise", "argmax", "nan", "inf", "nan_mismatch")
 # The JSON's integers (counts), and its numbers that are null when unknown (NaN here).
 _INTS = ("compared", "max_ulp", "nan", "inf", "nan_mismatch", "runs", "warmup", "fastest",
-         "index")
+         "index", "cr_max_ulp")
 _NULLABLE = ("max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
              "kernel_median_s")
 # A result's .timing, in the JSON's order (read from the library's JSON, so always the JSON's).
@@ -140,6 +142,8 @@ def _bind(lib):
         "cp_comparison_destroy": (None, [P]),
         "cp_comparison_pair": (I, [P, S, S, ctypes.POINTER(D), ctypes.POINTER(ctypes.c_uint64)]),
         "cp_comparison_baseline_bitwise": (D, [P, S]),
+        "cp_comparison_cr_bitwise": (D, [P, S]),
+        "cp_comparison_cr_ulp": (ctypes.c_uint64, [P, S]),
         "cp_comparison_mismatches": (S, [P, S, I]),
         "cp_comparison_failures": (S, [P, I, ctypes.c_char_p, S]),
         "cp_comparison_verdict": (B, [P, I]),
@@ -348,6 +352,10 @@ def _collect(lib, job, cmp, shape):
             items = list(r.metrics.items())
             at = [k for k, _ in items].index("bitwise") + 1
             items.insert(at, ("baseline_bitwise", lib.cp_comparison_baseline_bitwise(cmp, i)))
+            crb = lib.cp_comparison_cr_bitwise(cmp, i)  # NaN: no host:cr (as the JSON's absence)
+            if not math.isnan(crb):  # in the JSON's order: last
+                items.append(("cr_bitwise", crb))
+                items.append(("cr_max_ulp", int(lib.cp_comparison_cr_ulp(cmp, i))))
             r.metrics = dict(items)
         r.timing = _json_call(lib.cp_job_result_timing_json, job, i)
         r.deterministic = _tristate(lib.cp_job_result_value(job, i, b"deterministic"))

@@ -63,6 +63,14 @@ const cp_compare_item *cp_comparison_item(const cp_comparison *c, size_t i);
 const cp_metrics *cp_comparison_metrics(const cp_comparison *c, size_t i);
 /* The fraction of item i's outputs bit-equal to the baseline (NaN for a float64 item). */
 double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i);
+/* host:cr's output (rows × cols, borrowed like base; NULL: none, the default), the correctly
+ * rounded answer: each float32 item's =cr and max ULP against it (the report's =cr and
+ * crULP columns, the JSON's metrics.cr_bitwise and cr_max_ulp). */
+void cp_comparison_set_cr(cp_comparison *c, const float *cr);
+/* The fraction of item i's outputs bit-equal to host:cr's (NaN for a float64 item, or without
+ * cp_comparison_set_cr), and its max ULP against them (0 then). */
+double cp_comparison_cr_bitwise(const cp_comparison *c, size_t i);
+uint64_t cp_comparison_cr_ulp(const cp_comparison *c, size_t i);
 /* Elements of item i that fail preset p (0 for a float64 item). */
 size_t cp_comparison_mismatches(const cp_comparison *c, size_t i, enum cp_preset p);
 /* Bit-equal fraction and max ULP between items i and k: CP_FAIL_USAGE unless both are

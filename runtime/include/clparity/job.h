@@ -163,6 +163,7 @@ const cp_model *cp_job_model(const cp_job *j);
 const float *cp_job_input(const cp_job *j);      /* batch × in_width */
 const double *cp_job_reference(const cp_job *j); /* host:f64's output, or NULL */
 const float *cp_job_baseline(const cp_job *j);   /* host:exact's output (compare), or NULL */
+const float *cp_job_cr(const cp_job *j);         /* host:cr's output (compare), or NULL */
 size_t cp_job_result_count(const cp_job *j);
 const cp_job_result *cp_job_result_at(const cp_job *j, size_t i);
 /* "where the architecture came from" and the model file's SHA-256 ("" without one). */
@@ -200,7 +201,8 @@ void cp_job_print_model(const cp_job *j, FILE *f);
 void cp_job_result_file(const cp_job_result *r, char *buf, size_t len);
 /* The one result i as .npy. */
 int cp_job_write_output(const cp_job *j, size_t i, const char *path);
-/* x.npy, weights.npy (the built-in model), reference.npy, baseline.npy, one .npy per result,
+/* x.npy, weights.npy (the built-in model), reference.npy, baseline.npy and cr.npy (compare:
+ * host:cr's output), one .npy per result,
  * index.json (DESIGN.md, Files; a result that failed has no file: index.json lists it under
  * "errors" instead of "results"), as one folder that replaces dir whole (cp_save_begin in
  * clparity/report.h): dir is the old folder or the new one at every instant, and left as it
