@@ -366,6 +366,8 @@ void cr_group_sums(__local double *ls, int R)
 }
 #endif
 
+#ifndef CR_TRAIN /* the layers' kernels; CR_TRAIN builds the training kernels alone */
+
 /* ---- a work-group's exact sum ------------------------------------------------------------- */
 
 /* The work-group's accumulators (each work-item's a) summed in a binary tree in local memory,
@@ -813,3 +815,140 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
         }
     }
 }
+#endif /* CR_TRAIN */
+
+#ifdef CR_TRAIN
+/* ---- training (cl:cr's trainer, runtime/train.c; host:cr's is hostblas/train_cr.c) -------- */
+
+/* The kernels of clkernels/train.cl under the same names and arguments, with the contract for
+ * every sum: each is the exact sum of its exact terms rounded once (RN). Built with
+ * CR_NO_DENORM and without CR_F64: every operation goes through the accumulator or the bits, so
+ * that a device that flushes float denormals gives IEEE's results too; an operation of one or
+ * two terms rounded once is IEEE's correctly rounded -, ·, + and fma, which host:cr's trainer
+ * computes with float arithmetic. */
+
+/* RN(a·b + c) (fma), RN(a·b), RN(a − b) on the bits. */
+uint cr_fma_bits(uint a, uint b, uint c)
+{
+    cr_acc acc;
+    cr_acc_init(&acc);
+    cr_acc_add_product(&acc, a, b);
+    cr_acc_add(&acc, c);
+    return cr_acc_round(&acc);
+}
+
+uint cr_mul_bits(uint a, uint b)
+{
+    cr_acc acc;
+    cr_acc_init(&acc);
+    cr_acc_add_product(&acc, a, b);
+    return cr_acc_round(&acc);
+}
+
+uint cr_sub_bits(uint a, uint b)
+{
+    cr_acc acc;
+    cr_acc_init(&acc);
+    cr_acc_add(&acc, a);
+    cr_acc_add(&acc, b ^ 0x80000000u);
+    return cr_acc_round(&acc);
+}
+
+/* z > 0 on the bits: not NaN, positive, not zero (a subnormal counts). */
+bool cr_positive(uint z)
+{
+    return !(z >> 31) && z != 0u && z <= 0x7f800000u;
+}
+
+/* One work-item per (o, b): z = RN(Σ_k x·W + b); y = act(z), then RN(x[o] + y) for a
+ * residual. */
+__kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uint *acts_out,
+                         ulong y_off, __global uint *restrict zs, ulong z_off,
+                         __global const uint *restrict p, ulong w_off, int in, int out,
+                         int has_bias, ulong b_off, int act, int residual)
+{
+    size_t o = get_global_id(0);
+    size_t b = get_global_id(1);
+    if (o >= (size_t)out)
+        return;
+    __global const uint *x = acts_in + x_off + b * (size_t)in;
+    uint v = cr_dot(x, p + w_off + o * (size_t)in, in, has_bias ? p + b_off + o : 0);
+    zs[z_off + b * (size_t)out + o] = v;
+    int flags = (act ? 2 : 0) | (residual ? 4 : 0);
+    acts_out[y_off + b * (size_t)out + o] = cr_epilogue(v, flags, residual ? x[o] : 0u);
+}
+
+/* g = RN(s · RN(y − t)), n elements. */
+__kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
+                         __global const uint *restrict t, __global uint *restrict g, int n,
+                         float s)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    g[i] = cr_mul_bits(as_uint(s), cr_sub_bits(acts[y_off + i], t[i]));
+}
+
+/* dz = act ? (z > 0 ? g : +0) : g. */
+__kernel void tr_dz(__global const uint *restrict g, __global const uint *restrict zs,
+                    ulong z_off, __global uint *restrict dz, int n, int act)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    dz[i] = act && !cr_positive(zs[z_off + i]) ? 0u : g[i];
+}
+
+/* One work-item per (k, b): dx = RN(Σ_o dz·W[o][k] + g[b][k] for a residual), with the
+ * pre-update W. */
+__kernel void tr_dx(__global const uint *restrict dz, __global const uint *restrict p,
+                    ulong w_off, __global const uint *restrict g, __global uint *restrict dx,
+                    int in, int out, int residual)
+{
+    size_t k = get_global_id(0);
+    size_t b = get_global_id(1);
+    if (k >= (size_t)in)
+        return;
+    __global const uint *d = dz + b * (size_t)out;
+    __global const uint *w = p + w_off + k;
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int o = 0; o < out; ++o)
+        cr_acc_add_product(&a, d[o], w[(size_t)o * (size_t)in]);
+    if (residual)
+        cr_acc_add(&a, g[b * (size_t)out + k]);
+    dx[b * (size_t)in + k] = cr_acc_round(&a);
+}
+
+/* One work-item per weight (k, o): gW = RN(Σ_b dz[b][o]·x[b][k]); W = RN(−lr·gW + W). */
+__kernel void tr_update_w(__global const uint *restrict dz, __global const uint *restrict acts,
+                          ulong x_off, __global uint *restrict p, ulong w_off, int in, int out,
+                          int batch, float neg_lr)
+{
+    size_t k = get_global_id(0);
+    size_t o = get_global_id(1);
+    if (k >= (size_t)in)
+        return;
+    __global const uint *x = acts + x_off;
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int b = 0; b < batch; ++b)
+        cr_acc_add_product(&a, dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k]);
+    size_t i = w_off + o * (size_t)in + k;
+    p[i] = cr_fma_bits(as_uint(neg_lr), cr_acc_round(&a), p[i]);
+}
+
+/* gb = RN(Σ_b dz[b][o]); bias = RN(−lr·gb + bias). */
+__kernel void tr_update_b(__global const uint *restrict dz, __global uint *restrict p,
+                          ulong b_off, int out, int batch, float neg_lr)
+{
+    size_t o = get_global_id(0);
+    if (o >= (size_t)out)
+        return;
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int b = 0; b < batch; ++b)
+        cr_acc_add(&a, dz[(size_t)b * (size_t)out + o]);
+    p[b_off + o] = cr_fma_bits(as_uint(neg_lr), cr_acc_round(&a), p[b_off + o]);
+}
+#endif

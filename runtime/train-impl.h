@@ -36,6 +36,11 @@ void train_host_free(struct train_host *h);
 void train_blas_forward(struct train_host *h, const void *p);
 int train_blas_step(struct train_host *h, double *loss);
 
+/* host:cr: the float trainer with every sum correctly rounded (hostblas/train_cr.c); its state
+ * comes from train_host_create_f32. */
+void train_cr_forward(struct train_host *h, const void *p);
+void train_cr_step(struct train_host *h, double *loss);
+
 /* The loss of DESIGN: Σ ((double)y − (double)t)² / n, i ascending. */
 double train_loss_f32(const float *y, const float *t, size_t n);
 double train_loss_f64(const double *y, const double *t, size_t n);

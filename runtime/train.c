@@ -6,6 +6,7 @@
 #include "own-impl.h"
 #include "program-impl.h"
 #include "train-impl.h"
+#include "../hostblas/cr-impl.h"
 
 #include "clparity/error.h"
 
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST };
+enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST, TK_CR, TK_CL_CR };
 
 struct train_cl {
     cl_context ctx;
@@ -23,6 +24,7 @@ struct train_cl {
     cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
     cl_mem p, acts, z, t, g, gn, dz, gw; /* gw: cl:clblast's weight gradient */
     bool clblast;
+    bool cr; /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -40,6 +42,12 @@ struct cp_trainer {
     char probe_why[CP_PROBE_WHY];
 };
 
+/* Whether the trainer's state is on an OpenCL device (struct train_cl), not the host's. */
+static bool on_device(const cp_trainer *tr)
+{
+    return tr->kind == TK_CL || tr->kind == TK_CLBLAST || tr->kind == TK_CL_CR;
+}
+
 /* Set while the training probe makes its own trainers (no probe of their own). */
 static _Thread_local bool train_probing;
 
@@ -47,7 +55,8 @@ bool cp_train_engine_supported(const char *engine)
 {
     return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0 ||
            strcmp(engine, "host:f64") == 0 || strcmp(engine, "cl:clblast") == 0 ||
-           strcmp(engine, "host:openblas") == 0;
+           strcmp(engine, "host:openblas") == 0 || strcmp(engine, "cl:cr") == 0 ||
+           strcmp(engine, "host:cr") == 0;
 }
 
 double cp_train_step_macs(const cp_model *m, int batch)
@@ -110,8 +119,12 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     int st = cp_cl_open(dev, 0, &c->ctx, &c->q);
     if (st != CP_OK)
         return st;
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2");
-    st = cp_program_build_ex(c->ctx, dev->device_id, "train.cl", tr->build_options, &c->prog, NULL);
+    /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
+     * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals */
+    snprintf(tr->build_options, sizeof tr->build_options, "%s",
+             c->cr ? "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM" : "-cl-std=CL1.2");
+    st = cp_program_build_ex(c->ctx, dev->device_id, c->cr ? "cr.cl" : "train.cl",
+                             tr->build_options, &c->prog, NULL);
     if (st != CP_OK)
         return st;
     static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
@@ -119,7 +132,7 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
                                         "tr_fwd_epi", "tr_add",      "tr_axpy"};
     cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,  &c->k_upw,
                        &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy};
-    for (size_t i = 0; i < 9; ++i) {
+    for (size_t i = 0; i < (c->cr ? 6 : 9); ++i) { /* cr.cl has no CLBlast epilogues */
         *ks[i] = clCreateKernel(c->prog, names[i], &rc);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
@@ -418,19 +431,27 @@ int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *
     tr->lr = (float)lr;
     tr->probe = -1;
     int st;
-    if (strcmp(engine, "host:exact") == 0) {
-        tr->kind = TK_EXACT;
+    if (strcmp(engine, "host:exact") == 0 || strcmp(engine, "host:cr") == 0) {
+        tr->kind = strcmp(engine, "host:cr") == 0 ? TK_CR : TK_EXACT;
         st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+        if (st == CP_OK && tr->kind == TK_CR)
+            st = cr_check_inputs(m, engine);
     } else if (strcmp(engine, "host:f64") == 0) {
         tr->kind = TK_F64;
         st = train_host_create_f64(&tr->h, m, batch, x, t, lr);
     } else if (strcmp(engine, "host:openblas") == 0) {
         tr->kind = TK_BLAS;
         st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
-    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0) {
-        tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
+    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0 ||
+               strcmp(engine, "cl:cr") == 0) {
+        tr->kind = strcmp(engine, "cl:own") == 0  ? TK_CL
+                   : strcmp(engine, "cl:cr") == 0 ? TK_CL_CR
+                                                  : TK_CLBLAST;
         tr->c.clblast = tr->kind == TK_CLBLAST;
-        st = cl_create(tr, dev, x, t);
+        tr->c.cr = tr->kind == TK_CL_CR;
+        st = cr_check_inputs(m, engine);
+        if (st == CP_OK)
+            st = cl_create(tr, dev, x, t);
         if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off()) {
             const struct cp_probe_class cls = {false, false, false, -1};
             enum cp_probe_verdict v;
@@ -460,8 +481,12 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
         return CP_OK;
     case TK_BLAS:
         return train_blas_step(&tr->h, loss);
+    case TK_CR:
+        train_cr_step(&tr->h, loss);
+        return CP_OK;
     case TK_CL:
     case TK_CLBLAST:
+    case TK_CL_CR:
         return cl_step(tr, loss);
     }
     return cp_err_set(CP_FAIL_RUNTIME, "bad trainer");
@@ -474,13 +499,13 @@ enum cp_dtype cp_trainer_dtype(const cp_trainer *tr)
 
 const char *cp_trainer_build_options(const cp_trainer *tr)
 {
-    return tr->kind == TK_CL || tr->kind == TK_CLBLAST ? tr->build_options : "";
+    return on_device(tr) ? tr->build_options : "";
 }
 
 int cp_trainer_weights(cp_trainer *tr, void *dst)
 {
     size_t n = tr->m->n_params;
-    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
+    if (!on_device(tr)) {
         memcpy(dst, tr->h.p, n * cp_dtype_size(cp_trainer_dtype(tr)));
         return CP_OK;
     }
@@ -500,7 +525,7 @@ int cp_trainer_poke_ulp(cp_trainer *tr, size_t i)
         p[i] = nextafter(p[i], INFINITY);
         return CP_OK;
     }
-    if (tr->kind == TK_EXACT || tr->kind == TK_BLAS) {
+    if (tr->kind == TK_EXACT || tr->kind == TK_BLAS || tr->kind == TK_CR) {
         float *p = tr->h.p;
         p[i] = nextafterf(p[i], INFINITY);
         return CP_OK;
@@ -560,7 +585,7 @@ out:
 
 int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
 {
-    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST)
+    if (on_device(tr))
         return cl_roundtrip(tr, y, ok);
     const cp_model *m = tr->m;
     size_t es = cp_dtype_size(cp_trainer_dtype(tr));
@@ -575,6 +600,8 @@ int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
     memcpy(w, tr->h.p, n * es);
     if (tr->kind == TK_BLAS)
         train_blas_forward(&tr->h, tr->h.p);
+    else if (tr->kind == TK_CR)
+        train_cr_forward(&tr->h, tr->h.p);
     else if (tr->kind == TK_EXACT)
         train_host_forward_f32(&tr->h, tr->h.p);
     else
@@ -582,6 +609,8 @@ int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
     memcpy(y1, yo, nt * es);
     if (tr->kind == TK_BLAS)
         train_blas_forward(&tr->h, w);
+    else if (tr->kind == TK_CR)
+        train_cr_forward(&tr->h, w);
     else if (tr->kind == TK_EXACT)
         train_host_forward_f32(&tr->h, w);
     else
@@ -597,7 +626,7 @@ void cp_trainer_destroy(cp_trainer *tr)
 {
     if (!tr)
         return;
-    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST) {
+    if (on_device(tr)) {
         struct train_cl *c = &tr->c;
         cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz, &c->gw};
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)

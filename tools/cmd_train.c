@@ -36,9 +36,10 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_DEVICE},
     {.id = OPT_ENGINES,
      TO(engines),
-     .help = "cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
-             "and host:openblas, close to host:exact but not equal (default:\n"
-             "cl:own, host:exact and host:f64 where they apply)"},
+     .help = "cl:own, host:exact, host:f64, the correctly rounded cl:cr and\n"
+             "host:cr, and the fast GEMMs cl:clblast and host:openblas, close\n"
+             "to host:exact but not equal (default: cl:own, host:exact and\n"
+             "host:f64 where they apply)"},
     {.id = OPT_MODEL,
      TO(model),
      .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
@@ -78,16 +79,18 @@ static void train_help(void)
            "weights are from host:exact's (the baseline: max abs, max ULP, bitwise fraction) and\n"
            "from host:f64's. host:exact and host:f64 always run: they are the references.\n"
            "cl:own keeps its weights on the device between steps and follows host:exact's order\n"
-           "of operations, so any difference from it is a divergence (exit status 1).\n"
+           "of operations, so any difference from it is a divergence (exit status 1). cl:cr\n"
+           "rounds every sum of the step once (docs/TRAINING.md): host:cr runs beside it, and\n"
+           "any difference of its weights from host:cr's at a recorded step is a divergence.\n"
            "\n");
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
     printf("\n"
            "After the last step each result's weights are read back, uploaded into fresh memory\n"
            "and run forward again: the output must be bit-identical (the round trip), and\n"
-           "cl:own's must equal host:exact's.\n"
+           "cl:own's must equal host:exact's, cl:cr's host:cr's.\n"
            "\n"
-           "exit status: 0 success, 1 cl:own diverged from host:exact, a failed round trip, or a\n"
-           "non-finite loss, 2 usage or input error, 3 runtime error\n");
+           "exit status: 0 success, 1 cl:own diverged from host:exact (cl:cr from host:cr), a\n"
+           "failed round trip, or a non-finite loss, 2 usage or input error, 3 runtime error\n");
 }
 
 /* What the table cannot store itself: -d's list and --target's flag. */
@@ -141,6 +144,7 @@ static int add_result(struct train *T, const cp_device *dev, const char *engine)
     T->r[T->nr].dev = dev;
     T->r[T->nr].engine = engine;
     T->r[T->nr].forward_base = -1;
+    T->r[T->nr].forward_cr = -1;
     T->nr++;
     return CP_OK;
 }
@@ -159,6 +163,12 @@ static int load_model_file(struct train *T)
 {
     cp_arch_opts arch = {CP_ARCH_AUTO, -1, -1};
     return cli_load_model(CMD, T->o.model, &arch, &T->m, &T->arch_from, T->model_sha256);
+}
+
+/* A correctly rounded engine (cl:cr, host:cr). */
+static bool is_cr(const char *engine)
+{
+    return strcmp(engine, "cl:cr") == 0 || strcmp(engine, "host:cr") == 0;
 }
 
 /* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
@@ -194,7 +204,7 @@ int train_prepare(struct train *T)
         if (o->engines)
             st = cli_fail(CMD, CP_FAIL_USAGE,
                           "--engines: %s cannot train (train supports cl:own, host:exact, "
-                          "host:f64, cl:clblast, host:openblas)",
+                          "host:f64, cl:cr, host:cr, cl:clblast, host:openblas)",
                           e->name);
         use[i] = false;
     }
@@ -206,9 +216,19 @@ int train_prepare(struct train *T)
         st = add_result(T, host, "host:f64");
     T->base = 0;
     T->ref = 1;
+    T->cr = SIZE_MAX;
+    bool any_cr = false;
+    for (size_t i = 0; i < ne; ++i)
+        any_cr |= use[i] && is_cr(cp_engine_at(i)->name);
     for (size_t i = 0; st == CP_OK && i < ne; ++i)
         if (use[i] && strcmp(cp_engine_at(i)->name, "host:openblas") == 0)
             st = add_result(T, host, "host:openblas");
+    /* host:cr, listed or not, with any cl:cr: every cl:cr result must have its bits at every
+     * recorded step (rank 0's, under --mpi, for every rank's) */
+    if (st == CP_OK && any_cr && !T->given) {
+        T->cr = T->nr;
+        st = add_result(T, host, "host:cr");
+    }
     for (size_t di = 0; st == CP_OK && di < T->devs.n; ++di) {
         const cp_device *dev = &T->devs.v[di];
         if (!T->chosen[di] || dev->kind == CP_DEV_HOST)
@@ -435,8 +455,9 @@ int train_step(struct train *T, long step, bool *poked)
                             isnan(r->loss) ? "nan"
                             : r->loss > 0  ? "+inf"
                                            : "-inf");
-        /* Test hook: one weight of the first cl:own result moves one ULP, once. */
-        if (hook && !*poked && strcmp(r->engine, "cl:own") == 0) {
+        /* Test hook: one weight of the first cl:own (or cl:cr) result moves one ULP, once. */
+        if (hook && !*poked &&
+            (strcmp(r->engine, "cl:own") == 0 || strcmp(r->engine, "cl:cr") == 0)) {
             if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
                 return cli_fail(CMD, st, "%s", cp_err_msg());
             *poked = true;
@@ -471,6 +492,9 @@ int train_record(struct train *T, long step)
             T->r[i].max_ulp_base = rc.base_ulp;
         if (i != T->ref && !T->r[i].first_div && (rc.base_ulp || rc.base_bitwise < 1.0))
             T->r[i].first_div = step;
+        if (T->cr != SIZE_MAX && i != T->cr && is_cr(T->r[i].engine) && !T->r[i].first_div_cr &&
+            T->r[T->cr].w && memcmp(T->r[i].w, T->r[T->cr].w, T->m.n_params * sizeof(float)) != 0)
+            T->r[i].first_div_cr = step;
         int st = add_rec(T, &rc);
         if (st != CP_OK)
             return st;
@@ -492,10 +516,13 @@ int train_finish(struct train *T)
             return cli_fail(CMD, st, "%s", cp_err_msg());
         r->hash = cp_hash_fnv1a(r->w, T->m.n_params * cp_dtype_size(r->dtype));
     }
-    for (size_t i = 0; i < T->nr && !T->given; ++i)
+    for (size_t i = 0; i < T->nr && !T->given; ++i) {
         if (strcmp(T->r[i].engine, "cl:own") == 0 && T->r[i].y_rt)
             T->r[i].forward_base =
                 memcmp(T->r[i].y_rt, T->r[T->base].y_rt, nt * sizeof(float)) == 0;
+        if (strcmp(T->r[i].engine, "cl:cr") == 0 && T->r[i].y_rt && T->cr != SIZE_MAX)
+            T->r[i].forward_cr = memcmp(T->r[i].y_rt, T->r[T->cr].y_rt, nt * sizeof(float)) == 0;
+    }
     return CP_OK;
 }
 
@@ -566,6 +593,15 @@ int train_verdict(const struct train *T)
         if (r->forward_base == 0)
             st = cli_fail(CMD, CP_FAIL_CHECK,
                           "%s on %s: the forward of the final weights differs from host:exact's",
+                          r->engine, lb);
+        if (r->first_div_cr)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s diverged from host:cr at step %ld (its weights are not "
+                          "host:cr's bits)",
+                          r->engine, lb, r->first_div_cr);
+        if (r->forward_cr == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the forward of the final weights differs from host:cr's",
                           r->engine, lb);
     }
     return st;

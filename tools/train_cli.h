@@ -40,9 +40,11 @@ struct result {
     double loss;
     uint64_t max_ulp_base; /* over the recorded steps */
     long first_div;        /* first recorded step that differs from the baseline; 0: none */
+    long first_div_cr;     /* cl:cr: the first recorded step whose weights are not host:cr's */
     void *y_rt;
     int roundtrip;    /* 1 ok, 0 failed */
     int forward_base; /* cl:own: the round trip's output equals host:exact's; -1 n/a */
+    int forward_cr;   /* cl:cr: the round trip's output equals host:cr's; -1 n/a */
     uint64_t hash;
     /* seconds in cp_trainer_step (each ends with the loss on the host): the first step (a
      * driver may compile kernels at their first launch), and the sum over the others */
@@ -64,6 +66,7 @@ struct train {
     float *x, *t;
     struct result *r;
     size_t nr, base, ref; /* indices of host:exact and host:f64 */
+    size_t cr;            /* index of host:cr, the twin of every cl:cr result; SIZE_MAX: none */
     struct rec *recs;
     size_t nrecs, caprecs;
     char build_options[128];

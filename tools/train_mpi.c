@@ -142,6 +142,7 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
         memset(r, 0, sizeof *r);
         r->rank = rank;
         r->forward_base = -1;
+        r->forward_cr = -1;
         r->roundtrip = 1;
         snprintf(r->label, sizeof r->label, "%.90s/%.200s", host, wire_get_str(w));
         snprintf(r->tag, sizeof r->tag, "r%d.%s", rank, wire_get_str(w));
@@ -239,6 +240,8 @@ static void get_final(struct train *T, struct wire *w, int rank, struct rank_sta
             w->bad = true;
         if (!w->bad && strcmp(r->engine, "cl:own") == 0)
             r->forward_base = memcmp(r->y_rt, T->r[T->base].y_rt, nt * sizeof(float)) == 0;
+        if (!w->bad && strcmp(r->engine, "cl:cr") == 0 && T->cr != SIZE_MAX)
+            r->forward_cr = memcmp(r->y_rt, T->r[T->cr].y_rt, nt * sizeof(float)) == 0;
     }
     if (w->bad)
         mark_bad(rs);

@@ -50,10 +50,11 @@ void train_print_tables(FILE *f, const struct train *T)
                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
     fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
-               "steps; the first step's time, and the mean of the others):\n");
-    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s\n", "device", "engine",
+               "steps; = cr: cl:cr's weights are host:cr's at every recorded step, and its "
+               "forward too; the first step's time, and the mean of the others):\n");
+    fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s %9s\n", "device", "engine",
             "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
-            "1st ms", "ms/step");
+            "= cr", "1st ms", "ms/step");
     for (size_t i = 0; i < T->nr; ++i) {
         const struct result *r = &T->r[i];
         char lb[300], fd[32];
@@ -66,16 +67,23 @@ void train_print_tables(FILE *f, const struct train *T)
             snprintf(fd, sizeof fd, "%ld", r->first_div);
         else
             snprintf(fd, sizeof fd, "none");
+        char eqcr[32] = "-";
+        if (r->first_div_cr)
+            snprintf(eqcr, sizeof eqcr, "NO, %ld", r->first_div_cr);
+        else if (r->forward_cr == 0)
+            snprintf(eqcr, sizeof eqcr, "fwd NO");
+        else if (r->forward_cr == 1)
+            snprintf(eqcr, sizeof eqcr, "yes");
         char mean[32] = "-";
         if (T->o.steps > 1)
             snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->o.steps - 1));
-        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9.3f %9s\n", lb, r->engine,
-                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
-                r->roundtrip ? "ok" : "FAILED",
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9.3f %9s\n", lb,
+                r->engine, r->loss, (unsigned long long)r->hash,
+                (unsigned long long)r->max_ulp_base, fd, r->roundtrip ? "ok" : "FAILED",
                 r->forward_base < 0 ? "-"
                 : r->forward_base   ? "yes"
                                     : "NO",
-                1e3 * r->first_s, mean);
+                eqcr, 1e3 * r->first_s, mean);
     }
 }
 
@@ -169,6 +177,10 @@ static cJSON *result_json(const struct train *T, const struct result *r)
         cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->o.steps - 1));
     if (r->forward_base >= 0)
         cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
+    if (r->forward_cr >= 0) { /* cl:cr against host:cr */
+        cJSON_AddNumberToObject(j, "first_divergent_step_cr", (double)r->first_div_cr);
+        cJSON_AddBoolToObject(j, "forward_equals_cr", r->forward_cr == 1);
+    }
     return j;
 }
 

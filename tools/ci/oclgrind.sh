@@ -197,6 +197,10 @@ train_case train_model cl:own,host:exact --model "$root/tests/fixtures/seq_expor
     --batch 2
 train_case train_clblast cl:clblast,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
     --batch 2
+# cl:cr's training kernels (cr.cl built with CR_TRAIN: train exits 1 where cl:cr's weights are
+# not host:cr's at a step), on the blocks and on the file model with biases.
+train_case train_cr cl:cr --d-model 13 --layers 2 --batch 3
+train_case train_cr_model cl:cr --model "$root/tests/fixtures/seq_export.safetensors" --batch 2
 
 # Every kernel of clkernels/ must have run in some case, except peak.cl's: `clparity peak`
 # refuses simulators and sizes its loops and 64 MiB arrays for real devices, so they are not run

@@ -17,7 +17,12 @@
  *     gW[o][k] = fma(dz[b][o], a[b][k], acc) over b ascending from 0;
  *     gb[o] = acc + dz[b][o] over b ascending from 0;
  *     W = fma(−lr, gW, W), bias = fma(−lr, gb, bias), with lr rounded to float first
- *     (host:f64 uses that float's value in double). */
+ *     (host:f64 uses that float's value in double).
+ * The correctly rounded engines (host:cr, hostblas/train_cr.c; cl:cr, clkernels/cr.cl's
+ * CR_TRAIN kernels) take the same steps with every sum exact and rounded once (RN, issue 23's
+ * contract, in any order): z = RN(Σ_k a·W + bias), then act and RN(a[b][o] + act(z));
+ * dx = RN(Σ_o dz·W[o][k] + (residual ? g[b][k] : nothing)); gW = RN(Σ_b dz·a);
+ * gb = RN(Σ_b dz); g, dz and the updates as above (each one correctly rounded operation). */
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
@@ -33,7 +38,8 @@ CP_API_BEGIN
 
 typedef struct cp_trainer cp_trainer; /* opaque */
 
-/* Whether train supports this engine name ("cl:own", "host:exact", "host:f64"). */
+/* Whether train supports this engine name ("cl:own", "host:exact", "host:f64", "cl:cr",
+ * "host:cr", "cl:clblast", "host:openblas"). */
 bool cp_train_engine_supported(const char *engine);
 
 /* Copies the model's weights (host:f64 widens them) and uploads them for cl:own. x and t

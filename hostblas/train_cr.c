@@ -1,0 +1,91 @@
+/* host:cr's trainer: host:exact's steps (train_host_tmpl.h, clparity/train.h) with the contract
+ * of host:cr for every sum (issue 23): the forward's, the input gradient's (its residual term
+ * inside the sum) and the weight and bias gradients', each the exact sum of its exact terms
+ * rounded once (cr_acc). The operations of one or two terms (the output gradient s·(y − t), the
+ * update fma(−lr, g, w), the residual add) are float arithmetic, each correctly rounded by
+ * IEEE 754. cl:cr's trainer (clkernels/cr.cl, CR_TRAIN) computes the same values, so the two
+ * give the same bits at every step. Built, like every file, with -ffp-contract=off. */
+#include "cr-impl.h"
+#include "train-impl.h"
+
+#include <math.h>
+
+void train_cr_forward(struct train_host *h, const void *pv)
+{
+    const cp_model *m = h->m;
+    const float *p = pv;
+    float *acts = h->acts, *zs = h->z;
+    size_t B = (size_t)h->batch;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        size_t in = (size_t)ly->in, out = (size_t)ly->out;
+        const float *x = acts + (size_t)l * h->stride;
+        float *y = acts + (size_t)(l + 1) * h->stride;
+        float *z = zs + (size_t)l * h->stride;
+        const float *w = p + ly->w_off;
+        for (size_t b = 0; b < B; ++b)
+            for (size_t o = 0; o < out; ++o) {
+                float v = cr_dot(x + b * in, w + o * in, (int)in,
+                                 ly->has_bias ? p + ly->b_off + o : NULL);
+                z[b * out + o] = v;
+                y[b * out + o] =
+                    cr_epilogue(v, ly->act, ly->residual, ly->residual ? x[b * in + o] : 0.0f);
+            }
+    }
+}
+
+void train_cr_step(struct train_host *h, double *loss)
+{
+    const cp_model *m = h->m;
+    float *p = h->p, *acts = h->acts, *zs = h->z, *tt = h->t;
+    size_t B = (size_t)h->batch;
+    size_t L = (size_t)m->n_layers;
+    train_cr_forward(h, p);
+    size_t n = B * (size_t)m->out_width;
+    const float *y = acts + L * h->stride;
+    *loss = train_loss_f32(y, tt, n);
+    float *g = h->g, *gn = h->gn, *dz = h->dz;
+    float s = 2.0f / (float)n;
+    for (size_t i = 0; i < n; ++i)
+        g[i] = s * (y[i] - tt[i]);
+    float neg_lr = (float)(-h->lr);
+    for (size_t li = L; li-- > 0;) {
+        const cp_layer *ly = &m->layers[li];
+        size_t in = (size_t)ly->in, out = (size_t)ly->out;
+        const float *x = acts + li * h->stride;
+        const float *z = zs + li * h->stride;
+        float *w = p + ly->w_off;
+        for (size_t i = 0; i < B * out; ++i)
+            dz[i] = ly->act == CP_ACT_RELU ? (z[i] > 0.0f ? g[i] : 0.0f) : g[i];
+        if (li > 0) /* dx with the pre-update W; the residual's g inside the exact sum */
+            for (size_t b = 0; b < B; ++b)
+                for (size_t k = 0; k < in; ++k) {
+                    cr_acc a;
+                    cr_acc_init(&a);
+                    for (size_t o = 0; o < out; ++o)
+                        cr_acc_add_product(&a, dz[b * out + o], w[o * in + k]);
+                    if (ly->residual)
+                        cr_acc_add(&a, g[b * out + k]);
+                    gn[b * in + k] = cr_acc_round(&a);
+                }
+        for (size_t o = 0; o < out; ++o)
+            for (size_t k = 0; k < in; ++k) {
+                cr_acc a;
+                cr_acc_init(&a);
+                for (size_t b = 0; b < B; ++b)
+                    cr_acc_add_product(&a, dz[b * out + o], x[b * in + k]);
+                w[o * in + k] = fmaf(neg_lr, cr_acc_round(&a), w[o * in + k]);
+            }
+        if (ly->has_bias)
+            for (size_t o = 0; o < out; ++o) {
+                cr_acc a;
+                cr_acc_init(&a);
+                for (size_t b = 0; b < B; ++b)
+                    cr_acc_add(&a, dz[b * out + o]);
+                p[ly->b_off + o] = fmaf(neg_lr, cr_acc_round(&a), p[ly->b_off + o]);
+            }
+        float *tmp = g;
+        g = gn;
+        gn = tmp;
+    }
+}
