@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The vendors job's cases and verdicts (tools/ci/vendors.sh runs it after `source
-build/vendors/env.sh`). Usage: vendors.py BUILD_DIR OUT_DIR [--jobs N] [--only ROW,...]
+build/vendors/env.sh`). Usage: vendors.py BUILD_DIR OUT_DIR [--jobs N] [--only ROW,...] [--cases REGEX]
 
 Every implementation row (PoCL pthread, PoCL basic, Intel's CPU runtime, rusticl, Oclgrind)
 runs every case:
@@ -13,6 +13,14 @@ runs every case:
   - `train` for 20 steps (cl:own against host:exact, tests/check_train.py --exact-equal), on
     the digits model and on the built-in model; the final weights must also be the same bits
     on every row;
+  - cl:cr (issue 23) against host:cr: the same bits (the hash) under CR_SETTINGS (the default
+    choice, and each variant forced with its own work-group, split or tile settings, the exact
+    integer accumulator alone) at CR_SHAPES (d = 1, 67, 257 and 1023, B = 1, 5, 17, 64, the
+    rectangular model with biases; Oclgrind the small ones: tools/ci/oclgrind.sh and ctest's
+    cr/check_cl_oclgrind cover it with every check on), and tests/check_cr.py (the exact
+    rounding from Python's Fraction, the special cases) on every row but Oclgrind. A setting
+    that clparity refuses for the device with exit status 2 and a CLPARITY_CR_TUNE message
+    (llvmpipe's loop budget, a work-group or local memory too small) is n/a;
   - one `compare -d all`, which must hold a result of every row.
 A forced path passes when the run exits 0 and used that path, or when the path was rejected
 by cl:own's probe (own_path.rejected) and tests/vendor/quirks.txt lists (row, path) with a
@@ -98,6 +106,17 @@ TRAINS = {  # name: arguments of `clparity train` (20 steps)
     "train_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5"],
 }
 ALL_ARGS = ["--d-model", "67", "--layers", "2", "--batch", "5"]  # compare -d all
+# cl:cr: CLPARITY_CR_TUNE per case name, and the shapes (Oclgrind: the first two only).
+CR_SETTINGS = {
+    "default": "",
+    "gemv": "path=gemv,wg=16,ob=2",
+    "splitk": "path=splitk,split=3,wg=32,ob=4",
+    "gemm": "path=gemm,tk=8",
+    "cpu": "path=cpu,vw=8,rb=2",
+    "exact": "path=gemv,wg=32,exact=1",
+}
+CR_SHAPES = ["d1_L3_B1", "d67_L4_B17", "d257_L2_B64", "d1023_L2_B5", "rect_B5"]
+CR_OCLGRIND = {"d1_L3_B1": None, "d67_L4_B17": ["--d-model", "67", "--layers", "1", "--batch", "5"]}
 
 
 def make_models(root, models):
@@ -274,6 +293,62 @@ def check_compare(ctx, row, kernel, r, jpath):
     return dict(v, verdict="FAIL", why=f"used {used}, not the forced {kernel}, and did not reject it")
 
 
+def run_cr(ctx, row, setting, shape):
+    """cl:cr beside host:cr: exit 0 and the same hash; the forced variant named in the
+    routine."""
+    info = ctx["rows"][row]
+    args = SHAPES[shape]
+    if row == "oclgrind":
+        args = CR_OCLGRIND.get(shape) or args
+    base = f"{row}.cr.{setting}.{shape}"
+    jpath = os.path.join(ctx["out"], "runs", base + ".json")
+    cmd = [ctx["clp"], "compare", "-d", info["sel"], "-d", "host", "--engines", "cl:cr,host:cr",
+           "--runs", "1", "--warmup", "0", "--json", jpath] + shape_args(args, ctx["models"])
+    if info["simulator"]:
+        cmd.append("--allow-slow")
+    env = dict(ctx["env"], CLPARITY_CR_TUNE=CR_SETTINGS[setting])
+    r = run(cmd, env, os.path.join(ctx["out"], "runs", base))
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] == 2 and "CLPARITY_CR_TUNE" in r["err"] and setting != "default":
+        return dict(v, verdict="n/a", why=first_lines(r["err"], 1))
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    try:
+        with open(jpath) as f:
+            res = {x["engine"]: x for x in json.load(f)["results"]}
+        cl, host = res["cl:cr"], res["host:cr"]
+    except (OSError, KeyError, ValueError) as e:
+        return dict(v, verdict="FAIL", why=f"unreadable {jpath}: {e}")
+    v["used"] = cl.get("routine", "")
+    if cl["hash"] != host["hash"]:
+        return dict(v, verdict="FAIL", why=f"cl:cr's hash {cl['hash']} is not host:cr's {host['hash']}")
+    m = re.match(r"path=([a-z]+)", CR_SETTINGS[setting])
+    if m and not v["used"].startswith(f"cr.cl {m.group(1)}:"):
+        return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
+    return dict(v, verdict="ok")
+
+
+def run_check_cr(ctx, row):
+    """tests/check_cr.py --quick: cl:cr against the exact rounding of Python's Fraction (the
+    full 265 cases run on PoCL in ctest, cr/check_cl_pocl)."""
+    base = os.path.join(ctx["out"], "runs", f"{row}.check_cr")
+    r = run([sys.executable, os.path.join(ctx["root"], "tests", "check_cr.py"), ctx["clp"], base + ".d",
+             "--engines", "cl:cr", "-d", ctx["rows"][row]["sel"], "--quick"], ctx["env"], base, timeout=1800)
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"check_cr.py: exit {r['rc']}: {first_lines(r['out'] + r['err'], 4)}")
+    return dict(v, verdict="ok")
+
+
+def cr_cases(row):
+    """(case name, fn, args) of cl:cr's cases on a row."""
+    shapes = list(CR_OCLGRIND) if row == "oclgrind" else CR_SHAPES
+    out = [(f"cr:{k}/{sh}", run_cr, (k, sh)) for k in CR_SETTINGS for sh in shapes]
+    if row != "oclgrind":
+        out.append(("cr:check_cr.py", run_check_cr, ()))
+    return out
+
+
 def run_train(ctx, row, name):
     info = ctx["rows"][row]
     base = f"{row}.{name}"
@@ -383,6 +458,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", help="comma list of rows (a partial run: missing rows then fail)")
+    ap.add_argument("--cases", help="a regular expression: only the cases it finds (a partial run, "
+                    "by hand; no compare -d all)")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = os.path.abspath(a.out)
@@ -409,10 +486,21 @@ def main():
 
     t0, load0 = time.time(), os.getloadavg()[0]
     queues = {row: [(name, run_train, (ctx, row, name)) for name in TRAINS] +
-              [(f"{k}/{sh}", run_compare, (ctx, row, k, sh)) for k in KERNELS for sh in shapes_of(k)]
+              [(f"{k}/{sh}", run_compare, (ctx, row, k, sh)) for k in KERNELS for sh in shapes_of(k)] +
+              [(name, fn, (ctx, row) + args) for name, fn, args in cr_cases(row)]
               for row in ctx["rows"]}
+    if a.cases:
+        queues = {row: [t for t in q if re.search(a.cases, t[0])] for row, q in queues.items()}
     res = run_lanes(queues, a.jobs)
-    if ctx["rows"]:
+    # Oclgrind's cl:cr cases beyond its small ones: n/a, covered with every check on elsewhere.
+    for row in ctx["rows"]:
+        mine = {name for name, *_ in cr_cases(row)}
+        for name, *_ in cr_cases("pocl-pthread"):
+            if name not in mine:
+                res[(row, name)] = {"verdict": "n/a", "s": 0.0, "cpu": 0.0,
+                                    "why": "Oclgrind runs cl:cr's small shapes only (tools/ci/oclgrind.sh and "
+                                           "ctest cr/check_cl_oclgrind check it with every check on)"}
+    if ctx["rows"] and not a.cases:
         res[("-d all", "compare -d all")] = run_all(ctx)
     wall = time.time() - t0
     cpu = sum(v.get("cpu", 0.0) for v in res.values())
@@ -420,7 +508,7 @@ def main():
     # The trained weights: the same bits on every row (each equals host:exact's already).
     for name in TRAINS:
         shas = {row: res[(row, name)].get("weights_sha256") for row in ctx["rows"]
-                if res[(row, name)]["verdict"] == "ok"}
+                if (row, name) in res and res[(row, name)]["verdict"] == "ok"}
         if len(set(shas.values())) > 1:
             for row in shas:
                 res[(row, name)] = dict(res[(row, name)], verdict="FAIL",
@@ -428,6 +516,9 @@ def main():
                                         ", ".join(f"{r} {s[:12]}" for r, s in shas.items()))
 
     cases = [f"{k}/{sh}" for k in KERNELS for sh in shapes_of(k)] + list(TRAINS)
+    cases += [name for name, *_ in cr_cases("pocl-pthread")]
+    if a.cases:
+        cases = [c for c in cases if re.search(a.cases, c)]
     keys = [k for k, *_ in ROWS]
     notes, lines = {}, []
     width = max(len(c) for c in cases) + 1
@@ -443,9 +534,10 @@ def main():
             cells.append(cell(v, notes))
             failed += v is None or v["verdict"] not in ("ok", "n/a", "quirk")
         lines.append(f"{c:{width}s}" + "".join(f"{x:>14s}" for x in cells))
-    va = res.get(("-d all", "compare -d all"))
-    lines.append(f"{'compare -d all':{width}s}{cell(va, notes):>14s} (one run, every row)")
-    failed += va is None or va["verdict"] != "ok"
+    if not a.cases:
+        va = res.get(("-d all", "compare -d all"))
+        lines.append(f"{'compare -d all':{width}s}{cell(va, notes):>14s} (one run, every row)")
+        failed += va is None or va["verdict"] != "ok"
     print("\nvendors: the matrix (ok; default: ok and the path it took; *: the probe rejected a "
           "path on the way, listed below; n/a, quirk and FAIL: see the notes)")
     print("\n".join(lines))
