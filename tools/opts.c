@@ -95,6 +95,15 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "without --runs, time each result until at least 5 runs and S\n"
         "seconds of timed runs (default %s; at most 200 runs, and\n"
         "past 10 s, or S if longer, no more runs even below 5)"},
+    [OPT_ROUNDS] = {"rounds", 0, "R", OPT_LONG, 1, 16, NULL, NULL,
+        "run the whole grid R times over and pool each result's runs\n"
+        "(default %s; with --runs N below R, N rounds): the rounds are\n"
+        "replicates far apart in time, and a point whose two results change\n"
+        "order from one round to another is within noise. Each round takes\n"
+        "its share: N / R runs, or of the adaptive rule min-time / R, at\n"
+        "least 5 / R runs rounded up, at most 200 / R, the 10 s limit / R.\n"
+        "A result whose forward takes 1 s or more runs in the first round\n"
+        "only"},
     [OPT_WARMUP] = {"warmup", 0, "W", OPT_LONG, 0, 1000000, NULL, NULL,
         "warm-up runs before them (default %s)"},
     [OPT_JSON] = {"json", 0, "FILE", OPT_STRING, 0, 0, NULL, NULL,

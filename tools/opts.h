@@ -44,6 +44,7 @@ enum opt_id {
     OPT_PROBE,
     OPT_RUNS,
     OPT_MIN_TIME,
+    OPT_ROUNDS,
     OPT_WARMUP,
     OPT_JSON,
     OPT_CSV,

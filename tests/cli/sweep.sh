@@ -7,8 +7,10 @@
 #   refused                   on Oclgrind (128 MiB): d = 8192 refused with size and limit while
 #                             d = 16 runs, exit 0; on host, d = 65536 (256 GiB) refused for
 #                             MemAvailable
-#   sigint                    SIGINT after two rows: the rows that finished are written, no
-#                             temporary file is left, and clparity ends by SIGINT
+#   sigint                    SIGINT after two rows (--rounds 1): the rows that finished are
+#                             written, no temporary file is left, and clparity ends by SIGINT
+#   sigint_rounds             SIGINT in the second of two rounds, after two rows: every row is
+#                             written, the unfinished ones with their first round only
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
 #   error                     cl:own cannot build (CLPARITY_KERNEL_DIR without its kernels):
 #                             its rows say error, host:openblas still runs, exit 3
@@ -93,7 +95,7 @@ refused)
 sigint)
     # host:exact at batch 64 and up takes a while per row; SIGINT lands after two rows.
     "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
-        --d-model 128 --layers 64 --runs 50 --warmup 0 --csv "$out/sweep.csv" \
+        --d-model 128 --layers 64 --runs 50 --rounds 1 --warmup 0 --csv "$out/sweep.csv" \
         --json "$out/sweep.json" --plot "$out/sweep.svg" >"$out/table.txt" 2>"$out/stderr.txt" &
     pid=$!
     for _ in $(seq 1 600); do
@@ -110,6 +112,37 @@ sigint)
         die "no interruption line on stderr"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
     grep -q '<svg' "$out/sweep.svg" || die "the plot of the finished rows is missing"
+    no_tmp_files
+    ;;
+sigint_rounds)
+    # Rows print in the last round: after two of them, SIGINT lands in the second round.
+    "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
+        --d-model 128 --layers 64 --runs 40 --rounds 2 --warmup 0 --csv "$out/sweep.csv" \
+        --json "$out/sweep.json" >"$out/table.txt" 2>"$out/stderr.txt" &
+    pid=$!
+    for _ in $(seq 1 1200); do
+        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
+        sleep 0.05
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
+    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
+    # Every point finished its first round, so every row is kept; those that did not finish
+    # the second carry one round median and half the runs.
+    $py - "$out/sweep.json" <<'PY' || die "the rounds of the kept rows are wrong"
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+n = [len(r["timing"]["round_medians_s"]) for r in res]
+runs = [r["timing"]["runs"] for r in res]
+print("rounds per row:", n, "runs:", runs)
+assert len(res) == 8, len(res)
+assert n[0] == 2 and n[-1] == 1, n
+assert all(r == 20 * k for r, k in zip(runs, n)), runs
+PY
     no_tmp_files
     ;;
 noplot)
