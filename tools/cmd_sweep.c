@@ -66,7 +66,7 @@ static const struct opt_use sweep_uses[] = {
      SO_SEEN(runs_set),
      .def = "adaptive, see --min-time;\ngiven, exactly N"},
     {.id = OPT_MIN_TIME, SO(min_time), SO_SEEN(min_time_set), .def = "0.2"},
-    {.id = OPT_ROUNDS, SO(rounds), SO_SEEN(rounds_set), .def = "5"},
+    {.id = OPT_ROUNDS, SO(rounds), SO_SEEN(rounds_set), .def = "10"},
     {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2; before each round"},
     {.id = OPT_JSON,
      SO(json),
@@ -147,7 +147,7 @@ static void opts_defaults(struct sweep_opts *o)
     o->runs = 0; /* adaptive */
     o->min_time = CP_MIN_TIME;
     o->warmup = 2;
-    o->rounds = 5;
+    o->rounds = 10;
 }
 
 /* What the table cannot store itself: -d's list, and the budget, a double. */
@@ -247,6 +247,11 @@ int cmd_sweep(int argc, char **argv)
     if (st != CP_OK)
         goto out;
     s.rounds = (size_t)(s.o.runs > 0 && s.o.runs < s.o.rounds ? s.o.runs : s.o.rounds);
+    s.kept = calloc(s.npts + 1, sizeof *s.kept);
+    if (!s.kept) {
+        st = cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory");
+        goto out;
+    }
     bool to_stdout =
         (s.o.json && strcmp(s.o.json, "-") == 0) || (s.o.csv && strcmp(s.o.csv, "-") == 0);
     s.out = to_stdout ? stderr : stdout;

@@ -83,6 +83,17 @@ struct row {
     bool printed;
 };
 
+/* A point's model and input, made in round 0 and kept for the later rounds (sweep_run.c). */
+struct kept {
+    cp_model m;
+    float *x;
+    bool made;        /* m and x hold the point's model and input */
+    bool consecutive; /* beyond SWEEP_KEEP_BYTES: all the point's rounds ran in round 0 */
+};
+/* The weights and inputs that a sweep keeps for its rounds; beyond, a point runs its rounds
+ * one after the other. */
+#define SWEEP_KEEP_BYTES (1ULL << 30)
+
 struct sweep {
     struct sweep_opts o;
     cp_devlist devs;
@@ -95,8 +106,10 @@ struct sweep {
     size_t nser;
     struct row *rows;
     size_t nrows;
-    size_t rounds; /* the rounds that run: --rounds, or fewer with --runs below it */
-    FILE *out;     /* the table */
+    size_t rounds;     /* the rounds that run: --rounds, or fewer with --runs below it */
+    struct kept *kept; /* per point */
+    unsigned long long kept_bytes; /* what the kept points hold */
+    FILE *out;                     /* the table */
     bool interrupted;
     int status;              /* 3 when a result failed at run time */
     char build_options[512]; /* the last OpenCL engine's, for the provenance */

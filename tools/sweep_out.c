@@ -315,6 +315,7 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
         cJSON *rm = cJSON_AddArrayToObject(t, "round_medians_s");
         for (size_t i = 0; rm && i < r->nround; ++i)
             cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->round_median[i]));
+        cJSON_AddBoolToObject(t, "rounds_consecutive", s->kept[r->point].consecutive);
         cJSON *rr = cJSON_AddArrayToObject(t, "round_runs");
         for (size_t i = 0; rr && i < r->nround; ++i)
             cJSON_AddItemToArray(rr, cJSON_CreateNumber((double)r->round_runs[i]));

@@ -208,75 +208,126 @@ static void make_rows(struct sweep *s, size_t pi, const cp_model *m)
     }
 }
 
+/* The rows of point pi: [*first, *end). */
+static void point_rows(const struct sweep *s, size_t pi, size_t *first, size_t *end)
+{
+    *first = *end = s->nrows;
+    for (size_t i = 0; i < s->nrows; ++i)
+        if (s->rows[i].point == pi) {
+            *first = i < *first ? i : *first;
+            *end = i + 1;
+        }
+}
+
+/* Round 0: the point's model and input, made once. They are kept for the later rounds while
+ * every point kept so far fits SWEEP_KEEP_BYTES (and a quarter of MemAvailable); a point
+ * beyond it runs all its rounds at once (kept[pi].consecutive). False: out of host memory,
+ * every result of the point fails. */
+static bool make_model(struct sweep *s, size_t pi, size_t first, size_t end)
+{
+    struct kept *kp = &s->kept[pi];
+    const struct point *p = &s->pts[pi];
+    int st = cp_model_builtin_generate(&kp->m);
+    if (st == CP_OK)
+        st = cp_model_input((int)p->batch, kp->m.in_width, s->o.seed, &kp->x);
+    if (st != CP_OK) {
+        for (size_t i = first; i < end; ++i)
+            if (s->rows[i].status == ROW_OK) {
+                s->rows[i].status = ROW_ERROR;
+                snprintf(s->rows[i].reason, sizeof s->rows[i].reason, "%s", cp_err_msg());
+            }
+        s->status = CP_FAIL_RUNTIME;
+        return false;
+    }
+    unsigned long long bytes =
+        (unsigned long long)kp->m.n_params * 4ULL +
+        (unsigned long long)p->batch * (unsigned long long)kp->m.in_width * 4ULL;
+    unsigned long long avail = cp_host_mem_available(), budget = SWEEP_KEEP_BYTES;
+    if (avail && avail / 4 < budget)
+        budget = avail / 4;
+    const char *hook = getenv("CLPARITY_TEST_HOOK"); /* tests: a small budget */
+    if (hook && strncmp(hook, "sweep-keep:", 11) == 0)
+        budget = strtoull(hook + 11, NULL, 10);
+    kp->consecutive = s->rounds > 1 && s->kept_bytes + bytes > budget;
+    if (!kp->consecutive)
+        s->kept_bytes += bytes;
+    return true;
+}
+
+static void drop_model(struct sweep *s, size_t pi)
+{
+    struct kept *kp = &s->kept[pi];
+    if (!kp->made)
+        return;
+    free(kp->x);
+    kp->x = NULL;
+    cp_model_free(&kp->m);
+    kp->made = false;
+}
+
+/* One round's block of every runnable row of the point; the last round sets the statistics. */
+static bool run_round(struct sweep *s, size_t round, size_t pi, size_t first, size_t end,
+                      size_t *done)
+{
+    const struct point *p = &s->pts[pi];
+    struct kept *kp = &s->kept[pi];
+    for (size_t i = first; i < end; ++i) {
+        struct row *r = &s->rows[i];
+        if (sweep_stop_signal)
+            return false;
+        /* A forward of a second or more spans the slow changes that rounds catch: such a
+         * result keeps its first round's runs (SWEEP_LONG_FORWARD). */
+        bool more = round == 0 || (r->nround && r->round_median[0] < SWEEP_LONG_FORWARD);
+        if (r->status == ROW_OK && kp->made && more) {
+            progress(s, round, *done, p, &s->ser[r->series]);
+            if (!run_row(s, &kp->m, kp->x, p, &s->ser[r->series], r, round))
+                return false; /* interrupted in the middle of this block: sweep_finish_rows */
+        }
+        if (round + 1 == s->rounds && r->status == ROW_OK)
+            row_finish(s, r);
+        (*done)++;
+    }
+    return true;
+}
+
 void sweep_run_point(struct sweep *s, size_t round, size_t pi, size_t *done)
 {
     const struct point *p = &s->pts[pi];
-    bool last = round + 1 == s->rounds;
-    cp_model m;
-    float *x = NULL;
-    int st =
-        cp_model_builtin_shape(&m, (int)p->d, (int)p->layers, s->o.seed, (float)s->o.init_scale);
-    if (st != CP_OK) {
-        /* Only a shape beyond int range gets here; every result of the point says why. */
-        if (round == 0)
+    struct kept *kp = &s->kept[pi];
+    size_t first, end;
+    if (round == 0) {
+        int st = cp_model_builtin_shape(&kp->m, (int)p->d, (int)p->layers, s->o.seed,
+                                        (float)s->o.init_scale);
+        if (st != CP_OK) {
+            /* Only a shape beyond int range gets here; every result of the point says why. */
             for (size_t k = 0; k < s->nser; ++k) {
                 struct row *r = &s->rows[s->nrows++];
                 *r = (struct row){.point = pi, .series = k, .status = ROW_REFUSED};
                 snprintf(r->reason, sizeof r->reason, "%s", cp_err_msg());
             }
-        for (size_t i = 0; last && i < s->nrows; ++i)
-            if (s->rows[i].point == pi)
-                print_row(s, &s->rows[i]);
-        *done += s->nser;
-        return;
-    }
-    if (round == 0)
-        make_rows(s, pi, &m);
-    size_t first = s->nrows, end = s->nrows;
-    for (size_t i = 0; i < s->nrows; ++i)
-        if (s->rows[i].point == pi) {
-            first = i < first ? i : first;
-            end = i + 1;
-        }
-    bool any = false;
-    for (size_t i = first; i < end; ++i)
-        any = any || s->rows[i].status == ROW_OK;
-    if (any) {
-        st = cp_model_builtin_generate(&m);
-        if (st == CP_OK)
-            st = cp_model_input((int)p->batch, m.in_width, s->o.seed, &x);
-        if (st != CP_OK) {
-            /* Host memory for the weights or the input: every result of the point fails. */
+        } else {
+            make_rows(s, pi, &kp->m);
+            point_rows(s, pi, &first, &end);
+            bool any = false;
             for (size_t i = first; i < end; ++i)
-                if (s->rows[i].status == ROW_OK) {
-                    s->rows[i].status = ROW_ERROR;
-                    snprintf(s->rows[i].reason, sizeof s->rows[i].reason, "%s", cp_err_msg());
-                    free(s->rows[i].t);
-                    s->rows[i].t = NULL;
-                }
-            s->status = CP_FAIL_RUNTIME;
-            any = false;
+                any = any || s->rows[i].status == ROW_OK;
+            kp->made = any && make_model(s, pi, first, end);
+            if (!kp->made)
+                cp_model_free(&kp->m);
         }
     }
-    for (size_t i = first; i < end && !sweep_stop_signal; ++i) {
-        struct row *r = &s->rows[i];
-        /* A forward of a second or more spans the slow changes that rounds catch: such a
-         * result keeps its first round's runs (SWEEP_LONG_FORWARD). */
-        bool more = round == 0 || r->round_median[0] < SWEEP_LONG_FORWARD;
-        if (r->status == ROW_OK && any && more) {
-            progress(s, round, *done, p, &s->ser[r->series]);
-            if (!run_row(s, &m, x, p, &s->ser[r->series], r, round))
-                break; /* interrupted in the middle of this block: sweep_finish_rows */
-        }
-        if (last) {
-            if (r->status == ROW_OK)
-                row_finish(s, r);
-            print_row(s, r);
-        }
-        (*done)++;
-    }
-    free(x);
-    cp_model_free(&m);
+    point_rows(s, pi, &first, &end);
+    bool ok = true;
+    if (round == 0 && kp->consecutive) /* every round now, on the model made for them */
+        for (size_t r = 0; r < s->rounds && ok; ++r)
+            ok = run_round(s, r, pi, first, end, done);
+    else if (!kp->consecutive)
+        ok = run_round(s, round, pi, first, end, done);
+    if (round + 1 == s->rounds || (kp->consecutive && ok))
+        drop_model(s, pi);
+    if (round + 1 == s->rounds && ok) /* the table in grid order */
+        for (size_t i = first; i < end; ++i)
+            print_row(s, &s->rows[i]);
 }
 
 void sweep_finish_rows(struct sweep *s)
@@ -300,6 +351,10 @@ void sweep_finish_rows(struct sweep *s)
 
 void sweep_free_rows(struct sweep *s)
 {
+    for (size_t i = 0; s->kept && i < s->npts; ++i)
+        drop_model(s, i);
+    free(s->kept);
+    s->kept = NULL;
     for (size_t i = 0; s->rows && i < s->nrows; ++i) {
         free(s->rows[i].t);
         s->rows[i].t = NULL;

@@ -11,6 +11,8 @@
 #                             written, no temporary file is left, and clparity ends by SIGINT
 #   sigint_rounds             SIGINT in the second of two rounds, after two rows: every row is
 #                             written, the unfinished ones with their first round only
+#   consecutive               a point beyond the budget of kept models runs its rounds one
+#                             after the other (CLPARITY_TEST_HOOK=sweep-keep:N)
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
 #   error                     cl:own cannot build (CLPARITY_KERNEL_DIR without its kernels):
 #                             its rows say error, host:openblas still runs, exit 3
@@ -142,6 +144,30 @@ print("rounds per row:", n, "runs:", runs)
 assert len(res) == 8, len(res)
 assert n[0] == 2 and n[-1] == 1, n
 assert all(r == 20 * k for r, k in zip(runs, n)), runs
+PY
+    no_tmp_files
+    ;;
+consecutive)
+    # A sweep keeps each point's model for its later rounds up to a budget (1 GiB; here 100 kB
+    # by the test hook): d = 16 and 32 (16 and 64 kB of weights) are kept, d = 64 (256 kB) is
+    # not and runs its three rounds one after the other; the table stays in grid order.
+    CLPARITY_TEST_HOOK=sweep-keep:100000 "$clp" sweep -d host --engines host:openblas,host:exact \
+        --vary width --grid 16,32,64 --layers 16 --runs 6 --rounds 3 --warmup 0 \
+        --csv "$out/sweep.csv" --json "$out/sweep.json" >"$out/table.txt" 2>"$out/stderr.txt"
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 0 ] || die "exit status $rc"
+    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" width 16,32,64 2 || exit 1
+    [ "$(grep -Eo '^ +(16|32|64) +16 +1 ' "$out/table.txt" | awk '{print $1}' | tr '\n' ,)" = \
+        16,16,32,32,64,64, ] || die "the table is not in grid order"
+    $py - "$out/sweep.json" <<'PY' || die "the rounds are wrong"
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+for r in res:
+    t, d = r["timing"], r["point"]["d"]
+    print(d, r["engine"], t["rounds_consecutive"], t["round_runs"])
+    assert t["rounds_consecutive"] == (d == 64), (d, t["rounds_consecutive"])
+    assert t["round_runs"] == [2, 2, 2], t["round_runs"]
 PY
     no_tmp_files
     ;;
