@@ -124,7 +124,9 @@ VOLATILE = [
     (re.compile(r"\(cache (hit|miss|off)[^)]*\)"), "(cache <state>)"),
     # a number followed by a unit of time: 0.003 s, 1.9 s, 23 ms, 3.8 us
     (re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)? ?(s|ms|us|µs)\b"), "<t>"),
-    (re.compile(r"(Memory available|Max clock)\s+.*"), r"\1 <varies>"),
+    # PoCL sizes its device's global memory and largest allocation from the host's memory:
+    # 7.46 GiB / 2.00 GiB in one run, 8.96 GiB / 4.00 GiB in another on the same 2-core VM
+    (re.compile(r"(Memory available|Max clock|Global memory|Max allocation)\s+.*"), r"\1 <varies>"),
     # a peak: the machine's load decides it (clparity peak, sweep's peak: lines)
     (re.compile(r"\d+(\.\d+)? (GFLOP/s|TFLOP/s|GB/s)"), "<speed>"),
     (re.compile(r"\((cached|measured)[^)]*\)"), "(<peak source>)"),
