@@ -142,7 +142,10 @@ VOLATILE = [
 # The speed verdict's first line ("R5 host:exact on host ran") names the fastest result: the
 # load decides which, when two are close.
 DROP = re.compile(r"fastest|faster|slower|\bnoise\b|\bspread\b|suspect|% of peak|above 100|"
-                  r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak")
+                  r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak|"
+                  # the rest of sweep's note on a % of peak above 100 (sweep_print_pct_note)
+                  r"^  median of its repetitions\) was measured|^  repetitions, so these "
+                  r"percentages|^  --remeasure' on an idle machine")
 # A column whose header names one of these holds timings (or speeds, or spread).
 TIME_COLUMN = re.compile(r"(\bms\b|\bruns\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")
