@@ -74,8 +74,26 @@ __kernel void tr_dx(__global const float *restrict dz, __global const float *res
     dx[b * (size_t)in + k] = acc;
 }
 
-/* One work-item per weight (k, o): gW = Σ_b fma(dz[b][o], x[b][k]) from 0; W = fma(−lr, gW,
- * W). */
+/* gW[o][k] = Σ_b fma(dz[b][o], x[b][k]) from 0. */
+float tr_gw(__global const float *restrict dz, __global const float *restrict x, size_t k,
+            size_t o, int in, int out, int batch)
+{
+    float acc = 0.0f;
+    for (int b = 0; b < batch; ++b)
+        acc = fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+    return acc;
+}
+
+/* gb[o] = Σ_b dz[b][o] from 0 (plain adds). */
+float tr_gb(__global const float *restrict dz, size_t o, int out, int batch)
+{
+    float acc = 0.0f;
+    for (int b = 0; b < batch; ++b)
+        acc = acc + dz[(size_t)b * (size_t)out + o];
+    return acc;
+}
+
+/* One work-item per weight (k, o): W = fma(−lr, gW, W) (plain SGD). */
 __kernel void tr_update_w(__global const float *restrict dz,
                           __global const float *restrict acts, ulong x_off,
                           __global float *restrict p, ulong w_off, int in, int out, int batch,
@@ -85,25 +103,140 @@ __kernel void tr_update_w(__global const float *restrict dz,
     size_t o = get_global_id(1);
     if (k >= (size_t)in)
         return;
-    __global const float *x = acts + x_off;
-    float acc = 0.0f;
-    for (int b = 0; b < batch; ++b)
-        acc = fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+    float acc = tr_gw(dz, acts + x_off, k, o, in, out, batch);
     size_t i = w_off + o * (size_t)in + k;
     p[i] = fma(neg_lr, acc, p[i]);
 }
 
-/* gb = Σ_b dz[b][o] from 0 (plain adds); bias = fma(−lr, gb, bias). */
+/* bias = fma(−lr, gb, bias) (plain SGD). */
 __kernel void tr_update_b(__global const float *restrict dz, __global float *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
     size_t o = get_global_id(0);
     if (o >= (size_t)out)
         return;
-    float acc = 0.0f;
-    for (int b = 0; b < batch; ++b)
-        acc = acc + dz[(size_t)b * (size_t)out + o];
+    float acc = tr_gb(dz, o, out, batch);
     p[b_off + o] = fma(neg_lr, acc, p[b_off + o]);
+}
+
+/* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
+ * after the backward. */
+__kernel void tr_grad_w(__global const float *restrict dz, __global const float *restrict acts,
+                        ulong x_off, __global float *restrict G, ulong w_off, int in, int out,
+                        int batch)
+{
+    size_t k = get_global_id(0);
+    size_t o = get_global_id(1);
+    if (k >= (size_t)in)
+        return;
+    G[w_off + o * (size_t)in + k] = tr_gw(dz, acts + x_off, k, o, in, out, batch);
+}
+
+__kernel void tr_grad_b(__global const float *restrict dz, __global float *restrict G,
+                        ulong b_off, int out, int batch)
+{
+    size_t o = get_global_id(0);
+    if (o >= (size_t)out)
+        return;
+    G[b_off + o] = tr_gb(dz, o, out, batch);
+}
+
+/* The optimizers' updates, one work-item per parameter, in clparity/train.h's order; the
+ * scalars come rounded to float from the host (double there, as PyTorch's Python computes
+ * them). */
+
+/* sgd with weight decay: g = fma(p, wd, G); p = fma(g, −lr, p). */
+__kernel void tr_opt_sgd(__global float *restrict p, __global const float *restrict G, int n,
+                         float neg_lr, float wd)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = fma(p[i], wd, G[i]);
+    p[i] = fma(g, neg_lr, p[i]);
+}
+
+/* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. */
+__kernel void tr_opt_momentum(__global float *restrict p, __global const float *restrict G,
+                              __global float *restrict buf, int n, float neg_lr, int decay_on,
+                              float wd, float mom, int first, int nesterov)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = decay_on ? fma(p[i], wd, G[i]) : G[i];
+    float b = g;
+    if (!first) {
+        b = buf[i] * mom;
+        b = b + g;
+    }
+    buf[i] = b;
+    g = nesterov ? fma(b, mom, g) : b;
+    p[i] = fma(g, neg_lr, p[i]);
+}
+
+/* / and sqrt correctly rounded: the build option -cl-fp32-correctly-rounded-divide-sqrt, or
+ * (TR_SOFT_DIVSQRT) in double, where OpenCL rounds them correctly, then rounded to float (to
+ * nearest even): the correctly rounded float, since double rounding through 53 bits is
+ * innocuous for / and sqrt of 24-bit operands (53 >= 2·24 + 2). */
+#ifdef TR_SOFT_DIVSQRT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+float tr_div(float a, float b)
+{
+    return (float)((double)a / (double)b);
+}
+float tr_sqrt(float a)
+{
+    return (float)sqrt((double)a);
+}
+#else
+float tr_div(float a, float b)
+{
+    return a / b;
+}
+float tr_sqrt(float a)
+{
+    return sqrt(a);
+}
+#endif
+
+/* The test hooks train-plant-m, -v and -root build with TR_PLANT 1, 2 or 3: where plant is
+ * set (one step), every parameter's m, v or sqrt(v) moves one ULP up. */
+#ifndef TR_PLANT
+#define TR_PLANT 0
+#endif
+
+/* adam and adamw: decoupled (adamw) p = p·(1 − lr·wd), else g = fma(p, wd, G) (both only
+ * when decay_on); m = lerp(m, g, w1); v = v·beta2 + (c2·g)·g; denom = sqrt(v) / bc2_sqrt +
+ * eps; p = p + (nss·m) / denom. */
+__kernel void tr_opt_adam(__global float *restrict p, __global const float *restrict G,
+                          __global float *restrict ms, __global float *restrict vs, int n,
+                          int decay_on, int decoupled, float wd, float decay, float w1,
+                          float beta2, float c2, float bc2_sqrt, float eps, float nss, int plant)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = G[i], pi = p[i];
+    if (decay_on && decoupled)
+        pi = pi * decay;
+    else if (decay_on)
+        g = fma(pi, wd, g);
+    float m = ms[i], d = g - m;
+    m = fabs(w1) < 0.5f ? fma(w1, d, m) : fma(w1 - 1.0f, d, g);
+    float v = vs[i] * beta2;
+    v = v + (c2 * g) * g;
+    if (TR_PLANT == 1 && plant)
+        m = nextafter(m, INFINITY);
+    if (TR_PLANT == 2 && plant)
+        v = nextafter(v, INFINITY);
+    float root = tr_sqrt(v);
+    if (TR_PLANT == 3 && plant)
+        root = nextafter(root, INFINITY);
+    float denom = tr_div(root, bc2_sqrt) + eps;
+    p[i] = pi + tr_div(nss * m, denom);
+    ms[i] = m;
+    vs[i] = v;
 }
 
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps

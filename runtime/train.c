@@ -21,8 +21,11 @@ struct train_cl {
     cl_command_queue q;
     cl_program prog;
     cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
-    cl_mem p, acts, z, t, g, gn, dz, gw; /* gw: cl:clblast's weight gradient */
+    cl_kernel k_gw, k_gb, k_sgd, k_mom, k_adam; /* the optimizers other than plain SGD */
+    cl_mem p, acts, z, t, g, gn, dz, gw;        /* gw: cl:clblast's weight gradient (plain SGD) */
+    cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
     bool clblast;
+    int plant; /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -33,6 +36,10 @@ struct cp_trainer {
     const cp_model *m;
     int batch;
     float lr;
+    cp_optim opt;
+    bool needs_grad; /* not the fused plain SGD update */
+    long step;       /* steps done (cl:own, cl:clblast) */
+    const char *div_sqrt;
     struct train_host h;
     struct train_cl c;
     char build_options[128];
@@ -102,6 +109,68 @@ static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out
     return CP_OK;
 }
 
+/* How a device can divide and take square roots correctly rounded in float: 1 its own
+ * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), 2 in double only (cl_khr_fp64), 0 neither. */
+static int div_sqrt_way(const cp_device *dev)
+{
+    cl_device_fp_config fp64 = 0;
+    if (clGetDeviceInfo(dev->device_id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
+        CL_SUCCESS)
+        fp64 = 0; /* a device without cl_khr_fp64 may answer with an error */
+    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64 ? 2 : 0;
+}
+
+static int refuse_div_sqrt(const cp_optim *o)
+{
+    return cp_err_set(CP_FAIL_USAGE,
+                      "--optimizer %s needs correctly rounded float division and square root, "
+                      "and this device reports neither CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT nor "
+                      "double precision (cl_khr_fp64) to compute them in; leave it out of -d, "
+                      "or use --optimizer sgd or momentum",
+                      cp_optim_name(o->kind));
+}
+
+int cp_train_check_device(const cp_device *dev, const cp_optim *o)
+{
+    if (dev->kind != CP_DEV_OPENCL || (o->kind != CP_OPTIM_ADAM && o->kind != CP_OPTIM_ADAMW))
+        return CP_OK;
+    return div_sqrt_way(dev) ? CP_OK : refuse_div_sqrt(o);
+}
+
+/* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
+#define TRAIN_PLANT_STEP 2
+
+/* train.cl's build options. adam and adamw divide and take square roots, which must be
+ * correctly rounded to stay host:exact's twin: the device's own where it reports them
+ * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), else in double (TR_SOFT_DIVSQRT; test hook
+ * train-soft-divsqrt takes that way on any device with cl_khr_fp64). */
+static int cl_options(cp_trainer *tr, const cp_device *dev)
+{
+    static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
+    const char *extra = "";
+    if (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) {
+        int way = div_sqrt_way(dev);
+        if (way == 0)
+            return refuse_div_sqrt(&tr->opt);
+        if (way == 1 && !cp_test_hook("train-soft-divsqrt")) {
+            extra = " -cl-fp32-correctly-rounded-divide-sqrt";
+            tr->div_sqrt =
+                "correctly rounded by the device (-cl-fp32-correctly-rounded-divide-sqrt)";
+        } else {
+            extra = " -DTR_SOFT_DIVSQRT";
+            tr->div_sqrt = "software: in double (cl_khr_fp64), rounded to float";
+        }
+        for (int i = 0; i < 3; ++i)
+            if (!tr->c.clblast && cp_test_hook(plants[i]))
+                tr->c.plant = i + 1;
+    }
+    char plant[32] = "";
+    if (tr->c.plant)
+        snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c.plant);
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s", extra, plant);
+    return CP_OK;
+}
+
 static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
     struct train_cl *c = &tr->c;
@@ -110,16 +179,19 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     int st = cp_cl_open(dev, 0, &c->ctx, &c->q);
     if (st != CP_OK)
         return st;
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2");
+    if ((st = cl_options(tr, dev)) != CP_OK)
+        return st;
     st = cp_program_build_ex(c->ctx, dev->device_id, "train.cl", tr->build_options, &c->prog, NULL);
     if (st != CP_OK)
         return st;
-    static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
-                                        "tr_dx",      "tr_update_w", "tr_update_b",
-                                        "tr_fwd_epi", "tr_add",      "tr_axpy"};
-    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,  &c->k_upw,
-                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy};
-    for (size_t i = 0; i < 9; ++i) {
+    static const char *const names[] = {
+        "tr_forward",  "tr_outgrad", "tr_dz",           "tr_dx",      "tr_update_w",
+        "tr_update_b", "tr_fwd_epi", "tr_add",          "tr_axpy",    "tr_grad_w",
+        "tr_grad_b",   "tr_opt_sgd", "tr_opt_momentum", "tr_opt_adam"};
+    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,   &c->k_upw,
+                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy, &c->k_gw,
+                       &c->k_gb,  &c->k_sgd,     &c->k_mom, &c->k_adam};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
         *ks[i] = clCreateKernel(c->prog, names[i], &rc);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
@@ -141,7 +213,20 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
         (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
         return st;
-    if (c->clblast) {
+    if (tr->needs_grad) {
+        /* the gradient, then the state: zeros (PyTorch's zeros_like; the momentum buffer is
+         * set at the first step) */
+        size_t np = m->n_params ? m->n_params : 1;
+        float *zeros = calloc(np, sizeof *zeros);
+        if (!zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "training: out of memory");
+        st = cl_buffer(c, m->n_params, zeros, &c->G, "gradient");
+        for (size_t k = 0; st == CP_OK && k < train_state_count(tr->opt.kind); ++k)
+            st = cl_buffer(c, m->n_params, zeros, &c->st[k], train_state_name(tr->opt.kind, k));
+        free(zeros);
+        if (st != CP_OK)
+            return st;
+    } else if (c->clblast) {
         size_t maxw = 0;
         for (size_t l = 0; l < L; ++l) {
             size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
@@ -217,6 +302,71 @@ static int cl_read_output(cp_trainer *tr, float *y)
     return CP_OK;
 }
 
+/* The optimizer's update of every parameter from G, at step tr->step (clparity/train.h). */
+static int cl_optim(cp_trainer *tr)
+{
+    struct train_cl *c = &tr->c;
+    struct train_scalars s;
+    train_scalars_at(&tr->opt, tr->step, &s);
+    cl_int n = (cl_int)tr->m->n_params, decay_on = s.wd != 0.0, first = s.first,
+           nesterov = tr->opt.nesterov, decoupled = tr->opt.kind == CP_OPTIM_ADAMW,
+           plant = c->plant && tr->step == TRAIN_PLANT_STEP;
+    float neg_lr = (float)s.neg_lr, wd = (float)s.wd, mom = (float)s.mom, decay = (float)s.decay,
+          w1 = (float)s.w1, beta2 = (float)s.beta2, c2 = (float)s.c2, bc2_sqrt = (float)s.bc2_sqrt,
+          eps = (float)s.eps, nss = (float)s.nss;
+    cl_kernel k = NULL;
+    const char *name = "";
+    switch (tr->opt.kind) {
+    case CP_OPTIM_SGD:
+        k = c->k_sgd;
+        name = "tr_opt_sgd";
+        SET(c->k_sgd, 0, c->p);
+        SET(c->k_sgd, 1, c->G);
+        SET(c->k_sgd, 2, n);
+        SET(c->k_sgd, 3, neg_lr);
+        SET(c->k_sgd, 4, wd);
+        break;
+    case CP_OPTIM_MOMENTUM:
+        k = c->k_mom;
+        name = "tr_opt_momentum";
+        SET(c->k_mom, 0, c->p);
+        SET(c->k_mom, 1, c->G);
+        SET(c->k_mom, 2, c->st[0]);
+        SET(c->k_mom, 3, n);
+        SET(c->k_mom, 4, neg_lr);
+        SET(c->k_mom, 5, decay_on);
+        SET(c->k_mom, 6, wd);
+        SET(c->k_mom, 7, mom);
+        SET(c->k_mom, 8, first);
+        SET(c->k_mom, 9, nesterov);
+        break;
+    case CP_OPTIM_ADAM:
+    case CP_OPTIM_ADAMW: {
+        k = c->k_adam;
+        name = "tr_opt_adam";
+        cl_uint i = 0;
+        SET(c->k_adam, i++, c->p);
+        SET(c->k_adam, i++, c->G);
+        SET(c->k_adam, i++, c->st[0]);
+        SET(c->k_adam, i++, c->st[1]);
+        SET(c->k_adam, i++, n);
+        SET(c->k_adam, i++, decay_on);
+        SET(c->k_adam, i++, decoupled);
+        SET(c->k_adam, i++, wd);
+        SET(c->k_adam, i++, decay);
+        SET(c->k_adam, i++, w1);
+        SET(c->k_adam, i++, beta2);
+        SET(c->k_adam, i++, c2);
+        SET(c->k_adam, i++, bc2_sqrt);
+        SET(c->k_adam, i++, eps);
+        SET(c->k_adam, i++, nss);
+        SET(c->k_adam, i++, plant);
+        break;
+    }
+    }
+    return enqueue(c, k, name, 1, (size_t)n, 0);
+}
+
 static int cl_step(cp_trainer *tr, double *loss)
 {
     struct train_cl *c = &tr->c;
@@ -280,15 +430,25 @@ static int cl_step(cp_trainer *tr, double *loss)
             if ((st = enqueue(c, c->k_dx, "tr_dx", 2, (size_t)in, (size_t)batch)) != CP_OK)
                 return st;
         }
+        /* plain SGD updates W and the bias in place (neither is read again in this step);
+         * the other optimizers keep the whole gradient G for their update after the loop */
         if (c->clblast) {
             cl_command_queue q = c->q;
-            CLBlastStatusCode bs = CLBlastSgemm(
-                CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, (size_t)out,
-                (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out, c->acts, (size_t)off,
-                (size_t)in, 0.0f, c->gw, 0, (size_t)in, &q, NULL);
+            CLBlastStatusCode bs =
+                CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo,
+                             (size_t)out, (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out,
+                             c->acts, (size_t)off, (size_t)in, 0.0f, tr->needs_grad ? c->G : c->gw,
+                             tr->needs_grad ? (size_t)w_off : 0, (size_t)in, &q, NULL);
             if (bs != CLBlastSuccess)
                 return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (gW, layer %d) failed: %s (%d)", l,
                                   cp_clblast_status_name(bs), (int)bs);
+        }
+        /* tr_grad_w and tr_grad_b take tr_update_w's and tr_update_b's arguments but −lr,
+         * with G in place of the parameters */
+        cl_kernel kw = tr->needs_grad ? c->k_gw : c->k_upw,
+                  kb = tr->needs_grad ? c->k_gb : c->k_upb;
+        cl_mem dst = tr->needs_grad ? c->G : c->p;
+        if (c->clblast && !tr->needs_grad) {
             cl_int nw = in * out;
             SET(c->k_axpy, 0, c->p);
             SET(c->k_axpy, 1, w_off);
@@ -297,33 +457,40 @@ static int cl_step(cp_trainer *tr, double *loss)
             SET(c->k_axpy, 4, neg_lr);
             if ((st = enqueue(c, c->k_axpy, "tr_axpy", 1, (size_t)nw, 0)) != CP_OK)
                 return st;
-        } else {
-            SET(c->k_upw, 0, c->dz);
-            SET(c->k_upw, 1, c->acts);
-            SET(c->k_upw, 2, off);
-            SET(c->k_upw, 3, c->p);
-            SET(c->k_upw, 4, w_off);
-            SET(c->k_upw, 5, in);
-            SET(c->k_upw, 6, out);
-            SET(c->k_upw, 7, batch);
-            SET(c->k_upw, 8, neg_lr);
-            if ((st = enqueue(c, c->k_upw, "tr_update_w", 2, (size_t)in, (size_t)out)) != CP_OK)
+        } else if (!c->clblast) {
+            SET(kw, 0, c->dz);
+            SET(kw, 1, c->acts);
+            SET(kw, 2, off);
+            SET(kw, 3, dst);
+            SET(kw, 4, w_off);
+            SET(kw, 5, in);
+            SET(kw, 6, out);
+            SET(kw, 7, batch);
+            if (!tr->needs_grad)
+                SET(kw, 8, neg_lr);
+            if ((st = enqueue(c, kw, tr->needs_grad ? "tr_grad_w" : "tr_update_w", 2, (size_t)in,
+                              (size_t)out)) != CP_OK)
                 return st;
         }
         if (ly->has_bias) {
-            SET(c->k_upb, 0, c->dz);
-            SET(c->k_upb, 1, c->p);
-            SET(c->k_upb, 2, b_off);
-            SET(c->k_upb, 3, out);
-            SET(c->k_upb, 4, batch);
-            SET(c->k_upb, 5, neg_lr);
-            if ((st = enqueue(c, c->k_upb, "tr_update_b", 1, (size_t)out, 0)) != CP_OK)
+            SET(kb, 0, c->dz);
+            SET(kb, 1, dst);
+            SET(kb, 2, b_off);
+            SET(kb, 3, out);
+            SET(kb, 4, batch);
+            if (!tr->needs_grad)
+                SET(kb, 5, neg_lr);
+            if ((st = enqueue(c, kb, tr->needs_grad ? "tr_grad_b" : "tr_update_b", 1, (size_t)out,
+                              0)) != CP_OK)
                 return st;
         }
         cl_mem tmp = g;
         g = gn;
         gn = tmp;
     }
+    ++tr->step;
+    if (tr->needs_grad && (st = cl_optim(tr)) != CP_OK)
+        return st;
     /* The output was computed by this step's forward; reading it after the updates is safe:
      * the backward never writes the last layer's activations. */
     if ((st = cl_read_output(tr, c->y)) != CP_OK)
@@ -406,27 +573,104 @@ const char *cp_trainer_probe(const cp_trainer *tr, int *ok)
     return tr->probe_why;
 }
 
+void cp_optim_default(enum cp_optim_kind kind, double lr, cp_optim *o)
+{
+    *o = (cp_optim){.kind = kind,
+                    .lr = lr,
+                    .momentum = kind == CP_OPTIM_MOMENTUM ? 0.9 : 0.0,
+                    .beta1 = 0.9,
+                    .beta2 = 0.999,
+                    .eps = 1e-8,
+                    .weight_decay = kind == CP_OPTIM_ADAMW ? 1e-2 : 0.0};
+}
+
+size_t cp_optim_tensors(const cp_optim *o)
+{
+    return train_needs_grad(o) ? 1 + train_state_count(o->kind) : 0;
+}
+
+const char *cp_optim_name(enum cp_optim_kind kind)
+{
+    switch (kind) {
+    case CP_OPTIM_SGD:
+        return "sgd";
+    case CP_OPTIM_MOMENTUM:
+        return "momentum";
+    case CP_OPTIM_ADAM:
+        return "adam";
+    case CP_OPTIM_ADAMW:
+        return "adamw";
+    }
+    return "?";
+}
+
+/* PyTorch's own checks (torch.optim.SGD, Adam, AdamW), and ours: momentum > 0 for the
+ * momentum optimizer (0 is plain SGD), eps > 0, every value finite. */
+int cp_optim_check(const cp_optim *o)
+{
+    const char *name = cp_optim_name(o->kind);
+    bool adam = o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW;
+    if (!(o->lr >= 0.0) || !isfinite(o->lr))
+        return cp_err_set(CP_FAIL_USAGE, "lr %g: must be a finite number >= 0", o->lr);
+    if (!(o->weight_decay >= 0.0) || !isfinite(o->weight_decay))
+        return cp_err_set(CP_FAIL_USAGE, "weight_decay %g: must be a finite number >= 0",
+                          o->weight_decay);
+    if (o->kind == CP_OPTIM_MOMENTUM && (!(o->momentum > 0.0) || !isfinite(o->momentum)))
+        return cp_err_set(CP_FAIL_USAGE,
+                          "momentum %g: the momentum optimizer needs a finite momentum > 0 (0 is "
+                          "plain SGD: --optimizer sgd)",
+                          o->momentum);
+    if (o->kind != CP_OPTIM_MOMENTUM && o->momentum != 0.0)
+        return cp_err_set(CP_FAIL_USAGE, "momentum applies to the momentum optimizer, not %s",
+                          name);
+    if (o->nesterov && o->kind != CP_OPTIM_MOMENTUM)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "nesterov needs momentum > 0: it applies to the momentum optimizer, "
+                          "not %s",
+                          name);
+    if (adam && !(o->beta1 >= 0.0 && o->beta1 < 1.0))
+        return cp_err_set(CP_FAIL_USAGE, "betas: beta1 %g is not in [0, 1)", o->beta1);
+    if (adam && !(o->beta2 >= 0.0 && o->beta2 < 1.0))
+        return cp_err_set(CP_FAIL_USAGE, "betas: beta2 %g is not in [0, 1)", o->beta2);
+    if (adam && (!(o->eps > 0.0) || !isfinite(o->eps)))
+        return cp_err_set(CP_FAIL_USAGE, "eps %g: must be a finite number > 0", o->eps);
+    return CP_OK;
+}
+
 int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                       const float *x, const float *t, double lr, cp_trainer **out)
 {
+    cp_optim o;
+    cp_optim_default(CP_OPTIM_SGD, lr, &o);
+    return cp_trainer_create_optim(engine, dev, m, batch, x, t, &o, out);
+}
+
+int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                            const float *x, const float *t, const cp_optim *o, cp_trainer **out)
+{
     *out = NULL;
+    int st = cp_optim_check(o);
+    if (st != CP_OK)
+        return st;
     cp_trainer *tr = calloc(1, sizeof *tr);
     if (!tr)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the trainer");
     tr->m = m;
     tr->batch = batch;
-    tr->lr = (float)lr;
+    tr->lr = (float)o->lr;
+    tr->opt = *o;
+    tr->needs_grad = train_needs_grad(o);
+    tr->div_sqrt = "";
     tr->probe = -1;
-    int st;
     if (strcmp(engine, "host:exact") == 0) {
         tr->kind = TK_EXACT;
-        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+        st = train_host_create_f32(&tr->h, m, batch, x, t, o);
     } else if (strcmp(engine, "host:f64") == 0) {
         tr->kind = TK_F64;
-        st = train_host_create_f64(&tr->h, m, batch, x, t, lr);
+        st = train_host_create_f64(&tr->h, m, batch, x, t, o);
     } else if (strcmp(engine, "host:openblas") == 0) {
         tr->kind = TK_BLAS;
-        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+        st = train_host_create_f32(&tr->h, m, batch, x, t, o);
     } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0) {
         tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
         tr->c.clblast = tr->kind == TK_CLBLAST;
@@ -470,6 +714,38 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
 enum cp_dtype cp_trainer_dtype(const cp_trainer *tr)
 {
     return tr->kind == TK_F64 ? CP_F64 : CP_F32;
+}
+
+size_t cp_trainer_state_count(const cp_trainer *tr)
+{
+    return train_state_count(tr->opt.kind);
+}
+
+const char *cp_trainer_state_name(const cp_trainer *tr, size_t k)
+{
+    return train_state_name(tr->opt.kind, k);
+}
+
+int cp_trainer_state(cp_trainer *tr, size_t k, void *dst)
+{
+    size_t n = tr->m->n_params;
+    if (k >= cp_trainer_state_count(tr))
+        return cp_err_set(CP_FAIL_RUNTIME, "the %s optimizer has no state tensor %zu",
+                          cp_optim_name(tr->opt.kind), k);
+    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
+        memcpy(dst, tr->h.st[k], n * cp_dtype_size(cp_trainer_dtype(tr)));
+        return CP_OK;
+    }
+    cl_int rc = clEnqueueReadBuffer(tr->c.q, tr->c.st[k], CL_TRUE, 0, n * sizeof(float), dst, 0,
+                                    NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(optimizer state)");
+    return CP_OK;
+}
+
+const char *cp_trainer_div_sqrt(const cp_trainer *tr)
+{
+    return tr->div_sqrt;
 }
 
 const char *cp_trainer_build_options(const cp_trainer *tr)
@@ -599,13 +875,14 @@ void cp_trainer_destroy(cp_trainer *tr)
         return;
     if (tr->kind == TK_CL || tr->kind == TK_CLBLAST) {
         struct train_cl *c = &tr->c;
-        cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz, &c->gw};
+        cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,    &c->gn,
+                        &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1]};
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
             if (*ms[i])
                 clReleaseMemObject(*ms[i]);
-        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz,  c->k_dx,  c->k_upw,
-                          c->k_upb, c->k_epi,     c->k_add, c->k_axpy};
-        for (size_t i = 0; i < 9; ++i)
+        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz, c->k_dx, c->k_upw, c->k_upb, c->k_epi,
+                          c->k_add, c->k_axpy,    c->k_gw, c->k_gb, c->k_sgd, c->k_mom, c->k_adam};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
             if (ks[i])
                 clReleaseKernel(ks[i]);
         if (c->prog)
