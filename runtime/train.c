@@ -110,14 +110,17 @@ static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out
 }
 
 /* How a device can divide and take square roots correctly rounded in float: 1 its own
- * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), 2 in double only (cl_khr_fp64), 0 neither. */
+ * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), 2 in double only (cl_khr_fp64 on a full-profile
+ * device, whose double / and sqrt the specification requires correctly rounded; the embedded
+ * profile allows 3 ULP), 0 neither. */
 static int div_sqrt_way(const cp_device *dev)
 {
     cl_device_fp_config fp64 = 0;
     if (clGetDeviceInfo(dev->device_id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
         CL_SUCCESS)
         fp64 = 0; /* a device without cl_khr_fp64 may answer with an error */
-    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64 ? 2 : 0;
+    bool full = strcmp(dev->profile, "FULL_PROFILE") == 0;
+    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64 && full ? 2 : 0;
 }
 
 static int refuse_div_sqrt(const cp_optim *o)
@@ -125,8 +128,8 @@ static int refuse_div_sqrt(const cp_optim *o)
     return cp_err_set(CP_FAIL_USAGE,
                       "--optimizer %s needs correctly rounded float division and square root, "
                       "and this device reports neither CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT nor "
-                      "double precision (cl_khr_fp64) to compute them in; leave it out of -d, "
-                      "or use --optimizer sgd or momentum",
+                      "double precision (cl_khr_fp64, full profile) to compute them in; leave it "
+                      "out of -d, or use --optimizer sgd or momentum",
                       cp_optim_name(o->kind));
 }
 

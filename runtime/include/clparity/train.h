@@ -48,10 +48,10 @@
  *   with m and v starting at 0 (zeros_like) and b at PyTorch's first-step clone; amsgrad and
  *   maximize are not supported. / and sqrt must be correctly rounded: cl:own builds with
  *   -cl-fp32-correctly-rounded-divide-sqrt where the device reports
- *   CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, else computes them in double (cl_khr_fp64, where /
- *   and sqrt are correctly rounded) and rounds to float, which gives the correctly rounded
- *   float (double rounding is innocuous for / and sqrt at 53 ≥ 2·24 + 2 bits), and refuses a
- *   device with neither. */
+ *   CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, else computes them in double (cl_khr_fp64 on a
+ *   full-profile device, where / and sqrt are correctly rounded) and rounds to float, which
+ *   gives the correctly rounded float (double rounding is innocuous for / and sqrt at
+ *   53 ≥ 2·24 + 2 bits), and refuses a device with neither. */
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
