@@ -3,7 +3,11 @@
 clparity: every operation of clparity/train.h's order is done exactly on fractions and then
 rounded once, to float32 (host:exact, cl:own) or float64 (host:f64), to nearest even. The
 model is one Linear 2 -> 2 with a bias, no activation, no residual: W = [[0.5, -0.25],
-[0.125, 1]], b = [0.25, -0.5], x = [1, 2], target [0.5, -1], lr = float32(0.01); three steps.
+[0.125, 1]], b = [0.25, -0.5], x = [2, 0.5], target [1.5, -0.75], lr = float32(0.01); three
+steps. These x and target were picked so that Adam's float32 values change, in some element
+and step, when any one operation is done otherwise: lerp without its fma, addcmul as
+value·(g·g) or fused, eps added before the division by bc2_sqrt, that division done as a
+product with the reciprocal, addcdiv as value·(m / denom).
 
 Usage: tests/optim_ref.py  (prints the C arrays that test_train.c holds)"""
 from fractions import Fraction as F
@@ -52,7 +56,7 @@ def run(kind, r, steps=3, lr=None, wd=0.0, mom=0.9, nesterov=False, betas=(0.9, 
     """The parameters [W00, W01, W10, W11, b0, b1] after each step, rounding with r."""
     lr = r32(F(0.01)) if lr is None else lr  # the float lr's value, as a double
     p = [0.5, -0.25, 0.125, 1.0, 0.25, -0.5]
-    x, t = [1.0, 2.0], [0.5, -1.0]
+    x, t = [2.0, 0.5], [1.5, -0.75]
     st1, st2 = [0.0] * 6, [0.0] * 6
     out = []
     fma = lambda a, b, c: r(F(a) * F(b) + F(c))
