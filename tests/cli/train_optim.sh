@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: train_optim.sh CLPARITY PYTHON SRCDIR OUTDIR SEL DIV_SQRT -- TRAIN_ARGS...
 # `clparity train -d SEL,host TRAIN_ARGS` (an --optimizer and its options) for 100 steps, on
-# d=16 L=2 B=5 and on the odd shape d=37 L=3 B=5 (random targets), each checked:
+# d=16 L=2 B=5 and on the odd shape d=37 L=3 B=5 (random targets; $TRAIN_OPTIM_SHAPES, "16 2
+# 5,37 3 5", names others), each checked:
 #   - exit status 0;
 #   - every one of cl:own's 100 step records in the JSON has base_max_ulp 0 and base_bitwise
 #     1 (bit-identical to host:exact at every step), and its final optimizer state equals
@@ -22,7 +23,9 @@ die() {
     exit 1
 }
 
-for shape in "16 2 5" "37 3 5"; do
+# TRAIN_OPTIM_SHAPES: "d l b,d l b" (Oclgrind's tests take the small one only)
+IFS=, read -ra shapes <<<"${TRAIN_OPTIM_SHAPES:-16 2 5,37 3 5}"
+for shape in "${shapes[@]}"; do
     read -r d l b <<<"$shape"
     tag=d${d}l${l}b${b}
     "$clp" train -d "$sel,host" --engines cl:own,host:exact,host:f64 --steps 100 --d-model "$d" \
