@@ -113,14 +113,18 @@ static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out
  * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), 2 in double only (cl_khr_fp64 on a full-profile
  * device, whose double / and sqrt the specification requires correctly rounded; the embedded
  * profile allows 3 ULP), 0 neither. */
-static int div_sqrt_way(const cp_device *dev)
+static bool fp64_full(const cp_device *dev)
 {
     cl_device_fp_config fp64 = 0;
     if (clGetDeviceInfo(dev->device_id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
         CL_SUCCESS)
         fp64 = 0; /* a device without cl_khr_fp64 may answer with an error */
-    bool full = strcmp(dev->profile, "FULL_PROFILE") == 0;
-    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64 && full ? 2 : 0;
+    return fp64 && strcmp(dev->profile, "FULL_PROFILE") == 0;
+}
+
+static int div_sqrt_way(const cp_device *dev)
+{
+    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64_full(dev) ? 2 : 0;
 }
 
 static int refuse_div_sqrt(const cp_optim *o)
@@ -146,7 +150,7 @@ int cp_train_check_device(const cp_device *dev, const cp_optim *o)
 /* train.cl's build options. adam and adamw divide and take square roots, which must be
  * correctly rounded to stay host:exact's twin: the device's own where it reports them
  * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), else in double (TR_SOFT_DIVSQRT; test hook
- * train-soft-divsqrt takes that way on any device with cl_khr_fp64). */
+ * train-soft-divsqrt takes that way on any device that can). */
 static int cl_options(cp_trainer *tr, const cp_device *dev)
 {
     static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
@@ -155,7 +159,7 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
         int way = div_sqrt_way(dev);
         if (way == 0)
             return refuse_div_sqrt(&tr->opt);
-        if (way == 1 && !cp_test_hook("train-soft-divsqrt")) {
+        if (way == 1 && !(cp_test_hook("train-soft-divsqrt") && fp64_full(dev))) {
             extra = " -cl-fp32-correctly-rounded-divide-sqrt";
             tr->div_sqrt =
                 "correctly rounded by the device (-cl-fp32-correctly-rounded-divide-sqrt)";
