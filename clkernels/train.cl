@@ -3,6 +3,8 @@
  * that one buffer holds every layer's activations. Nothing may be contracted or reordered. */
 #pragma OPENCL FP_CONTRACT OFF
 
+#include "divsqrt.cl"
+
 float tr_relu(float v)
 {
     return (v <= 0.0f) ? 0.0f : v;
@@ -175,11 +177,12 @@ __kernel void tr_opt_momentum(__global float *restrict p, __global const float *
     p[i] = fma(g, neg_lr, p[i]);
 }
 
-/* / and sqrt correctly rounded: the build option -cl-fp32-correctly-rounded-divide-sqrt, or
- * (TR_SOFT_DIVSQRT) in double, where OpenCL rounds them correctly, then rounded to float (to
- * nearest even): the correctly rounded float, since double rounding through 53 bits is
- * innocuous for / and sqrt of 24-bit operands (53 >= 2·24 + 2). */
-#ifdef TR_SOFT_DIVSQRT
+/* / and sqrt, the way train.c chose (cp_trainer_div_sqrt): correctly rounded by the device's
+ * own (the build option -cl-fp32-correctly-rounded-divide-sqrt), in double where OpenCL rounds
+ * them correctly, then rounded to float (TR_DIVSQRT_DOUBLE: the correctly rounded float, since
+ * double rounding through 53 bits is innocuous for / and sqrt of 24-bit operands, 53 >= 2·24 +
+ * 2), or in float with an fma correction (TR_DIVSQRT_FLOAT: divsqrt.cl). */
+#if defined(TR_DIVSQRT_DOUBLE)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 float tr_div(float a, float b)
 {
@@ -188,6 +191,15 @@ float tr_div(float a, float b)
 float tr_sqrt(float a)
 {
     return (float)sqrt((double)a);
+}
+#elif defined(TR_DIVSQRT_FLOAT)
+float tr_div(float a, float b)
+{
+    return cp_div_cr(a, b);
+}
+float tr_sqrt(float a)
+{
+    return cp_sqrt_cr(a);
 }
 #else
 float tr_div(float a, float b)
@@ -199,6 +211,17 @@ float tr_sqrt(float a)
     return sqrt(a);
 }
 #endif
+
+/* tr_div(x, y) (op 1) or tr_sqrt(x) (op 0) for n inputs: train's probe of its div/sqrt way
+ * and clparity ulp's rows train_divide and train_sqrt, against the host's. */
+__kernel void tr_divsqrt(__global const float *restrict x, __global const float *restrict y,
+                         __global float *restrict r, int n, int op)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    r[i] = op ? tr_div(x[i], y[i]) : tr_sqrt(x[i]);
+}
 
 /* The test hooks train-plant-m, -v and -root build with TR_PLANT 1, 2 or 3: where plant is
  * set (one step), every parameter's m, v or sqrt(v) moves one ULP up. */

@@ -29,6 +29,15 @@ void train_scalars_at(const cp_optim *o, long t, struct train_scalars *s);
 /* b^n for n >= 0: the correctly rounded double of the exact power (double-double square and
  * multiply, about 2^-100 relative before the last rounding), without libm's pow. */
 double train_pow_n(double b, long n);
+/* The ways cl:own divides and takes square roots in adam and adamw's update, in the order of
+ * CP_TRAIN_DIVSQRT_CHOICES (CLPARITY_TRAIN_DIVSQRT). */
+enum train_divsqrt { TRAIN_DIVSQRT_DEVICE, TRAIN_DIVSQRT_DOUBLE, TRAIN_DIVSQRT_FLOAT };
+/* train.cl's build options for a way, each after a space: -cl-fp32-correctly-rounded-divide-sqrt,
+ * -DTR_DIVSQRT_DOUBLE, or -DTR_DIVSQRT_FLOAT with the defines of the test hooks divsqrt-skew
+ * (each first guess up to 3 ULP off: the correction must still give the bits) and
+ * divsqrt-no-correction (that and no correction: the planted error). */
+void train_divsqrt_options(enum train_divsqrt way, char *buf, size_t len);
+
 /* The number of state tensors of kind (0, 1 or 2) and their PyTorch names. */
 size_t train_state_count(enum cp_optim_kind kind);
 const char *train_state_name(enum cp_optim_kind kind, size_t k);

@@ -6,6 +6,7 @@
 #include "own-impl.h"
 #include "program-impl.h"
 #include "train-impl.h"
+#include "ulp-impl.h"
 
 #include "clparity/error.h"
 
@@ -40,9 +41,10 @@ struct cp_trainer {
     bool needs_grad; /* not the fused plain SGD update */
     long step;       /* steps done (cl:own, cl:clblast) */
     const char *div_sqrt;
+    int div_way; /* enum train_divsqrt of adam and adamw on cl:own and cl:clblast; -1 none */
     struct train_host h;
     struct train_cl c;
-    char build_options[128];
+    char build_options[256];
     int probe; /* cl:own: 1 its kernels passed the training probe, 0 failed; -1 n/a */
     char probe_why[CP_PROBE_WHY];
 };
@@ -109,10 +111,8 @@ static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out
     return CP_OK;
 }
 
-/* How a device can divide and take square roots correctly rounded in float: 1 its own
- * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), 2 in double only (cl_khr_fp64 on a full-profile
- * device, whose double / and sqrt the specification requires correctly rounded; the embedded
- * profile allows 3 ULP), 0 neither. */
+/* Whether dev has double precision that divides and takes square roots correctly rounded:
+ * cl_khr_fp64 on a full-profile device (the embedded profile allows 3 ULP). */
 static bool fp64_full(const cp_device *dev)
 {
     cl_device_fp_config fp64 = 0;
@@ -122,51 +122,109 @@ static bool fp64_full(const cp_device *dev)
     return fp64 && strcmp(dev->profile, "FULL_PROFILE") == 0;
 }
 
-static int div_sqrt_way(const cp_device *dev)
+/* The report's names of the ways, in enum train_divsqrt's order. */
+static const char *const way_names[] = {"device (-cl-fp32-correctly-rounded-divide-sqrt)", "double",
+                                        "float (fma correction)"};
+
+int cp_train_divsqrt_env(int *way)
 {
-    return (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : fp64_full(dev) ? 2 : 0;
+    *way = -1;
+    const char *v = getenv("CLPARITY_TRAIN_DIVSQRT");
+    if (!v || !v[0])
+        return CP_OK;
+    const char *c = CP_TRAIN_DIVSQRT_CHOICES;
+    for (int i = 0; *c; ++i) {
+        size_t n = strcspn(c, ",");
+        if (strlen(v) == n && strncmp(v, c, n) == 0) {
+            *way = i;
+            return CP_OK;
+        }
+        c += n + (c[n] == ',');
+    }
+    char words[64];
+    size_t k = 0;
+    for (c = CP_TRAIN_DIVSQRT_CHOICES; *c && k + 3 < sizeof words; ++c)
+        k += (size_t)snprintf(words + k, sizeof words - k, *c == ',' ? ", " : "%c", *c);
+    return cp_err_set(CP_FAIL_USAGE, "CLPARITY_TRAIN_DIVSQRT: '%s' is not one of %s", v, words);
 }
 
-static int refuse_div_sqrt(const cp_optim *o)
+/* The way adam and adamw divide and take square roots on dev: CLPARITY_TRAIN_DIVSQRT's where
+ * set (refused where the device cannot take it), else the device's own correctly rounded ones,
+ * else double, else float. */
+static int divsqrt_way(const cp_device *dev, enum train_divsqrt *way)
 {
-    return cp_err_set(CP_FAIL_USAGE,
-                      "--optimizer %s needs correctly rounded float division and square root, "
-                      "and this device reports neither CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT nor "
-                      "double precision (cl_khr_fp64, full profile) to compute them in; leave it "
-                      "out of -d, or use --optimizer sgd or momentum",
-                      cp_optim_name(o->kind));
+    int forced;
+    int st = cp_train_divsqrt_env(&forced);
+    if (st != CP_OK)
+        return st;
+    bool cr = (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0, f64 = fp64_full(dev);
+    if (forced == TRAIN_DIVSQRT_DEVICE && !cr)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_TRAIN_DIVSQRT=device: this device does not report "
+                          "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (correct-div-sqrt in 'clparity "
+                          "devices'); double or float can");
+    if (forced == TRAIN_DIVSQRT_DOUBLE && !f64)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_TRAIN_DIVSQRT=double: this device has no double precision "
+                          "with correctly rounded / and sqrt (cl_khr_fp64 on a full-profile "
+                          "device); float can");
+    *way = forced >= 0 ? (enum train_divsqrt)forced
+           : cr        ? TRAIN_DIVSQRT_DEVICE
+           : f64       ? TRAIN_DIVSQRT_DOUBLE
+                       : TRAIN_DIVSQRT_FLOAT;
+    return CP_OK;
+}
+
+void train_divsqrt_options(enum train_divsqrt way, char *buf, size_t len)
+{
+    switch (way) {
+    case TRAIN_DIVSQRT_DEVICE:
+        snprintf(buf, len, " -cl-fp32-correctly-rounded-divide-sqrt");
+        return;
+    case TRAIN_DIVSQRT_DOUBLE:
+        snprintf(buf, len, " -DTR_DIVSQRT_DOUBLE");
+        return;
+    case TRAIN_DIVSQRT_FLOAT:
+        snprintf(buf, len, " -DTR_DIVSQRT_FLOAT%s",
+                 cp_test_hook("divsqrt-no-correction")
+                     ? " -DCP_DIVSQRT_SKEW -DCP_DIVSQRT_NO_CORRECTION"
+                 : cp_test_hook("divsqrt-skew") ? " -DCP_DIVSQRT_SKEW"
+                                                : "");
+        return;
+    }
+    snprintf(buf, len, "%s", "");
+}
+
+static bool divides(const cp_optim *o)
+{
+    return o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW;
 }
 
 int cp_train_check_device(const cp_device *dev, const cp_optim *o)
 {
-    if (dev->kind != CP_DEV_OPENCL || (o->kind != CP_OPTIM_ADAM && o->kind != CP_OPTIM_ADAMW))
+    if (dev->kind != CP_DEV_OPENCL || !divides(o))
         return CP_OK;
-    return div_sqrt_way(dev) ? CP_OK : refuse_div_sqrt(o);
+    enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
+    return divsqrt_way(dev, &way);
 }
 
 /* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
 #define TRAIN_PLANT_STEP 2
 
 /* train.cl's build options. adam and adamw divide and take square roots, which must be
- * correctly rounded to stay host:exact's twin: the device's own where it reports them
- * (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), else in double (TR_SOFT_DIVSQRT; test hook
- * train-soft-divsqrt takes that way on any device that can). */
+ * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. */
 static int cl_options(cp_trainer *tr, const cp_device *dev)
 {
     static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
-    const char *extra = "";
-    if (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) {
-        int way = div_sqrt_way(dev);
-        if (way == 0)
-            return refuse_div_sqrt(&tr->opt);
-        if (way == 1 && !(cp_test_hook("train-soft-divsqrt") && fp64_full(dev))) {
-            extra = " -cl-fp32-correctly-rounded-divide-sqrt";
-            tr->div_sqrt =
-                "correctly rounded by the device (-cl-fp32-correctly-rounded-divide-sqrt)";
-        } else {
-            extra = " -DTR_SOFT_DIVSQRT";
-            tr->div_sqrt = "software: in double (cl_khr_fp64), rounded to float";
-        }
+    char extra[128] = "";
+    if (divides(&tr->opt)) {
+        enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
+        int st = divsqrt_way(dev, &way);
+        if (st != CP_OK)
+            return st;
+        train_divsqrt_options(way, extra, sizeof extra);
+        tr->div_sqrt = way_names[way];
+        tr->div_way = (int)way;
         for (int i = 0; i < 3; ++i)
             if (!tr->c.clblast && cp_test_hook(plants[i]))
                 tr->c.plant = i + 1;
@@ -574,6 +632,76 @@ out:
     return st;
 }
 
+/* The div/sqrt way's probe on the trainer's own program: train.cl's tr_divsqrt over the first
+ * TRAIN_DIVSQRT_PROBE_N inputs of clparity ulp's samples of / and sqrt (every special value and
+ * pair of them, then the hard cases), every result bit-identical to the host's correctly
+ * rounded one (NaN payloads aside). */
+#define TRAIN_DIVSQRT_PROBE_N 16384
+
+static int divsqrt_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                             enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)dev;
+    (void)cls;
+    cp_trainer *tr = ctx;
+    cl_int rc;
+    cl_kernel k = clCreateKernel(tr->c.prog, "tr_divsqrt", &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(tr_divsqrt) failed: %s (%d)",
+                          cp_cl_error_name(rc), rc);
+    cp_ulp_stats sd, ss;
+    int st = ulp_run(tr->c.ctx, tr->c.q, k, 1, ULP_REF_DIV, false, TRAIN_DIVSQRT_PROBE_N, 1337,
+                     NULL, NULL, &sd);
+    if (st == CP_OK)
+        st = ulp_run(tr->c.ctx, tr->c.q, k, 0, ULP_REF_SQRT, false, TRAIN_DIVSQRT_PROBE_N, 1337,
+                     NULL, NULL, &ss);
+    clReleaseKernel(k);
+    if (st != CP_OK)
+        return st;
+    *v = sd.bits_differ || ss.bits_differ ? CP_PROBE_FAIL : CP_PROBE_PASS;
+    const cp_ulp_stats *bad = sd.bits_differ ? &sd : &ss;
+    if (*v == CP_PROBE_PASS)
+        snprintf(why, why_len, "div/sqrt probe passed");
+    else if (bad == &sd)
+        snprintf(why, why_len,
+                 "div/sqrt probe (%s): %zu of %zu quotients and %zu of %zu square roots differ "
+                 "from the correctly rounded ones, e.g. %a / %a gave %a, not %a",
+                 tr->div_sqrt, sd.bits_differ, sd.n, ss.bits_differ, ss.n, (double)sd.worst_x,
+                 (double)sd.worst_y, (double)sd.worst_got, (double)sd.worst_want);
+    else
+        snprintf(why, why_len,
+                 "div/sqrt probe (%s): %zu of %zu square roots differ from the correctly rounded "
+                 "ones, e.g. sqrt(%a) gave %a, not %a",
+                 tr->div_sqrt, ss.bits_differ, ss.n, (double)ss.worst_x, (double)ss.worst_got,
+                 (double)ss.worst_want);
+    return CP_OK;
+}
+
+/* cl:own's probes: the training kernels (three SGD steps), and adam and adamw's div/sqrt way
+ * (one verdict per way, ids -10 - way). The first that fails gives the reason. */
+static int cl_probe(cp_trainer *tr, const cp_device *dev)
+{
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    int st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,
+                             sizeof tr->probe_why);
+    if (st != CP_OK)
+        return st;
+    tr->probe = v == CP_PROBE_PASS ? 1 : 0;
+    if (tr->div_way < 0 || tr->probe == 0)
+        return CP_OK;
+    static const char *const keys[] = {"train-divsqrt-device", "train-divsqrt-double",
+                                       "train-divsqrt-float"};
+    char why[CP_PROBE_WHY];
+    st = cp_probe_cached(dev, -10 - tr->div_way, keys[tr->div_way], cls, divsqrt_probe_run, tr, &v,
+                         why, sizeof why);
+    if (st == CP_OK && v != CP_PROBE_PASS) {
+        tr->probe = 0;
+        snprintf(tr->probe_why, sizeof tr->probe_why, "%s", why);
+    }
+    return st;
+}
+
 const char *cp_trainer_probe(const cp_trainer *tr, int *ok)
 {
     *ok = tr->probe;
@@ -668,6 +796,7 @@ int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_m
     tr->opt = *o;
     tr->needs_grad = train_needs_grad(o);
     tr->div_sqrt = "";
+    tr->div_way = -1;
     tr->probe = -1;
     if (strcmp(engine, "host:exact") == 0) {
         tr->kind = TK_EXACT;
@@ -682,13 +811,8 @@ int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_m
         tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
         tr->c.clblast = tr->kind == TK_CLBLAST;
         st = cl_create(tr, dev, x, t);
-        if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off()) {
-            const struct cp_probe_class cls = {false, false, false, -1};
-            enum cp_probe_verdict v;
-            st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,
-                                 sizeof tr->probe_why);
-            tr->probe = v == CP_PROBE_PASS ? 1 : 0;
-        }
+        if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off())
+            st = cl_probe(tr, dev);
     } else {
         st = cp_err_set(CP_FAIL_USAGE, "train does not support the engine %s", engine);
     }

@@ -46,12 +46,20 @@
  *       libm's pow);
  *       denom = sqrt(v) / f(bc2_sqrt) + f(eps);  p = p + (f(−step_size) · m) / denom  (addcdiv)
  *   with m and v starting at 0 (zeros_like) and b at PyTorch's first-step clone; amsgrad and
- *   maximize are not supported. / and sqrt must be correctly rounded: cl:own builds with
- *   -cl-fp32-correctly-rounded-divide-sqrt where the device reports
- *   CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, else computes them in double (cl_khr_fp64 on a
- *   full-profile device, where / and sqrt are correctly rounded) and rounds to float, which
- *   gives the correctly rounded float (double rounding is innocuous for / and sqrt at
- *   53 ≥ 2·24 + 2 bits), and refuses a device with neither. */
+ *   maximize are not supported. / and sqrt must be correctly rounded, and cl:own takes the
+ *   first of three ways that the device can (cp_trainer_div_sqrt names it; the environment's
+ *   CLPARITY_TRAIN_DIVSQRT=device|double|float forces one, for tests):
+ *   - device: built with -cl-fp32-correctly-rounded-divide-sqrt, where the device reports
+ *     CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+ *   - double: computed in double (cl_khr_fp64 on a full-profile device, where / and sqrt are
+ *     correctly rounded) and rounded to float, which gives the correctly rounded float (double
+ *     rounding is innocuous for / and sqrt at 53 ≥ 2·24 + 2 bits, Figueroa);
+ *   - float: in float, the device's / or sqrt corrected with exactly signed fma residuals
+ *     (clkernels/divsqrt.cl, its proof there and in docs/TRAINING.md), for a device with
+ *     neither (Mesa's rusticl on llvmpipe).
+ *   cl:own's kernels then run a probe of the way (train.cl's tr_divsqrt against the host on
+ *   clparity ulp's special values and hard cases, kept like the training probe's verdict): a
+ *   device that does not deliver fails it. */
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
@@ -67,7 +75,8 @@ CP_API_BEGIN
 
 typedef struct cp_trainer cp_trainer; /* opaque */
 
-/* Whether train supports this engine name ("cl:own", "host:exact", "host:f64"). */
+/* Whether train supports this engine name ("cl:own", "cl:clblast", "host:exact", "host:f64",
+ * "host:openblas"). */
 bool cp_train_engine_supported(const char *engine);
 
 enum cp_optim_kind { CP_OPTIM_SGD, CP_OPTIM_MOMENTUM, CP_OPTIM_ADAM, CP_OPTIM_ADAMW };
@@ -96,8 +105,16 @@ const char *cp_optim_name(enum cp_optim_kind kind);
  * (lr, momentum, betas, eps, weight_decay, nesterov). */
 int cp_optim_check(const cp_optim *o);
 
-/* CP_OK, or CP_FAIL_USAGE with the reason when cl:own cannot run o on dev (adam and adamw on
- * a device with neither correctly rounded float / and sqrt nor cl_khr_fp64); before any work. */
+/* CLPARITY_TRAIN_DIVSQRT's values, in order: the way of / and sqrt that adam and adamw take on
+ * an OpenCL device when the variable forces one. */
+#define CP_TRAIN_DIVSQRT_CHOICES "device,double,float"
+/* CLPARITY_TRAIN_DIVSQRT: *way is -1 when it is unset or empty, else its index in
+ * CP_TRAIN_DIVSQRT_CHOICES; another value is CP_FAIL_USAGE with cp_err_msg() naming it. */
+int cp_train_divsqrt_env(int *way);
+
+/* CP_OK, or CP_FAIL_USAGE with the reason when cl:own cannot run o on dev (adam and adamw with
+ * CLPARITY_TRAIN_DIVSQRT naming another value or a way the device cannot take); before any
+ * work. Without the variable every OpenCL device has a way. */
 int cp_train_check_device(const cp_device *dev, const cp_optim *o);
 
 /* Copies the model's weights (host:f64 widens them) and uploads them for cl:own. x and t
@@ -105,9 +122,8 @@ int cp_train_check_device(const cp_device *dev, const cp_optim *o);
  * (float)lr. Errors: CP_FAIL_RUNTIME (OpenCL, allocation) with cp_err_msg() set. Plain SGD. */
 int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                       const float *x, const float *t, double lr, cp_trainer **out);
-/* The same with optimizer o (checked as cp_optim_check does). cl:own refuses, with
- * CP_FAIL_USAGE, adam or adamw on a device that has neither correctly rounded float / and sqrt
- * nor cl_khr_fp64. */
+/* The same with optimizer o (checked as cp_optim_check does; cp_train_check_device's refusals
+ * are CP_FAIL_USAGE here too). */
 int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                             const float *x, const float *t, const cp_optim *o, cp_trainer **out);
 /* One step as above; *loss is the loss of this step's forward (before the update). */
@@ -129,15 +145,15 @@ int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok);
 size_t cp_trainer_state_count(const cp_trainer *tr);
 const char *cp_trainer_state_name(const cp_trainer *tr, size_t k);
 int cp_trainer_state(cp_trainer *tr, size_t k, void *dst);
-/* How cl:own's update divides and takes square roots (adam, adamw): "correctly rounded by the
- * device (-cl-fp32-correctly-rounded-divide-sqrt)" or "software: in double (cl_khr_fp64),
- * rounded to float"; "" where it does neither (host engines, sgd, momentum). */
+/* How the update divides and takes square roots (adam, adamw on OpenCL): "device
+ * (-cl-fp32-correctly-rounded-divide-sqrt)", "double" or "float (fma correction)"; "" where it
+ * does neither (host engines, sgd, momentum). */
 const char *cp_trainer_div_sqrt(const cp_trainer *tr);
 /* The build options of cl:own's program ("" for host engines). */
 const char *cp_trainer_build_options(const cp_trainer *tr);
 /* cl:own's training probe on its device (three SGD steps of a small model against host:exact,
- * bit for bit, kept in the program cache): *ok 1 passed, 0 failed, -1 not an engine that is
- * probed; returns the reason. */
+ * bit for bit, and for adam and adamw the div/sqrt way's probe; kept in the program cache): *ok
+ * 1 passed, 0 failed, -1 not an engine that is probed; returns the reason. */
 const char *cp_trainer_probe(const cp_trainer *tr, int *ok);
 void cp_trainer_destroy(cp_trainer *tr);
 
