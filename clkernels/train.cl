@@ -3,6 +3,21 @@
  * that one buffer holds every layer's activations. Nothing may be contracted or reordered. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* Mesa's llvmpipe (rusticl, 22.3) returns a·b for fma(a, b, ±0): −0 where a·b = −0 and c = +0,
+ * which IEEE 754 and OpenCL make +0. Where train.c's check of fma's signed zeros saw that, it
+ * builds with TR_FMA_ZERO_FIX, and an exactly zero product takes
+ * a * b + c instead (not contracted): with a or b zero both operations are exact, and the sum's
+ * sign is IEEE's. (The sign of a zero gradient reaches the optimizer's state, and a weight of
+ * exactly zero.) */
+#ifdef TR_FMA_ZERO_FIX
+float tr_fma(float a, float b, float c)
+{
+    return (a == 0.0f || b == 0.0f) ? a * b + c : fma(a, b, c);
+}
+#else
+#define tr_fma fma
+#endif
+
 #include "divsqrt.cl"
 
 float tr_relu(float v)
@@ -26,7 +41,7 @@ __kernel void tr_forward(__global const float *acts_in, ulong x_off,
     __global const float *w = p + w_off + o * (size_t)in;
     float acc = 0.0f;
     for (int k = 0; k < in; ++k)
-        acc = fma(x[k], w[k], acc);
+        acc = tr_fma(x[k], w[k], acc);
     if (has_bias)
         acc = acc + p[b_off + o];
     zs[z_off + b * (size_t)out + o] = acc;
@@ -70,7 +85,7 @@ __kernel void tr_dx(__global const float *restrict dz, __global const float *res
     __global const float *w = p + w_off + k;
     float acc = 0.0f;
     for (int o = 0; o < out; ++o)
-        acc = fma(d[o], w[(size_t)o * (size_t)in], acc);
+        acc = tr_fma(d[o], w[(size_t)o * (size_t)in], acc);
     if (residual)
         acc = acc + g[b * (size_t)out + k];
     dx[b * (size_t)in + k] = acc;
@@ -82,7 +97,7 @@ float tr_gw(__global const float *restrict dz, __global const float *restrict x,
 {
     float acc = 0.0f;
     for (int b = 0; b < batch; ++b)
-        acc = fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+        acc = tr_fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
     return acc;
 }
 
@@ -107,7 +122,7 @@ __kernel void tr_update_w(__global const float *restrict dz,
         return;
     float acc = tr_gw(dz, acts + x_off, k, o, in, out, batch);
     size_t i = w_off + o * (size_t)in + k;
-    p[i] = fma(neg_lr, acc, p[i]);
+    p[i] = tr_fma(neg_lr, acc, p[i]);
 }
 
 /* bias = fma(−lr, gb, bias) (plain SGD). */
@@ -118,7 +133,7 @@ __kernel void tr_update_b(__global const float *restrict dz, __global float *res
     if (o >= (size_t)out)
         return;
     float acc = tr_gb(dz, o, out, batch);
-    p[b_off + o] = fma(neg_lr, acc, p[b_off + o]);
+    p[b_off + o] = tr_fma(neg_lr, acc, p[b_off + o]);
 }
 
 /* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
@@ -154,8 +169,8 @@ __kernel void tr_opt_sgd(__global float *restrict p, __global const float *restr
     size_t i = get_global_id(0);
     if (i >= (size_t)n)
         return;
-    float g = fma(p[i], wd, G[i]);
-    p[i] = fma(g, neg_lr, p[i]);
+    float g = tr_fma(p[i], wd, G[i]);
+    p[i] = tr_fma(g, neg_lr, p[i]);
 }
 
 /* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. */
@@ -166,15 +181,15 @@ __kernel void tr_opt_momentum(__global float *restrict p, __global const float *
     size_t i = get_global_id(0);
     if (i >= (size_t)n)
         return;
-    float g = decay_on ? fma(p[i], wd, G[i]) : G[i];
+    float g = decay_on ? tr_fma(p[i], wd, G[i]) : G[i];
     float b = g;
     if (!first) {
         b = buf[i] * mom;
         b = b + g;
     }
     buf[i] = b;
-    g = nesterov ? fma(b, mom, g) : b;
-    p[i] = fma(g, neg_lr, p[i]);
+    g = nesterov ? tr_fma(b, mom, g) : b;
+    p[i] = tr_fma(g, neg_lr, p[i]);
 }
 
 /* / and sqrt, the way train.c chose (cp_trainer_div_sqrt): correctly rounded by the device's
@@ -244,9 +259,9 @@ __kernel void tr_opt_adam(__global float *restrict p, __global const float *rest
     if (decay_on && decoupled)
         pi = pi * decay;
     else if (decay_on)
-        g = fma(pi, wd, g);
+        g = tr_fma(pi, wd, g);
     float m = ms[i], d = g - m;
-    m = fabs(w1) < 0.5f ? fma(w1, d, m) : fma(w1 - 1.0f, d, g);
+    m = fabs(w1) < 0.5f ? tr_fma(w1, d, m) : tr_fma(w1 - 1.0f, d, g);
     float v = vs[i] * beta2;
     v = v + (c2 * g) * g;
     if (TR_PLANT == 1 && plant)
@@ -299,5 +314,5 @@ __kernel void tr_axpy(__global float *restrict p, ulong w_off, __global const fl
     size_t i = get_global_id(0);
     if (i >= (size_t)n)
         return;
-    p[w_off + i] = fma(neg_lr, gw[i], p[w_off + i]);
+    p[w_off + i] = tr_fma(neg_lr, gw[i], p[w_off + i]);
 }

@@ -208,6 +208,83 @@ int cp_train_check_device(const cp_device *dev, const cp_optim *o)
     return divsqrt_way(dev, &way);
 }
 
+/* The check of fma's signed zeros: probe.cl's cp_fma_cases on every a in ±0, b in ±1 and c in
+ * ±0, bit for bit against the host's fmaf (IEEE 754: +0 but for −0 + −0). Mesa's llvmpipe
+ * (rusticl 22.3) returns a·b for fma(a, b, ±0), −0 where IEEE gives +0: its verdict is a
+ * failure, and train.cl is then built with TR_FMA_ZERO_FIX. ctx is the trainer's train_cl. */
+#define FMA_ZERO_CASES 8
+
+static int fma_zero_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                        enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)cls;
+    struct train_cl *c = ctx;
+    float in[3][FMA_ZERO_CASES], r[FMA_ZERO_CASES];
+    for (int i = 0; i < FMA_ZERO_CASES; ++i) {
+        in[0][i] = i & 1 ? -0.0f : 0.0f;
+        in[1][i] = i & 2 ? -1.0f : 1.0f;
+        in[2][i] = i & 4 ? -0.0f : 0.0f;
+    }
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem m[4] = {NULL, NULL, NULL, NULL};
+    cl_int rc = CL_SUCCESS;
+    int st = cp_program_build_ex(c->ctx, dev->device_id, "probe.cl", "-cl-std=CL1.2", &prog, NULL);
+    if (st == CP_OK && !(k = clCreateKernel(prog, "cp_fma_cases", &rc)))
+        st = cp_err_cl(rc, "clCreateKernel(cp_fma_cases)");
+    for (int i = 0; st == CP_OK && i < 4; ++i)
+        st = cl_buffer(c, FMA_ZERO_CASES, i < 3 ? in[i] : NULL, &m[i], "fma check");
+    for (cl_uint i = 0; st == CP_OK && i < 4; ++i)
+        if ((rc = clSetKernelArg(k, i, sizeof m[i], &m[i])) != CL_SUCCESS)
+            st = cp_err_cl(rc, "clSetKernelArg(cp_fma_cases)");
+    size_t n = FMA_ZERO_CASES;
+    if (st == CP_OK &&
+        (rc = clEnqueueNDRangeKernel(c->q, k, 1, NULL, &n, NULL, 0, NULL, NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_fma_cases)");
+    if (st == CP_OK && (rc = clEnqueueReadBuffer(c->q, m[3], CL_TRUE, 0, sizeof r, r, 0, NULL,
+                                                 NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(fma check)");
+    *v = CP_PROBE_PASS;
+    snprintf(why, why_len, "fma's signed zeros as IEEE 754's");
+    for (int i = 0; st == CP_OK && i < FMA_ZERO_CASES; ++i) {
+        float want = fmaf(in[0][i], in[1][i], in[2][i]);
+        if (memcmp(&r[i], &want, sizeof want) != 0 && *v == CP_PROBE_PASS) {
+            *v = CP_PROBE_FAIL;
+            snprintf(why, why_len,
+                     "fma(%g, %g, %g) gave %g, not %g: train.cl built with "
+                     "TR_FMA_ZERO_FIX",
+                     (double)in[0][i], (double)in[1][i], (double)in[2][i], (double)r[i],
+                     (double)want);
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+        if (m[i])
+            clReleaseMemObject(m[i]);
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    return st;
+}
+
+/* Whether train.cl needs TR_FMA_ZERO_FIX on dev (the check above, kept per device; not with
+ * CLPARITY_OWN_PROBE=off). */
+static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
+{
+    *fix = false;
+    /* test hook fma-zero-nofix: the fix left out where the device needs it (the state check
+     * must then fail on rusticl) */
+    if (cp_own_probe_off() || cp_test_hook("fma-zero-nofix"))
+        return CP_OK;
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+    int st = cp_probe_cached(dev, -20, "fma-signed-zero", cls, fma_zero_run, &tr->c, &v, why,
+                             sizeof why);
+    *fix = st == CP_OK && v == CP_PROBE_FAIL;
+    return st;
+}
+
 /* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
 #define TRAIN_PLANT_STEP 2
 
@@ -232,7 +309,12 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     char plant[32] = "";
     if (tr->c.plant)
         snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c.plant);
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s", extra, plant);
+    bool fix;
+    int st = fma_zero_fix(tr, dev, &fix);
+    if (st != CP_OK)
+        return st;
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s", extra, plant,
+             fix ? " -DTR_FMA_ZERO_FIX" : "");
     return CP_OK;
 }
 
