@@ -1,11 +1,21 @@
 /* Training kernels of cl:own (clparity/train.h states the order of every operation, and
  * hostblas/train_host_tmpl.h is the C twin). Buffers are addressed by element offsets, so
- * that one buffer holds every layer's activations. Nothing may be contracted or reordered. */
+ * that one buffer holds every layer's activations. Nothing may be contracted or reordered.
+ *
+ * cl:relaxed trains with these kernels too, built with -DCP_RELAXED -cl-fast-relaxed-math
+ * -cl-mad-enable as its inference kernels are (block.cl): the sums' multiply-adds become a
+ * plain a * b + c with contraction on, and the update divides and takes square roots with
+ * native_divide and native_sqrt. Its weights may then drift from host:exact's: reported,
+ * never promised. */
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#else
 #pragma OPENCL FP_CONTRACT OFF
+#endif
 
 /* Mesa's llvmpipe (rusticl, 22.3) returns a·b for fma(a, b, ±0): −0 where a·b = −0 and c = +0,
  * which IEEE 754 and OpenCL make +0. Where train.c's check of fma's signed zeros saw that, it
- * builds with TR_FMA_ZERO_FIX, and an exactly zero product takes
+ * builds with TR_FMA_ZERO_FIX (never with CP_RELAXED), and an exactly zero product takes
  * a * b + c instead (not contracted): with a or b zero both operations are exact, and the sum's
  * sign is IEEE's. (The sign of a zero gradient reaches the optimizer's state, and a weight of
  * exactly zero.) */
@@ -16,6 +26,12 @@ float tr_fma(float a, float b, float c)
 }
 #else
 #define tr_fma fma
+#endif
+
+#ifdef CP_RELAXED
+#define TR_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define TR_MAC(a, b, c) tr_fma(a, b, c)
 #endif
 
 #include "divsqrt.cl"
@@ -41,7 +57,7 @@ __kernel void tr_forward(__global const float *acts_in, ulong x_off,
     __global const float *w = p + w_off + o * (size_t)in;
     float acc = 0.0f;
     for (int k = 0; k < in; ++k)
-        acc = tr_fma(x[k], w[k], acc);
+        acc = TR_MAC(x[k], w[k], acc);
     if (has_bias)
         acc = acc + p[b_off + o];
     zs[z_off + b * (size_t)out + o] = acc;
@@ -85,7 +101,7 @@ __kernel void tr_dx(__global const float *restrict dz, __global const float *res
     __global const float *w = p + w_off + k;
     float acc = 0.0f;
     for (int o = 0; o < out; ++o)
-        acc = tr_fma(d[o], w[(size_t)o * (size_t)in], acc);
+        acc = TR_MAC(d[o], w[(size_t)o * (size_t)in], acc);
     if (residual)
         acc = acc + g[b * (size_t)out + k];
     dx[b * (size_t)in + k] = acc;
@@ -97,7 +113,7 @@ float tr_gw(__global const float *restrict dz, __global const float *restrict x,
 {
     float acc = 0.0f;
     for (int b = 0; b < batch; ++b)
-        acc = tr_fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+        acc = TR_MAC(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
     return acc;
 }
 
@@ -196,8 +212,18 @@ __kernel void tr_opt_momentum(__global float *restrict p, __global const float *
  * own (the build option -cl-fp32-correctly-rounded-divide-sqrt), in double where OpenCL rounds
  * them correctly, then rounded to float (TR_DIVSQRT_DOUBLE: the correctly rounded float, since
  * double rounding through 53 bits is innocuous for / and sqrt of 24-bit operands, 53 >= 2·24 +
- * 2), or in float with an fma correction (TR_DIVSQRT_FLOAT: divsqrt.cl). */
-#if defined(TR_DIVSQRT_DOUBLE)
+ * 2), or in float with an fma correction (TR_DIVSQRT_FLOAT: divsqrt.cl); cl:relaxed's
+ * native_divide and native_sqrt (CP_RELAXED). */
+#if defined(CP_RELAXED)
+float tr_div(float a, float b)
+{
+    return native_divide(a, b);
+}
+float tr_sqrt(float a)
+{
+    return native_sqrt(a);
+}
+#elif defined(TR_DIVSQRT_DOUBLE)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 float tr_div(float a, float b)
 {

@@ -2,6 +2,7 @@
  * on OpenCL, whose weights, activations and gradients stay on the device between steps. */
 #include "clparity/train.h"
 
+#include "engine-cl-impl.h"
 #include "engine-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST };
+enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST, TK_RELAXED };
 
 struct train_cl {
     cl_context ctx;
@@ -26,7 +27,8 @@ struct train_cl {
     cl_mem p, acts, z, t, g, gn, dz, gw;        /* gw: cl:clblast's weight gradient (plain SGD) */
     cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
     bool clblast;
-    int plant; /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
+    bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
+    int plant;    /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -56,7 +58,13 @@ bool cp_train_engine_supported(const char *engine)
 {
     return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0 ||
            strcmp(engine, "host:f64") == 0 || strcmp(engine, "cl:clblast") == 0 ||
-           strcmp(engine, "host:openblas") == 0;
+           strcmp(engine, "host:openblas") == 0 || strcmp(engine, "cl:relaxed") == 0;
+}
+
+/* The engines whose weights live on an OpenCL device (train.cl's kernels). */
+static bool on_device(const cp_trainer *tr)
+{
+    return tr->kind == TK_CL || tr->kind == TK_CLBLAST || tr->kind == TK_RELAXED;
 }
 
 double cp_train_step_macs(const cp_model *m, int batch)
@@ -125,6 +133,7 @@ static bool fp64_full(const cp_device *dev)
 /* The report's names of the ways, in enum train_divsqrt's order. */
 static const char *const way_names[] = {"device (-cl-fp32-correctly-rounded-divide-sqrt)", "double",
                                         "float (fma correction)"};
+#define RELAXED_DIV_SQRT "native (native_divide, native_sqrt; fast math)"
 
 int cp_train_divsqrt_env(int *way)
 {
@@ -267,14 +276,14 @@ static int fma_zero_run(const cp_device *dev, void *ctx, struct cp_probe_class c
     return st;
 }
 
-/* Whether train.cl needs TR_FMA_ZERO_FIX on dev (the check above, kept per device; not with
- * CLPARITY_OWN_PROBE=off). */
+/* Whether train.cl needs TR_FMA_ZERO_FIX on dev (the check above, kept per device; never for
+ * cl:relaxed, nor with CLPARITY_OWN_PROBE=off). */
 static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
 {
     *fix = false;
     /* test hook fma-zero-nofix: the fix left out where the device needs it (the state check
      * must then fail on rusticl) */
-    if (cp_own_probe_off() || cp_test_hook("fma-zero-nofix"))
+    if (tr->c.relaxed || cp_own_probe_off() || cp_test_hook("fma-zero-nofix"))
         return CP_OK;
     const struct cp_probe_class cls = {false, false, false, -1};
     enum cp_probe_verdict v;
@@ -289,12 +298,15 @@ static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
 #define TRAIN_PLANT_STEP 2
 
 /* train.cl's build options. adam and adamw divide and take square roots, which must be
- * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. */
+ * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. cl:relaxed builds with
+ * fast math and native_divide and native_sqrt instead. */
 static int cl_options(cp_trainer *tr, const cp_device *dev)
 {
     static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
     char extra[128] = "";
-    if (divides(&tr->opt)) {
+    if (divides(&tr->opt) && tr->c.relaxed) {
+        tr->div_sqrt = RELAXED_DIV_SQRT;
+    } else if (divides(&tr->opt)) {
         enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
         int st = divsqrt_way(dev, &way);
         if (st != CP_OK)
@@ -313,7 +325,8 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     int st = fma_zero_fix(tr, dev, &fix);
     if (st != CP_OK)
         return st;
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s", extra, plant,
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s",
+             tr->c.relaxed ? " " : "", tr->c.relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
              fix ? " -DTR_FMA_ZERO_FIX" : "");
     return CP_OK;
 }
@@ -889,9 +902,13 @@ int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_m
     } else if (strcmp(engine, "host:openblas") == 0) {
         tr->kind = TK_BLAS;
         st = train_host_create_f32(&tr->h, m, batch, x, t, o);
-    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0) {
-        tr->kind = strcmp(engine, "cl:own") == 0 ? TK_CL : TK_CLBLAST;
+    } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0 ||
+               strcmp(engine, "cl:relaxed") == 0) {
+        tr->kind = strcmp(engine, "cl:own") == 0       ? TK_CL
+                   : strcmp(engine, "cl:clblast") == 0 ? TK_CLBLAST
+                                                       : TK_RELAXED;
         tr->c.clblast = tr->kind == TK_CLBLAST;
+        tr->c.relaxed = tr->kind == TK_RELAXED;
         st = cl_create(tr, dev, x, t);
         if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off())
             st = cl_probe(tr, dev);
@@ -919,6 +936,7 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
         return train_blas_step(&tr->h, loss);
     case TK_CL:
     case TK_CLBLAST:
+    case TK_RELAXED:
         return cl_step(tr, loss);
     }
     return cp_err_set(CP_FAIL_RUNTIME, "bad trainer");
@@ -945,7 +963,7 @@ int cp_trainer_state(cp_trainer *tr, size_t k, void *dst)
     if (k >= cp_trainer_state_count(tr))
         return cp_err_set(CP_FAIL_RUNTIME, "the %s optimizer has no state tensor %zu",
                           cp_optim_name(tr->opt.kind), k);
-    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
+    if (!on_device(tr)) {
         memcpy(dst, tr->h.st[k], n * cp_dtype_size(cp_trainer_dtype(tr)));
         return CP_OK;
     }
@@ -963,13 +981,13 @@ const char *cp_trainer_div_sqrt(const cp_trainer *tr)
 
 const char *cp_trainer_build_options(const cp_trainer *tr)
 {
-    return tr->kind == TK_CL || tr->kind == TK_CLBLAST ? tr->build_options : "";
+    return on_device(tr) ? tr->build_options : "";
 }
 
 int cp_trainer_weights(cp_trainer *tr, void *dst)
 {
     size_t n = tr->m->n_params;
-    if (tr->kind != TK_CL && tr->kind != TK_CLBLAST) {
+    if (!on_device(tr)) {
         memcpy(dst, tr->h.p, n * cp_dtype_size(cp_trainer_dtype(tr)));
         return CP_OK;
     }
@@ -1049,7 +1067,7 @@ out:
 
 int cp_trainer_roundtrip(cp_trainer *tr, void *y, int *ok)
 {
-    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST)
+    if (on_device(tr))
         return cl_roundtrip(tr, y, ok);
     const cp_model *m = tr->m;
     size_t es = cp_dtype_size(cp_trainer_dtype(tr));
@@ -1086,7 +1104,7 @@ void cp_trainer_destroy(cp_trainer *tr)
 {
     if (!tr)
         return;
-    if (tr->kind == TK_CL || tr->kind == TK_CLBLAST) {
+    if (on_device(tr)) {
         struct train_cl *c = &tr->c;
         cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,    &c->gn,
                         &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1]};

@@ -59,7 +59,9 @@
  *     neither (Mesa's rusticl on llvmpipe).
  *   cl:own's kernels then run a probe of the way (train.cl's tr_divsqrt against the host on
  *   clparity ulp's special values and hard cases, kept like the training probe's verdict): a
- *   device that does not deliver fails it. */
+ *   device that does not deliver fails it. cl:relaxed trains with the same kernels built with
+ *   fast math (-cl-fast-relaxed-math -cl-mad-enable, a * b + c in the sums, native_divide and
+ *   native_sqrt in the update): its weights may drift, and nothing about them is promised. */
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
@@ -75,8 +77,8 @@ CP_API_BEGIN
 
 typedef struct cp_trainer cp_trainer; /* opaque */
 
-/* Whether train supports this engine name ("cl:own", "cl:clblast", "host:exact", "host:f64",
- * "host:openblas"). */
+/* Whether train supports this engine name ("cl:own", "cl:clblast", "cl:relaxed", "host:exact",
+ * "host:f64", "host:openblas"). */
 bool cp_train_engine_supported(const char *engine);
 
 enum cp_optim_kind { CP_OPTIM_SGD, CP_OPTIM_MOMENTUM, CP_OPTIM_ADAM, CP_OPTIM_ADAMW };
@@ -123,7 +125,7 @@ int cp_train_check_device(const cp_device *dev, const cp_optim *o);
 int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                       const float *x, const float *t, double lr, cp_trainer **out);
 /* The same with optimizer o (checked as cp_optim_check does; cp_train_check_device's refusals
- * are CP_FAIL_USAGE here too). */
+ * are CP_FAIL_USAGE here too). engine may also be "cl:relaxed". */
 int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                             const float *x, const float *t, const cp_optim *o, cp_trainer **out);
 /* One step as above; *loss is the loss of this step's forward (before the update). */
@@ -146,8 +148,9 @@ size_t cp_trainer_state_count(const cp_trainer *tr);
 const char *cp_trainer_state_name(const cp_trainer *tr, size_t k);
 int cp_trainer_state(cp_trainer *tr, size_t k, void *dst);
 /* How the update divides and takes square roots (adam, adamw on OpenCL): "device
- * (-cl-fp32-correctly-rounded-divide-sqrt)", "double" or "float (fma correction)"; "" where it
- * does neither (host engines, sgd, momentum). */
+ * (-cl-fp32-correctly-rounded-divide-sqrt)", "double" or "float (fma correction)", and for
+ * cl:relaxed "native (native_divide, native_sqrt; fast math)"; "" where it does neither (host
+ * engines, sgd, momentum). */
 const char *cp_trainer_div_sqrt(const cp_trainer *tr);
 /* The build options of cl:own's program ("" for host engines). */
 const char *cp_trainer_build_options(const cp_trainer *tr);
