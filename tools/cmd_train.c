@@ -38,8 +38,9 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_ENGINES,
      TO(engines),
      .help = "cl:own, host:exact, host:f64, and the fast GEMMs cl:clblast\n"
-             "and host:openblas, close to host:exact but not equal (default:\n"
-             "cl:own, host:exact and host:f64 where they apply)"},
+             "and host:openblas, close to host:exact but not equal, and\n"
+             "cl:relaxed (fast math: its weights may drift) (default: cl:own,\n"
+             "host:exact and host:f64 where they apply)"},
     {.id = OPT_MODEL,
      TO(model),
      .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
@@ -102,8 +103,12 @@ static void train_help(void)
         "\n"
         "With adam or adamw, cl:own divides and takes square roots correctly rounded: the\n"
         "device's own where it reports them (-cl-fp32-correctly-rounded-divide-sqrt), else in\n"
-        "double (cl_khr_fp64); a device with neither is refused (status 2). The report's\n"
-        "div/sqrt lines say which way each device took.\n"
+        "double (cl_khr_fp64), else in float with an fma correction (docs/TRAINING.md gives\n"
+        "the proof), each checked by a probe on the device. The report's div/sqrt lines say\n"
+        "which way each device took; CLPARITY_TRAIN_DIVSQRT=device|double|float forces one\n"
+        "(status 2 where the device cannot take it). cl:relaxed trains with fast math,\n"
+        "native_divide and native_sqrt: its difference from host:exact is reported, never a\n"
+        "failure.\n"
         "\n"
         "exit status: 0 success, 1 cl:own diverged from host:exact (weights at a recorded step,\n"
         "or the final optimizer state), a failed round trip, or a non-finite loss, 2 usage or\n"
@@ -215,7 +220,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
                         "--init-scale do not apply");
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(CMD, CP_FAIL_USAGE, "--json and --csv cannot both be '-'");
-    return parse_optim(o);
+    int way;
+    int st2 = opts_env_choice(CMD, "CLPARITY_TRAIN_DIVSQRT", CP_TRAIN_DIVSQRT_CHOICES, &way);
+    return st2 != CP_OK ? st2 : parse_optim(o);
 }
 
 static const cp_device *host_device(const cp_devlist *l)
@@ -291,7 +298,7 @@ int train_prepare(struct train *T)
         if (o->engines)
             st = cli_fail(CMD, CP_FAIL_USAGE,
                           "--engines: %s cannot train (train supports cl:own, host:exact, "
-                          "host:f64, cl:clblast, host:openblas)",
+                          "host:f64, cl:clblast, host:openblas, cl:relaxed)",
                           e->name);
         use[i] = false;
     }

@@ -273,6 +273,24 @@ static void nearest_choice(const char *given, const char *choices, char *buf, si
         snprintf(buf, len, " (did you mean '%.*s'?)", (int)nr.best_len, nr.best);
 }
 
+int opts_word(const char *cmd, const char *what, const char *choices, const char *word, int *index)
+{
+    *index = choice_index(choices, word);
+    if (*index >= 0)
+        return CP_OK;
+    char words[256], near[96];
+    choice_list(choices, words, sizeof words);
+    nearest_choice(word, choices, near, sizeof near);
+    return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not one of %s%s", what, word, words, near);
+}
+
+int opts_env_choice(const char *cmd, const char *name, const char *choices, int *index)
+{
+    const char *v = getenv(name);
+    *index = -1;
+    return v && v[0] ? opts_word(cmd, name, choices, v, index) : CP_OK;
+}
+
 static int check_value(const char *cmd, const struct opt_use *u, const char *arg,
                        struct opt_value *v)
 {
@@ -294,17 +312,12 @@ static int check_value(const char *cmd, const struct opt_use *u, const char *arg
     case OPT_DOUBLE:
         return cli_parse_double(cmd, name, arg, min, max, &v->d);
     case OPT_CHOICE:
-        v->choice = choice_index(d->choices, arg);
-        if (v->choice < 0) {
-            char words[128], near[96];
-            choice_list(d->choices, words, sizeof words);
+        if (d->bad && choice_index(d->choices, arg) < 0) {
+            char near[96];
             nearest_choice(arg, d->choices, near, sizeof near);
-            if (d->bad)
-                return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' %s%s", name, arg, d->bad, near);
-            return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not one of %s%s", name, arg, words,
-                            near);
+            return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' %s%s", name, arg, d->bad, near);
         }
-        return CP_OK;
+        return opts_word(cmd, name, d->choices, arg, &v->choice);
     }
     return CP_OK;
 }

@@ -12,6 +12,11 @@
 #include <stdio.h>
 
 #define CMD "train"
+/* What the report and the JSON say of a cl:relaxed result. */
+#define TRAIN_RELAXED_NOTE                                                                         \
+    "fast math (-cl-fast-relaxed-math -cl-mad-enable: a * b + c in the sums; adam and adamw "      \
+    "divide with native_divide and native_sqrt): its weights may drift from host:exact's; "        \
+    "reported, never a failure"
 
 struct opts {
     char **sels;

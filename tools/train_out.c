@@ -112,6 +112,14 @@ void train_print_tables(FILE *f, const struct train *T)
         train_label(r, lb, sizeof lb);
         fprintf(f, "div/sqrt: %s %s: %s\n", lb, r->engine, r->div_sqrt);
     }
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char lb[300];
+        if (!r->w || strcmp(r->engine, "cl:relaxed") != 0)
+            continue;
+        train_label(r, lb, sizeof lb);
+        fprintf(f, "note: %s cl:relaxed: %s\n", lb, TRAIN_RELAXED_NOTE);
+    }
 }
 
 /* "<tag>.<engine>.npy", or with state "<tag>.<engine>.<state>.npy" (an optimizer state
@@ -234,6 +242,8 @@ static cJSON *result_json(const struct train *T, const struct result *r)
         cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
     if (r->div_sqrt && r->div_sqrt[0])
         cJSON_AddStringToObject(j, "div_sqrt", r->div_sqrt);
+    if (strcmp(r->engine, "cl:relaxed") == 0)
+        cJSON_AddStringToObject(j, "note", TRAIN_RELAXED_NOTE);
     if (r->state_base >= 0)
         cJSON_AddBoolToObject(j, "state_equals_baseline", r->state_base == 1);
     size_t ns = r->tr ? cp_trainer_state_count(r->tr) : 0;
