@@ -23,6 +23,8 @@ static const struct {
     {"sweep", cmd_sweep, "time the model over a grid of batch, width, depth or parameter budget"},
     {"train", cmd_train,
      "train with SGD, momentum, Adam or AdamW on every device x engine; track divergence"},
+    {"ulp", cmd_ulp,
+     "measure each device's sqrt, /, native_ and half_ variants in ULP against correct rounding"},
 };
 
 static void usage(FILE *f)

@@ -63,6 +63,10 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "generator's tensor id 2"},
     [OPT_EVERY] = {"every", 0, "K", OPT_LONG, 1, 100000000, NULL, NULL,
         "record every K-th step (and the last; default 1)"},
+    [OPT_FUNCTIONS] = {"functions", 0, "LIST", OPT_STRING, 0, 0, NULL, NULL,
+        "comma list of functions to measure (default: all of\n%s)"},
+    [OPT_SAMPLES] = {"samples", 0, "N", OPT_LONG, 1, 1073741824, NULL, NULL,
+        "inputs per function (default %s)"},
     [OPT_ARCH] = {"arch", 0, "A", OPT_CHOICE, 0, 0, "dumb,mlp", NULL,
         "dumb (blocks.N.net.0.weight: relu and a residual in every block)\n"
         "or mlp (an nn.Sequential's N.weight/N.bias: relu between layers,\n"

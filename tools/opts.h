@@ -33,6 +33,8 @@ enum opt_id {
     OPT_WEIGHT_DECAY,
     OPT_TARGET,
     OPT_EVERY,
+    OPT_FUNCTIONS,
+    OPT_SAMPLES,
     OPT_ARCH,
     OPT_ACT,
     OPT_RESIDUAL,
