@@ -8,7 +8,8 @@
 #   - a --model file (the digits MLP, biases) on host, 1 step: the other shape of "model", and
 #     results without step_ms_mean;
 #   - each optimizer's "optimizer" object, and cl:own's div_sqrt, state_equals_baseline and
-#     state_files (adamw and momentum with Nesterov on PoCL and host, 3 steps).
+#     state_files, and cl:relaxed's div_sqrt and note (adamw and momentum with Nesterov on PoCL
+#     and host, 3 steps).
 set -u
 clp=$1 py=$2 src=$3 out=$4
 rm -rf "$out"
@@ -44,7 +45,7 @@ for opt in "--optimizer adamw --betas 0.5,0.9" "--optimizer momentum --nesterov"
     "--optimizer sgd --weight-decay 0.1"; do
     f=$out/optim_${opt// /_}.json
     # shellcheck disable=SC2086
-    "$clp" train -d host -d 0 --engines cl:own,host:exact,host:f64 --steps 3 --d-model 8 \
+    "$clp" train -d host -d 0 --engines cl:own,cl:relaxed,host:exact,host:f64 --steps 3 --d-model 8 \
         --layers 2 --batch 2 --target random $opt --json "$f" >"$f.txt" ||
         die "train ($opt): exit status $?"
     "$py" "$src/tests/validate_json.py" "$schema" "$f" || die "$f"
