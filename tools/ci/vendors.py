@@ -96,6 +96,9 @@ OCLGRIND_PATH = {
 TRAINS = {  # name: arguments of `clparity train` (20 steps)
     "train_digits_B5": ["@digits.safetensors", "--batch", "5", "--lr", "0.005"],
     "train_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5"],
+    # Adam divides and takes square roots: each row's own correctly rounded way (PoCL: the
+    # device's, Intel and Oclgrind: double, rusticl: float with an fma correction), the same bits
+    "train_adam_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5", "--optimizer", "adam"],
 }
 ALL_ARGS = ["--d-model", "67", "--layers", "2", "--batch", "5"]  # compare -d all
 
