@@ -5,20 +5,7 @@
  * The bias, when present, is added once, after the last fma. */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* cl:relaxed builds this file (and cl:own's other kernels) with -DCP_RELAXED
- * -cl-fast-relaxed-math -cl-mad-enable: each multiply-add is a plain a * b + c with contraction
- * on, which -cl-mad-enable lets the compiler turn into a mad (a multiply and an add with an
- * extra rounding, or an fma, as the device likes), and fast math lets it reorder. It is a
- * separate engine, to show what exactness costs. Not an explicit mad(): PoCL 3.1 lowers mad()
- * to a multiply and an add even where the CPU has fma, and cl:relaxed then took 1.45x cl:own's
- * time in the compute-bound vec GEMM (d=512 L=16 B=64, docs/PERFORMANCE.md), where the
- * contracted form gives the compiler's fma. */
-#ifdef CP_RELAXED
-#pragma OPENCL FP_CONTRACT ON
-#define CP_MAC(a, b, c) ((a) * (b) + (c))
-#else
-#define CP_MAC(a, b, c) fma(a, b, c)
-#endif
+#include "mac.cl" /* CP_MAC: fma, or cl:relaxed's contracted a * b + c */
 
 /* DESIGN's ReLU: NaN propagates, -0 becomes +0. */
 float cp_relu(float v)

@@ -10,17 +10,7 @@
  * CP_VW outputs in registers and streams its panel of the packed weights (below). */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* cl:relaxed builds this file with -DCP_RELAXED -cl-fast-relaxed-math -cl-mad-enable: a plain
- * a * b + c, contracted as the compiler likes, in place of fma (block.cl says why), the same
- * kernels and tiles otherwise. */
-#ifndef CP_MAC
-#ifdef CP_RELAXED
-#pragma OPENCL FP_CONTRACT ON
-#define CP_MAC(a, b, c) ((a) * (b) + (c))
-#else
-#define CP_MAC(a, b, c) fma(a, b, c)
-#endif
-#endif
+#include "mac.cl"
 #ifndef CP_PLANT_MASK /* the bit a test hook flips: kernel-bit the last, relaxed-wrong a high one */
 #define CP_PLANT_MASK 1u
 #endif

@@ -38,6 +38,11 @@ struct cp_build_cache {
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc);
 
+/* The source that cp_program_build compiles for clkernels/<name> (embedded, or from
+ * $CLPARITY_KERNEL_DIR), with its #include lines expanded: the bytes the program cache's key
+ * hashes. *text is malloc'd (the caller frees it). */
+int cp_program_source(const char *name, char **text, size_t *len);
+
 /* A context on dev alone and one in-order queue on it with the given properties (0, or
  * CL_QUEUE_PROFILING_ENABLE). On failure the call is named; what was created is left in
  * *ctx / *q for the caller's cleanup, which releases it as usual. */

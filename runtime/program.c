@@ -295,6 +295,18 @@ int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const c
     return cp_program_build_ex(ctx, dev, name, options, out, NULL);
 }
 
+int cp_program_source(const char *name, char **text, size_t *len)
+{
+    char *override = NULL;
+    const char *raw = NULL, *dir = getenv("CLPARITY_KERNEL_DIR");
+    *text = NULL;
+    int st = find_source(dir, name, &raw, len, &override);
+    if (st == CP_OK)
+        st = expand_includes(dir, raw, *len, text, len);
+    free(override);
+    return st;
+}
+
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc)
 {
@@ -304,18 +316,12 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
     bc->state = CP_CACHE_OFF;
     bc->note[0] = '\0';
     *out = NULL;
-    char *override = NULL, *expanded = NULL;
-    const char *text = NULL;
+    char *expanded = NULL;
     size_t len = 0;
-    const char *dir = getenv("CLPARITY_KERNEL_DIR");
-    int fst = find_source(dir, name, &text, &len, &override);
+    int fst = cp_program_source(name, &expanded, &len);
     if (fst != CP_OK)
         return fst;
-    fst = expand_includes(dir, text, len, &expanded, &len);
-    free(override);
-    if (fst != CP_OK)
-        return fst;
-    text = expanded;
+    const char *text = expanded;
 
     /* The key hashes the bytes actually built, so an edited CLPARITY_KERNEL_DIR copy misses. */
     struct cp_cache_key key = {0};

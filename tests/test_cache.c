@@ -602,15 +602,14 @@ static void test_engine_refused_binary(void **state)
     setenv("CLPARITY_CACHE", "off", 1);
     struct built cold = run_own();
     unsetenv("CLPARITY_CACHE");
-    const struct cp_kernel_source *src = NULL;
-    for (size_t i = 0; i < cp_kernel_source_count; ++i)
-        if (strcmp(cp_kernel_sources[i].name, "block.cl") == 0)
-            src = &cp_kernel_sources[i];
-    assert_non_null(src);
+    char *src = NULL; /* block.cl with mac.cl expanded: the bytes built */
+    size_t src_len = 0;
+    assert_int_equal(cp_program_source("block.cl", &src, &src_len), CP_OK);
     struct cp_cache_key k;
-    assert_int_equal(cp_cache_key_for(&k, cl_dev->device_id, "block.cl", src->data, src->len,
+    assert_int_equal(cp_cache_key_for(&k, cl_dev->device_id, "block.cl", src, src_len,
                                       "-cl-std=CL1.2", why, sizeof why),
                      CP_OK);
+    free(src);
     static const char junk[] = "not a program binary of any driver";
     assert_true(cp_cache_store(&k, junk, sizeof junk, why, sizeof why));
     struct built b = run_own();
@@ -641,13 +640,17 @@ static void test_engine_kernel_dir(void **state)
     assert_int_equal(embedded.state, CP_CACHE_MISS);
     snprintf(kdir, sizeof kdir, "%s/kernel_dir/kernels", scratch);
     assert_int_equal(mkdir(kdir, 0700), 0);
-    const struct cp_kernel_source *src = NULL;
-    for (size_t i = 0; i < cp_kernel_source_count; ++i)
-        if (strcmp(cp_kernel_sources[i].name, "block.cl") == 0)
-            src = &cp_kernel_sources[i];
-    assert_non_null(src);
-    snprintf(path, sizeof path, "%s/block.cl", kdir);
-    write_file(path, src->data, src->len);
+    /* block.cl and what it includes (mac.cl): a kernel folder holds every source built */
+    static const char *const names[] = {"mac.cl", "block.cl"};
+    for (size_t n = 0; n < 2; ++n) {
+        const struct cp_kernel_source *src = NULL;
+        for (size_t i = 0; i < cp_kernel_source_count; ++i)
+            if (strcmp(cp_kernel_sources[i].name, names[n]) == 0)
+                src = &cp_kernel_sources[i];
+        assert_non_null(src);
+        snprintf(path, sizeof path, "%s/%s", kdir, names[n]);
+        write_file(path, src->data, src->len);
+    }
     setenv("CLPARITY_KERNEL_DIR", kdir, 1);
     struct built same = run_own(); /* the same bytes: the same entry */
     assert_int_equal(same.state, CP_CACHE_HIT);

@@ -53,49 +53,6 @@ static void test_bitwise(void **state)
     assert_true(checked > 0);
 }
 
-/* A general model: widths w[0] -> w[1] -> ... with a bias where bias_mask has the layer's bit,
- * relu where relu_mask has it, and a residual where res_mask has it (only where in == out).
- * Weights and biases come from the generator. */
-static void general_model(cp_model *m, const int *w, int n, unsigned bias_mask, unsigned relu_mask,
-                          unsigned res_mask)
-{
-    memset(m, 0, sizeof *m);
-    m->n_layers = n;
-    m->layers = calloc((size_t)n, sizeof *m->layers);
-    assert_non_null(m->layers);
-    size_t total = 0;
-    for (int l = 0; l < n; ++l)
-        total += (size_t)w[l] * (size_t)w[l + 1] + (size_t)w[l + 1];
-    m->params = malloc(total * sizeof(float));
-    assert_non_null(m->params);
-    size_t off = 0;
-    for (int l = 0; l < n; ++l) {
-        cp_layer *L = &m->layers[l];
-        L->in = w[l];
-        L->out = w[l + 1];
-        L->w_off = off;
-        float bound = cp_gen_linear_bound(L->in);
-        cp_gen_fill_uniform_weights(m->params + off, (size_t)L->in * (size_t)L->out, 7,
-                                    CP_TENSOR_WEIGHT(l), bound, 1.0f);
-        off += (size_t)L->in * (size_t)L->out;
-        L->has_bias = (bias_mask >> l) & 1;
-        if (L->has_bias) {
-            L->b_off = off;
-            cp_gen_fill_uniform_weights(m->params + off, (size_t)L->out, 7, CP_TENSOR_BIAS(l),
-                                        bound, 1.0f);
-            off += (size_t)L->out;
-        }
-        L->act = (relu_mask >> l) & 1 ? CP_ACT_RELU : CP_ACT_NONE;
-        L->residual = ((res_mask >> l) & 1) && L->in == L->out;
-        m->max_width = L->in > m->max_width ? L->in : m->max_width;
-        m->max_width = L->out > m->max_width ? L->out : m->max_width;
-    }
-    m->n_params = off;
-    m->in_width = w[0];
-    m->out_width = w[n];
-    m->d = w[0];
-}
-
 /* Rectangular layers, biases, layers without activation and without residual, through every
  * cl:own kernel (CLPARITY_OWN_KERNEL), at batches that leave partial tiles. The checks also
  * prove that the features are used: each model's output changes when a bias or an activation
@@ -115,14 +72,14 @@ static void test_general(void **state)
         {{16, 16, 16}, 2, 3, 0, 3},          /* identity activations with residuals */
     };
     static const int batches[] = {1, 5, 131};
-    static const char *const paths[] = {"naive", "small", "pipe", "reg",   "stream",
+    static const char *const paths[] = {"naive", "small", "pipe", "reg", "stream",
                                         "tiled", "vec",   "cpu",  "cpu1"};
     const cp_device *host = find_kind(&devs, CP_DEV_HOST);
     int checked = 0;
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; ++mi) {
         cp_model m;
         general_model(&m, models[mi].w, models[mi].n, models[mi].bias, models[mi].relu,
-                      models[mi].res);
+                      models[mi].res, 7);
         for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; ++bi) {
             int batch = batches[bi];
             float *x = NULL;
@@ -203,7 +160,7 @@ static int check_cpu_paths(bool want_equal)
     for (size_t mi = 0; mi < sizeof cpu_models / sizeof cpu_models[0]; ++mi) {
         cp_model m;
         general_model(&m, cpu_models[mi].w, cpu_models[mi].n, cpu_models[mi].bias,
-                      cpu_models[mi].relu, cpu_models[mi].res);
+                      cpu_models[mi].relu, cpu_models[mi].res, 7);
         for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; ++bi) {
             int batch = batches[bi];
             float *x = NULL;
@@ -262,14 +219,15 @@ static void test_features_change_output(void **state)
     const cp_device *host = find_kind(&devs, CP_DEV_HOST);
     static const int w[] = {8, 8, 8, 4};
     cp_model base;
-    general_model(&base, w, 3, 7, 3, 3);
+    general_model(&base, w, 3, 7, 3, 3, 7);
     float *x = NULL;
     assert_int_equal(cp_model_input(4, 8, 1337, &x), CP_OK);
     float *y0 = run_engine("host:exact", host, &base, x, 4);
     assert_non_null(y0);
     for (int variant = 0; variant < 3; ++variant) {
         cp_model m;
-        general_model(&m, w, 3, variant == 0 ? 6 : 7, variant == 1 ? 2 : 3, variant == 2 ? 2 : 3);
+        general_model(&m, w, 3, variant == 0 ? 6 : 7, variant == 1 ? 2 : 3, variant == 2 ? 2 : 3,
+                      7);
         for (size_t i = 0; i < devs.n; ++i) {
             if (devs.v[i].kind != CP_DEV_OPENCL)
                 continue;

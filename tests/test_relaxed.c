@@ -22,48 +22,6 @@
 static cp_devlist devs;
 static const cp_device *host;
 
-/* Widths w[0] -> ... -> w[n] with a bias, ReLU and residual where the masks have the layer's
- * bit (the residual only where in == out); weights from the generator. */
-static void general_model(cp_model *m, const int *w, int n, unsigned bias_mask, unsigned relu_mask,
-                          unsigned res_mask)
-{
-    memset(m, 0, sizeof *m);
-    m->n_layers = n;
-    m->layers = calloc((size_t)n, sizeof *m->layers);
-    assert_non_null(m->layers);
-    size_t total = 0;
-    for (int l = 0; l < n; ++l)
-        total += (size_t)w[l] * (size_t)w[l + 1] + (size_t)w[l + 1];
-    m->params = malloc(total * sizeof(float));
-    assert_non_null(m->params);
-    size_t off = 0;
-    for (int l = 0; l < n; ++l) {
-        cp_layer *L = &m->layers[l];
-        L->in = w[l];
-        L->out = w[l + 1];
-        L->w_off = off;
-        float bound = cp_gen_linear_bound(L->in);
-        cp_gen_fill_uniform_weights(m->params + off, (size_t)L->in * (size_t)L->out, 11,
-                                    CP_TENSOR_WEIGHT(l), bound, 1.0f);
-        off += (size_t)L->in * (size_t)L->out;
-        L->has_bias = (bias_mask >> l) & 1;
-        if (L->has_bias) {
-            L->b_off = off;
-            cp_gen_fill_uniform_weights(m->params + off, (size_t)L->out, 11, CP_TENSOR_BIAS(l),
-                                        bound, 1.0f);
-            off += (size_t)L->out;
-        }
-        L->act = (relu_mask >> l) & 1 ? CP_ACT_RELU : CP_ACT_NONE;
-        L->residual = ((res_mask >> l) & 1) && L->in == L->out;
-        m->max_width = L->in > m->max_width ? L->in : m->max_width;
-        m->max_width = L->out > m->max_width ? L->out : m->max_width;
-    }
-    m->n_params = off;
-    m->in_width = w[0];
-    m->out_width = w[n];
-    m->d = w[0];
-}
-
 /* The model of case c: the built-in blocks (square, ReLU and residual: reg's constant layer
  * table) or a general one (biases, a rectangular layer each way, a layer without activation,
  * residuals on some), d wide. */
@@ -74,7 +32,7 @@ static void case_model(cp_model *m, int d, bool builtin)
         return;
     }
     const int w[] = {d, d, 23, d, d};
-    general_model(m, w, 4, 0xb, 0x3, 0x9); /* the last layer has the residual */
+    general_model(m, w, 4, 0xb, 0x3, 0x9, 11); /* the last layer has the residual */
 }
 
 /* Outputs outside cl:relaxed's bound of the float64 reference. */

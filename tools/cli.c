@@ -383,6 +383,17 @@ bool cli_gnuplot_in_path(void)
     return found;
 }
 
+int cli_check_plot(const char *cmd, const char *plot)
+{
+    if (plot && !cli_ends_with(plot, ".png") && !cli_ends_with(plot, ".svg"))
+        return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", plot);
+    if (plot && !cli_gnuplot_in_path())
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
+                        "--plot); nothing was run");
+    return CP_OK;
+}
+
 bool cli_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);

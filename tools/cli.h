@@ -78,6 +78,10 @@ void cli_print_build_log(void);
 
 /* Whether an executable gnuplot is in PATH (for --plot). */
 bool cli_gnuplot_in_path(void);
+
+/* --plot FILE's checks before any work: FILE ends in .png or .svg, and gnuplot is in PATH.
+ * CP_OK when plot is NULL or passes; else the usage failure, printed for cmd. */
+int cli_check_plot(const char *cmd, const char *plot);
 /* Whether s ends with suffix (and is longer than it). */
 bool cli_ends_with(const char *s, const char *suffix);
 

@@ -197,12 +197,8 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled
         if (!o->params_set)
             o->params = QUICK_PARAMS;
     }
-    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
-        return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
-    if (o->plot && !cli_gnuplot_in_path())
-        return cli_fail(cmd, CP_FAIL_USAGE,
-                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
-                        "--plot); nothing was run");
+    if (cli_check_plot(cmd, o->plot) != CP_OK)
+        return CP_FAIL_USAGE;
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(cmd, CP_FAIL_USAGE, "--json - and --csv -: only one may take stdout");
     /* Every output against the others, before any work. */

@@ -208,12 +208,8 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
                         set_opt, NULL, o, train_help, handled);
     if (st != CP_OK || *handled)
         return st;
-    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
-        return cli_fail(CMD, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
-    if (o->plot && !cli_gnuplot_in_path())
-        return cli_fail(CMD, CP_FAIL_USAGE,
-                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
-                        "--plot); nothing was run");
+    if (cli_check_plot(CMD, o->plot) != CP_OK)
+        return CP_FAIL_USAGE;
     if (o->model && o->shape_set)
         return cli_fail(CMD, CP_FAIL_USAGE,
                         "--model sets the model's shape and weights: --d-model, --layers and "

@@ -330,12 +330,8 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "--%s is not written under --mpi yet (use --json or --save there)",
                         o->csv ? "csv" : "plot");
-    if (o->plot && !cli_ends_with(o->plot, ".png") && !cli_ends_with(o->plot, ".svg"))
-        return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", o->plot);
-    if (o->plot && !cli_gnuplot_in_path())
-        return cli_fail(cmd, CP_FAIL_USAGE,
-                        "--plot: gnuplot is not in PATH (install gnuplot-nox, or leave out "
-                        "--plot); nothing was run");
+    if (cli_check_plot(cmd, o->plot) != CP_OK)
+        return CP_FAIL_USAGE;
     int st = cli_check_paths(cmd, paths, sizeof paths / sizeof *paths);
     if (st == CP_OK && o->save)
         st = cli_check_output_dir(cmd, o->save);
