@@ -25,8 +25,10 @@
  *  1. Bracket. a starts at the device's X / Y, clamped into [1/2, 2]. The sign of
  *     fma(−a, Y, X) is the sign of X − aY, i.e. of Z − a, exactly: a moves down while it is
  *     negative, then up while the next float b = a⁺ still has X − bY > 0 (at most
- *     CP_DIVSQRT_WALK steps each; a guess within k ULP of Z needs at most 2k). Then
- *     a ≤ Z ≤ b = a + ulp(a): a is faithful.
+ *     CP_DIVSQRT_WALK steps each). A guess within k ULP of Z needs at most 2k steps (below
+ *     a binade's edge the floats are twice as dense), and the test hook's skew adds 3: 2·3 + 3
+ *     = 9 for the embedded profile's 3 ULP, so 16 leaves room. Then a ≤ Z ≤ b = a + ulp(a):
+ *     a is faithful.
  *  2. Its residual r = fma(−a, Y, X) is exact: X and aY are multiples of q = ulp(a)·2^-23,
  *     and |X − aY| = (Z − a)·Y ≤ ulp(a)·Y < 2^24·q, so X − aY is a float and fma returns it.
  *  3. Normal result (E ≥ −125: Z·2^E > 2^-126). RN(Z) is a or b; Z > a + h (h = ulp(a)/2,
@@ -55,7 +57,8 @@
  *  2. The midpoint m = a + 2^-24 has m² = a·b + 2^-48. X and a·b are multiples of 2^-46, so
  *     X − a·b > 2^-48 iff X − a·b > 0, and X = m² cannot happen (no ties). So RN(S) = b iff
  *     fma(−a, b, X) > 0: one exactly signed fma, where X − a² itself need not be a float.
- *     S ≤ sqrt(4 − 2^-21) < 2 − 2^-23, so the result keeps the exponent field of [1, 2) and
+ *     X ≤ 4 − 2^-22 (the largest float below 4), so S ≤ sqrt(4 − 2^-22) < 2 − 2^-24, the
+ *     midpoint of 2 − 2^-23 and 2: RN(S) ≤ 2 − 2^-23 keeps the exponent field of [1, 2), and
  *     adding e/2 (in [−75, 63]) to it is exact.
  * NaN: the input's, quieted (or the default NaN); the host's payload may differ, and nothing
  * compares payloads. Zeros, infinities and signs as IEEE 754.
@@ -64,7 +67,7 @@
  * guess by −3..+3 ULP (the bracket must still find the answer); CP_DIVSQRT_NO_CORRECTION
  * returns the guess as it is, scaled by ldexp and rint (the planted error the tests catch). */
 #ifndef CP_DIVSQRT_WALK
-#define CP_DIVSQRT_WALK 8
+#define CP_DIVSQRT_WALK 16
 #endif
 
 /* The next float up and down of a positive normal float. */

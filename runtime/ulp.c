@@ -193,7 +193,13 @@ static void sample_sqrt(struct draw *d, uint64_t u, float *x)
         *x = positive(field(v, 250, 254));
         break;
     case 6:
-        *x = positive(pow2ish(v));
+        if (v >> 63) { /* an exact square: s² with s of 12 bits, times an even power of two */
+            double r = (double)((v & 0xfff) | 0x800);
+            int k = (int)((v >> 32) % 138) - 80;
+            *x = (float)(r * r * pow2(2 * k));
+        } else {
+            *x = positive(pow2ish(v));
+        }
         break;
     default: { /* about 1, 2 and 4 */
         static const float base[] = {1.0f, 2.0f, 4.0f};
@@ -279,8 +285,16 @@ static void sample_div(struct draw *d, uint64_t u, float *x, float *y)
         *y = field(w, 100, 127);
         break;
     case 6:
-        *x = pow2ish(v);
-        *y = pow2ish(w);
+        if (w >> 63) {
+            /* an exact quotient: x = q·y, q and y of 12 bits each (their product is a float
+             * where it is in range), q subnormal at times */
+            double q = (double)((v & 0xfff) | 0x800) * pow2((int)((v >> 32) % 208) - 158);
+            *y = (float)((double)((w & 0xfff) | 0x800) * pow2((int)((w >> 32) % 122) - 72));
+            *x = (float)(q * (double)*y * (v >> 62 & 1 ? -1.0 : 1.0));
+        } else {
+            *x = pow2ish(v);
+            *y = pow2ish(w);
+        }
         break;
     default: /* x / y about 1, on either side of a binade */
         *y = field(w, 1, 254);
