@@ -7,7 +7,8 @@
 #   - every one of cl:own's 100 step records in the JSON has base_max_ulp 0 and base_bitwise
 #     1 (bit-identical to host:exact at every step), and its final optimizer state equals
 #     host:exact's (state_equals_baseline);
-#   - cl:own's div_sqrt starts with DIV_SQRT ("-": the result has none);
+#   - cl:own's div_sqrt starts with DIV_SQRT ("-": the result has none), and the report has its
+#     line `div/sqrt: <device> cl:own: DIV_SQRT...`;
 #   - tests/check_train.py --exact-equal on the --save folder: host:f64's weights and state
 #     within 1e-12 (rel_to_max) of an independent float64 NumPy training with the optimizer,
 #     the loss going down, cl:own's weights and state files bit-identical to host:exact's.
@@ -34,6 +35,11 @@ for shape in "${shapes[@]}"; do
     rc=$?
     cat "$out/$tag.txt"
     [ $rc = 0 ] || die "train $* at $tag: exit status $rc"
+    # the report says which way cl:own divides and takes square roots
+    if [ "$divsqrt" != - ]; then
+        grep -E '^div/sqrt: ' "$out/$tag.txt" | grep -qF " cl:own: $divsqrt" ||
+            die "no line 'div/sqrt: ... cl:own: $divsqrt' in the report at $tag"
+    fi
     "$py" - "$out/$tag.json" "$divsqrt" <<'PY' || die "the JSON of $tag ($out/$tag.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
