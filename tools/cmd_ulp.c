@@ -279,9 +279,14 @@ static int measure_device(const cp_device *dev, const bool *use, const struct ul
                     strstr(c->function, "divide") ? y : "", got, want);
             *failed = true;
         }
-        cJSON *j = results ? row_json(c, &r, check) : NULL;
-        if (j)
-            cJSON_AddItemToArray(results, j);
+        if (results) {
+            cJSON *j = row_json(c, &r, check);
+            if (!j || !cJSON_AddItemToArray(results, j)) {
+                cJSON_Delete(j);
+                st = cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
+                break;
+            }
+        }
     }
     cp_ulp_close(s);
     return st;
@@ -368,12 +373,21 @@ int cmd_ulp(int argc, char **argv)
         const cp_device *dev = &devs.v[d];
         if (!chosen[d] || dev->kind != CP_DEV_OPENCL)
             continue;
-        cJSON *dj = darr ? cJSON_CreateObject() : NULL;
-        cJSON *results = dj ? cJSON_CreateArray() : NULL;
-        if (dj) {
-            cJSON_AddItemToObject(dj, "device", perf_device_json(dev));
-            cJSON_AddItemToObject(dj, "results", results);
-            cJSON_AddItemToArray(darr, dj);
+        cJSON *results = NULL;
+        if (darr) {
+            /* each piece goes into darr's tree at once, so that the cleanup frees it */
+            cJSON *dj = cJSON_CreateObject(), *dev_j = NULL;
+            bool ok = dj && cJSON_AddItemToArray(darr, dj);
+            if (!ok)
+                cJSON_Delete(dj);
+            ok =
+                ok && (dev_j = perf_device_json(dev)) && cJSON_AddItemToObject(dj, "device", dev_j);
+            if (!ok && dev_j)
+                cJSON_Delete(dev_j);
+            if (!ok || !(results = cJSON_AddArrayToObject(dj, "results"))) {
+                st = cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
+                goto out;
+            }
         }
         st = measure_device(dev, use, &o, tab, results, &k, ndev * ncases, &failed);
         if (st != CP_OK)
