@@ -225,13 +225,20 @@ float tr_sqrt(float a)
 }
 #elif defined(TR_DIVSQRT_DOUBLE)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* The operands go through volatile doubles: a compiler may otherwise narrow
+ * (float)((double)a / (double)b) to a float division (valid where that division is correctly
+ * rounded), which NVIDIA's OpenCL 3.0 (driver 580) then does its default, approximate way: on
+ * the H100, 0x1.eefbbp-76 / 0x1.eefbb8p-76 gave 0x1.fffff4p-1, not 0x1.fffff8p-1, in 2113 of
+ * the probe's 16384 quotients (docs/VENDORS.md). */
 float tr_div(float a, float b)
 {
-    return (float)((double)a / (double)b);
+    volatile double da = a, db = b;
+    return (float)(da / db);
 }
 float tr_sqrt(float a)
 {
-    return (float)sqrt((double)a);
+    volatile double da = a;
+    return (float)sqrt(da);
 }
 #elif defined(TR_DIVSQRT_FLOAT)
 float tr_div(float a, float b)
