@@ -96,6 +96,14 @@ EXAMPLES = {
     "train": dict(
         cmd="$CLP train --steps 100 --d-model 32 --layers 4 --batch 4 --init-scale 0.5 "
             "--every 50 --target random"),
+    "train-adam": dict(
+        cmd="$CLP train --optimizer adam --steps 100 --d-model 16 --layers 2 --batch 5 "
+            "--every 50 --target random"),
+    "train-relaxed": dict(
+        cmd="$CLP train --optimizer adam --engines cl:own,cl:relaxed,host:exact,host:f64 "
+            "--steps 100 --d-model 16 --layers 2 --batch 5 --every 50 --target random"),
+    "ulp": dict(
+        cmd="$CLP ulp"),
     "digits": dict(
         cmd="$CLP compare --model tests/fixtures/digits.safetensors "
             "--input tests/fixtures/digits_x.npy --labels tests/fixtures/digits_y.npy "
