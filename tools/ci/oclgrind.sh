@@ -173,6 +173,37 @@ train_case train_model cl:own,host:exact --model "$root/tests/fixtures/seq_expor
     --batch 2
 train_case train_clblast cl:clblast,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
     --batch 2
+# The optimizers (issue 24): Adam with the probes on (CLPARITY_OWN_PROBE=on for this case: the
+# fma signed-zero check's cp_fma_cases, the training probe, and the div/sqrt probe's tr_divsqrt
+# on Oclgrind's way, double), momentum on the file model (its biases: tr_grad_b), and SGD with
+# weight decay (the unfused tr_opt_sgd).
+CLPARITY_OWN_PROBE=on train_case train_adam cl:own,host:exact --d-model 13 --layers 2 --batch 3 \
+    --optimizer adam
+train_case train_momentum cl:own,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
+    --batch 2 --optimizer momentum
+train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --optimizer sgd \
+    --weight-decay 0.01
+
+# ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
+# host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
+ulp_case() {
+    local name=$1 log=$out/$1.oclgrind.log t0=$SECONDS ran rc
+    shift
+    OCLGRIND_LOG="$log" "$clp" ulp -d 0 --quiet "$@" >"$out/$name.out" 2>"$out/$name.err"
+    rc=$?
+    ran=" "$(grep -o "Instructions executed for kernel '[A-Za-z_0-9]*'" "$out/$name.out" |
+        sed "s/.*'\(.*\)'/\1/" | sort -u | tr '\n' ' ')
+    if [ $rc = 0 ] && [ ! -s "$log" ] && [ ! -s "$out/$name.err" ]; then
+        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" ulp "$*" $((SECONDS - t0)) "$ran"
+    else
+        printf 'FAIL  %-16s %-10s %s: exit status %s\n' "$name" ulp "$*" "$rc"
+        [ -s "$log" ] && { echo "--- $log (first 40 lines):"; head -n 40 "$log"; }
+        [ -s "$out/$name.err" ] && { echo "--- stderr:"; head -n 20 "$out/$name.err"; }
+        failed=1
+    fi
+    echo "$ran" >>"$out/kernels-ran.txt"
+}
+ulp_case ulp_sqrt_div --functions sqrt,divide --samples 4096
 
 # Every kernel of clkernels/ must have run in some case, except peak.cl's: `clparity peak`
 # refuses simulators and sizes its loops and 64 MiB arrays for real devices, so they are not run
