@@ -36,6 +36,22 @@ no_tmp_files() {
     fi
 }
 
+# interrupt_after_two_rows PID TRIES: SIGINT to the sweep PID once its table has two
+# host:exact rows (or after TRIES × 0.05 s); it must end by SIGINT and say it was interrupted.
+interrupt_after_two_rows() {
+    local pid=$1 rc
+    for _ in $(seq 1 "$2"); do
+        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
+        sleep 0.05
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
+    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+}
+
 case $scenario in
 batch | width | depth | params)
     case $scenario in
@@ -99,17 +115,7 @@ sigint)
     "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
         --d-model 128 --layers 64 --runs 50 --rounds 1 --warmup 0 --csv "$out/sweep.csv" \
         --json "$out/sweep.json" --plot "$out/sweep.svg" >"$out/table.txt" 2>"$out/stderr.txt" &
-    pid=$!
-    for _ in $(seq 1 600); do
-        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
-        sleep 0.05
-    done
-    kill -INT $pid
-    wait $pid
-    rc=$?
-    cat "$out/table.txt" "$out/stderr.txt"
-    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
-    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+    interrupt_after_two_rows $! 600
     grep -q '^clparity sweep: interrupted by SIGINT' "$out/stderr.txt" ||
         die "no interruption line on stderr"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
@@ -121,17 +127,7 @@ sigint_rounds)
     "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
         --d-model 128 --layers 64 --runs 40 --rounds 2 --warmup 0 --csv "$out/sweep.csv" \
         --json "$out/sweep.json" >"$out/table.txt" 2>"$out/stderr.txt" &
-    pid=$!
-    for _ in $(seq 1 1200); do
-        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
-        sleep 0.05
-    done
-    kill -INT $pid
-    wait $pid
-    rc=$?
-    cat "$out/table.txt" "$out/stderr.txt"
-    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
-    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+    interrupt_after_two_rows $! 1200
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
     # Every point finished its first round, so every row is kept; those that did not finish
     # the second carry one round median and half the runs.
