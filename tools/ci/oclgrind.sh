@@ -144,29 +144,34 @@ case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xge
 # launch and the results equal host:exact's bit for bit; tr_forward reads and writes one
 # buffer through two arguments, which we suspect the plugin does not follow. Open question
 # (docs/RELIABILITY.md); bounds, races and API checks stay on.
-train_case() {
-    local name=$1
-    shift
-    local log=$out/$name.oclgrind.log t0=$SECONDS
-    local engines=$1
-    shift
-    OCLGRIND_UNINITIALIZED=0 OCLGRIND_LOG="$log" "$clp" train -d 0 -d host --engines "$engines" \
-        --steps 2 --allow-slow --json "$out/$name.json" "$@" >"$out/$name.out" 2>"$out/$name.err"
-    local rc=$? ok=1 why="" ran
+# Checks a command case after it ran (NAME KIND RC T0 WHAT...): its exit status, an empty
+# Oclgrind log and stderr; prints ok (with the kernels Oclgrind counted) or FAIL, and records
+# the kernels. train_case and ulp_case share it.
+finish_case() {
+    local name=$1 kind=$2 rc=$3 t0=$4 log=$out/$1.oclgrind.log ok=1 why="" ran
+    shift 4
     ran=" "$(grep -o "Instructions executed for kernel '[A-Za-z_0-9]*'" "$out/$name.out" |
         sed "s/.*'\(.*\)'/\1/" | sort -u | tr '\n' ' ')
-    [ $rc = 0 ] || { ok=0; why="exit status $rc; "; }
+    [ "$rc" = 0 ] || { ok=0; why="exit status $rc; "; }
     [ -s "$log" ] && { ok=0; why="${why}Oclgrind reported $(grep -c '^[A-Z]' "$log") problems; "; }
     [ -s "$out/$name.err" ] && { ok=0; why="${why}stderr not empty; "; }
     if [ $ok = 1 ]; then
-        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" train "$*" $((SECONDS - t0)) "$ran"
+        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" "$kind" "$*" $((SECONDS - t0)) "$ran"
     else
-        printf 'FAIL  %-16s %-10s %s: %s\n' "$name" train "$*" "$why"
+        printf 'FAIL  %-16s %-10s %s: %s\n' "$name" "$kind" "$*" "$why"
         [ -s "$log" ] && { echo "--- $log (first 40 lines):"; head -n 40 "$log"; }
         [ -s "$out/$name.err" ] && { echo "--- stderr:"; head -n 20 "$out/$name.err"; }
         failed=1
     fi
     echo "$ran" >>"$out/kernels-ran.txt"
+}
+train_case() {
+    local name=$1 engines=$2 t0=$SECONDS
+    shift 2
+    OCLGRIND_UNINITIALIZED=0 OCLGRIND_LOG="$out/$name.oclgrind.log" "$clp" train -d 0 -d host \
+        --engines "$engines" --steps 2 --allow-slow --json "$out/$name.json" "$@" \
+        >"$out/$name.out" 2>"$out/$name.err"
+    finish_case "$name" train $? $t0 "$@"
 }
 train_case train_blocks cl:own,host:exact --d-model 13 --layers 2 --batch 3
 train_case train_model cl:own,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
@@ -187,21 +192,11 @@ train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --op
 # ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
 # host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
 ulp_case() {
-    local name=$1 log=$out/$1.oclgrind.log t0=$SECONDS ran rc
+    local name=$1 t0=$SECONDS
     shift
-    OCLGRIND_LOG="$log" "$clp" ulp -d 0 --quiet "$@" >"$out/$name.out" 2>"$out/$name.err"
-    rc=$?
-    ran=" "$(grep -o "Instructions executed for kernel '[A-Za-z_0-9]*'" "$out/$name.out" |
-        sed "s/.*'\(.*\)'/\1/" | sort -u | tr '\n' ' ')
-    if [ $rc = 0 ] && [ ! -s "$log" ] && [ ! -s "$out/$name.err" ]; then
-        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" ulp "$*" $((SECONDS - t0)) "$ran"
-    else
-        printf 'FAIL  %-16s %-10s %s: exit status %s\n' "$name" ulp "$*" "$rc"
-        [ -s "$log" ] && { echo "--- $log (first 40 lines):"; head -n 40 "$log"; }
-        [ -s "$out/$name.err" ] && { echo "--- stderr:"; head -n 20 "$out/$name.err"; }
-        failed=1
-    fi
-    echo "$ran" >>"$out/kernels-ran.txt"
+    OCLGRIND_LOG="$out/$name.oclgrind.log" "$clp" ulp -d 0 --quiet "$@" >"$out/$name.out" \
+        2>"$out/$name.err"
+    finish_case "$name" ulp $? $t0 "$@"
 }
 ulp_case ulp_sqrt_div --functions sqrt,divide --samples 4096
 
