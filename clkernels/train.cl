@@ -1,7 +1,40 @@
 /* Training kernels of cl:own (clparity/train.h states the order of every operation, and
  * hostblas/train_host_tmpl.h is the C twin). Buffers are addressed by element offsets, so
- * that one buffer holds every layer's activations. Nothing may be contracted or reordered. */
+ * that one buffer holds every layer's activations. Nothing may be contracted or reordered.
+ *
+ * cl:relaxed trains with these kernels too, built with -DCP_RELAXED -cl-fast-relaxed-math
+ * -cl-mad-enable as its inference kernels are (block.cl): the sums' multiply-adds become a
+ * plain a * b + c with contraction on, and the update divides and takes square roots with
+ * native_divide and native_sqrt. Its weights may then drift from host:exact's: reported,
+ * never promised. */
+#ifdef CP_RELAXED
+#pragma OPENCL FP_CONTRACT ON
+#else
 #pragma OPENCL FP_CONTRACT OFF
+#endif
+
+/* Mesa's llvmpipe (rusticl, 22.3) returns a·b for fma(a, b, ±0): −0 where a·b = −0 and c = +0,
+ * which IEEE 754 and OpenCL make +0. Where train.c's check of fma's signed zeros saw that, it
+ * builds with TR_FMA_ZERO_FIX (never with CP_RELAXED), and an exactly zero product takes
+ * a * b + c instead (not contracted): with a or b zero both operations are exact, and the sum's
+ * sign is IEEE's. (The sign of a zero gradient reaches the optimizer's state, and a weight of
+ * exactly zero.) */
+#ifdef TR_FMA_ZERO_FIX
+float tr_fma(float a, float b, float c)
+{
+    return (a == 0.0f || b == 0.0f) ? a * b + c : fma(a, b, c);
+}
+#else
+#define tr_fma fma
+#endif
+
+#ifdef CP_RELAXED
+#define TR_MAC(a, b, c) ((a) * (b) + (c))
+#else
+#define TR_MAC(a, b, c) tr_fma(a, b, c)
+#endif
+
+#include "divsqrt.cl"
 
 float tr_relu(float v)
 {
@@ -24,7 +57,7 @@ __kernel void tr_forward(__global const float *acts_in, ulong x_off,
     __global const float *w = p + w_off + o * (size_t)in;
     float acc = 0.0f;
     for (int k = 0; k < in; ++k)
-        acc = fma(x[k], w[k], acc);
+        acc = TR_MAC(x[k], w[k], acc);
     if (has_bias)
         acc = acc + p[b_off + o];
     zs[z_off + b * (size_t)out + o] = acc;
@@ -68,14 +101,32 @@ __kernel void tr_dx(__global const float *restrict dz, __global const float *res
     __global const float *w = p + w_off + k;
     float acc = 0.0f;
     for (int o = 0; o < out; ++o)
-        acc = fma(d[o], w[(size_t)o * (size_t)in], acc);
+        acc = TR_MAC(d[o], w[(size_t)o * (size_t)in], acc);
     if (residual)
         acc = acc + g[b * (size_t)out + k];
     dx[b * (size_t)in + k] = acc;
 }
 
-/* One work-item per weight (k, o): gW = Σ_b fma(dz[b][o], x[b][k]) from 0; W = fma(−lr, gW,
- * W). */
+/* gW[o][k] = Σ_b fma(dz[b][o], x[b][k]) from 0. */
+float tr_gw(__global const float *restrict dz, __global const float *restrict x, size_t k,
+            size_t o, int in, int out, int batch)
+{
+    float acc = 0.0f;
+    for (int b = 0; b < batch; ++b)
+        acc = TR_MAC(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+    return acc;
+}
+
+/* gb[o] = Σ_b dz[b][o] from 0 (plain adds). */
+float tr_gb(__global const float *restrict dz, size_t o, int out, int batch)
+{
+    float acc = 0.0f;
+    for (int b = 0; b < batch; ++b)
+        acc = acc + dz[(size_t)b * (size_t)out + o];
+    return acc;
+}
+
+/* One work-item per weight (k, o): W = fma(−lr, gW, W) (plain SGD). */
 __kernel void tr_update_w(__global const float *restrict dz,
                           __global const float *restrict acts, ulong x_off,
                           __global float *restrict p, ulong w_off, int in, int out, int batch,
@@ -85,25 +136,178 @@ __kernel void tr_update_w(__global const float *restrict dz,
     size_t o = get_global_id(1);
     if (k >= (size_t)in)
         return;
-    __global const float *x = acts + x_off;
-    float acc = 0.0f;
-    for (int b = 0; b < batch; ++b)
-        acc = fma(dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k], acc);
+    float acc = tr_gw(dz, acts + x_off, k, o, in, out, batch);
     size_t i = w_off + o * (size_t)in + k;
-    p[i] = fma(neg_lr, acc, p[i]);
+    p[i] = tr_fma(neg_lr, acc, p[i]);
 }
 
-/* gb = Σ_b dz[b][o] from 0 (plain adds); bias = fma(−lr, gb, bias). */
+/* bias = fma(−lr, gb, bias) (plain SGD). */
 __kernel void tr_update_b(__global const float *restrict dz, __global float *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
     size_t o = get_global_id(0);
     if (o >= (size_t)out)
         return;
-    float acc = 0.0f;
-    for (int b = 0; b < batch; ++b)
-        acc = acc + dz[(size_t)b * (size_t)out + o];
-    p[b_off + o] = fma(neg_lr, acc, p[b_off + o]);
+    float acc = tr_gb(dz, o, out, batch);
+    p[b_off + o] = tr_fma(neg_lr, acc, p[b_off + o]);
+}
+
+/* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
+ * after the backward. */
+__kernel void tr_grad_w(__global const float *restrict dz, __global const float *restrict acts,
+                        ulong x_off, __global float *restrict G, ulong w_off, int in, int out,
+                        int batch)
+{
+    size_t k = get_global_id(0);
+    size_t o = get_global_id(1);
+    if (k >= (size_t)in)
+        return;
+    G[w_off + o * (size_t)in + k] = tr_gw(dz, acts + x_off, k, o, in, out, batch);
+}
+
+__kernel void tr_grad_b(__global const float *restrict dz, __global float *restrict G,
+                        ulong b_off, int out, int batch)
+{
+    size_t o = get_global_id(0);
+    if (o >= (size_t)out)
+        return;
+    G[b_off + o] = tr_gb(dz, o, out, batch);
+}
+
+/* The optimizers' updates, one work-item per parameter, in clparity/train.h's order; the
+ * scalars come rounded to float from the host (double there, as PyTorch's Python computes
+ * them). */
+
+/* sgd with weight decay: g = fma(p, wd, G); p = fma(g, −lr, p). */
+__kernel void tr_opt_sgd(__global float *restrict p, __global const float *restrict G, int n,
+                         float neg_lr, float wd)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = tr_fma(p[i], wd, G[i]);
+    p[i] = tr_fma(g, neg_lr, p[i]);
+}
+
+/* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. */
+__kernel void tr_opt_momentum(__global float *restrict p, __global const float *restrict G,
+                              __global float *restrict buf, int n, float neg_lr, int decay_on,
+                              float wd, float mom, int first, int nesterov)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = decay_on ? tr_fma(p[i], wd, G[i]) : G[i];
+    float b = g;
+    if (!first) {
+        b = buf[i] * mom;
+        b = b + g;
+    }
+    buf[i] = b;
+    g = nesterov ? tr_fma(b, mom, g) : b;
+    p[i] = tr_fma(g, neg_lr, p[i]);
+}
+
+/* / and sqrt, the way train.c chose (cp_trainer_div_sqrt): correctly rounded by the device's
+ * own (the build option -cl-fp32-correctly-rounded-divide-sqrt), in double where OpenCL rounds
+ * them correctly, then rounded to float (TR_DIVSQRT_DOUBLE: the correctly rounded float, since
+ * double rounding through 53 bits is innocuous for / and sqrt of 24-bit operands, 53 >= 2·24 +
+ * 2), or in float with an fma correction (TR_DIVSQRT_FLOAT: divsqrt.cl); cl:relaxed's
+ * native_divide and native_sqrt (CP_RELAXED). */
+#if defined(CP_RELAXED)
+float tr_div(float a, float b)
+{
+    return native_divide(a, b);
+}
+float tr_sqrt(float a)
+{
+    return native_sqrt(a);
+}
+#elif defined(TR_DIVSQRT_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* The operands go through volatile doubles: a compiler may otherwise narrow
+ * (float)((double)a / (double)b) to a float division (valid where that division is correctly
+ * rounded), which NVIDIA's OpenCL 3.0 (driver 580) then does its default, approximate way: on
+ * the H100, 0x1.eefbbp-76 / 0x1.eefbb8p-76 gave 0x1.fffff4p-1, not 0x1.fffff8p-1, in 2113 of
+ * the probe's 16384 quotients (docs/VENDORS.md). */
+float tr_div(float a, float b)
+{
+    volatile double da = a, db = b;
+    return (float)(da / db);
+}
+float tr_sqrt(float a)
+{
+    volatile double da = a;
+    return (float)sqrt(da);
+}
+#elif defined(TR_DIVSQRT_FLOAT)
+float tr_div(float a, float b)
+{
+    return cp_div_cr(a, b);
+}
+float tr_sqrt(float a)
+{
+    return cp_sqrt_cr(a);
+}
+#else
+float tr_div(float a, float b)
+{
+    return a / b;
+}
+float tr_sqrt(float a)
+{
+    return sqrt(a);
+}
+#endif
+
+/* tr_div(x, y) (op 1) or tr_sqrt(x) (op 0) for n inputs: train's probe of its div/sqrt way
+ * and clparity ulp's rows train_divide and train_sqrt, against the host's. */
+__kernel void tr_divsqrt(__global const float *restrict x, __global const float *restrict y,
+                         __global float *restrict r, int n, int op)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    r[i] = op ? tr_div(x[i], y[i]) : tr_sqrt(x[i]);
+}
+
+/* The test hooks train-plant-m, -v and -root build with TR_PLANT 1, 2 or 3: where plant is
+ * set (one step), every parameter's m, v or sqrt(v) moves one ULP up. */
+#ifndef TR_PLANT
+#define TR_PLANT 0
+#endif
+
+/* adam and adamw: decoupled (adamw) p = p·(1 − lr·wd), else g = fma(p, wd, G) (both only
+ * when decay_on); m = lerp(m, g, w1); v = v·beta2 + (c2·g)·g; denom = sqrt(v) / bc2_sqrt +
+ * eps; p = p + (nss·m) / denom. */
+__kernel void tr_opt_adam(__global float *restrict p, __global const float *restrict G,
+                          __global float *restrict ms, __global float *restrict vs, int n,
+                          int decay_on, int decoupled, float wd, float decay, float w1,
+                          float beta2, float c2, float bc2_sqrt, float eps, float nss, int plant)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    float g = G[i], pi = p[i];
+    if (decay_on && decoupled)
+        pi = pi * decay;
+    else if (decay_on)
+        g = tr_fma(pi, wd, g);
+    float m = ms[i], d = g - m;
+    m = fabs(w1) < 0.5f ? tr_fma(w1, d, m) : tr_fma(w1 - 1.0f, d, g);
+    float v = vs[i] * beta2;
+    v = v + (c2 * g) * g;
+    if (TR_PLANT == 1 && plant)
+        m = nextafter(m, INFINITY);
+    if (TR_PLANT == 2 && plant)
+        v = nextafter(v, INFINITY);
+    float root = tr_sqrt(v);
+    if (TR_PLANT == 3 && plant)
+        root = nextafter(root, INFINITY);
+    float denom = tr_div(root, bc2_sqrt) + eps;
+    p[i] = pi + tr_div(nss * m, denom);
+    ms[i] = m;
+    vs[i] = v;
 }
 
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
@@ -143,5 +347,5 @@ __kernel void tr_axpy(__global float *restrict p, ulong w_off, __global const fl
     size_t i = get_global_id(0);
     if (i >= (size_t)n)
         return;
-    p[w_off + i] = fma(neg_lr, gw[i], p[w_off + i]);
+    p[w_off + i] = tr_fma(neg_lr, gw[i], p[w_off + i]);
 }

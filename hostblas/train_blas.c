@@ -63,6 +63,7 @@ int train_blas_step(struct train_host *h, double *loss)
     for (size_t i = 0; i < n; ++i)
         g[i] = s * (y[i] - tt[i]);
     float neg_lr = -(float)h->lr;
+    float *G = h->grad;
     for (size_t li = L; li-- > 0;) {
         const cp_layer *ly = &m->layers[li];
         int in = ly->in, out = ly->out;
@@ -78,21 +79,29 @@ int train_blas_step(struct train_host *h, double *loss)
                 for (size_t i = 0; i < (size_t)B * (size_t)in; ++i)
                     gn[i] = gn[i] + g[i];
         }
+        /* plain SGD updates in place; the other optimizers keep the whole gradient (G) */
+        float *gwl = G ? G + ly->w_off : gw;
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, dz, out, x, in, 0.0f,
-                    gw, in);
-        for (size_t i = 0; i < (size_t)out * (size_t)in; ++i)
+                    gwl, in);
+        for (size_t i = 0; !G && i < (size_t)out * (size_t)in; ++i)
             w[i] = fmaf(neg_lr, gw[i], w[i]);
         if (ly->has_bias)
             for (size_t o = 0; o < (size_t)out; ++o) {
                 float acc = 0.0f;
                 for (size_t b = 0; b < (size_t)B; ++b)
                     acc = acc + dz[b * (size_t)out + o];
-                p[ly->b_off + o] = fmaf(neg_lr, acc, p[ly->b_off + o]);
+                if (G)
+                    G[ly->b_off + o] = acc;
+                else
+                    p[ly->b_off + o] = fmaf(neg_lr, acc, p[ly->b_off + o]);
             }
         float *tmp = g;
         g = gn;
         gn = tmp;
     }
     free(gw);
+    ++h->step;
+    if (G)
+        train_host_optim_f32(h);
     return CP_OK;
 }

@@ -28,8 +28,71 @@ double train_loss_f64(const double *y, const double *t, size_t n)
     return s / (double)n;
 }
 
+/* Double-double product (ah + al)(bh + bl), renormalised; al·bl is below the result's
+ * error. */
+static void dd_mul(double ah, double al, double bh, double bl, double *rh, double *rl)
+{
+    double p = ah * bh;
+    double e = fma(ah, bh, -p) + (ah * bl + al * bh);
+    double s = p + e;
+    *rl = e - (s - p);
+    *rh = s;
+}
+
+double train_pow_n(double b, long n)
+{
+    double rh = 1.0, rl = 0.0, bh = b, bl = 0.0;
+    for (; n > 0; n >>= 1) {
+        if (n & 1)
+            dd_mul(rh, rl, bh, bl, &rh, &rl);
+        if (n > 1)
+            dd_mul(bh, bl, bh, bl, &bh, &bl);
+    }
+    return rh; /* rh = RN(rh + rl): dd_mul leaves the pair normalised */
+}
+
+void train_scalars_at(const cp_optim *o, long t, struct train_scalars *s)
+{
+    double lr = (double)(float)o->lr;
+    s->neg_lr = -lr;
+    s->wd = o->weight_decay;
+    s->mom = o->momentum;
+    s->w1 = 1.0 - o->beta1;
+    s->beta2 = o->beta2;
+    s->c2 = 1.0 - o->beta2;
+    double bc1 = 1.0 - train_pow_n(o->beta1, t);
+    double bc2 = 1.0 - train_pow_n(o->beta2, t);
+    s->nss = -(lr / bc1);
+    s->bc2_sqrt = sqrt(bc2);
+    s->decay = 1.0 - lr * o->weight_decay;
+    s->eps = o->eps;
+    s->first = t == 1;
+}
+
+size_t train_state_count(enum cp_optim_kind kind)
+{
+    return kind == CP_OPTIM_MOMENTUM ? 1 : kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW ? 2 : 0;
+}
+
+const char *train_state_name(enum cp_optim_kind kind, size_t k)
+{
+    if (kind == CP_OPTIM_MOMENTUM && k == 0)
+        return "momentum_buffer";
+    if ((kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW) && k < 2)
+        return k == 0 ? "exp_avg" : "exp_avg_sq";
+    return "";
+}
+
+bool train_needs_grad(const cp_optim *o)
+{
+    return o->kind != CP_OPTIM_SGD || o->weight_decay != 0.0;
+}
+
 void train_host_free(struct train_host *h)
 {
+    free(h->grad);
+    free(h->st[0]);
+    free(h->st[1]);
     free(h->p);
     free(h->acts);
     free(h->z);
@@ -42,16 +105,20 @@ void train_host_free(struct train_host *h)
 
 #define T float
 #define FMA fmaf
+#define SQRT sqrtf
 #define SFX f32
 #include "train_host_tmpl.h"
 #undef T
 #undef FMA
+#undef SQRT
 #undef SFX
 
 #define T double
 #define FMA fma
+#define SQRT sqrt
 #define SFX f64
 #include "train_host_tmpl.h"
 #undef T
 #undef FMA
+#undef SQRT
 #undef SFX

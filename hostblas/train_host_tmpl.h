@@ -12,7 +12,7 @@ static T FN(relu_)(T v)
 }
 
 int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, const float *x,
-                           const float *t, double lr)
+                           const float *t, const cp_optim *o)
 {
     memset(h, 0, sizeof *h);
     h->m = m;
@@ -27,7 +27,14 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
     h->gn = calloc(h->stride, sizeof(T));
     h->dz = calloc(h->stride, sizeof(T));
     h->t = calloc(nt + 1, sizeof(T));
-    if (!h->p || !h->acts || !h->z || !h->g || !h->gn || !h->dz || !h->t) {
+    h->opt = *o;
+    size_t np1 = m->n_params ? m->n_params : 1, ns = train_state_count(o->kind);
+    bool oom = false;
+    if (train_needs_grad(o))
+        oom = !(h->grad = calloc(np1, sizeof(T)));
+    for (size_t k = 0; k < ns; ++k) /* PyTorch's zeros_like */
+        oom = oom || !(h->st[k] = calloc(np1, sizeof(T)));
+    if (oom || !h->p || !h->acts || !h->z || !h->g || !h->gn || !h->dz || !h->t) {
         train_host_free(h);
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     }
@@ -39,8 +46,59 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
             a[b * (size_t)m->in_width + k] = (T)x[b * (size_t)m->in_width + k];
     for (size_t i = 0; i < nt; ++i)
         tt[i] = (T)t[i];
-    h->lr = (double)(float)lr;
+    h->lr = (double)(float)o->lr;
     return CP_OK;
+}
+
+void FN(train_host_optim_)(struct train_host *h)
+{
+    struct train_scalars s;
+    train_scalars_at(&h->opt, h->step, &s);
+    T *p = h->p, *G = h->grad, *b = h->st[0], *m = h->st[0], *v = h->st[1];
+    size_t n = h->m->n_params;
+    const T neg_lr = (T)s.neg_lr, wd = (T)s.wd, mom = (T)s.mom, w1 = (T)s.w1;
+    const T beta2 = (T)s.beta2, c2 = (T)s.c2, bc2_sqrt = (T)s.bc2_sqrt, nss = (T)s.nss;
+    const T decay = (T)s.decay, eps = (T)s.eps;
+    const bool decay_on = s.wd != 0.0, small = (w1 < (T)0 ? -w1 : w1) < (T)0.5;
+    switch (h->opt.kind) {
+    case CP_OPTIM_SGD:
+        for (size_t i = 0; i < n; ++i) {
+            T g = decay_on ? FMA(p[i], wd, G[i]) : G[i];
+            p[i] = FMA(g, neg_lr, p[i]);
+        }
+        break;
+    case CP_OPTIM_MOMENTUM:
+        for (size_t i = 0; i < n; ++i) {
+            T g = decay_on ? FMA(p[i], wd, G[i]) : G[i];
+            if (s.first) {
+                b[i] = g;
+            } else {
+                b[i] = b[i] * mom;
+                b[i] = b[i] + g;
+            }
+            g = h->opt.nesterov ? FMA(b[i], mom, g) : b[i];
+            p[i] = FMA(g, neg_lr, p[i]);
+        }
+        break;
+    case CP_OPTIM_ADAM:
+    case CP_OPTIM_ADAMW: {
+        const bool decoupled = h->opt.kind == CP_OPTIM_ADAMW;
+        for (size_t i = 0; i < n; ++i) {
+            T g = G[i];
+            if (decay_on && decoupled)
+                p[i] = p[i] * decay;
+            else if (decay_on)
+                g = FMA(p[i], wd, g);
+            T d = g - m[i];
+            m[i] = small ? FMA(w1, d, m[i]) : FMA(w1 - (T)1, d, g);
+            v[i] = v[i] * beta2;
+            v[i] = v[i] + (c2 * g) * g;
+            T denom = SQRT(v[i]) / bc2_sqrt + eps;
+            p[i] = p[i] + (nss * m[i]) / denom;
+        }
+        break;
+    }
+    }
 }
 
 void FN(train_host_forward_)(struct train_host *h, const void *pv)
@@ -85,6 +143,7 @@ void FN(train_host_step_)(struct train_host *h, double *loss)
     for (size_t i = 0; i < n; ++i)
         g[i] = s * (y[i] - tt[i]);
     T neg_lr = (T)(-h->lr);
+    T *G = h->grad;
     for (size_t li = L; li-- > 0;) {
         const cp_layer *ly = &m->layers[li];
         size_t in = (size_t)ly->in, out = (size_t)ly->out;
@@ -103,24 +162,36 @@ void FN(train_host_step_)(struct train_host *h, double *loss)
                         acc = acc + g[b * out + k];
                     gn[b * in + k] = acc;
                 }
+        /* plain SGD updates in place (W is not read again in this step); the other
+         * optimizers keep the gradient for their update after the backward */
+        T *gw = G ? G + ly->w_off : NULL, *gb = G ? G + ly->b_off : NULL;
         for (size_t o = 0; o < out; ++o)
             for (size_t k = 0; k < in; ++k) {
                 T acc = (T)0;
                 for (size_t b = 0; b < B; ++b)
                     acc = FMA(dz[b * out + o], x[b * in + k], acc);
-                w[o * in + k] = FMA(neg_lr, acc, w[o * in + k]);
+                if (gw)
+                    gw[o * in + k] = acc;
+                else
+                    w[o * in + k] = FMA(neg_lr, acc, w[o * in + k]);
             }
         if (ly->has_bias)
             for (size_t o = 0; o < out; ++o) {
                 T acc = (T)0;
                 for (size_t b = 0; b < B; ++b)
                     acc = acc + dz[b * out + o];
-                p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
+                if (gb)
+                    gb[o] = acc;
+                else
+                    p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
             }
         T *tmp = g;
         g = gn;
         gn = tmp;
     }
+    ++h->step;
+    if (G)
+        FN(train_host_optim_)(h);
 }
 
 #undef FN

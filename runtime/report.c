@@ -375,17 +375,52 @@ cp_stats cp_stats_of(double *v, size_t n)
 
 bool cp_runs_more(long fixed, double min_time, size_t k, double measured)
 {
-    if (fixed > 0)
-        return k < (size_t)fixed;
-    double limit = min_time > CP_RUNS_TIME_LIMIT ? min_time : CP_RUNS_TIME_LIMIT;
-    if (k >= CP_RUNS_MAX || measured >= limit)
-        return false;
-    return k < CP_RUNS_MIN || measured < min_time;
+    return cp_runs_more_round(fixed, min_time, 1, 0, k, measured);
 }
 
 size_t cp_runs_cap(long fixed)
 {
-    return fixed > 0 ? (size_t)fixed : CP_RUNS_MAX;
+    return cp_runs_cap_round(fixed, 1, 0);
+}
+
+size_t cp_runs_cap_round(long fixed, size_t rounds, size_t round)
+{
+    if (!rounds)
+        rounds = 1;
+    if (fixed > 0)
+        return (size_t)fixed / rounds + (round < (size_t)fixed % rounds);
+    return CP_RUNS_MAX / rounds;
+}
+
+bool cp_runs_more_round(long fixed, double min_time, size_t rounds, size_t round, size_t k,
+                        double measured)
+{
+    if (!rounds)
+        rounds = 1;
+    size_t cap = cp_runs_cap_round(fixed, rounds, round);
+    if (fixed > 0)
+        return k < cap;
+    double r = (double)rounds;
+    double limit = (min_time > CP_RUNS_TIME_LIMIT ? min_time : CP_RUNS_TIME_LIMIT) / r;
+    if (k >= cap || measured >= limit)
+        return false;
+    return k < (CP_RUNS_MIN + rounds - 1) / rounds || measured < min_time / r;
+}
+
+bool cp_rounds_overlap(const double *ma, size_t na, const double *mb, size_t nb)
+{
+    if (na < 2 || nb < 2)
+        return false;
+    double alo = ma[0], ahi = ma[0], blo = mb[0], bhi = mb[0];
+    for (size_t i = 1; i < na; ++i) {
+        alo = fmin(alo, ma[i]);
+        ahi = fmax(ahi, ma[i]);
+    }
+    for (size_t i = 1; i < nb; ++i) {
+        blo = fmin(blo, mb[i]);
+        bhi = fmax(bhi, mb[i]);
+    }
+    return alo <= bhi && blo <= ahi;
 }
 
 double cp_stats_spread(const cp_stats *s)

@@ -2,10 +2,12 @@
  * on OpenCL, whose weights, activations and gradients stay on the device between steps. */
 #include "clparity/train.h"
 
+#include "engine-cl-impl.h"
 #include "engine-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
 #include "train-impl.h"
+#include "ulp-impl.h"
 #include "../hostblas/cr-impl.h"
 
 #include "clparity/error.h"
@@ -15,16 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST, TK_CR, TK_CL_CR };
+enum train_kind { TK_EXACT, TK_F64, TK_CL, TK_BLAS, TK_CLBLAST, TK_RELAXED, TK_CR, TK_CL_CR };
 
 struct train_cl {
     cl_context ctx;
     cl_command_queue q;
     cl_program prog;
     cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
-    cl_mem p, acts, z, t, g, gn, dz, gw; /* gw: cl:clblast's weight gradient */
+    cl_kernel k_gw, k_gb, k_sgd, k_mom, k_adam; /* the optimizers other than plain SGD */
+    cl_mem p, acts, z, t, g, gn, dz, gw;        /* gw: cl:clblast's weight gradient (plain SGD) */
+    cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
     bool clblast;
-    bool cr; /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
+    bool cr;      /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
+    bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
+    int plant;    /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -35,18 +41,17 @@ struct cp_trainer {
     const cp_model *m;
     int batch;
     float lr;
+    cp_optim opt;
+    bool needs_grad; /* not the fused plain SGD update */
+    long step;       /* steps done (cl:own, cl:clblast) */
+    const char *div_sqrt;
+    int div_way; /* enum train_divsqrt of adam and adamw on cl:own and cl:clblast; -1 none */
     struct train_host h;
     struct train_cl c;
-    char build_options[128];
+    char build_options[256];
     int probe; /* cl:own: 1 its kernels passed the training probe, 0 failed; -1 n/a */
     char probe_why[CP_PROBE_WHY];
 };
-
-/* Whether the trainer's state is on an OpenCL device (struct train_cl), not the host's. */
-static bool on_device(const cp_trainer *tr)
-{
-    return tr->kind == TK_CL || tr->kind == TK_CLBLAST || tr->kind == TK_CL_CR;
-}
 
 /* Set while the training probe makes its own trainers (no probe of their own). */
 static _Thread_local bool train_probing;
@@ -55,8 +60,15 @@ bool cp_train_engine_supported(const char *engine)
 {
     return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0 ||
            strcmp(engine, "host:f64") == 0 || strcmp(engine, "cl:clblast") == 0 ||
-           strcmp(engine, "host:openblas") == 0 || strcmp(engine, "cl:cr") == 0 ||
-           strcmp(engine, "host:cr") == 0;
+           strcmp(engine, "host:openblas") == 0 || strcmp(engine, "cl:relaxed") == 0 ||
+           strcmp(engine, "cl:cr") == 0 || strcmp(engine, "host:cr") == 0;
+}
+
+/* The engines whose weights live on an OpenCL device (train.cl's kernels, or cr.cl's). */
+static bool on_device(const cp_trainer *tr)
+{
+    return tr->kind == TK_CL || tr->kind == TK_CLBLAST || tr->kind == TK_RELAXED ||
+           tr->kind == TK_CL_CR;
 }
 
 double cp_train_step_macs(const cp_model *m, int batch)
@@ -111,6 +123,218 @@ static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out
     return CP_OK;
 }
 
+/* Whether dev has double precision that divides and takes square roots correctly rounded:
+ * cl_khr_fp64 on a full-profile device (the embedded profile allows 3 ULP). */
+static bool fp64_full(const cp_device *dev)
+{
+    cl_device_fp_config fp64 = 0;
+    if (clGetDeviceInfo(dev->device_id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
+        CL_SUCCESS)
+        fp64 = 0; /* a device without cl_khr_fp64 may answer with an error */
+    return fp64 && strcmp(dev->profile, "FULL_PROFILE") == 0;
+}
+
+/* The report's names of the ways, in enum train_divsqrt's order. */
+static const char *const way_names[] = {"device (-cl-fp32-correctly-rounded-divide-sqrt)", "double",
+                                        "float (fma correction)"};
+#define RELAXED_DIV_SQRT "native (native_divide, native_sqrt; fast math)"
+
+int cp_train_divsqrt_env(int *way)
+{
+    *way = -1;
+    const char *v = getenv("CLPARITY_TRAIN_DIVSQRT");
+    if (!v || !v[0])
+        return CP_OK;
+    const char *c = CP_TRAIN_DIVSQRT_CHOICES;
+    for (int i = 0; *c; ++i) {
+        size_t n = strcspn(c, ",");
+        if (strlen(v) == n && strncmp(v, c, n) == 0) {
+            *way = i;
+            return CP_OK;
+        }
+        c += n + (c[n] == ',');
+    }
+    char words[64];
+    size_t k = 0;
+    for (c = CP_TRAIN_DIVSQRT_CHOICES; *c && k + 3 < sizeof words; ++c)
+        k += (size_t)snprintf(words + k, sizeof words - k, *c == ',' ? ", " : "%c", *c);
+    return cp_err_set(CP_FAIL_USAGE, "CLPARITY_TRAIN_DIVSQRT: '%s' is not one of %s", v, words);
+}
+
+/* The way adam and adamw divide and take square roots on dev: CLPARITY_TRAIN_DIVSQRT's where
+ * set (refused where the device cannot take it), else the device's own correctly rounded ones,
+ * else double, else float. */
+static int divsqrt_way(const cp_device *dev, enum train_divsqrt *way)
+{
+    int forced;
+    int st = cp_train_divsqrt_env(&forced);
+    if (st != CP_OK)
+        return st;
+    bool cr = (dev->fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0, f64 = fp64_full(dev);
+    if (forced == TRAIN_DIVSQRT_DEVICE && !cr)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_TRAIN_DIVSQRT=device: this device does not report "
+                          "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (correct-div-sqrt in 'clparity "
+                          "devices'); double or float can");
+    if (forced == TRAIN_DIVSQRT_DOUBLE && !f64)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "CLPARITY_TRAIN_DIVSQRT=double: this device has no double precision "
+                          "with correctly rounded / and sqrt (cl_khr_fp64 on a full-profile "
+                          "device); float can");
+    *way = forced >= 0 ? (enum train_divsqrt)forced
+           : cr        ? TRAIN_DIVSQRT_DEVICE
+           : f64       ? TRAIN_DIVSQRT_DOUBLE
+                       : TRAIN_DIVSQRT_FLOAT;
+    return CP_OK;
+}
+
+void train_divsqrt_options(enum train_divsqrt way, char *buf, size_t len)
+{
+    switch (way) {
+    case TRAIN_DIVSQRT_DEVICE:
+        snprintf(buf, len, " -cl-fp32-correctly-rounded-divide-sqrt");
+        return;
+    case TRAIN_DIVSQRT_DOUBLE:
+        snprintf(buf, len, " -DTR_DIVSQRT_DOUBLE");
+        return;
+    case TRAIN_DIVSQRT_FLOAT:
+        snprintf(buf, len, " -DTR_DIVSQRT_FLOAT%s",
+                 cp_test_hook("divsqrt-no-correction")
+                     ? " -DCP_DIVSQRT_SKEW -DCP_DIVSQRT_NO_CORRECTION"
+                 : cp_test_hook("divsqrt-skew") ? " -DCP_DIVSQRT_SKEW"
+                                                : "");
+        return;
+    }
+    snprintf(buf, len, "%s", "");
+}
+
+static bool divides(const cp_optim *o)
+{
+    return o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW;
+}
+
+int cp_train_check_device(const cp_device *dev, const cp_optim *o)
+{
+    if (dev->kind != CP_DEV_OPENCL || !divides(o))
+        return CP_OK;
+    enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
+    return divsqrt_way(dev, &way);
+}
+
+/* The check of fma's signed zeros: probe.cl's cp_fma_cases on every a in ±0, b in ±1 and c in
+ * ±0, bit for bit against the host's fmaf (IEEE 754: +0 but for −0 + −0). Mesa's llvmpipe
+ * (rusticl 22.3) returns a·b for fma(a, b, ±0), −0 where IEEE gives +0: its verdict is a
+ * failure, and train.cl is then built with TR_FMA_ZERO_FIX. ctx is the trainer's train_cl. */
+#define FMA_ZERO_CASES 8
+
+static int fma_zero_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                        enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)cls;
+    struct train_cl *c = ctx;
+    float in[3][FMA_ZERO_CASES], r[FMA_ZERO_CASES];
+    for (int i = 0; i < FMA_ZERO_CASES; ++i) {
+        in[0][i] = i & 1 ? -0.0f : 0.0f;
+        in[1][i] = i & 2 ? -1.0f : 1.0f;
+        in[2][i] = i & 4 ? -0.0f : 0.0f;
+    }
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem m[4] = {NULL, NULL, NULL, NULL};
+    cl_int rc = CL_SUCCESS;
+    int st = cp_program_build_ex(c->ctx, dev->device_id, "probe.cl", "-cl-std=CL1.2", &prog, NULL);
+    if (st == CP_OK && !(k = clCreateKernel(prog, "cp_fma_cases", &rc)))
+        st = cp_err_cl(rc, "clCreateKernel(cp_fma_cases)");
+    for (int i = 0; st == CP_OK && i < 4; ++i)
+        st = cl_buffer(c, FMA_ZERO_CASES, i < 3 ? in[i] : NULL, &m[i], "fma check");
+    for (cl_uint i = 0; st == CP_OK && i < 4; ++i)
+        if ((rc = clSetKernelArg(k, i, sizeof m[i], &m[i])) != CL_SUCCESS)
+            st = cp_err_cl(rc, "clSetKernelArg(cp_fma_cases)");
+    size_t n = FMA_ZERO_CASES;
+    if (st == CP_OK &&
+        (rc = clEnqueueNDRangeKernel(c->q, k, 1, NULL, &n, NULL, 0, NULL, NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_fma_cases)");
+    if (st == CP_OK && (rc = clEnqueueReadBuffer(c->q, m[3], CL_TRUE, 0, sizeof r, r, 0, NULL,
+                                                 NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(fma check)");
+    *v = CP_PROBE_PASS;
+    snprintf(why, why_len, "fma's signed zeros as IEEE 754's");
+    for (int i = 0; st == CP_OK && i < FMA_ZERO_CASES; ++i) {
+        float want = fmaf(in[0][i], in[1][i], in[2][i]);
+        if (memcmp(&r[i], &want, sizeof want) != 0 && *v == CP_PROBE_PASS) {
+            *v = CP_PROBE_FAIL;
+            snprintf(why, why_len,
+                     "fma(%g, %g, %g) gave %g, not %g: train.cl built with "
+                     "TR_FMA_ZERO_FIX",
+                     (double)in[0][i], (double)in[1][i], (double)in[2][i], (double)r[i],
+                     (double)want);
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+        if (m[i])
+            clReleaseMemObject(m[i]);
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    return st;
+}
+
+/* Whether train.cl needs TR_FMA_ZERO_FIX on dev (the check above, kept per device; never for
+ * cl:relaxed, nor with CLPARITY_OWN_PROBE=off). */
+static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
+{
+    *fix = false;
+    /* test hook fma-zero-nofix: the fix left out where the device needs it (the state check
+     * must then fail on rusticl) */
+    if (tr->c.relaxed || cp_own_probe_off() || cp_test_hook("fma-zero-nofix"))
+        return CP_OK;
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+    int st = cp_probe_cached(dev, -20, "fma-signed-zero", cls, fma_zero_run, &tr->c, &v, why,
+                             sizeof why);
+    *fix = st == CP_OK && v == CP_PROBE_FAIL;
+    return st;
+}
+
+/* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
+#define TRAIN_PLANT_STEP 2
+
+/* train.cl's build options. adam and adamw divide and take square roots, which must be
+ * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. cl:relaxed builds with
+ * fast math and native_divide and native_sqrt instead. */
+static int cl_options(cp_trainer *tr, const cp_device *dev)
+{
+    static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
+    char extra[128] = "";
+    if (divides(&tr->opt) && tr->c.relaxed) {
+        tr->div_sqrt = RELAXED_DIV_SQRT;
+    } else if (divides(&tr->opt)) {
+        enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
+        int st = divsqrt_way(dev, &way);
+        if (st != CP_OK)
+            return st;
+        train_divsqrt_options(way, extra, sizeof extra);
+        tr->div_sqrt = way_names[way];
+        tr->div_way = (int)way;
+        for (int i = 0; i < 3; ++i)
+            if (!tr->c.clblast && cp_test_hook(plants[i]))
+                tr->c.plant = i + 1;
+    }
+    char plant[32] = "";
+    if (tr->c.plant)
+        snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c.plant);
+    bool fix;
+    int st = fma_zero_fix(tr, dev, &fix);
+    if (st != CP_OK)
+        return st;
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s",
+             tr->c.relaxed ? " " : "", tr->c.relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
+             fix ? " -DTR_FMA_ZERO_FIX" : "");
+    return CP_OK;
+}
+
 static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
     struct train_cl *c = &tr->c;
@@ -120,19 +344,26 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     if (st != CP_OK)
         return st;
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
-     * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals */
-    snprintf(tr->build_options, sizeof tr->build_options, "%s",
-             c->cr ? "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM" : "-cl-std=CL1.2");
+     * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.
+     * Plain SGD only (cp_trainer_create_optim refuses the rest). */
+    if (c->cr)
+        snprintf(tr->build_options, sizeof tr->build_options, "%s",
+                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM");
+    else if ((st = cl_options(tr, dev)) != CP_OK)
+        return st;
     st = cp_program_build_ex(c->ctx, dev->device_id, c->cr ? "cr.cl" : "train.cl",
                              tr->build_options, &c->prog, NULL);
     if (st != CP_OK)
         return st;
-    static const char *const names[] = {"tr_forward", "tr_outgrad",  "tr_dz",
-                                        "tr_dx",      "tr_update_w", "tr_update_b",
-                                        "tr_fwd_epi", "tr_add",      "tr_axpy"};
-    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,  &c->k_upw,
-                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy};
-    for (size_t i = 0; i < (c->cr ? 6 : 9); ++i) { /* cr.cl has no CLBlast epilogues */
+    static const char *const names[] = {
+        "tr_forward",  "tr_outgrad", "tr_dz",           "tr_dx",      "tr_update_w",
+        "tr_update_b", "tr_fwd_epi", "tr_add",          "tr_axpy",    "tr_grad_w",
+        "tr_grad_b",   "tr_opt_sgd", "tr_opt_momentum", "tr_opt_adam"};
+    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,   &c->k_upw,
+                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy, &c->k_gw,
+                       &c->k_gb,  &c->k_sgd,     &c->k_mom, &c->k_adam};
+    /* cr.cl has the first six: no CLBlast epilogues, no optimizers but plain SGD */
+    for (size_t i = 0; i < (c->cr ? 6 : sizeof ks / sizeof ks[0]); ++i) {
         *ks[i] = clCreateKernel(c->prog, names[i], &rc);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
@@ -154,7 +385,20 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
         (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
         return st;
-    if (c->clblast) {
+    if (tr->needs_grad) {
+        /* the gradient, then the state: zeros (PyTorch's zeros_like; the momentum buffer is
+         * set at the first step) */
+        size_t np = m->n_params ? m->n_params : 1;
+        float *zeros = calloc(np, sizeof *zeros);
+        if (!zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "training: out of memory");
+        st = cl_buffer(c, m->n_params, zeros, &c->G, "gradient");
+        for (size_t k = 0; st == CP_OK && k < train_state_count(tr->opt.kind); ++k)
+            st = cl_buffer(c, m->n_params, zeros, &c->st[k], train_state_name(tr->opt.kind, k));
+        free(zeros);
+        if (st != CP_OK)
+            return st;
+    } else if (c->clblast) {
         size_t maxw = 0;
         for (size_t l = 0; l < L; ++l) {
             size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
@@ -230,6 +474,71 @@ static int cl_read_output(cp_trainer *tr, float *y)
     return CP_OK;
 }
 
+/* The optimizer's update of every parameter from G, at step tr->step (clparity/train.h). */
+static int cl_optim(cp_trainer *tr)
+{
+    struct train_cl *c = &tr->c;
+    struct train_scalars s;
+    train_scalars_at(&tr->opt, tr->step, &s);
+    cl_int n = (cl_int)tr->m->n_params, decay_on = s.wd != 0.0, first = s.first,
+           nesterov = tr->opt.nesterov, decoupled = tr->opt.kind == CP_OPTIM_ADAMW,
+           plant = c->plant && tr->step == TRAIN_PLANT_STEP;
+    float neg_lr = (float)s.neg_lr, wd = (float)s.wd, mom = (float)s.mom, decay = (float)s.decay,
+          w1 = (float)s.w1, beta2 = (float)s.beta2, c2 = (float)s.c2, bc2_sqrt = (float)s.bc2_sqrt,
+          eps = (float)s.eps, nss = (float)s.nss;
+    cl_kernel k = NULL;
+    const char *name = "";
+    switch (tr->opt.kind) {
+    case CP_OPTIM_SGD:
+        k = c->k_sgd;
+        name = "tr_opt_sgd";
+        SET(c->k_sgd, 0, c->p);
+        SET(c->k_sgd, 1, c->G);
+        SET(c->k_sgd, 2, n);
+        SET(c->k_sgd, 3, neg_lr);
+        SET(c->k_sgd, 4, wd);
+        break;
+    case CP_OPTIM_MOMENTUM:
+        k = c->k_mom;
+        name = "tr_opt_momentum";
+        SET(c->k_mom, 0, c->p);
+        SET(c->k_mom, 1, c->G);
+        SET(c->k_mom, 2, c->st[0]);
+        SET(c->k_mom, 3, n);
+        SET(c->k_mom, 4, neg_lr);
+        SET(c->k_mom, 5, decay_on);
+        SET(c->k_mom, 6, wd);
+        SET(c->k_mom, 7, mom);
+        SET(c->k_mom, 8, first);
+        SET(c->k_mom, 9, nesterov);
+        break;
+    case CP_OPTIM_ADAM:
+    case CP_OPTIM_ADAMW: {
+        k = c->k_adam;
+        name = "tr_opt_adam";
+        cl_uint i = 0;
+        SET(c->k_adam, i++, c->p);
+        SET(c->k_adam, i++, c->G);
+        SET(c->k_adam, i++, c->st[0]);
+        SET(c->k_adam, i++, c->st[1]);
+        SET(c->k_adam, i++, n);
+        SET(c->k_adam, i++, decay_on);
+        SET(c->k_adam, i++, decoupled);
+        SET(c->k_adam, i++, wd);
+        SET(c->k_adam, i++, decay);
+        SET(c->k_adam, i++, w1);
+        SET(c->k_adam, i++, beta2);
+        SET(c->k_adam, i++, c2);
+        SET(c->k_adam, i++, bc2_sqrt);
+        SET(c->k_adam, i++, eps);
+        SET(c->k_adam, i++, nss);
+        SET(c->k_adam, i++, plant);
+        break;
+    }
+    }
+    return enqueue(c, k, name, 1, (size_t)n, 0);
+}
+
 static int cl_step(cp_trainer *tr, double *loss)
 {
     struct train_cl *c = &tr->c;
@@ -293,15 +602,25 @@ static int cl_step(cp_trainer *tr, double *loss)
             if ((st = enqueue(c, c->k_dx, "tr_dx", 2, (size_t)in, (size_t)batch)) != CP_OK)
                 return st;
         }
+        /* plain SGD updates W and the bias in place (neither is read again in this step);
+         * the other optimizers keep the whole gradient G for their update after the loop */
         if (c->clblast) {
             cl_command_queue q = c->q;
-            CLBlastStatusCode bs = CLBlastSgemm(
-                CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, (size_t)out,
-                (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out, c->acts, (size_t)off,
-                (size_t)in, 0.0f, c->gw, 0, (size_t)in, &q, NULL);
+            CLBlastStatusCode bs =
+                CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo,
+                             (size_t)out, (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out,
+                             c->acts, (size_t)off, (size_t)in, 0.0f, tr->needs_grad ? c->G : c->gw,
+                             tr->needs_grad ? (size_t)w_off : 0, (size_t)in, &q, NULL);
             if (bs != CLBlastSuccess)
                 return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (gW, layer %d) failed: %s (%d)", l,
                                   cp_clblast_status_name(bs), (int)bs);
+        }
+        /* tr_grad_w and tr_grad_b take tr_update_w's and tr_update_b's arguments but −lr,
+         * with G in place of the parameters */
+        cl_kernel kw = tr->needs_grad ? c->k_gw : c->k_upw,
+                  kb = tr->needs_grad ? c->k_gb : c->k_upb;
+        cl_mem dst = tr->needs_grad ? c->G : c->p;
+        if (c->clblast && !tr->needs_grad) {
             cl_int nw = in * out;
             SET(c->k_axpy, 0, c->p);
             SET(c->k_axpy, 1, w_off);
@@ -310,33 +629,40 @@ static int cl_step(cp_trainer *tr, double *loss)
             SET(c->k_axpy, 4, neg_lr);
             if ((st = enqueue(c, c->k_axpy, "tr_axpy", 1, (size_t)nw, 0)) != CP_OK)
                 return st;
-        } else {
-            SET(c->k_upw, 0, c->dz);
-            SET(c->k_upw, 1, c->acts);
-            SET(c->k_upw, 2, off);
-            SET(c->k_upw, 3, c->p);
-            SET(c->k_upw, 4, w_off);
-            SET(c->k_upw, 5, in);
-            SET(c->k_upw, 6, out);
-            SET(c->k_upw, 7, batch);
-            SET(c->k_upw, 8, neg_lr);
-            if ((st = enqueue(c, c->k_upw, "tr_update_w", 2, (size_t)in, (size_t)out)) != CP_OK)
+        } else if (!c->clblast) {
+            SET(kw, 0, c->dz);
+            SET(kw, 1, c->acts);
+            SET(kw, 2, off);
+            SET(kw, 3, dst);
+            SET(kw, 4, w_off);
+            SET(kw, 5, in);
+            SET(kw, 6, out);
+            SET(kw, 7, batch);
+            if (!tr->needs_grad)
+                SET(kw, 8, neg_lr);
+            if ((st = enqueue(c, kw, tr->needs_grad ? "tr_grad_w" : "tr_update_w", 2, (size_t)in,
+                              (size_t)out)) != CP_OK)
                 return st;
         }
         if (ly->has_bias) {
-            SET(c->k_upb, 0, c->dz);
-            SET(c->k_upb, 1, c->p);
-            SET(c->k_upb, 2, b_off);
-            SET(c->k_upb, 3, out);
-            SET(c->k_upb, 4, batch);
-            SET(c->k_upb, 5, neg_lr);
-            if ((st = enqueue(c, c->k_upb, "tr_update_b", 1, (size_t)out, 0)) != CP_OK)
+            SET(kb, 0, c->dz);
+            SET(kb, 1, dst);
+            SET(kb, 2, b_off);
+            SET(kb, 3, out);
+            SET(kb, 4, batch);
+            if (!tr->needs_grad)
+                SET(kb, 5, neg_lr);
+            if ((st = enqueue(c, kb, tr->needs_grad ? "tr_grad_b" : "tr_update_b", 1, (size_t)out,
+                              0)) != CP_OK)
                 return st;
         }
         cl_mem tmp = g;
         g = gn;
         gn = tmp;
     }
+    ++tr->step;
+    if (tr->needs_grad && (st = cl_optim(tr)) != CP_OK)
+        return st;
     /* The output was computed by this step's forward; reading it after the updates is safe:
      * the backward never writes the last layer's activations. */
     if ((st = cl_read_output(tr, c->y)) != CP_OK)
@@ -413,52 +739,203 @@ out:
     return st;
 }
 
+/* The div/sqrt way's probe on the trainer's own program: train.cl's tr_divsqrt over the first
+ * TRAIN_DIVSQRT_PROBE_N inputs of clparity ulp's samples of / and sqrt (every special value and
+ * pair of them, then the hard cases), every result bit-identical to the host's correctly
+ * rounded one (NaN payloads aside). */
+#define TRAIN_DIVSQRT_PROBE_N 16384
+
+static int divsqrt_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                             enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)dev;
+    (void)cls;
+    cp_trainer *tr = ctx;
+    cl_int rc;
+    cl_kernel k = clCreateKernel(tr->c.prog, "tr_divsqrt", &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(tr_divsqrt) failed: %s (%d)",
+                          cp_cl_error_name(rc), rc);
+    cp_ulp_stats sd, ss;
+    int st = ulp_run(tr->c.ctx, tr->c.q, k, 1, ULP_REF_DIV, false, TRAIN_DIVSQRT_PROBE_N, 1337,
+                     NULL, NULL, &sd);
+    if (st == CP_OK)
+        st = ulp_run(tr->c.ctx, tr->c.q, k, 0, ULP_REF_SQRT, false, TRAIN_DIVSQRT_PROBE_N, 1337,
+                     NULL, NULL, &ss);
+    clReleaseKernel(k);
+    if (st != CP_OK)
+        return st;
+    *v = sd.bits_differ || ss.bits_differ ? CP_PROBE_FAIL : CP_PROBE_PASS;
+    const cp_ulp_stats *bad = sd.bits_differ ? &sd : &ss;
+    if (*v == CP_PROBE_PASS)
+        snprintf(why, why_len, "div/sqrt probe passed");
+    else if (bad == &sd)
+        snprintf(why, why_len,
+                 "div/sqrt probe (%s): %zu of %zu quotients and %zu of %zu square roots differ "
+                 "from the correctly rounded ones, e.g. %a / %a gave %a, not %a",
+                 tr->div_sqrt, sd.bits_differ, sd.n, ss.bits_differ, ss.n, (double)sd.worst_x,
+                 (double)sd.worst_y, (double)sd.worst_got, (double)sd.worst_want);
+    else
+        snprintf(why, why_len,
+                 "div/sqrt probe (%s): %zu of %zu square roots differ from the correctly rounded "
+                 "ones, e.g. sqrt(%a) gave %a, not %a",
+                 tr->div_sqrt, ss.bits_differ, ss.n, (double)ss.worst_x, (double)ss.worst_got,
+                 (double)ss.worst_want);
+    return CP_OK;
+}
+
+/* cl:own's probes: the training kernels (three SGD steps), and adam and adamw's div/sqrt way
+ * (one verdict per way, ids -10 - way). The first that fails gives the reason. */
+static int cl_probe(cp_trainer *tr, const cp_device *dev)
+{
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    int st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,
+                             sizeof tr->probe_why);
+    if (st != CP_OK)
+        return st;
+    tr->probe = v == CP_PROBE_PASS ? 1 : 0;
+    if (tr->div_way < 0 || tr->probe == 0)
+        return CP_OK;
+    static const char *const keys[] = {"train-divsqrt-device", "train-divsqrt-double",
+                                       "train-divsqrt-float"};
+    char why[CP_PROBE_WHY];
+    st = cp_probe_cached(dev, -10 - tr->div_way, keys[tr->div_way], cls, divsqrt_probe_run, tr, &v,
+                         why, sizeof why);
+    if (st == CP_OK && v != CP_PROBE_PASS) {
+        tr->probe = 0;
+        snprintf(tr->probe_why, sizeof tr->probe_why, "%s", why);
+    }
+    return st;
+}
+
 const char *cp_trainer_probe(const cp_trainer *tr, int *ok)
 {
     *ok = tr->probe;
     return tr->probe_why;
 }
 
+void cp_optim_default(enum cp_optim_kind kind, double lr, cp_optim *o)
+{
+    *o = (cp_optim){.kind = kind,
+                    .lr = lr,
+                    .momentum = kind == CP_OPTIM_MOMENTUM ? 0.9 : 0.0,
+                    .beta1 = 0.9,
+                    .beta2 = 0.999,
+                    .eps = 1e-8,
+                    .weight_decay = kind == CP_OPTIM_ADAMW ? 1e-2 : 0.0};
+}
+
+size_t cp_optim_tensors(const cp_optim *o)
+{
+    return train_needs_grad(o) ? 1 + train_state_count(o->kind) : 0;
+}
+
+const char *cp_optim_name(enum cp_optim_kind kind)
+{
+    switch (kind) {
+    case CP_OPTIM_SGD:
+        return "sgd";
+    case CP_OPTIM_MOMENTUM:
+        return "momentum";
+    case CP_OPTIM_ADAM:
+        return "adam";
+    case CP_OPTIM_ADAMW:
+        return "adamw";
+    }
+    return "?";
+}
+
+/* PyTorch's own checks (torch.optim.SGD, Adam, AdamW), and ours: momentum > 0 for the
+ * momentum optimizer (0 is plain SGD), eps > 0, every value finite. */
+int cp_optim_check(const cp_optim *o)
+{
+    const char *name = cp_optim_name(o->kind);
+    bool adam = o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW;
+    if (!(o->lr >= 0.0) || !isfinite(o->lr))
+        return cp_err_set(CP_FAIL_USAGE, "lr %g: must be a finite number >= 0", o->lr);
+    if (!(o->weight_decay >= 0.0) || !isfinite(o->weight_decay))
+        return cp_err_set(CP_FAIL_USAGE, "weight_decay %g: must be a finite number >= 0",
+                          o->weight_decay);
+    if (o->kind == CP_OPTIM_MOMENTUM && (!(o->momentum > 0.0) || !isfinite(o->momentum)))
+        return cp_err_set(CP_FAIL_USAGE,
+                          "momentum %g: the momentum optimizer needs a finite momentum > 0 (0 is "
+                          "plain SGD: --optimizer sgd)",
+                          o->momentum);
+    if (o->kind != CP_OPTIM_MOMENTUM && o->momentum != 0.0)
+        return cp_err_set(CP_FAIL_USAGE, "momentum applies to the momentum optimizer, not %s",
+                          name);
+    if (o->nesterov && o->kind != CP_OPTIM_MOMENTUM)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "nesterov needs momentum > 0: it applies to the momentum optimizer, "
+                          "not %s",
+                          name);
+    if (adam && !(o->beta1 >= 0.0 && o->beta1 < 1.0))
+        return cp_err_set(CP_FAIL_USAGE, "betas: beta1 %g is not in [0, 1)", o->beta1);
+    if (adam && !(o->beta2 >= 0.0 && o->beta2 < 1.0))
+        return cp_err_set(CP_FAIL_USAGE, "betas: beta2 %g is not in [0, 1)", o->beta2);
+    if (adam && (!(o->eps > 0.0) || !isfinite(o->eps)))
+        return cp_err_set(CP_FAIL_USAGE, "eps %g: must be a finite number > 0", o->eps);
+    return CP_OK;
+}
+
 int cp_trainer_create(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                       const float *x, const float *t, double lr, cp_trainer **out)
 {
+    cp_optim o;
+    cp_optim_default(CP_OPTIM_SGD, lr, &o);
+    return cp_trainer_create_optim(engine, dev, m, batch, x, t, &o, out);
+}
+
+int cp_trainer_create_optim(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                            const float *x, const float *t, const cp_optim *o, cp_trainer **out)
+{
     *out = NULL;
+    int st = cp_optim_check(o);
+    if (st != CP_OK)
+        return st;
     cp_trainer *tr = calloc(1, sizeof *tr);
     if (!tr)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the trainer");
     tr->m = m;
     tr->batch = batch;
-    tr->lr = (float)lr;
+    tr->lr = (float)o->lr;
+    tr->opt = *o;
+    tr->needs_grad = train_needs_grad(o);
+    tr->div_sqrt = "";
+    tr->div_way = -1;
     tr->probe = -1;
-    int st;
-    if (strcmp(engine, "host:exact") == 0 || strcmp(engine, "host:cr") == 0) {
-        tr->kind = strcmp(engine, "host:cr") == 0 ? TK_CR : TK_EXACT;
-        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
-        if (st == CP_OK && tr->kind == TK_CR)
+    bool cr = strcmp(engine, "host:cr") == 0 || strcmp(engine, "cl:cr") == 0;
+    if (cr && tr->needs_grad) {
+        st = cp_err_set(CP_FAIL_USAGE,
+                        "%s trains with plain SGD only (--optimizer sgd, no --weight-decay): "
+                        "issue 23's contract covers the sums and the fused update, not %s",
+                        engine, cp_optim_name(o->kind));
+    } else if (strcmp(engine, "host:exact") == 0 || strcmp(engine, "host:cr") == 0) {
+        tr->kind = cr ? TK_CR : TK_EXACT;
+        st = train_host_create_f32(&tr->h, m, batch, x, t, o);
+        if (st == CP_OK && cr)
             st = cr_check_inputs(m, engine);
     } else if (strcmp(engine, "host:f64") == 0) {
         tr->kind = TK_F64;
-        st = train_host_create_f64(&tr->h, m, batch, x, t, lr);
+        st = train_host_create_f64(&tr->h, m, batch, x, t, o);
     } else if (strcmp(engine, "host:openblas") == 0) {
         tr->kind = TK_BLAS;
-        st = train_host_create_f32(&tr->h, m, batch, x, t, lr);
+        st = train_host_create_f32(&tr->h, m, batch, x, t, o);
     } else if (strcmp(engine, "cl:own") == 0 || strcmp(engine, "cl:clblast") == 0 ||
-               strcmp(engine, "cl:cr") == 0) {
-        tr->kind = strcmp(engine, "cl:own") == 0  ? TK_CL
-                   : strcmp(engine, "cl:cr") == 0 ? TK_CL_CR
-                                                  : TK_CLBLAST;
+               strcmp(engine, "cl:relaxed") == 0 || strcmp(engine, "cl:cr") == 0) {
+        tr->kind = strcmp(engine, "cl:own") == 0       ? TK_CL
+                   : strcmp(engine, "cl:clblast") == 0 ? TK_CLBLAST
+                   : strcmp(engine, "cl:cr") == 0      ? TK_CL_CR
+                                                       : TK_RELAXED;
         tr->c.clblast = tr->kind == TK_CLBLAST;
+        tr->c.relaxed = tr->kind == TK_RELAXED;
         tr->c.cr = tr->kind == TK_CL_CR;
-        st = cr_check_inputs(m, engine);
+        st = tr->c.cr ? cr_check_inputs(m, engine) : CP_OK;
         if (st == CP_OK)
             st = cl_create(tr, dev, x, t);
-        if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off()) {
-            const struct cp_probe_class cls = {false, false, false, -1};
-            enum cp_probe_verdict v;
-            st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, NULL, &v, tr->probe_why,
-                                 sizeof tr->probe_why);
-            tr->probe = v == CP_PROBE_PASS ? 1 : 0;
-        }
+        if (st == CP_OK && tr->kind == TK_CL && !train_probing && !cp_own_probe_off())
+            st = cl_probe(tr, dev);
     } else {
         st = cp_err_set(CP_FAIL_USAGE, "train does not support the engine %s", engine);
     }
@@ -486,6 +963,7 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
         return CP_OK;
     case TK_CL:
     case TK_CLBLAST:
+    case TK_RELAXED:
     case TK_CL_CR:
         return cl_step(tr, loss);
     }
@@ -495,6 +973,38 @@ int cp_trainer_step(cp_trainer *tr, double *loss)
 enum cp_dtype cp_trainer_dtype(const cp_trainer *tr)
 {
     return tr->kind == TK_F64 ? CP_F64 : CP_F32;
+}
+
+size_t cp_trainer_state_count(const cp_trainer *tr)
+{
+    return train_state_count(tr->opt.kind);
+}
+
+const char *cp_trainer_state_name(const cp_trainer *tr, size_t k)
+{
+    return train_state_name(tr->opt.kind, k);
+}
+
+int cp_trainer_state(cp_trainer *tr, size_t k, void *dst)
+{
+    size_t n = tr->m->n_params;
+    if (k >= cp_trainer_state_count(tr))
+        return cp_err_set(CP_FAIL_RUNTIME, "the %s optimizer has no state tensor %zu",
+                          cp_optim_name(tr->opt.kind), k);
+    if (!on_device(tr)) {
+        memcpy(dst, tr->h.st[k], n * cp_dtype_size(cp_trainer_dtype(tr)));
+        return CP_OK;
+    }
+    cl_int rc = clEnqueueReadBuffer(tr->c.q, tr->c.st[k], CL_TRUE, 0, n * sizeof(float), dst, 0,
+                                    NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(optimizer state)");
+    return CP_OK;
+}
+
+const char *cp_trainer_div_sqrt(const cp_trainer *tr)
+{
+    return tr->div_sqrt;
 }
 
 const char *cp_trainer_build_options(const cp_trainer *tr)
@@ -628,13 +1138,14 @@ void cp_trainer_destroy(cp_trainer *tr)
         return;
     if (on_device(tr)) {
         struct train_cl *c = &tr->c;
-        cl_mem *ms[] = {&c->p, &c->acts, &c->z, &c->t, &c->g, &c->gn, &c->dz, &c->gw};
+        cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,    &c->gn,
+                        &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1]};
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
             if (*ms[i])
                 clReleaseMemObject(*ms[i]);
-        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz,  c->k_dx,  c->k_upw,
-                          c->k_upb, c->k_epi,     c->k_add, c->k_axpy};
-        for (size_t i = 0; i < 9; ++i)
+        cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz, c->k_dx, c->k_upw, c->k_upb, c->k_epi,
+                          c->k_add, c->k_axpy,    c->k_gw, c->k_gb, c->k_sgd, c->k_mom, c->k_adam};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
             if (ks[i])
                 clReleaseKernel(ks[i]);
         if (c->prog)

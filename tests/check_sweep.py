@@ -68,7 +68,7 @@ def main():
         fail(f"{len(res)} JSON results but {len(rows)} CSV rows")
     if not interrupted and len(rows) != len(sw["grid"]) * nseries:
         fail(f"{len(rows)} rows, expected {len(sw['grid'])} points x {nseries} series")
-    if interrupted and not 0 < len(rows) < len(sw["grid"]) * nseries:
+    if interrupted and not 0 < len(rows) <= len(sw["grid"]) * nseries:
         fail(f"an interrupted sweep kept {len(rows)} rows")
 
     peaks = {d["device"]["label"]: d["peak"] for d in doc["devices"]}
@@ -123,11 +123,28 @@ def main():
         runs, measured = int(row["runs"]), float(row["measured_s"])
         if runs != t["runs"] or not close(measured, t["measured_s"]):
             fail(f"{where}: CSV and JSON runs or measured time differ")
-        if sw["runs"] is not None and runs != sw["runs"]:
-            fail(f"{where}: {runs} runs, --runs {sw['runs']}")
-        if sw["runs"] is None and not (runs <= 200 and (runs >= 5 or measured >= 10) and
-                                       (measured >= sw["min_time_s"] or runs == 200 or measured >= 10)):
-            fail(f"{where}: {runs} runs, {measured} s measured: breaks the adaptive rule")
+        # Rounds: the grid ran sw["rounds"] times over; each round took its share of the rule
+        # (N / R runs; adaptive: ceil(5 / R) runs and min_time / R seconds, at most 200 // R
+        # runs, no more past the limit / R), so the pooled rows keep the rule of one block.
+        R, rm, rr = sw["rounds"], t["round_medians_s"], t["round_runs"]
+        nr = len(rm)
+        if len(rr) != nr or sum(rr) != runs:
+            fail(f"{where}: round_runs {rr} do not add up to {runs} runs")
+        long_fw = rm[0] >= 1.0  # a forward of 1 s or more: the first round only
+        if nr != (1 if long_fw else R) and not interrupted:
+            fail(f"{where}: {nr} rounds of {R} (first round's median {rm[0]} s)")
+        if not all(t["wall_min_s"] <= m <= t["wall_max_s"] for m in rm):
+            fail(f"{where}: a round median {rm} outside [min, max]")
+        if sw["runs"] is not None:
+            share = [sw["runs"] // R + (i < sw["runs"] % R) for i in range(R)]
+            if rr != share[:nr]:
+                fail(f"{where}: round_runs {rr}, --runs {sw['runs']} over {R} rounds")
+        else:
+            cap, floor = 200 // R, -(-5 // R)
+            mt, lim = sw["min_time_s"] / R, max(sw["min_time_s"], 10) / R
+            if not (max(rr) <= cap and (runs >= floor * nr or measured >= lim) and
+                    (measured >= mt * nr or cap in rr or measured >= lim)):
+                fail(f"{where}: {rr} runs, {measured} s measured: breaks the adaptive rule")
         p10, p90 = float(row["wall_p10_s"]), float(row["wall_p90_s"])
         lo, hi = float(row["wall_ci_low_s"]), float(row["wall_ci_high_s"])
         if not (wmin <= p10 <= wmed <= p90 <= wmax and wmin <= lo <= wmed <= hi <= wmax):
@@ -142,10 +159,11 @@ def main():
     # The crossovers, recomputed from the rows: in grid order over the points where both ran,
     # each change of the faster (ties and points within noise keep the order before them).
     x_of = lambda row: int(row[{"batch": "batch", "width": "d", "depth": "layers", "params": "d"}[vary]])
-    series = {}
-    for row in rows:
+    series, rounds = {}, {}
+    for row, r in zip(rows, res):
         if row["status"] == "ok":
             series.setdefault((row["device"], row["engine"]), {})[x_of(row)] = float(row["wall_median_s"])
+            rounds.setdefault((row["device"], row["engine"]), {})[x_of(row)] = r["timing"]["round_medians_s"]
     for c in doc["crossovers"]:
         a = series.get((c["a"]["device"], c["a"]["engine"]), {})
         b = series.get((c["b"]["device"], c["b"]["engine"]), {})
@@ -153,6 +171,13 @@ def main():
         noise = set(c["within_noise"])
         if not noise <= set(common):
             fail(f"within_noise {sorted(noise)} outside the common points {common}")
+        # A point whose two series' round medians overlap (two rounds or more each) is
+        # within noise: some round of the slower one was as fast as a round of the faster.
+        for x in common:
+            ra, rb = rounds[(c["a"]["device"], c["a"]["engine"])][x], rounds[(c["b"]["device"], c["b"]["engine"])][x]
+            if len(ra) > 1 and len(rb) > 1 and min(ra) <= max(rb) and min(rb) <= max(ra) and x not in noise:
+                fail(f"{c['a']} vs {c['b']} at {x}: round medians {ra} and {rb} overlap, "
+                     f"but the point is not within noise")
         want, cur, first, prev = [], None, None, None
         for x in common:
             f = cur if x in noise else "a" if a[x] < b[x] else "b" if b[x] < a[x] else cur

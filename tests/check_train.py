@@ -6,7 +6,9 @@ implementation of the training, written from the formulas of clparity/train.h:
   loss      mean((y - t)^2) over batch x width
   gradient  g = 2/N (y - t); dz = g * (z > 0) for ReLU; dW = dz.T @ a; db = sum(dz);
             da = dz @ W (+ g with a residual)
-  update    W -= lr * dW, with lr the float32 value of --lr
+  update    W -= lr * dW, with lr the float32 value of --lr; or the optimizer of
+            index.json's model.optimizer (momentum, Nesterov, Adam, AdamW, weight decay), as
+            PyTorch's documentation states them (optim_step below)
 
 Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
   - host:f64's final weights must match NumPy's within rel_to_max = max|a-r| / max|r| <= tol;
@@ -14,7 +16,9 @@ Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
   - host:f64's final loss (index.json) must match NumPy's loss at the last step within tol,
     every other result's within 1e-4 relative, and the loss must have gone down from the
     first step (the training learned something, whatever the target);
-  - with --exact-equal, every cl:own result's weights must be bit-identical to host:exact's.
+  - with --exact-equal, every cl:own result's weights must be bit-identical to host:exact's,
+    and so must its optimizer state (the state files of index.json);
+  - host:f64's optimizer state must match NumPy's within the same tol (rel_to_max).
 Exit status 0 on success, 1 on a failed check, 2 on a bad folder."""
 import argparse
 import json
@@ -24,14 +28,55 @@ import sys
 import numpy as np
 
 
-def train_f64(x, t, p, layers, steps, lr):
-    """The flat parameters p after `steps` SGD steps, and the loss of each step (at its
-    forward, before its update); layers is index.json's layer_list."""
+class Optim:
+    """An optimizer's state and step over the flat parameters, from its mathematical
+    definition (PyTorch's documentation of SGD and Adam/AdamW), in float64 NumPy; opt is
+    index.json's model.optimizer (None: plain SGD)."""
+
+    def __init__(self, opt, lr, n):
+        self.o = opt or {"name": "sgd", "weight_decay": 0.0}
+        self.lr, self.t = lr, 0
+        self.state = {}
+        if self.o["name"] == "momentum":
+            self.state["momentum_buffer"] = np.zeros(n)
+        elif self.o["name"] in ("adam", "adamw"):
+            self.state["exp_avg"] = np.zeros(n)
+            self.state["exp_avg_sq"] = np.zeros(n)
+
+    def step(self, p, g):
+        o, lr, wd = self.o, self.lr, self.o["weight_decay"]
+        self.t += 1
+        if o["name"] in ("sgd", "momentum"):
+            g = g + wd * p
+            if o["name"] == "momentum":
+                mu, b = o["momentum"], self.state["momentum_buffer"]
+                b[:] = g if self.t == 1 else mu * b + g
+                g = g + mu * b if o["nesterov"] else b.copy()
+            p -= lr * g
+            return
+        b1, b2 = o["betas"]
+        if o["name"] == "adamw":
+            p *= 1 - lr * wd
+        else:
+            g = g + wd * p
+        m, v = self.state["exp_avg"], self.state["exp_avg_sq"]
+        m[:] = b1 * m + (1 - b1) * g
+        v[:] = b2 * v + (1 - b2) * g * g
+        mhat = m / (1 - b1 ** self.t)
+        vhat = v / (1 - b2 ** self.t)
+        p -= lr * mhat / (np.sqrt(vhat) + o["eps"])
+
+
+def train_f64(x, t, p, layers, steps, lr, opt=None):
+    """The flat parameters p after `steps` steps of the optimizer opt (index.json's
+    model.optimizer; None: plain SGD), the loss of each step (at its forward, before its
+    update) and the optimizer's state; layers is index.json's layer_list."""
     p = p.astype(np.float64).reshape(-1).copy()
     x = x.astype(np.float64)
     t = t.astype(np.float64)
     n = t.size
     losses = []
+    optim = Optim(opt, lr, p.size)
 
     def weight(ly):
         return p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]].reshape(ly["out"], ly["in"])
@@ -49,17 +94,17 @@ def train_f64(x, t, p, layers, steps, lr):
             acts.append(a)
         losses.append(float(np.sum((a - t) ** 2) / n))
         g = (2.0 / n) * (a - t)
+        grad = np.zeros_like(p)
         for l in reversed(range(len(layers))):
             ly = layers[l]
             dz = g * (zs[l] > 0) if ly["act"] == "relu" else g
             w = weight(ly)
-            dw = dz.T @ acts[l]
-            db = dz.sum(axis=0)
-            g = dz @ w + (g if ly["residual"] else 0.0)  # with the pre-update W
-            p[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]] -= lr * dw.reshape(-1)
+            grad[ly["w_off"]:ly["w_off"] + ly["out"] * ly["in"]] = (dz.T @ acts[l]).reshape(-1)
             if ly["has_bias"]:
-                p[ly["b_off"]:ly["b_off"] + ly["out"]] -= lr * db
-    return p, losses
+                grad[ly["b_off"]:ly["b_off"] + ly["out"]] = dz.sum(axis=0)
+            g = dz @ w + (g if ly["residual"] else 0.0)  # every W is updated after the backward
+        optim.step(p, grad)
+    return p, losses, optim.state
 
 
 def main():
@@ -82,7 +127,8 @@ def main():
         return 2
     lr = float(np.float32(m["lr"]))
     w0 = w0.reshape(-1)
-    ref, losses = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr)
+    ref, losses, ref_state = train_f64(x, t, w0, m["layer_list"], int(m["steps"]), lr,
+                                       m.get("optimizer"))
     ok = True
     res = {k: v.reshape(-1) for k, v in res.items()}
     f64 = res[("host", "host:f64")]
@@ -125,7 +171,35 @@ def main():
             same = w.tobytes() == exact.tobytes()
             print(f"{dev} {eng}: {'bit-identical to' if same else 'DIFFERS from'} host:exact")
             ok = ok and same
+    ok = check_state(a, index, ref_state) and ok
     return 0 if ok else 1
+
+
+def check_state(a, index, ref_state):
+    """The optimizer state files: host:f64's against NumPy's (tol, rel_to_max), and with
+    --exact-equal every cl:own result's bit-identical to host:exact's."""
+    ok = True
+    files = {(r["device"], r["engine"]): r.get("state_files", {}) for r in index["results"]}
+    if sorted(files.get(("host", "host:exact"), {})) != sorted(ref_state):
+        print(f"FAIL: host:exact's state files {sorted(files.get(('host', 'host:exact'), {}))} "
+              f"are not the optimizer's {sorted(ref_state)}")
+        return False
+    load = lambda f: np.load(os.path.join(a.dir, f)).reshape(-1)
+    for name, ref in sorted(ref_state.items()):
+        f64 = load(files[("host", "host:f64")][name])
+        rel = float(np.max(np.abs(f64 - ref)) / max(np.max(np.abs(ref)), 1e-300))
+        print(f"host:f64 {name} vs NumPy: rel_to_max = {rel:.3e}")
+        if not rel <= a.tol:
+            ok = False
+            print(f"FAIL: host:f64's {name} differs from the NumPy implementation")
+        exact = load(files[("host", "host:exact")][name])
+        for (dev, eng), fs in sorted(files.items()):
+            if a.exact_equal and eng == "cl:own":
+                same = load(fs[name]).tobytes() == exact.tobytes()
+                print(f"{dev} {eng} {name}: {'bit-identical to' if same else 'DIFFERS from'} "
+                      "host:exact's")
+                ok = ok and same
+    return ok
 
 
 if __name__ == "__main__":

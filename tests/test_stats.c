@@ -87,6 +87,52 @@ static void test_runs_rule(void **state)
     assert_int_equal(cp_runs_cap(7), 7);
 }
 
+/* A round's share of the rule (sweep --rounds): N / R runs, the first N % R rounds one more;
+ * adaptive, ceil(5 / R) runs and min_time / R, at most 200 / R runs, the limit / R. */
+static void test_runs_round(void **state)
+{
+    (void)state;
+    /* --runs 7 over 3 rounds: 3, 2, 2 */
+    assert_int_equal(cp_runs_cap_round(7, 3, 0), 3);
+    assert_int_equal(cp_runs_cap_round(7, 3, 1), 2);
+    assert_int_equal(cp_runs_cap_round(7, 3, 2), 2);
+    assert_true(cp_runs_more_round(7, 0.2, 3, 0, 2, 100.0));
+    assert_false(cp_runs_more_round(7, 0.2, 3, 0, 3, 0.0));
+    assert_false(cp_runs_more_round(7, 0.2, 3, 1, 2, 0.0));
+    /* adaptive over 5 rounds: 1 run floor, 0.04 s, 40 runs, 2 s */
+    assert_int_equal(cp_runs_cap_round(0, 5, 4), 40);
+    assert_true(cp_runs_more_round(0, 0.2, 5, 3, 0, 0.0));
+    assert_true(cp_runs_more_round(0, 0.2, 5, 3, 1, 0.039));
+    assert_false(cp_runs_more_round(0, 0.2, 5, 3, 1, 0.04));
+    assert_false(cp_runs_more_round(0, 0.2, 5, 3, 40, 0.001));
+    assert_false(cp_runs_more_round(0, 0.2, 5, 3, 1, 2.0));
+    /* over 3 rounds: a floor of 2 runs, a cap of 66 */
+    assert_true(cp_runs_more_round(0, 0.2, 3, 0, 1, 1.0));
+    assert_false(cp_runs_more_round(0, 0.2, 3, 0, 2, 1.0));
+    assert_int_equal(cp_runs_cap_round(0, 3, 0), 66);
+    /* one round is cp_runs_more */
+    for (size_t k = 0; k < 210; k += 3)
+        for (double m = 0.0; m < 12.0; m += 0.05) {
+            assert_true(cp_runs_more_round(0, 0.2, 1, 0, k, m) == cp_runs_more(0, 0.2, k, m));
+            assert_true(cp_runs_more_round(9, 0.2, 1, 0, k, m) == cp_runs_more(9, 0.2, k, m));
+        }
+}
+
+/* Round medians overlap when their ranges [min, max] meet; one round tells nothing. */
+static void test_rounds_overlap(void **state)
+{
+    (void)state;
+    double fast[3] = {1.0, 1.1, 1.05}, slow[3] = {1.2, 1.3, 1.25}, mixed[3] = {1.2, 1.0, 1.3};
+    double edge[2] = {1.1, 1.4};
+    assert_false(cp_rounds_overlap(fast, 3, slow, 3));
+    assert_false(cp_rounds_overlap(slow, 3, fast, 3));
+    assert_true(cp_rounds_overlap(fast, 3, mixed, 3)); /* a round of mixed as fast as fast */
+    assert_true(cp_rounds_overlap(mixed, 3, slow, 3));
+    assert_true(cp_rounds_overlap(fast, 3, edge, 2)); /* 1.1 in both */
+    assert_false(cp_rounds_overlap(fast, 1, mixed, 3));
+    assert_false(cp_rounds_overlap(fast, 3, mixed, 1));
+}
+
 /* The cause to suspect for a large spread. */
 static void test_noise(void **state)
 {
@@ -166,6 +212,8 @@ int main(void)
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_interval_table),
         cmocka_unit_test(test_runs_rule),
+        cmocka_unit_test(test_runs_round),
+        cmocka_unit_test(test_rounds_overlap),
         cmocka_unit_test(test_noise),
         cmocka_unit_test(test_speed),
         cmocka_unit_test(test_json),

@@ -66,7 +66,8 @@ static const struct opt_use sweep_uses[] = {
      SO_SEEN(runs_set),
      .def = "adaptive, see --min-time;\ngiven, exactly N"},
     {.id = OPT_MIN_TIME, SO(min_time), SO_SEEN(min_time_set), .def = "0.2"},
-    {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2"},
+    {.id = OPT_ROUNDS, SO(rounds), SO_SEEN(rounds_set), .def = "10"},
+    {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2; before each round"},
     {.id = OPT_JSON,
      SO(json),
      .help = "write every result, the peaks, the crossovers and provenance as\n"
@@ -99,7 +100,9 @@ static void sweep_help(void)
            "device x engine series, each point where the faster one changes outside the noise\n"
            "(10 runs or more on each side, the intervals for the two medians apart and the\n"
            "ratio beyond its ± spread), or \"never\"; points where the two are within noise\n"
-           "are listed as such and change nothing. A speed run: no float64 reference is\n"
+           "are listed as such and change nothing, as are points where the two change order\n"
+           "from one round to another (--rounds: the grid is run 5 times over, each result's\n"
+           "runs pooled and printed in the last round). A speed run: no float64 reference is\n"
            "computed.\n"
            "\n"
            "Default grids (the blog post's):\n"
@@ -122,7 +125,8 @@ static void sweep_help(void)
         "limit is a row 'refused: <size> > <limit> (<which>)'; the sweep goes on. A progress\n"
         "bar goes to stderr when it is a terminal. Ctrl-C (SIGINT) or SIGTERM stops after the\n"
         "current run: the finished rows are printed and written (--json marks the sweep\n"
-        "interrupted, --csv and --plot hold what finished), no temporary file is left, and\n"
+        "interrupted, --csv and --plot hold what finished; after the first round, every\n"
+        "point with the rounds it has), no temporary file is left, and\n"
         "clparity then ends by that signal (status 130 for SIGINT in a shell).\n"
         "\n"
         "exit status: 0 success (refused rows included), 2 usage error (bad option or grid, a\n"
@@ -143,6 +147,7 @@ static void opts_defaults(struct sweep_opts *o)
     o->runs = 0; /* adaptive */
     o->min_time = CP_MIN_TIME;
     o->warmup = 2;
+    o->rounds = 10;
 }
 
 /* What the table cannot store itself: -d's list, and the budget, a double. */
@@ -212,6 +217,7 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, bool *handled
 
 static void sweep_free(struct sweep *s)
 {
+    sweep_free_rows(s);
     free(s->rows);
     free(s->ser);
     free(s->pts);
@@ -240,6 +246,12 @@ int cmd_sweep(int argc, char **argv)
         st = sweep_make_series(&s);
     if (st != CP_OK)
         goto out;
+    s.rounds = (size_t)(s.o.runs > 0 && s.o.runs < s.o.rounds ? s.o.runs : s.o.rounds);
+    s.kept = calloc(s.npts + 1, sizeof *s.kept);
+    if (!s.kept) {
+        st = cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory");
+        goto out;
+    }
     bool to_stdout =
         (s.o.json && strcmp(s.o.json, "-") == 0) || (s.o.csv && strcmp(s.o.csv, "-") == 0);
     s.out = to_stdout ? stderr : stdout;
@@ -292,19 +304,27 @@ int cmd_sweep(int argc, char **argv)
     sweep_print_header(s.out);
     fflush(s.out);
     size_t done = 0;
-    for (size_t p = 0; p < s.npts && !sweep_stop_signal; ++p)
-        sweep_run_point(&s, p, &done);
+    for (size_t r = 0; r < s.rounds && !sweep_stop_signal; ++r)
+        for (size_t p = 0; p < s.npts && !sweep_stop_signal; ++p)
+            sweep_run_point(&s, r, p, &done);
+    sweep_finish_rows(&s);
     progress_clear();
     int sig = sweep_stop_signal;
     s.interrupted = sig != 0;
     if (s.interrupted) { /* on stderr always, and in the table's stream when that is stdout */
-        fprintf(stderr,
-                "clparity sweep: interrupted by %s: %zu of %zu results finished; writing "
-                "those\n",
-                sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
+        size_t part = 0; /* rows kept with fewer rounds than the others */
+        for (size_t i = 0; i < s.nrows; ++i)
+            part += s.rows[i].status == ROW_OK && s.rows[i].nround < s.rounds &&
+                    s.rows[i].round_median[0] < SWEEP_LONG_FORWARD;
+        char msg[200];
+        snprintf(msg, sizeof msg, "interrupted by %s: %zu of %zu results finished",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
+        if (part)
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+                     " (%zu of them in fewer than %zu rounds)", part, s.rounds);
+        fprintf(stderr, "clparity sweep: %s; writing those\n", msg);
         if (s.out != stderr)
-            fprintf(s.out, "interrupted by %s: %zu of %zu results finished; writing those\n",
-                    sig == SIGINT ? "SIGINT" : "SIGTERM", s.nrows, s.npts * s.nser);
+            fprintf(s.out, "%s; writing those\n", msg);
     }
     sweep_print_pct_note(&s);
     sweep_print_crossovers(&s);

@@ -1,5 +1,6 @@
-/* clparity train: SGD on the model with every selected device × training engine, step by
- * step, and the divergence of their weights from host:exact (the baseline) and host:f64. */
+/* clparity train: SGD (or momentum, Adam, AdamW) on the model with every selected device ×
+ * training engine, step by step, and the divergence of their weights from host:exact (the
+ * baseline) and host:f64. */
 #include "cli.h"
 #include "cmds.h"
 #include "train_cli.h"
@@ -37,9 +38,10 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_ENGINES,
      TO(engines),
      .help = "cl:own, host:exact, host:f64, the correctly rounded cl:cr and\n"
-             "host:cr, and the fast GEMMs cl:clblast and host:openblas, close\n"
-             "to host:exact but not equal (default: cl:own, host:exact and\n"
-             "host:f64 where they apply)"},
+             "host:cr (plain SGD only), the fast GEMMs cl:clblast and\n"
+             "host:openblas, close to host:exact but not equal, and\n"
+             "cl:relaxed (fast math: its weights may drift) (default: cl:own,\n"
+             "host:exact and host:f64 where they apply)"},
     {.id = OPT_MODEL,
      TO(model),
      .help = "a .safetensors model instead (as in run: the post's blocks or an\n"
@@ -52,6 +54,12 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_INIT_SCALE, TO(init_scale), TO_SHAPE},
     {.id = OPT_STEPS, TO(steps)},
     {.id = OPT_LR, TO(lr)},
+    {.id = OPT_OPTIMIZER, TO(optimizer)},
+    {.id = OPT_MOMENTUM, TO(momentum), OPT_SEEN(struct opts, momentum_set)},
+    {.id = OPT_NESTEROV, TO(nesterov)},
+    {.id = OPT_BETAS, OPT_SEEN(struct opts, betas_set)},
+    {.id = OPT_EPS, TO(eps), OPT_SEEN(struct opts, eps_set)},
+    {.id = OPT_WEIGHT_DECAY, TO(weight_decay), OPT_SEEN(struct opts, weight_decay_set)},
     {.id = OPT_TARGET},
     {.id = OPT_EVERY, TO(every)},
     {.id = OPT_PLOT,
@@ -66,38 +74,126 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_SAVE,
      TO(save),
      .def = "x.npy, target.npy, the initial weights.npy, the final weights\n"
-            "per result (<device>.<engine>.npy) and index.json"},
+            "per result (<device>.<engine>.npy), the optimizer's state\n"
+            "(<device>.<engine>.exp_avg.npy, ...) and index.json"},
 };
 
 static void train_help(void)
 {
-    printf("usage: clparity train [OPTIONS]\n"
-           "\n"
-           "Trains the reference model (L blocks y = x + relu(x·Wᵀ), W [d, d]) with plain SGD on\n"
-           "an MSE loss (mean over batch × width) against a fixed target, on every selected\n"
-           "device × engine, and reports per recorded step the loss and how far each result's\n"
-           "weights are from host:exact's (the baseline: max abs, max ULP, bitwise fraction) and\n"
-           "from host:f64's. host:exact and host:f64 always run: they are the references.\n"
-           "cl:own keeps its weights on the device between steps and follows host:exact's order\n"
-           "of operations, so any difference from it is a divergence (exit status 1). cl:cr\n"
-           "rounds every sum of the step once (docs/TRAINING.md): host:cr runs beside it, and\n"
-           "any difference of its weights from host:cr's at a recorded step is a divergence.\n"
-           "\n");
+    printf(
+        "usage: clparity train [OPTIONS]\n"
+        "\n"
+        "Trains the reference model (L blocks y = x + relu(x·Wᵀ), W [d, d]) with plain SGD, or\n"
+        "--optimizer momentum, adam or adamw, on an MSE loss (mean over batch × width)\n"
+        "against a fixed target, on every selected device × engine, and reports per recorded\n"
+        "step the loss and how far each result's weights are from host:exact's (the baseline:\n"
+        "max abs, max ULP, bitwise fraction) and from host:f64's. host:exact and host:f64\n"
+        "always run: they are the references. cl:own keeps its weights (and the optimizer's\n"
+        "state) on the device between steps and follows host:exact's order of operations, so\n"
+        "any difference from it is a divergence (exit status 1). cl:cr rounds every sum of\n"
+        "plain SGD's step once (docs/TRAINING.md): host:cr runs beside it, and any difference\n"
+        "of its weights from host:cr's at a recorded step is a divergence. The optimizers follow\n"
+        "PyTorch's single-tensor torch.optim.SGD, Adam and AdamW operation for operation, each\n"
+        "rounded to float (docs/TRAINING.md gives the order); options of another optimizer than\n"
+        "the one chosen are refused.\n"
+        "\n");
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
-    printf("\n"
-           "After the last step each result's weights are read back, uploaded into fresh memory\n"
-           "and run forward again: the output must be bit-identical (the round trip), and\n"
-           "cl:own's must equal host:exact's, cl:cr's host:cr's.\n"
-           "\n"
-           "exit status: 0 success, 1 cl:own diverged from host:exact (cl:cr from host:cr), a\n"
-           "failed round trip, or a non-finite loss, 2 usage or input error, 3 runtime error\n");
+    printf(
+        "\n"
+        "After the last step each result's weights are read back, uploaded into fresh memory\n"
+        "and run forward again: the output must be bit-identical (the round trip), and\n"
+        "cl:own's must equal host:exact's, cl:cr's host:cr's.\n"
+        "\n"
+        "With adam or adamw, cl:own divides and takes square roots correctly rounded: the\n"
+        "device's own where it reports them (-cl-fp32-correctly-rounded-divide-sqrt), else in\n"
+        "double (cl_khr_fp64), else in float with an fma correction (docs/TRAINING.md gives\n"
+        "the proof), each checked by a probe on the device. The report's div/sqrt lines say\n"
+        "which way each device took; CLPARITY_TRAIN_DIVSQRT=device|double|float forces one\n"
+        "(status 2 where the device cannot take it). cl:relaxed trains with fast math,\n"
+        "native_divide and native_sqrt: its difference from host:exact is reported, never a\n"
+        "failure.\n"
+        "\n"
+        "exit status: 0 success, 1 cl:own diverged from host:exact (weights at a recorded step,\n"
+        "or the final optimizer state) or cl:cr from host:cr, a failed round trip, or a\n"
+        "non-finite loss, 2 usage or input error, 3 runtime error\n");
 }
 
-/* What the table cannot store itself: -d's list and --target's flag. */
+/* --betas B1,B2: two numbers, each in [0, 1) as PyTorch's Adam requires. */
+static int parse_betas(struct opts *o, const char *s)
+{
+    const char *comma = strchr(s, ',');
+    char b1[64];
+    if (!comma || (size_t)(comma - s) >= sizeof b1 || strchr(comma + 1, ','))
+        return cli_fail(CMD, CP_FAIL_USAGE, "--betas: '%s' is not two numbers B1,B2", s);
+    memcpy(b1, s, (size_t)(comma - s));
+    b1[comma - s] = '\0';
+    double *beta[2] = {&o->beta1, &o->beta2};
+    const char *text[2] = {b1, comma + 1};
+    for (int i = 0; i < 2; ++i) {
+        char *end;
+        errno = 0;
+        double v = strtod(text[i], &end);
+        if (end == text[i] || *end != '\0' || errno == ERANGE)
+            return cli_fail(CMD, CP_FAIL_USAGE, "--betas: '%s': beta%d '%s' is not a number", s,
+                            i + 1, text[i]);
+        if (!(v >= 0.0 && v < 1.0))
+            return cli_fail(CMD, CP_FAIL_USAGE, "--betas: '%s': beta%d %s is not in [0, 1)", s,
+                            i + 1, text[i]);
+        *beta[i] = v;
+    }
+    return CP_OK;
+}
+
+/* The optimizer of the options: PyTorch's defaults (cp_optim_default), then what was given.
+ * An option of another optimizer is refused rather than ignored. */
+static int parse_optim(struct opts *o)
+{
+    enum cp_optim_kind kind = (enum cp_optim_kind)o->optimizer;
+    const char *name = cp_optim_name(kind);
+    bool adam = kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW;
+    if (o->momentum_set && kind != CP_OPTIM_MOMENTUM)
+        return cli_fail(CMD, CP_FAIL_USAGE, "--momentum applies to --optimizer momentum, not %s",
+                        name);
+    if (o->nesterov && kind != CP_OPTIM_MOMENTUM)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--nesterov needs momentum > 0: it applies to --optimizer momentum, not %s",
+                        name);
+    if (o->betas_set && !adam)
+        return cli_fail(CMD, CP_FAIL_USAGE, "--betas applies to --optimizer adam or adamw, not %s",
+                        name);
+    if (o->eps_set && !adam)
+        return cli_fail(CMD, CP_FAIL_USAGE, "--eps applies to --optimizer adam or adamw, not %s",
+                        name);
+    if (o->momentum_set && !(o->momentum > 0.0))
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--momentum: %g must be > 0 (momentum 0 is plain SGD: --optimizer sgd)",
+                        o->momentum);
+    if (o->eps_set && !(o->eps > 0.0))
+        return cli_fail(CMD, CP_FAIL_USAGE, "--eps: %g must be > 0", o->eps);
+    cp_optim_default(kind, o->lr, &o->opt);
+    o->opt.nesterov = o->nesterov;
+    if (o->momentum_set)
+        o->opt.momentum = o->momentum;
+    if (o->betas_set) {
+        o->opt.beta1 = o->beta1;
+        o->opt.beta2 = o->beta2;
+    }
+    if (o->eps_set)
+        o->opt.eps = o->eps;
+    if (o->weight_decay_set)
+        o->opt.weight_decay = o->weight_decay;
+    if (cp_optim_check(&o->opt) != CP_OK) /* what the checks above let through */
+        return cli_fail(CMD, CP_FAIL_USAGE, "--optimizer %s: %s", name, cp_err_msg());
+    return CP_OK;
+}
+
+/* What the table cannot store itself: -d's list, --target's flag and --betas. */
 static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
 {
     struct opts *o = ctx;
-    if (id == OPT_TARGET) {
+    if (id == OPT_BETAS) {
+        return parse_betas(o, v->s);
+    } else if (id == OPT_TARGET) {
         o->target_zeros = v->choice == 0;
     } else if (id == OPT_DEVICE) {
         char **sels = realloc(o->sels, (o->nsel + 1) * sizeof *sels);
@@ -123,7 +219,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
                         "--init-scale do not apply");
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(CMD, CP_FAIL_USAGE, "--json and --csv cannot both be '-'");
-    return CP_OK;
+    int way;
+    int st2 = opts_env_choice(CMD, "CLPARITY_TRAIN_DIVSQRT", CP_TRAIN_DIVSQRT_CHOICES, &way);
+    return st2 != CP_OK ? st2 : parse_optim(o);
 }
 
 static const cp_device *host_device(const cp_devlist *l)
@@ -145,6 +243,8 @@ static int add_result(struct train *T, const cp_device *dev, const char *engine)
     T->r[T->nr].engine = engine;
     T->r[T->nr].forward_base = -1;
     T->r[T->nr].forward_cr = -1;
+    T->r[T->nr].state_base = -1;
+    T->r[T->nr].div_sqrt = "";
     T->nr++;
     return CP_OK;
 }
@@ -204,7 +304,7 @@ int train_prepare(struct train *T)
         if (o->engines)
             st = cli_fail(CMD, CP_FAIL_USAGE,
                           "--engines: %s cannot train (train supports cl:own, host:exact, "
-                          "host:f64, cl:cr, host:cr, cl:clblast, host:openblas)",
+                          "host:f64, cl:cr, host:cr, cl:clblast, host:openblas, cl:relaxed)",
                           e->name);
         use[i] = false;
     }
@@ -258,10 +358,16 @@ int train_prepare(struct train *T)
                             "%d:%d %s is a simulator: this training needs %.3g multiply-adds on "
                             "it (limit %.3g); pass --allow-slow to run it anyway",
                             dev->plat_idx, dev->dev_idx, dev->name, macs, CP_SIMULATOR_MAC_LIMIT);
+        if (cp_train_check_device(dev, &o->opt) != CP_OK) {
+            char lb[300];
+            train_label(&T->r[i], lb, sizeof lb);
+            return cli_fail(CMD, CP_FAIL_USAGE, "%s on %s: %s", T->r[i].engine, lb, cp_err_msg());
+        }
     }
     /* Memory, before any work: cl:own holds the weights, every layer's input and
-     * pre-activation, the output, the target and three gradient rows on the device; each
-     * result holds about as much on the host (host:f64 twice). */
+     * pre-activation, the output, the target and three gradient rows on the device, and for
+     * an optimizer other than plain SGD the whole gradient and its state (one or two tensors
+     * of the weights' size); each result holds about as much on the host (host:f64 twice). */
     size_t stride = (size_t)o->batch * (size_t)T->m.max_width;
     size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
     unsigned long long largest =
@@ -269,7 +375,7 @@ int train_prepare(struct train *T)
                                         ? T->m.n_params
                                         : (T->m.n_layers + 1) * stride);
     unsigned long long per =
-        4ull * ((unsigned long long)T->m.n_params +
+        4ull * ((unsigned long long)T->m.n_params * (1ull + cp_optim_tensors(&o->opt)) +
                 (2ull * (unsigned long long)T->m.n_layers + 4ull) * stride + nt);
     unsigned long long host_total = 0;
     for (size_t i = 0; i < T->nr; ++i) {
@@ -379,8 +485,8 @@ int train_start(struct train *T)
         char dl[300];
         cp_device_label(r->dev, dl, sizeof dl);
         progress_stage("%s: %zu/%zu  %s on %s  build", who, i + 1, T->nr, r->engine, dl);
-        int st =
-            cp_trainer_create(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t, o->lr, &r->tr);
+        int st = cp_trainer_create_optim(r->engine, r->dev, &T->m, (int)o->batch, T->x, T->t,
+                                         &o->opt, &r->tr);
         if (st != CP_OK) {
             char lb[300];
             train_label(r, lb, sizeof lb);
@@ -404,6 +510,7 @@ int train_start(struct train *T)
             r->probe_failed = true;
         }
         r->dtype = cp_trainer_dtype(r->tr);
+        r->div_sqrt = cp_trainer_div_sqrt(r->tr);
         size_t es = cp_dtype_size(r->dtype);
         size_t nt = (size_t)o->batch * (size_t)T->m.out_width;
         r->w = malloc((T->m.n_params ? T->m.n_params : 1) * es);
@@ -502,6 +609,39 @@ int train_record(struct train *T, long step)
     return CP_OK;
 }
 
+/* The optimizer state (momentum buffer, exp_avg, exp_avg_sq) of every local cl:own result
+ * against host:exact's, bit for bit: a difference there may not have reached the weights
+ * yet. */
+static int compare_state(struct train *T)
+{
+    cp_trainer *base = T->r[T->base].tr;
+    size_t ns = base ? cp_trainer_state_count(base) : 0, n = T->m.n_params ? T->m.n_params : 1;
+    if (ns == 0)
+        return CP_OK;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    int st = a && b ? CP_OK : cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
+    for (size_t i = 0; st == CP_OK && i < T->nr; ++i) {
+        struct result *r = &T->r[i];
+        if (!r->tr || strcmp(r->engine, "cl:own") != 0)
+            continue;
+        r->state_base = 1;
+        for (size_t k = 0; st == CP_OK && k < ns && r->state_base; ++k) {
+            if ((st = cp_trainer_state(r->tr, k, a)) != CP_OK ||
+                (st = cp_trainer_state(base, k, b)) != CP_OK) {
+                st = cli_fail(CMD, st, "%s", cp_err_msg());
+                break;
+            }
+            if (memcmp(a, b, T->m.n_params * sizeof *a) != 0) {
+                r->state_base = 0;
+                r->state_diff = cp_trainer_state_name(r->tr, k);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    return st;
+}
+
 /* The round trip and the hash of every local result, and cl:own's forward against
  * host:exact's (every result with a round-trip output). */
 int train_finish(struct train *T)
@@ -523,7 +663,7 @@ int train_finish(struct train *T)
         if (strcmp(T->r[i].engine, "cl:cr") == 0 && T->r[i].y_rt && T->cr != SIZE_MAX)
             T->r[i].forward_cr = memcmp(T->r[i].y_rt, T->r[T->cr].y_rt, nt * sizeof(float)) == 0;
     }
-    return CP_OK;
+    return T->given ? CP_OK : compare_state(T);
 }
 
 static int train_loop(struct train *T)
@@ -603,6 +743,10 @@ int train_verdict(const struct train *T)
             st = cli_fail(CMD, CP_FAIL_CHECK,
                           "%s on %s: the forward of the final weights differs from host:cr's",
                           r->engine, lb);
+        if (r->state_base == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: its final optimizer state (%s) differs from host:exact's",
+                          r->engine, lb, r->state_diff);
     }
     return st;
 }

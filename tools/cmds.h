@@ -11,5 +11,6 @@ int cmd_tune(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_ulp(int argc, char **argv);
 
 #endif

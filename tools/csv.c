@@ -57,7 +57,11 @@ void csv_field(struct text *t, const char *v, bool last)
 void csv_num(struct text *t, double v, bool last)
 {
     char buf[64] = "";
-    if (v >= 0.0 && isfinite(v))
+    /* Whole numbers (counts, multiply-adds, parameters) exactly: %.9g would round
+     * 1073741824 multiply-adds to 1.07374182e+09. */
+    if (v >= 0.0 && v < 9007199254740992.0 && v == floor(v))
+        snprintf(buf, sizeof buf, "%.0f", v);
+    else if (v >= 0.0 && isfinite(v))
         snprintf(buf, sizeof buf, "%.9g", v);
     csv_field(t, buf, last);
 }

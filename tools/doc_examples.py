@@ -96,6 +96,14 @@ EXAMPLES = {
     "train": dict(
         cmd="$CLP train --steps 100 --d-model 32 --layers 4 --batch 4 --init-scale 0.5 "
             "--every 50 --target random"),
+    "train-adam": dict(
+        cmd="$CLP train --optimizer adam --steps 100 --d-model 16 --layers 2 --batch 5 "
+            "--every 50 --target random"),
+    "train-relaxed": dict(
+        cmd="$CLP train --optimizer adam --engines cl:own,cl:relaxed,host:exact,host:f64 "
+            "--steps 100 --d-model 16 --layers 2 --batch 5 --every 50 --target random"),
+    "ulp": dict(
+        cmd="$CLP ulp"),
     "digits": dict(
         cmd="$CLP compare --model tests/fixtures/digits.safetensors "
             "--input tests/fixtures/digits_x.npy --labels tests/fixtures/digits_y.npy "
@@ -124,7 +132,9 @@ VOLATILE = [
     (re.compile(r"\(cache (hit|miss|off)[^)]*\)"), "(cache <state>)"),
     # a number followed by a unit of time: 0.003 s, 1.9 s, 23 ms, 3.8 us
     (re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?(e[-+]?\d+)? ?(s|ms|us|µs)\b"), "<t>"),
-    (re.compile(r"(Memory available|Max clock)\s+.*"), r"\1 <varies>"),
+    # PoCL sizes its device's global memory and largest allocation from the host's memory:
+    # 7.46 GiB / 2.00 GiB in one run, 8.96 GiB / 4.00 GiB in another on the same 2-core VM
+    (re.compile(r"(Memory available|Max clock|Global memory|Max allocation)\s+.*"), r"\1 <varies>"),
     # a peak: the machine's load decides it (clparity peak, sweep's peak: lines)
     (re.compile(r"\d+(\.\d+)? (GFLOP/s|TFLOP/s|GB/s)"), "<speed>"),
     (re.compile(r"\((cached|measured)[^)]*\)"), "(<peak source>)"),
@@ -140,7 +150,10 @@ VOLATILE = [
 # The speed verdict's first line ("R5 host:exact on host ran") names the fastest result: the
 # load decides which, when two are close.
 DROP = re.compile(r"fastest|faster|slower|\bnoise\b|\bspread\b|suspect|% of peak|above 100|"
-                  r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak")
+                  r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak|"
+                  # the rest of sweep's note on a % of peak above 100 (sweep_print_pct_note)
+                  r"^  median of its repetitions\) was measured|^  repetitions, so these "
+                  r"percentages|^  --remeasure' on an idle machine")
 # A column whose header names one of these holds timings (or speeds, or spread).
 TIME_COLUMN = re.compile(r"(\bms\b|\bruns\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")

@@ -21,7 +21,10 @@ static const struct {
     {"tune", cmd_tune, "time cl:own's kernel settings per device and store the fastest"},
     {"peak", cmd_peak, "measure each device's fma throughput, bandwidth and launch latency"},
     {"sweep", cmd_sweep, "time the model over a grid of batch, width, depth or parameter budget"},
-    {"train", cmd_train, "train the model with SGD on every device x engine; track divergence"},
+    {"train", cmd_train,
+     "train with SGD, momentum, Adam or AdamW on every device x engine; track divergence"},
+    {"ulp", cmd_ulp,
+     "measure each device's sqrt, /, native_ and half_ variants in ULP against correct rounding"},
 };
 
 static void usage(FILE *f)

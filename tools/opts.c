@@ -38,15 +38,35 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "scale of PyTorch's default init bound 1/sqrt(d) (default 1.0);\n"
         "below 1 keeps deep models finite"},
     [OPT_STEPS] = {"steps", 0, "N", OPT_LONG, 1, 100000000, NULL, NULL,
-        "SGD steps (default 100)"},
+        "training steps (default 100)"},
     [OPT_LR] = {"lr", 0, "X", OPT_DOUBLE, 0.0, 1e6, NULL, NULL,
         "learning rate, rounded to float (default 0.01)"},
+    [OPT_OPTIMIZER] = {"optimizer", 0, "O", OPT_CHOICE, 0, 0, "sgd,momentum,adam,adamw", NULL,
+        "sgd (the default), momentum, adam or adamw: PyTorch's SGD, SGD\n"
+        "with momentum, Adam and AdamW (foreach=False), operation for\n"
+        "operation (docs/TRAINING.md); no amsgrad, no maximize"},
+    [OPT_MOMENTUM] = {"momentum", 0, "X", OPT_DOUBLE, 0.0, 1e6, NULL, NULL,
+        "(momentum) the momentum, > 0 (default 0.9; dampening is 0)"},
+    [OPT_NESTEROV] = {"nesterov", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
+        "(momentum) Nesterov momentum"},
+    [OPT_BETAS] = {"betas", 0, "B1,B2", OPT_STRING, 0, 0, NULL, NULL,
+        "(adam, adamw) the moments' coefficients, each in [0, 1)\n"
+        "(default 0.9,0.999)"},
+    [OPT_EPS] = {"eps", 0, "X", OPT_DOUBLE, 0.0, 1e6, NULL, NULL,
+        "(adam, adamw) added to the denominator, > 0 (default 1e-8)"},
+    [OPT_WEIGHT_DECAY] = {"weight-decay", 0, "X", OPT_DOUBLE, 0.0, 1e6, NULL, NULL,
+        "weight decay, >= 0: L2 added to the gradient (sgd, momentum,\n"
+        "adam), or decoupled p *= 1 - lr*wd (adamw). Default 0; adamw 1e-2"},
     [OPT_TARGET] = {"target", 0, "T", OPT_CHOICE, 0, 0, "zeros,random", "is not zeros or random",
         "zeros (the default, as in the PyTorch example: the loss is\n"
         "the output's mean square), or random: standard normals from the\n"
         "generator's tensor id 2"},
     [OPT_EVERY] = {"every", 0, "K", OPT_LONG, 1, 100000000, NULL, NULL,
         "record every K-th step (and the last; default 1)"},
+    [OPT_FUNCTIONS] = {"functions", 0, "LIST", OPT_STRING, 0, 0, NULL, NULL,
+        "comma list of functions to measure (default: all of\n%s)"},
+    [OPT_SAMPLES] = {"samples", 0, "N", OPT_LONG, 1, 1073741824, NULL, NULL,
+        "inputs per function (default %s)"},
     [OPT_ARCH] = {"arch", 0, "A", OPT_CHOICE, 0, 0, "dumb,mlp", NULL,
         "dumb (blocks.N.net.0.weight: relu and a residual in every block)\n"
         "or mlp (an nn.Sequential's N.weight/N.bias: relu between layers,\n"
@@ -95,6 +115,15 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "without --runs, time each result until at least 5 runs and S\n"
         "seconds of timed runs (default %s; at most 200 runs, and\n"
         "past 10 s, or S if longer, no more runs even below 5)"},
+    [OPT_ROUNDS] = {"rounds", 0, "R", OPT_LONG, 1, 16, NULL, NULL,
+        "run the whole grid R times over and pool each result's runs\n"
+        "(default %s; with --runs N below R, N rounds): the rounds are\n"
+        "replicates far apart in time, and a point whose two results change\n"
+        "order from one round to another is within noise. Each round takes\n"
+        "its share: N / R runs, or of the adaptive rule min-time / R, at\n"
+        "least 5 / R runs rounded up, at most 200 / R, the 10 s limit / R.\n"
+        "A result whose forward takes 1 s or more runs in the first round\n"
+        "only"},
     [OPT_WARMUP] = {"warmup", 0, "W", OPT_LONG, 0, 1000000, NULL, NULL,
         "warm-up runs before them (default %s)"},
     [OPT_JSON] = {"json", 0, "FILE", OPT_STRING, 0, 0, NULL, NULL,
@@ -206,34 +235,73 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, 
     return row[na % 3][nb];
 }
 
-/* The option of this command nearest to what was given ("--batchs", "--batchs=3"), when it is
- * near enough to be a slip: at most 2 edits, and fewer than half the name's letters. NULL
- * when none is, or when two are equally near (a guess between them would mislead). */
+/* The candidate nearest to what was given, when it is near enough to be a slip: at most 2
+ * edits, and fewer than half the name's letters. None when none is, or when two are equally
+ * near (a guess between them would mislead). */
+struct nearest {
+    const char *given;
+    size_t n;
+    const char *best; /* best_len characters */
+    size_t best_len, best_d;
+    bool tie;
+};
+
+static void nearest_offer(struct nearest *nr, const char *name, size_t len)
+{
+    size_t d = edit_distance(nr->given, nr->n, name, len, 2);
+    if (d == 0 || 2 * d >= (len > nr->n ? len : nr->n))
+        return;
+    if (d < nr->best_d) {
+        *nr = (struct nearest){nr->given, nr->n, name, len, d, false};
+    } else if (d == nr->best_d && nr->best &&
+               (len != nr->best_len || strncmp(nr->best, name, len) != 0)) {
+        nr->tie = true;
+    }
+}
+
+/* The option of this command nearest to what was given ("--batchs", "--batchs=3"). */
 static const char *nearest_option(const char *given, const struct opt_use *const *of, size_t total)
 {
     while (*given == '-')
         ++given;
-    size_t n = strcspn(given, "=");
-    const char *best = NULL;
-    size_t best_d = 3;
-    bool tie = false;
-    for (size_t i = 0; i < total; ++i) {
-        if (of[i]->refuse)
-            continue;
-        const char *name = opt_table[of[i]->id].name;
-        size_t len = strlen(name);
-        size_t d = edit_distance(given, n, name, len, 2);
-        if (d == 0 || 2 * d >= (len > n ? len : n))
-            continue;
-        if (d < best_d) {
-            best = name;
-            best_d = d;
-            tie = false;
-        } else if (d == best_d && best && strcmp(best, name) != 0) {
-            tie = true;
-        }
+    struct nearest nr = {given, strcspn(given, "="), NULL, 0, 3, false};
+    for (size_t i = 0; i < total; ++i)
+        if (!of[i]->refuse)
+            nearest_offer(&nr, opt_table[of[i]->id].name, strlen(opt_table[of[i]->id].name));
+    return nr.tie ? NULL : nr.best;
+}
+
+/* The word of a choice nearest to what was given ("adamm"): " (did you mean 'adam'?)" in buf,
+ * or "". */
+static void nearest_choice(const char *given, const char *choices, char *buf, size_t len)
+{
+    struct nearest nr = {given, strlen(given), NULL, 0, 3, false};
+    for (const char *c = choices; *c;) {
+        size_t wl = strcspn(c, ",");
+        nearest_offer(&nr, c, wl);
+        c += wl + (c[wl] == ',');
     }
-    return tie ? NULL : best;
+    buf[0] = '\0';
+    if (nr.best && !nr.tie)
+        snprintf(buf, len, " (did you mean '%.*s'?)", (int)nr.best_len, nr.best);
+}
+
+int opts_word(const char *cmd, const char *what, const char *choices, const char *word, int *index)
+{
+    *index = choice_index(choices, word);
+    if (*index >= 0)
+        return CP_OK;
+    char words[256], near[96];
+    choice_list(choices, words, sizeof words);
+    nearest_choice(word, choices, near, sizeof near);
+    return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not one of %s%s", what, word, words, near);
+}
+
+int opts_env_choice(const char *cmd, const char *name, const char *choices, int *index)
+{
+    const char *v = getenv(name);
+    *index = -1;
+    return v && v[0] ? opts_word(cmd, name, choices, v, index) : CP_OK;
 }
 
 static int check_value(const char *cmd, const struct opt_use *u, const char *arg,
@@ -257,15 +325,12 @@ static int check_value(const char *cmd, const struct opt_use *u, const char *arg
     case OPT_DOUBLE:
         return cli_parse_double(cmd, name, arg, min, max, &v->d);
     case OPT_CHOICE:
-        v->choice = choice_index(d->choices, arg);
-        if (v->choice < 0) {
-            char words[128];
-            choice_list(d->choices, words, sizeof words);
-            if (d->bad)
-                return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' %s", name, arg, d->bad);
-            return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' is not one of %s", name, arg, words);
+        if (d->bad && choice_index(d->choices, arg) < 0) {
+            char near[96];
+            nearest_choice(arg, d->choices, near, sizeof near);
+            return cli_fail(cmd, CP_FAIL_USAGE, "%s: '%s' %s%s", name, arg, d->bad, near);
         }
-        return CP_OK;
+        return opts_word(cmd, name, d->choices, arg, &v->choice);
     }
     return CP_OK;
 }

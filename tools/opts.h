@@ -25,8 +25,16 @@ enum opt_id {
     OPT_INIT_SCALE,
     OPT_STEPS,
     OPT_LR,
+    OPT_OPTIMIZER,
+    OPT_MOMENTUM,
+    OPT_NESTEROV,
+    OPT_BETAS,
+    OPT_EPS,
+    OPT_WEIGHT_DECAY,
     OPT_TARGET,
     OPT_EVERY,
+    OPT_FUNCTIONS,
+    OPT_SAMPLES,
     OPT_ARCH,
     OPT_ACT,
     OPT_RESIDUAL,
@@ -44,6 +52,7 @@ enum opt_id {
     OPT_PROBE,
     OPT_RUNS,
     OPT_MIN_TIME,
+    OPT_ROUNDS,
     OPT_WARMUP,
     OPT_JSON,
     OPT_CSV,
@@ -113,6 +122,13 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
                int (*set)(void *ctx, enum opt_id id, const struct opt_value *v),
                int (*operand)(void *ctx, const char *arg), void *ctx, void (*help)(void),
                bool *handled);
+
+/* word as one of the comma list choices: *index its position, or status 2 after printing
+ * "clparity CMD: WHAT: 'word' is not one of a, b, c", with " (did you mean 'b'?)" where one
+ * choice is near, as a bad --option value is refused. */
+int opts_word(const char *cmd, const char *what, const char *choices, const char *word, int *index);
+/* The same for the environment variable name: *index -1 when it is unset or empty. */
+int opts_env_choice(const char *cmd, const char *name, const char *choices, int *index);
 
 /* The options' part of a command's help: a line "  --name ARG" per option taken (help text
  * in the column beside it), then --quiet, --version and --help. */

@@ -38,7 +38,8 @@ struct sweep_opts {
     double init_scale;
     long runs, warmup; /* runs 0: adaptive (cp_runs_more) */
     double min_time;
-    bool runs_set, warmup_set, min_time_set;
+    long rounds; /* the grid is run this many times over (cp_runs_more_round) */
+    bool runs_set, warmup_set, min_time_set, rounds_set;
     const char *json, *csv, *plot;
     bool allow_slow;
 };
@@ -57,6 +58,10 @@ struct series {
 enum row_status { ROW_OK, ROW_REFUSED, ROW_ERROR };
 extern const char *const row_status_names[3];
 
+/* A result whose first round's median forward takes this long (seconds) or longer runs in the
+ * first round only: each of its runs spans the changes that the later rounds would catch. */
+#define SWEEP_LONG_FORWARD 1.0
+
 struct row {
     size_t point, series;
     enum row_status status;
@@ -68,7 +73,26 @@ struct row {
     double gflops;
     double pct_peak;       /* < 0: n/a */
     bool pct_peak_suspect; /* pct_peak above 100: the peak was measured too low (sweep_pct_note) */
+    /* The rounds: each one's median wall time, and while the sweep runs, every run so far. */
+    double round_median[CP_ROUNDS_MAX];
+    size_t round_runs[CP_ROUNDS_MAX];
+    size_t nround;
+    double *t; /* wall, e2e and kernel times, cap runs each (NULL once the row is done) */
+    size_t k, cap;
+    bool kernel_known;
+    bool printed;
 };
+
+/* A point's model and input, made in round 0 and kept for the later rounds (sweep_run.c). */
+struct kept {
+    cp_model m;
+    float *x;
+    bool made;        /* m and x hold the point's model and input */
+    bool consecutive; /* beyond SWEEP_KEEP_BYTES: all the point's rounds ran in round 0 */
+};
+/* The weights and inputs that a sweep keeps for its rounds; beyond, a point runs its rounds
+ * one after the other. */
+#define SWEEP_KEEP_BYTES (1ULL << 30)
 
 struct sweep {
     struct sweep_opts o;
@@ -82,7 +106,10 @@ struct sweep {
     size_t nser;
     struct row *rows;
     size_t nrows;
-    FILE *out; /* the table */
+    size_t rounds;     /* the rounds that run: --rounds, or fewer with --runs below it */
+    struct kept *kept; /* per point */
+    unsigned long long kept_bytes; /* what the kept points hold */
+    FILE *out;                     /* the table */
     bool interrupted;
     int status;              /* 3 when a result failed at run time */
     char build_options[512]; /* the last OpenCL engine's, for the provenance */
@@ -96,8 +123,15 @@ int sweep_make_points(struct sweep *s);
 int sweep_choose_engines(struct sweep *s);
 int sweep_make_series(struct sweep *s);
 
-/* Running (sweep_run.c): every series at point pi, each row printed as it finishes. */
-void sweep_run_point(struct sweep *s, size_t pi, size_t *done);
+/* Running (sweep_run.c): every series at point pi in round `round` (0-based): round 0 makes
+ * the point's rows (and refuses what does not fit); each round adds its block of runs; the
+ * last round (s->rounds - 1) sets the statistics and prints each row as it finishes. */
+void sweep_run_point(struct sweep *s, size_t round, size_t pi, size_t *done);
+/* After a signal: the rows whose first round finished get the statistics of the runs they
+ * have (rows without any are dropped), and are printed if they were not. */
+void sweep_finish_rows(struct sweep *s);
+/* Frees what the rows hold while the sweep runs. */
+void sweep_free_rows(struct sweep *s);
 
 /* Output (sweep_out.c). */
 void sweep_print_intro(const struct sweep *s);

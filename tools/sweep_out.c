@@ -87,7 +87,7 @@ static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xov
 {
     double *t = malloc((2 * s->npts + 1) * sizeof *t);
     long *x = malloc((s->npts + 1) * sizeof *x);
-    const cp_stats **st = calloc(2 * s->npts + 1, sizeof *st);
+    const struct row **st = calloc(2 * s->npts + 1, sizeof *st);
     if (!t || !x || !st) {
         free(t);
         free(x);
@@ -97,7 +97,7 @@ static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xov
         return 0;
     }
     double *ta = t, *tb = t + s->npts;
-    const cp_stats **sa = st, **sb = st + s->npts;
+    const struct row **sa = st, **sb = st + s->npts;
     for (size_t p = 0; p < s->npts; ++p) {
         ta[p] = tb[p] = -1.0;
         x[p] = s->pts[p].x;
@@ -108,14 +108,19 @@ static size_t crossings_of(const struct sweep *s, size_t a, size_t b, struct xov
             continue;
         if (r->series == a) {
             ta[r->point] = r->wall.median;
-            sa[r->point] = &r->wall;
+            sa[r->point] = r;
         } else if (r->series == b) {
             tb[r->point] = r->wall.median;
-            sb[r->point] = &r->wall;
+            sb[r->point] = r;
         }
     }
+    /* Within noise: the pooled runs cannot tell the two apart, or their order changes from
+     * one round to another (runs far apart in time disagree). */
     for (size_t p = 0; p < s->npts; ++p)
-        noise[p] = sa[p] && sb[p] && cp_speed_within_noise(sa[p], sb[p]);
+        noise[p] = sa[p] && sb[p] &&
+                   (cp_speed_within_noise(&sa[p]->wall, &sb[p]->wall) ||
+                    cp_rounds_overlap(sa[p]->round_median, sa[p]->nround, sb[p]->round_median,
+                                      sb[p]->nround));
     size_t common = xover_find(ta, tb, noise, x, s->npts, out, n, first);
     free(t);
     free(x);
@@ -307,6 +312,13 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
         cp_stats_json_add(t, "e2e", &r->e2e, false);
         cp_json_add_num_or_null(t, "gflops", r->gflops);
         cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
+        cJSON *rm = cJSON_AddArrayToObject(t, "round_medians_s");
+        for (size_t i = 0; rm && i < r->nround; ++i)
+            cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->round_median[i]));
+        cJSON_AddBoolToObject(t, "rounds_consecutive", s->kept[r->point].consecutive);
+        cJSON *rr = cJSON_AddArrayToObject(t, "round_runs");
+        for (size_t i = 0; rr && i < r->nround; ++i)
+            cJSON_AddItemToArray(rr, cJSON_CreateNumber((double)r->round_runs[i]));
     }
     cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
     cJSON_AddBoolToObject(o, "pct_peak_suspect", r->pct_peak_suspect);
@@ -411,6 +423,7 @@ int sweep_write_json(const struct sweep *s)
             cJSON_AddNullToObject(sw, "runs"); /* adaptive: each row's timing.runs */
         cJSON_AddNumberToObject(sw, "min_time_s", o->runs > 0 ? 0.0 : o->min_time);
         cJSON_AddNumberToObject(sw, "warmup", (double)o->warmup);
+        cJSON_AddNumberToObject(sw, "rounds", (double)s->rounds);
         cJSON_AddBoolToObject(sw, "quick", o->quick);
         cJSON_AddNullToObject(sw, "reference"); /* a speed run: no host:f64 */
     }
@@ -593,9 +606,13 @@ void sweep_print_intro(const struct sweep *s)
     else
         snprintf(runs, sizeof runs, "adaptive runs (at least %d and %g s timed, at most %d)",
                  CP_RUNS_MIN, o->min_time, CP_RUNS_MAX);
+    char rounds[96] = "";
+    if (s->rounds > 1)
+        snprintf(rounds, sizeof rounds, " in %zu rounds (the grid run %zu times over, runs pooled)",
+                 s->rounds, s->rounds);
     fprintf(s->out,
-            "timing: %s after %ld warm-up; wall = first enqueue to clFinish, e2e = from "
+            "timing: %s%s after %ld warm-up%s; wall = first enqueue to clFinish, e2e = from "
             "the input's upload to the output's read; ± = half the p10-p90 spread; no reference "
             "(a speed run)\n",
-            runs, o->warmup);
+            runs, rounds, o->warmup, s->rounds > 1 ? " each" : "");
 }

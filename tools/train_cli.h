@@ -12,6 +12,11 @@
 #include <stdio.h>
 
 #define CMD "train"
+/* What the report and the JSON say of a cl:relaxed result. */
+#define TRAIN_RELAXED_NOTE                                                                         \
+    "fast math (-cl-fast-relaxed-math -cl-mad-enable: a * b + c in the sums; adam and adamw "      \
+    "divide with native_divide and native_sqrt): its weights may drift from host:exact's; "        \
+    "reported, never a failure"
 
 struct opts {
     char **sels;
@@ -23,6 +28,11 @@ struct opts {
     double init_scale, lr;
     bool target_zeros, allow_slow;
     bool mpi; /* --mpi: every rank of mpirun (tools/train_mpi.c) */
+    /* --optimizer and its hyperparameters, each with whether it was given */
+    int optimizer; /* enum cp_optim_kind: the index of the word in OPT_OPTIMIZER's choices */
+    double momentum, eps, weight_decay, beta1, beta2;
+    bool nesterov, momentum_set, eps_set, weight_decay_set, betas_set;
+    cp_optim opt; /* what parse makes of them */
 };
 
 struct result {
@@ -30,6 +40,9 @@ struct result {
     const char *engine;
     cp_trainer *tr;
     bool probe_failed; /* cl:own: its training kernels failed their probe on this device */
+    int state_base;    /* cl:own: its optimizer state equals host:exact's bit for bit; -1 n/a */
+    const char *state_diff; /* state_base 0: the first state tensor that differs */
+    const char *div_sqrt;   /* cp_trainer_div_sqrt: "" where it does not apply */
     enum cp_dtype dtype;
     /* --mpi, rank 0: another rank's result, as it described it */
     int rank;

@@ -143,6 +143,7 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
         r->rank = rank;
         r->forward_base = -1;
         r->forward_cr = -1;
+        r->state_base = -1;
         r->roundtrip = 1;
         snprintf(r->label, sizeof r->label, "%.90s/%.200s", host, wire_get_str(w));
         snprintf(r->tag, sizeof r->tag, "r%d.%s", rank, wire_get_str(w));

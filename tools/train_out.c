@@ -16,23 +16,49 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* "SGD", "SGD with momentum 0.9 (Nesterov), weight decay 0.001", "Adam (betas 0.9, 0.999,
+ * eps 1e-08)", "AdamW (betas 0.9, 0.999, eps 1e-08, weight decay 0.01, decoupled)". */
+static void optim_desc(const cp_optim *o, char *buf, size_t len)
+{
+    char wd[64] = "";
+    if (o->weight_decay != 0.0)
+        snprintf(wd, sizeof wd, ", weight decay %.9g%s", o->weight_decay,
+                 o->kind == CP_OPTIM_ADAMW ? ", decoupled" : "");
+    switch (o->kind) {
+    case CP_OPTIM_SGD:
+        snprintf(buf, len, "SGD%s", wd);
+        break;
+    case CP_OPTIM_MOMENTUM:
+        snprintf(buf, len, "SGD with momentum %.9g%s%s", o->momentum,
+                 o->nesterov ? " (Nesterov)" : "", wd);
+        break;
+    case CP_OPTIM_ADAM:
+    case CP_OPTIM_ADAMW:
+        snprintf(buf, len, "%s (betas %.9g, %.9g, eps %.9g%s)",
+                 o->kind == CP_OPTIM_ADAM ? "Adam" : "AdamW", o->beta1, o->beta2, o->eps, wd);
+        break;
+    }
+}
+
 static void print_model(FILE *f, const struct train *T)
 {
     const struct opts *o = &T->o;
+    char opt[256];
+    optim_desc(&o->opt, opt, sizeof opt);
     if (o->model) {
         char desc[512];
         cp_model_describe(&T->m, desc, sizeof desc);
         fprintf(f,
-                "model: %s (%s; %s), batch %ld, seed %llu; SGD %ld steps, lr %.9g (float), MSE "
+                "model: %s (%s; %s), batch %ld, seed %llu; %s %ld steps, lr %.9g (float), MSE "
                 "against %s targets\n",
-                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, o->steps,
+                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, opt, o->steps,
                 (double)(float)o->lr, o->target_zeros ? "zero" : "random");
         return;
     }
     fprintf(f,
             "model: %ld blocks y = x + relu(x·Wᵀ), d=%ld, batch %ld, seed %llu, init-scale %g; "
-            "SGD %ld steps, lr %.9g (float), MSE against %s targets\n",
-            o->layers, o->d, o->batch, (unsigned long long)o->seed, o->init_scale, o->steps,
+            "%s %ld steps, lr %.9g (float), MSE against %s targets\n",
+            o->layers, o->d, o->batch, (unsigned long long)o->seed, o->init_scale, opt, o->steps,
             (double)(float)o->lr, o->target_zeros ? "zero" : "random");
 }
 
@@ -85,9 +111,28 @@ void train_print_tables(FILE *f, const struct train *T)
                                     : "NO",
                 eqcr, 1e3 * r->first_s, mean);
     }
+    /* how each OpenCL result divides and takes square roots in the optimizer (adam, adamw) */
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char lb[300];
+        if (!r->w || !r->div_sqrt || !r->div_sqrt[0])
+            continue;
+        train_label(r, lb, sizeof lb);
+        fprintf(f, "div/sqrt: %s %s: %s\n", lb, r->engine, r->div_sqrt);
+    }
+    for (size_t i = 0; i < T->nr; ++i) {
+        const struct result *r = &T->r[i];
+        char lb[300];
+        if (!r->w || strcmp(r->engine, "cl:relaxed") != 0)
+            continue;
+        train_label(r, lb, sizeof lb);
+        fprintf(f, "note: %s cl:relaxed: %s\n", lb, TRAIN_RELAXED_NOTE);
+    }
 }
 
-static void result_file(const struct result *r, char *buf, size_t len)
+/* "<tag>.<engine>.npy", or with state "<tag>.<engine>.<state>.npy" (an optimizer state
+ * tensor). */
+static void result_file_of(const struct result *r, const char *state, char *buf, size_t len)
 {
     char tag[64], eng[32];
     if (r->dev)
@@ -98,7 +143,32 @@ static void result_file(const struct result *r, char *buf, size_t len)
     for (char *c = eng; *c; ++c)
         if (*c == ':')
             *c = '-';
-    snprintf(buf, len, "%s.%s.npy", tag, eng);
+    snprintf(buf, len, "%s.%s%s%s.npy", tag, eng, state ? "." : "", state ? state : "");
+}
+
+static void result_file(const struct result *r, char *buf, size_t len)
+{
+    result_file_of(r, NULL, buf, len);
+}
+
+/* The optimizer with the hyperparameters that apply to it, under PyTorch's names. */
+static cJSON *optim_json(const cp_optim *o)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", cp_optim_name(o->kind));
+    if (o->kind == CP_OPTIM_MOMENTUM) {
+        cJSON_AddNumberToObject(j, "momentum", o->momentum);
+        cJSON_AddNumberToObject(j, "dampening", 0.0);
+        cJSON_AddBoolToObject(j, "nesterov", o->nesterov);
+    } else if (o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW) {
+        cJSON *b = cJSON_AddArrayToObject(j, "betas");
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(o->beta1));
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(o->beta2));
+        cJSON_AddNumberToObject(j, "eps", o->eps);
+        cJSON_AddBoolToObject(j, "amsgrad", false);
+    }
+    cJSON_AddNumberToObject(j, "weight_decay", o->weight_decay);
+    return j;
 }
 
 static cJSON *model_json(const struct train *T)
@@ -122,6 +192,7 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddStringToObject(m, "seed", seed);
     cJSON_AddNumberToObject(m, "steps", (double)o->steps);
     cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
+    cJSON_AddItemToObject(m, "optimizer", optim_json(&o->opt));
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
     char hex[65];
@@ -181,6 +252,20 @@ static cJSON *result_json(const struct train *T, const struct result *r)
         cJSON_AddNumberToObject(j, "first_divergent_step_cr", (double)r->first_div_cr);
         cJSON_AddBoolToObject(j, "forward_equals_cr", r->forward_cr == 1);
     }
+    if (r->div_sqrt && r->div_sqrt[0])
+        cJSON_AddStringToObject(j, "div_sqrt", r->div_sqrt);
+    if (strcmp(r->engine, "cl:relaxed") == 0)
+        cJSON_AddStringToObject(j, "note", TRAIN_RELAXED_NOTE);
+    if (r->state_base >= 0)
+        cJSON_AddBoolToObject(j, "state_equals_baseline", r->state_base == 1);
+    size_t ns = r->tr ? cp_trainer_state_count(r->tr) : 0;
+    if (ns) { /* a local result's optimizer state, in a --save folder */
+        cJSON *sf = cJSON_AddObjectToObject(j, "state_files");
+        for (size_t k = 0; k < ns; ++k) {
+            result_file_of(r, cp_trainer_state_name(r->tr, k), file, sizeof file);
+            cJSON_AddStringToObject(sf, cp_trainer_state_name(r->tr, k), file);
+        }
+    }
     return j;
 }
 
@@ -238,6 +323,29 @@ int train_write_csv(const struct train *T)
     return csv_write(CMD, T->o.csv, &t);
 }
 
+/* A local result's optimizer state tensors, each shaped as its weights. */
+static int save_state(const struct result *r, const char *dir, int ndims, const size_t *shape)
+{
+    size_t ns = r->tr ? cp_trainer_state_count(r->tr) : 0, n = 1;
+    for (int d = 0; d < ndims; ++d)
+        n *= shape[d];
+    void *buf = ns ? malloc((n ? n : 1) * cp_dtype_size(r->dtype)) : NULL;
+    if (ns && !buf)
+        return cp_err_set(CP_FAIL_RUNTIME, "--save: out of memory");
+    int st = CP_OK;
+    for (size_t k = 0; st == CP_OK && k < ns; ++k) {
+        char file[200], path[4096];
+        result_file_of(r, cp_trainer_state_name(r->tr, k), file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        if ((st = cp_trainer_state(r->tr, k, buf)) == CP_OK)
+            st = cp_npy_write(path, r->dtype, ndims, shape, buf);
+        if (st != CP_OK)
+            st = cp_err_set(st, "--save: %s", cp_err_msg());
+    }
+    free(buf);
+    return st;
+}
+
 /* The files of --save, into the folder dir (the temporary one of cp_save_begin). */
 static int save_files(const struct train *T, const char *dir)
 {
@@ -273,6 +381,8 @@ static int save_files(const struct train *T, const char *dir)
         int st = cp_npy_write(path, r->dtype, wdims, shape, r->w);
         if (st != CP_OK)
             return cp_err_set(st, "--save: %s", cp_err_msg());
+        if ((st = save_state(r, dir, wdims, shape)) != CP_OK)
+            return st;
     }
     cJSON *index = cJSON_CreateObject();
     if (!index)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # progress.sh CLPARITY OUTDIR MODE [MPIEXEC RANK_SH ICD_POCL]
-# The progress line (tools/progress.c) of run, compare, train, tune, peak, sweep and rank 0 of
+# The progress line (tools/progress.c) of run, compare, train, tune, peak, sweep, ulp and rank 0 of
 # compare --mpi and train --mpi: each command runs three times,
 #   under `script` (a pseudo-terminal, util-linux): the line must show ("\033[K" and the
 #     command's progress words);
@@ -32,6 +32,7 @@ cases=(
     "tune|$clp tune -d 0 --quick --runs 1 --warmup 0 --dry-run|tune: 0:0"
     "peak|env XDG_CACHE_HOME=$out/peak-cache $clp peak -d host --remeasure|peak: 1/1  host"
     "sweep|$clp sweep --vary batch --grid 1,2 -d host --engines host:exact --d-model 16 --layers 2 --runs 1 --warmup 0|] 0/2  d=16 L=2 B=1  host:exact"
+    "ulp|$clp ulp -d 0 --functions sqrt --samples 4096|ulp: 1/2  0:0"
 )
 if [ -n "$mpiexec" ]; then
     # Two ranks, host only: rank 0's line goes through mpirun's stderr to its terminal.

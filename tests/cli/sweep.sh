@@ -7,8 +7,12 @@
 #   refused                   on Oclgrind (128 MiB): d = 8192 refused with size and limit while
 #                             d = 16 runs, exit 0; on host, d = 65536 (256 GiB) refused for
 #                             MemAvailable
-#   sigint                    SIGINT after two rows: the rows that finished are written, no
-#                             temporary file is left, and clparity ends by SIGINT
+#   sigint                    SIGINT after two rows (--rounds 1): the rows that finished are
+#                             written, no temporary file is left, and clparity ends by SIGINT
+#   sigint_rounds             SIGINT in the second of two rounds, after two rows: every row is
+#                             written, the unfinished ones with their first round only
+#   consecutive               a point beyond the budget of kept models runs its rounds one
+#                             after the other (CLPARITY_TEST_HOOK=sweep-keep:N)
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
 #   error                     cl:own cannot build (CLPARITY_KERNEL_DIR without its kernels):
 #                             its rows say error, host:openblas still runs, exit 3
@@ -30,6 +34,22 @@ no_tmp_files() {
         find "$out" -name '*.tmp.*'
         die "temporary files left behind"
     fi
+}
+
+# interrupt_after_two_rows PID TRIES: SIGINT to the sweep PID once its table has two
+# host:exact rows (or after TRIES × 0.05 s); it must end by SIGINT and say it was interrupted.
+interrupt_after_two_rows() {
+    local pid=$1 rc
+    for _ in $(seq 1 "$2"); do
+        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
+        sleep 0.05
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
+    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
 }
 
 case $scenario in
@@ -93,23 +113,58 @@ refused)
 sigint)
     # host:exact at batch 64 and up takes a while per row; SIGINT lands after two rows.
     "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
-        --d-model 128 --layers 64 --runs 50 --warmup 0 --csv "$out/sweep.csv" \
+        --d-model 128 --layers 64 --runs 50 --rounds 1 --warmup 0 --csv "$out/sweep.csv" \
         --json "$out/sweep.json" --plot "$out/sweep.svg" >"$out/table.txt" 2>"$out/stderr.txt" &
-    pid=$!
-    for _ in $(seq 1 600); do
-        [ "$(grep -c ' host:exact ' "$out/table.txt")" -ge 2 ] && break
-        sleep 0.05
-    done
-    kill -INT $pid
-    wait $pid
-    rc=$?
-    cat "$out/table.txt" "$out/stderr.txt"
-    [ $rc = 130 ] || die "exit status $rc, expected 130 (ended by SIGINT)"
-    grep -q '^interrupted by SIGINT' "$out/table.txt" || die "no interruption line"
+    interrupt_after_two_rows $! 600
     grep -q '^clparity sweep: interrupted by SIGINT' "$out/stderr.txt" ||
         die "no interruption line on stderr"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
     grep -q '<svg' "$out/sweep.svg" || die "the plot of the finished rows is missing"
+    no_tmp_files
+    ;;
+sigint_rounds)
+    # Rows print in the last round: after two of them, SIGINT lands in the second round.
+    "$clp" sweep -d host --engines host:exact --vary batch --grid 1,2,4,64,128,256,512,1024 \
+        --d-model 128 --layers 64 --runs 40 --rounds 2 --warmup 0 --csv "$out/sweep.csv" \
+        --json "$out/sweep.json" >"$out/table.txt" 2>"$out/stderr.txt" &
+    interrupt_after_two_rows $! 1200
+    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" batch - 1 --interrupted || exit 1
+    # Every point finished its first round, so every row is kept; those that did not finish
+    # the second carry one round median and half the runs.
+    $py - "$out/sweep.json" <<'PY' || die "the rounds of the kept rows are wrong"
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+n = [len(r["timing"]["round_medians_s"]) for r in res]
+runs = [r["timing"]["runs"] for r in res]
+print("rounds per row:", n, "runs:", runs)
+assert len(res) == 8, len(res)
+assert n[0] == 2 and n[-1] == 1, n
+assert all(r == 20 * k for r, k in zip(runs, n)), runs
+PY
+    no_tmp_files
+    ;;
+consecutive)
+    # A sweep keeps each point's model for its later rounds up to a budget (1 GiB; here 100 kB
+    # by the test hook): d = 16 and 32 (16 and 64 kB of weights) are kept, d = 64 (256 kB) is
+    # not and runs its three rounds one after the other; the table stays in grid order.
+    CLPARITY_TEST_HOOK=sweep-keep:100000 "$clp" sweep -d host --engines host:openblas,host:exact \
+        --vary width --grid 16,32,64 --layers 16 --runs 6 --rounds 3 --warmup 0 \
+        --csv "$out/sweep.csv" --json "$out/sweep.json" >"$out/table.txt" 2>"$out/stderr.txt"
+    rc=$?
+    cat "$out/table.txt" "$out/stderr.txt"
+    [ $rc = 0 ] || die "exit status $rc"
+    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" width 16,32,64 2 || exit 1
+    [ "$(grep -Eo '^ +(16|32|64) +16 +1 ' "$out/table.txt" | awk '{print $1}' | tr '\n' ,)" = \
+        16,16,32,32,64,64, ] || die "the table is not in grid order"
+    $py - "$out/sweep.json" <<'PY' || die "the rounds are wrong"
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+for r in res:
+    t, d = r["timing"], r["point"]["d"]
+    print(d, r["engine"], t["rounds_consecutive"], t["round_runs"])
+    assert t["rounds_consecutive"] == (d == 64), (d, t["rounds_consecutive"])
+    assert t["round_runs"] == [2, 2, 2], t["round_runs"]
+PY
     no_tmp_files
     ;;
 noplot)

@@ -6,7 +6,10 @@
 #     cl:clblast), 5 steps: JSON valid; CSV = the provenance line, the exact header, then one
 #     row per JSON step record, with the same step, device and engine;
 #   - a --model file (the digits MLP, biases) on host, 1 step: the other shape of "model", and
-#     results without step_ms_mean.
+#     results without step_ms_mean;
+#   - each optimizer's "optimizer" object, and cl:own's div_sqrt, state_equals_baseline and
+#     state_files, and cl:relaxed's div_sqrt and note (adamw and momentum with Nesterov on PoCL
+#     and host, 3 steps).
 set -u
 clp=$1 py=$2 src=$3 out=$4
 rm -rf "$out"
@@ -38,4 +41,13 @@ PY
 "$clp" train -d host --model "$src/tests/fixtures/digits.safetensors" --steps 1 --batch 2 \
     --json "$out/model.json" >"$out/model.txt" || die "train (model): exit status $?"
 "$py" "$src/tests/validate_json.py" "$schema" "$out/model.json" || die "model.json"
+for opt in "--optimizer adamw --betas 0.5,0.9" "--optimizer momentum --nesterov" \
+    "--optimizer sgd --weight-decay 0.1"; do
+    f=$out/optim_${opt// /_}.json
+    # shellcheck disable=SC2086
+    "$clp" train -d host -d 0 --engines cl:own,cl:relaxed,host:exact,host:f64 --steps 3 --d-model 8 \
+        --layers 2 --batch 2 --target random $opt --json "$f" >"$f.txt" ||
+        die "train ($opt): exit status $?"
+    "$py" "$src/tests/validate_json.py" "$schema" "$f" || die "$f"
+done
 echo "ok"

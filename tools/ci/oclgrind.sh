@@ -168,29 +168,34 @@ case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xge
 # launch and the results equal host:exact's bit for bit; tr_forward reads and writes one
 # buffer through two arguments, which we suspect the plugin does not follow. Open question
 # (docs/RELIABILITY.md); bounds, races and API checks stay on.
-train_case() {
-    local name=$1
-    shift
-    local log=$out/$name.oclgrind.log t0=$SECONDS
-    local engines=$1
-    shift
-    OCLGRIND_UNINITIALIZED=0 OCLGRIND_LOG="$log" "$clp" train -d 0 -d host --engines "$engines" \
-        --steps 2 --allow-slow --json "$out/$name.json" "$@" >"$out/$name.out" 2>"$out/$name.err"
-    local rc=$? ok=1 why="" ran
+# Checks a command case after it ran (NAME KIND RC T0 WHAT...): its exit status, an empty
+# Oclgrind log and stderr; prints ok (with the kernels Oclgrind counted) or FAIL, and records
+# the kernels. train_case and ulp_case share it.
+finish_case() {
+    local name=$1 kind=$2 rc=$3 t0=$4 log=$out/$1.oclgrind.log ok=1 why="" ran
+    shift 4
     ran=" "$(grep -o "Instructions executed for kernel '[A-Za-z_0-9]*'" "$out/$name.out" |
         sed "s/.*'\(.*\)'/\1/" | sort -u | tr '\n' ' ')
-    [ $rc = 0 ] || { ok=0; why="exit status $rc; "; }
+    [ "$rc" = 0 ] || { ok=0; why="exit status $rc; "; }
     [ -s "$log" ] && { ok=0; why="${why}Oclgrind reported $(grep -c '^[A-Z]' "$log") problems; "; }
     [ -s "$out/$name.err" ] && { ok=0; why="${why}stderr not empty; "; }
     if [ $ok = 1 ]; then
-        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" train "$*" $((SECONDS - t0)) "$ran"
+        printf 'ok    %-16s %-10s %s %3ss  kernels: %s\n' "$name" "$kind" "$*" $((SECONDS - t0)) "$ran"
     else
-        printf 'FAIL  %-16s %-10s %s: %s\n' "$name" train "$*" "$why"
+        printf 'FAIL  %-16s %-10s %s: %s\n' "$name" "$kind" "$*" "$why"
         [ -s "$log" ] && { echo "--- $log (first 40 lines):"; head -n 40 "$log"; }
         [ -s "$out/$name.err" ] && { echo "--- stderr:"; head -n 20 "$out/$name.err"; }
         failed=1
     fi
     echo "$ran" >>"$out/kernels-ran.txt"
+}
+train_case() {
+    local name=$1 engines=$2 t0=$SECONDS
+    shift 2
+    OCLGRIND_UNINITIALIZED=0 OCLGRIND_LOG="$out/$name.oclgrind.log" "$clp" train -d 0 -d host \
+        --engines "$engines" --steps 2 --allow-slow --json "$out/$name.json" "$@" \
+        >"$out/$name.out" 2>"$out/$name.err"
+    finish_case "$name" train $? $t0 "$@"
 }
 train_case train_blocks cl:own,host:exact --d-model 13 --layers 2 --batch 3
 train_case train_model cl:own,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
@@ -201,6 +206,27 @@ train_case train_clblast cl:clblast,host:exact --model "$root/tests/fixtures/seq
 # not host:cr's at a step), on the blocks and on the file model with biases.
 train_case train_cr cl:cr --d-model 13 --layers 2 --batch 3
 train_case train_cr_model cl:cr --model "$root/tests/fixtures/seq_export.safetensors" --batch 2
+# The optimizers (issue 24): Adam with the probes on (CLPARITY_OWN_PROBE=on for this case: the
+# fma signed-zero check's cp_fma_cases, the training probe, and the div/sqrt probe's tr_divsqrt
+# on Oclgrind's way, double), momentum on the file model (its biases: tr_grad_b), and SGD with
+# weight decay (the unfused tr_opt_sgd).
+CLPARITY_OWN_PROBE=on train_case train_adam cl:own,host:exact --d-model 13 --layers 2 --batch 3 \
+    --optimizer adam
+train_case train_momentum cl:own,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
+    --batch 2 --optimizer momentum
+train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --optimizer sgd \
+    --weight-decay 0.01
+
+# ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
+# host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
+ulp_case() {
+    local name=$1 t0=$SECONDS
+    shift
+    OCLGRIND_LOG="$out/$name.oclgrind.log" "$clp" ulp -d 0 --quiet "$@" >"$out/$name.out" \
+        2>"$out/$name.err"
+    finish_case "$name" ulp $? $t0 "$@"
+}
+ulp_case ulp_sqrt_div --functions sqrt,divide --samples 4096
 
 # Every kernel of clkernels/ must have run in some case, except peak.cl's: `clparity peak`
 # refuses simulators and sizes its loops and 64 MiB arrays for real devices, so they are not run

@@ -69,5 +69,10 @@ check too_large_for_host 2 run -d host --d-model 65536 --layers 4096
 # --json onto a folder is refused before any work since issue 21 (status 2, was 3).
 check json_onto_directory 2 run -d host --d-model 4 --layers 1 --json "$out"
 check diff_missing_folder 2 diff "$out/save_cmp" "$out/nonexistent"
+# ulp measures OpenCL devices only: with none, its refusal frees what it made; a bad function
+# and train's bad CLPARITY_TRAIN_DIVSQRT too.
+check ulp_no_device 2 ulp -d host
+check ulp_bad_function 2 ulp --functions sqrtt
+CLPARITY_TRAIN_DIVSQRT=dubble check train_bad_divsqrt 2 train -d host --optimizer adam
 echo "valgrind: $n runs, $([ $failed = 0 ] && echo PASS || echo FAIL)"
 exit $failed

@@ -11,8 +11,10 @@ runs every case:
     (widths 1 -> 67 -> 1023 -> 3 -> 257 -> 67) at B = 1, 5, 17, 64; the digits model on its
     450 test rows. Oclgrind interprets: it runs the smaller OCLGRIND shapes instead;
   - `train` for 20 steps (cl:own against host:exact, tests/check_train.py --exact-equal), on
-    the digits model and on the built-in model; the final weights must also be the same bits
-    on every row;
+    the digits model and on the built-in model, with SGD and Adam; and for 100 steps of Adam,
+    AdamW and momentum at d=16 (issue 24), every recorded step bit-identical, Adam's div/sqrt
+    way the row's own (DIVSQRT_WAY) and said in the report; the final weights must also be the
+    same bits on every row;
   - cl:cr (issue 23) against host:cr: the same bits (the hash) under CR_SETTINGS (the default
     choice, and each variant forced with its own work-group, split or tile settings, the exact
     integer accumulator alone) at CR_SHAPES (d = 1, 67, 257 and 1023, B = 1, 5, 17, 64, the
@@ -101,9 +103,31 @@ OCLGRIND_PATH = {
         "rect_B17": ["@rect_sim.safetensors", "@rect_sim_x5.npy"],
     },
 }
-TRAINS = {  # name: arguments of `clparity train` (20 steps)
+TRAINS = {  # name: arguments of `clparity train` (20 steps unless they say --steps)
     "train_digits_B5": ["@digits.safetensors", "--batch", "5", "--lr", "0.005"],
     "train_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5"],
+    # Adam divides and takes square roots: each row's own correctly rounded way (PoCL: the
+    # device's, Intel and Oclgrind: double, rusticl: float with an fma correction), the same bits
+    "train_adam_d67_L3_B5": ["--d-model", "67", "--layers", "3", "--batch", "5", "--optimizer", "adam"],
+    # Issue 24's acceptance 1: 100 steps of Adam, AdamW and momentum, cl:own bit-identical to
+    # host:exact at every one of them (the JSON's step records) and in the final state, on a
+    # model small enough for Oclgrind (d=16 L=2 B=5: a few seconds per run there)
+    "train_adam_d16_L2_B5_s100": ["--d-model", "16", "--layers", "2", "--batch", "5", "--optimizer", "adam",
+                                  "--steps", "100"],
+    "train_adamw_d16_L2_B5_s100": ["--d-model", "16", "--layers", "2", "--batch", "5", "--optimizer", "adamw",
+                                   "--steps", "100"],
+    "train_momentum_d16_L2_B5_s100": ["--d-model", "16", "--layers", "2", "--batch", "5", "--optimizer",
+                                      "momentum", "--steps", "100"],
+}
+# The div/sqrt way (the report's `div/sqrt:` line, the JSON's div_sqrt) that each row's cl:own
+# must take for Adam and AdamW, on its own: where the device reports correctly rounded / and
+# sqrt, that; else double where it has fp64; else float with the fma correction (rusticl).
+DIVSQRT_WAY = {
+    "pocl-pthread": "device (-cl-fp32-correctly-rounded-divide-sqrt)",
+    "pocl-basic": "device (-cl-fp32-correctly-rounded-divide-sqrt)",
+    "intel-cpu": "double",
+    "rusticl": "float (fma correction)",
+    "oclgrind": "double",
 }
 ALL_ARGS = ["--d-model", "67", "--layers", "2", "--batch", "5"]  # compare -d all
 # cl:cr: CLPARITY_CR_TUNE per case name, and the shapes (Oclgrind: the first two only).
@@ -353,15 +377,39 @@ def run_train(ctx, row, name):
     info = ctx["rows"][row]
     base = f"{row}.{name}"
     save = os.path.join(ctx["out"], "runs", base)
+    args = TRAINS[name]
     cmd = [ctx["clp"], "train", "-d", info["sel"], "-d", "host", "--engines", "cl:own,host:exact",
-           "--steps", "20", "--target", "random", "--save", save]
-    cmd += shape_args(TRAINS[name], ctx["models"])
+           "--target", "random", "--save", save, "--json", save + ".json"]
+    if "--steps" not in args:
+        cmd += ["--steps", "20"]
+    cmd += shape_args(args, ctx["models"])
     if info["simulator"]:
         cmd.append("--allow-slow")
     r = run(cmd, ctx["env"], save)
     v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
     if r["rc"] != 0:
         return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    # Every recorded step of cl:own bit-identical to host:exact's; Adam's and AdamW's div/sqrt
+    # way the row's own, said in the report and in the JSON.
+    steps = int(args[args.index("--steps") + 1]) if "--steps" in args else 20
+    try:
+        with open(save + ".json") as f:
+            doc = json.load(f)
+        own = [x for x in doc["steps"] if x["engine"] == "cl:own"]
+        res = [x for x in doc["results"] if x["engine"] == "cl:own"]
+    except (OSError, KeyError, ValueError) as e:
+        return dict(v, verdict="FAIL", why=f"{save}.json: {e}")
+    bad = [x["step"] for x in own if x["base_max_ulp"] != 0 or x["base_bitwise"] != 1]
+    if len(own) != steps or bad or len(res) != 1:
+        return dict(v, verdict="FAIL", why=f"cl:own: {len(own)} of {steps} steps recorded, differing from "
+                    f"host:exact at steps {bad[:5]}, {len(res)} results")
+    optim = args[args.index("--optimizer") + 1] if "--optimizer" in args else "sgd"
+    if optim in ("adam", "adamw"):
+        want = DIVSQRT_WAY[row]
+        line = f"div/sqrt: {info['sel']} {info['name']} cl:own: {want}"
+        if res[0].get("div_sqrt") != want or not any(x.startswith(line) for x in (r["out"] + r["err"]).splitlines()):
+            return dict(v, verdict="FAIL", why=f"div/sqrt way {res[0].get('div_sqrt')!r}, not {want!r}, "
+                        f"or no line '{line}' in the report")
     c = run([sys.executable, os.path.join(ctx["root"], "tests", "check_train.py"), save, "--exact-equal"],
             ctx["env"], save + ".check")
     if c["rc"] != 0:

@@ -121,6 +121,26 @@ bool cp_runs_more(long fixed, double min_time, size_t k, double measured);
 /* The most runs that cp_runs_more allows: fixed, or CP_RUNS_MAX. */
 size_t cp_runs_cap(long fixed);
 
+/* ---- rounds: replicates spread over time (sweep --rounds) -----------------------------------
+ * A result measured in `rounds` blocks of runs at different times (a sweep runs its whole grid
+ * once per round) pools the blocks' runs; each block takes the round's share of the rule
+ * above: of --runs N, N / rounds (the first N % rounds blocks one more); adaptive, at least
+ * ceil(CP_RUNS_MIN / rounds) runs and min_time / rounds seconds, at most
+ * CP_RUNS_MAX / rounds runs, and no more runs past the time limit / rounds. So the pooled
+ * result keeps the rule of one block (at least CP_RUNS_MIN runs and min_time, at most
+ * CP_RUNS_MAX, the time limit), and rounds == 1 is cp_runs_more. True while run k + 1 of
+ * block `round` (0-based) is due. */
+#define CP_ROUNDS_MAX 16
+bool cp_runs_more_round(long fixed, double min_time, size_t rounds, size_t round, size_t k,
+                        double measured);
+/* The most runs that cp_runs_more_round allows in one block of `round`. */
+size_t cp_runs_cap_round(long fixed, size_t rounds, size_t round);
+/* Whether the medians of two results' rounds (ma[0..na), mb[0..nb)) leave the order of their
+ * results in doubt: true when both have two rounds or more and the ranges [min, max] of their
+ * round medians overlap, i.e. some round of the slower one was as fast as some round of the
+ * faster one. False with fewer than two rounds on either side (nothing to tell). */
+bool cp_rounds_overlap(const double *ma, size_t na, const double *mb, size_t nb);
+
 /* A large spread is (p90 - p10) / median > CP_NOISY_SPREAD. */
 #define CP_NOISY_SPREAD 0.2
 /* Why a spread is large, the cause to suspect: */
