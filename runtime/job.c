@@ -623,8 +623,22 @@ int cp_job_run(cp_job *j)
         return st;
     if (bg_st != CP_OK)
         return bg_st;
-    if (!j->ref && j->o.no_reference)
-        return CP_OK; /* no reference: no metrics, and the table says n/a */
+    if (!j->ref && j->o.no_reference) {
+        /* no reference: no distances (the table says n/a), but the non-finite outputs are
+         * still counted, so that a NaN/Inf column never reads 0 for an overflowed model */
+        size_t n = (size_t)j->o.batch * (size_t)j->model.out_width;
+        for (size_t i = 0; i < j->nres; ++i) {
+            cp_job_result *r = &j->res[i];
+            if (r->eng->dtype != CP_F32 || !r->y)
+                continue;
+            const float *y = r->y;
+            for (size_t k = 0; k < n; ++k) {
+                r->m.nan += isnan(y[k]) ? 1u : 0u;
+                r->m.inf += isinf(y[k]) ? 1u : 0u;
+            }
+        }
+        return CP_OK;
+    }
     if (!j->ref) {
         /* host:f64 was not asked for as a result: it still is the reference. */
         tell(j, CP_JOB_REFERENCE, NULL, "host:f64", 0, 0);
