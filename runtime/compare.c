@@ -50,6 +50,18 @@ static bool is_f32(const cp_compare_item *it)
     return it->dtype == CP_F32 && !failed(it);
 }
 
+bool cp_engine_correctly_rounded(const char *engine)
+{
+    size_t len = strlen(engine);
+    return len > 3 && strcmp(engine + len - 3, ":cr") == 0;
+}
+
+/* A result that --expect cr judges: a correctly rounded engine's (cl:cr, host:cr). */
+static bool cr_judged(const cp_compare_item *it)
+{
+    return cp_engine_correctly_rounded(it->engine);
+}
+
 static int compute(cp_comparison *s)
 {
     size_t n = s->rows * s->cols;
@@ -193,8 +205,13 @@ void cp_comparison_set_cr(cp_comparison *c, const float *cr)
     for (size_t i = 0; i < c->n; ++i) {
         c->cr_bitwise[i] = NAN;
         c->cr_ulp[i] = 0;
-        if (cr && is_f32(&c->v[i])) /* the pairwise matrix's measure, against one more result */
-            cp_metrics_pair(c->v[i].y, cr, c->rows * c->cols, &c->cr_bitwise[i], &c->cr_ulp[i]);
+        c->v[i].mismatches[CP_PRESET_CR] = 0;
+        if (!cr || !is_f32(&c->v[i]))
+            continue;
+        /* the pairwise matrix's measure, against one more result */
+        cp_metrics_pair(c->v[i].y, cr, c->rows * c->cols, &c->cr_bitwise[i], &c->cr_ulp[i]);
+        c->v[i].mismatches[CP_PRESET_CR] = cp_preset_mismatches(CP_PRESET_CR, c->v[i].y, NULL, cr,
+                                                                c->rows * c->cols, c->equal_nan);
     }
 }
 
@@ -250,12 +267,33 @@ static bool checks_fail(const cp_compare_item *it)
     return failed(it) || it->deterministic == 0 || it->roundtrip == 0;
 }
 
-/* Whether item it fails preset p: a mismatch, or for bitwise a cl:own result on a device where
- * no kernel path passed its probe, or it did not run. */
-static bool preset_fails(const cp_compare_item *it, enum cp_preset p)
+/* Whether preset p judges item it: cr judges only the correctly rounded results, the others
+ * every result. */
+static bool judged(const cp_compare_item *it, enum cp_preset p)
 {
+    return p != CP_PRESET_CR || cr_judged(it);
+}
+
+/* Whether item it fails preset p: a mismatch, or for bitwise a cl:own result on a device where
+ * no kernel path passed its probe, or for cr no host:cr output to judge it by, or it did not
+ * run. A result that p does not judge never fails it. */
+static bool preset_fails(const cp_comparison *s, const cp_compare_item *it, enum cp_preset p)
+{
+    if (!judged(it, p))
+        return false;
     return failed(it) ||
-           (is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact)));
+           (is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact) ||
+                           (p == CP_PRESET_CR && !s->cr)));
+}
+
+bool cp_comparison_preset_applies(const cp_comparison *s, int p)
+{
+    if (p != CP_PRESET_CR)
+        return true;
+    for (size_t i = 0; s->cr && i < s->n; ++i)
+        if (cr_judged(&s->v[i]))
+            return true;
+    return false;
 }
 
 size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *buf, size_t len)
@@ -265,7 +303,7 @@ size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *bu
         buf[0] = '\0';
     for (size_t i = 0; i < s->n; ++i) {
         const cp_compare_item *it = &s->v[i];
-        if (!checks_fail(it) && !preset_fails(it, p))
+        if (!judged(it, p) || (!checks_fail(it) && !preset_fails(s, it, p)))
             continue;
         fails++;
         size_t used = strlen(buf);
@@ -279,7 +317,7 @@ size_t cp_comparison_failures(const cp_comparison *s, enum cp_preset p, char *bu
 bool cp_comparison_verdict(const cp_comparison *s, int p)
 {
     for (size_t i = 0; i < s->n; ++i)
-        if (p >= 0 && p < CP_PRESET_COUNT ? preset_fails(&s->v[i], (enum cp_preset)p)
+        if (p >= 0 && p < CP_PRESET_COUNT ? preset_fails(s, &s->v[i], (enum cp_preset)p)
                                           : checks_fail(&s->v[i]))
             return false;
     return true;
@@ -461,8 +499,7 @@ static void print_bitwise_report(FILE *f, const cp_comparison *s, size_t same, s
     for (int cr = 0; cr < 2; ++cr) {
         size_t here = 0;
         for (size_t k = 0; k < nn; ++k) {
-            size_t len = strlen(names[k]);
-            if ((len > 3 && strcmp(names[k] + len - 3, ":cr") == 0) != (cr == 1))
+            if (cp_engine_correctly_rounded(names[k]) != (cr == 1))
                 continue;
             fprintf(f, "%s%s", printed ? ", " : "", names[k]);
             ++printed;
@@ -480,13 +517,21 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
         [CP_PRESET_TORCH] = "|a-r| <= 1e-5 + 1.3e-6*|r| against host:f64",
         [CP_PRESET_CLBLAST] = "|a-r| < 1e-3 or |a-r|/(|a|+|r|) < 0.005 against host:f64",
         [CP_PRESET_BITWISE] = "every float32 result bit-identical to host:exact",
+        [CP_PRESET_CR] = "every cl:cr and host:cr result bit-identical to host:cr; other "
+                         "engines not judged",
     };
     size_t n = s->rows * s->cols;
     fprintf(f, "\nverdicts:\n");
     for (int p = 0; p < CP_PRESET_COUNT; ++p) {
         size_t fails = 0, same, f32;
         for (size_t i = 0; i < s->n; ++i)
-            fails += preset_fails(&s->v[i], (enum cp_preset)p);
+            fails += preset_fails(s, &s->v[i], (enum cp_preset)p);
+        if (!cp_comparison_preset_applies(s, p)) { /* cr without a correctly rounded result */
+            fprintf(f, "  %-8s n/a (%s)\n", cp_preset_name((enum cp_preset)p),
+                    s->cr ? "no cl:cr or host:cr result to judge"
+                          : "no host:cr output to judge by");
+            continue;
+        }
         if (p == CP_PRESET_BITWISE && bitwise_reported(s, expect, &same, &f32))
             print_bitwise_report(f, s, same, f32);
         else
@@ -494,6 +539,8 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
                     fails ? "FAIL" : "PASS", what[p]);
         for (size_t i = 0; i < s->n; ++i) {
             const cp_compare_item *it = &s->v[i];
+            if (!judged(it, (enum cp_preset)p))
+                continue;
             if (failed(it))
                 fprintf(f, "    R%-2zu %s %s: did not run (error: see its row)\n", i + 1, it->label,
                         it->engine);
@@ -721,8 +768,9 @@ void *cp_comparison_json(const cp_comparison *s)
         }
         cJSON *pj = cJSON_AddObjectToObject(o, "mismatches");
         for (int p = 0; pj && p < CP_PRESET_COUNT; ++p)
-            cJSON_AddNumberToObject(pj, cp_preset_name((enum cp_preset)p),
-                                    (double)it->mismatches[p]);
+            if (p != CP_PRESET_CR || s->cr) /* cr: against host:cr, where it ran */
+                cJSON_AddNumberToObject(pj, cp_preset_name((enum cp_preset)p),
+                                        (double)it->mismatches[p]);
     }
     cJSON *pw = cJSON_AddObjectToObject(root, "pairwise");
     cJSON *ids = pw ? cJSON_AddArrayToObject(pw, "ids") : NULL;
@@ -745,7 +793,11 @@ void *cp_comparison_json(const cp_comparison *s)
     }
     cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
     for (int p = 0; vj && p < CP_PRESET_COUNT; ++p)
-        cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p), cp_comparison_verdict(s, p));
+        if (cp_comparison_preset_applies(s, p))
+            cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p),
+                                  cp_comparison_verdict(s, p));
+        else
+            cJSON_AddNullToObject(vj, cp_preset_name((enum cp_preset)p)); /* nothing to judge */
     if (vj)
         cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
     cJSON *sp = speed_json(s);

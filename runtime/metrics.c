@@ -151,6 +151,8 @@ const char *cp_preset_name(enum cp_preset p)
         return "clblast";
     case CP_PRESET_BITWISE:
         return "bitwise";
+    case CP_PRESET_CR:
+        return "cr";
     }
     return "unknown";
 }
@@ -169,6 +171,7 @@ bool cp_preset_close(enum cp_preset p, float a, double r, bool equal_nan)
     case CP_PRESET_CLBLAST:
         return diff < 1e-3 || diff / (fabs(ad) + fabs(r)) < 0.005;
     case CP_PRESET_BITWISE:
+    case CP_PRESET_CR:
         return memcmp(&a, &(float){(float)r}, sizeof a) == 0;
     }
     return false;
@@ -179,11 +182,14 @@ size_t cp_preset_mismatches(enum cp_preset p, const float *a, const double *r, c
 {
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (p != CP_PRESET_BITWISE) {
+        if (p != CP_PRESET_BITWISE && p != CP_PRESET_CR) {
             bad += !cp_preset_close(p, a[i], r[i], equal_nan);
             continue;
         }
-        if (isnan(a[i]) && isnan(b[i]))
+        if (p == CP_PRESET_CR)
+            bad += memcmp(&a[i], &b[i], sizeof a[i]) != 0 &&
+                   !(equal_nan && isnan(a[i]) && isnan(b[i]));
+        else if (isnan(a[i]) && isnan(b[i]))
             bad += !equal_nan;
         else
             bad += memcmp(&a[i], &b[i], sizeof a[i]) != 0;

@@ -67,8 +67,13 @@ clp = os.path.join(prefix, "bin", "clparity")
 sel = "host"
 mine = clparity.compare(layers, x, devices=sel, engines="host:exact,host:openblas,host:f64",
                         runs=2, warmup=0)
-assert set(mine.verdicts) == {"torch", "clblast", "bitwise", "checks"}, mine.verdicts
-assert all(isinstance(v, bool) for v in mine.verdicts.values()), mine.verdicts
+assert set(mine.verdicts) == {"torch", "clblast", "bitwise", "cr", "checks"}, mine.verdicts
+# cr judges only cl:cr and host:cr results: None (the JSON's null) without one
+assert mine.verdicts["cr"] is None, mine.verdicts
+assert all(isinstance(v, bool) for k, v in mine.verdicts.items() if k != "cr"), mine.verdicts
+crc = clparity.compare(layers, x, devices=sel, engines="host:cr,host:exact", runs=2, warmup=0)
+assert crc.verdicts["cr"] is True and crc.failures["cr"] == [], (crc.verdicts, crc.failures)
+assert [r.mismatches["cr"] for r in crc.results if r.engine == "host:cr"] == [0], crc.results
 assert isinstance(cmp.verdicts["bitwise"], bool) and cmp.verdicts["torch"] is True
 assert own.metrics["baseline_bitwise"] == 1.0 and own.baseline_bitwise == 1.0
 assert isinstance(own.metrics["max_ulp"], int) and isinstance(own.metrics["nan"], int)
@@ -142,6 +147,7 @@ assert {o["index"] for o in mine.speed["others"]} | {mine.speed["fastest"]} == \
     set(range(len(mine.results))), mine.speed
 assert all(o["ratio"] >= 1.0 for o in mine.speed["others"]), mine.speed
 assert set(jc["verdicts"]) == set(mine.verdicts), (jc["verdicts"], mine.verdicts)
+assert jc["verdicts"]["cr"] is None and mine.verdicts["cr"] is None, jc["verdicts"]
 for jr in jc["results"]:
     pr = [r for r in mine.results if r.engine == jr["engine"]][0]
     assert pr.id == jr["id"] and pr.dtype == jr["dtype"], (pr.id, jr["id"], pr.dtype, jr["dtype"])

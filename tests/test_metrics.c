@@ -144,15 +144,15 @@ static void test_presets(void **state)
 {
     (void)state;
     /* torch: |a−r| ≤ 1e-5 + 1.3e-6·|r| */
-    assert_true(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.1e-5, false));   /* 1.13e-5 */
-    assert_false(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.2e-5, false));  /* > 1.13e-5 */
+    assert_true(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.1e-5, false));  /* 1.13e-5 */
+    assert_false(cp_preset_close(CP_PRESET_TORCH, 1.0f, 1.0 + 1.2e-5, false)); /* > 1.13e-5 */
     assert_true(cp_preset_close(CP_PRESET_TORCH, 0.0f, 9.9e-6, false));
     assert_false(cp_preset_close(CP_PRESET_TORCH, 0.0f, 1.01e-5, false));
     assert_true(cp_preset_close(CP_PRESET_TORCH, 1000.0f, 1000.0 + 1.3e-3, false));
     assert_false(cp_preset_close(CP_PRESET_TORCH, 1000.0f, 1000.0 + 1.4e-3, false));
     /* clblast: |a−r| < 1e-3, or relative to |a|+|r| below 0.005 */
     assert_true(cp_preset_close(CP_PRESET_CLBLAST, 0.0f, 9.9e-4, false));
-    assert_false(cp_preset_close(CP_PRESET_CLBLAST, 0.0f, 1.1e-3, false)); /* rel = 1 */
+    assert_false(cp_preset_close(CP_PRESET_CLBLAST, 0.0f, 1.1e-3, false));  /* rel = 1 */
     assert_true(cp_preset_close(CP_PRESET_CLBLAST, 100.0f, 100.9, false));  /* 0.9/200.9 */
     assert_false(cp_preset_close(CP_PRESET_CLBLAST, 100.0f, 101.1, false)); /* 1.1/201.1 */
     /* non-finite: equal infinities pass, NaN only against NaN with equal_nan */
@@ -175,6 +175,19 @@ static void test_presets(void **state)
     assert_string_equal(cp_preset_name(CP_PRESET_TORCH), "torch");
     assert_string_equal(cp_preset_name(CP_PRESET_CLBLAST), "clblast");
     assert_string_equal(cp_preset_name(CP_PRESET_BITWISE), "bitwise");
+    /* cr against host:cr: −0 ≠ +0; a NaN of the same bits is equal, another NaN only with
+     * equal_nan */
+    float qnan = NAN, other = NAN;
+    uint32_t u;
+    memcpy(&u, &other, sizeof u);
+    u ^= 1; /* another payload */
+    memcpy(&other, &u, sizeof u);
+    const float d[] = {1.0f, -0.0f, qnan, qnan};
+    const float e[] = {1.0f, 0.0f, qnan, other};
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_CR, d, NULL, e, 4, false), 2);
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_CR, d, NULL, e, 4, true), 1);
+    assert_int_equal(cp_preset_mismatches(CP_PRESET_CR, d, NULL, d, 4, false), 0);
+    assert_string_equal(cp_preset_name(CP_PRESET_CR), "cr");
 }
 
 int main(void)

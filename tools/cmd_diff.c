@@ -434,6 +434,24 @@ static int load_all(struct diff *d)
     return CP_OK;
 }
 
+/* --expect cr needs what it judges, a correctly rounded result, and what it judges it by,
+ * host:cr's output: without either it would pass over nothing (status 2, as compare). */
+static int check_expect_cr(const struct diff *d)
+{
+    bool any = false;
+    for (size_t i = 0; i < d->set.n; ++i)
+        any = any || cp_engine_correctly_rounded(d->set.v[i].engine);
+    if (!any)
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "--expect cr judges the correctly rounded results (cl:cr, host:cr) "
+                        "against host:cr, and no folder holds one");
+    if (!d->set.cr)
+        return cli_fail("diff", CP_FAIL_USAGE,
+                        "--expect cr: no folder holds host:cr's output to judge by (cr.npy, "
+                        "written by compare --save, or a host:cr result)");
+    return CP_OK;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct diff d;
@@ -480,6 +498,8 @@ int cmd_diff(int argc, char **argv)
     }
     if (st == CP_OK)
         st = load_all(&d);
+    if (st == CP_OK && expect == CP_PRESET_CR)
+        st = check_expect_cr(&d);
     if (st == CP_OK && cp_comparison_create(d.set.v, d.set.n, d.rows, d.cols, d.set.ref, d.set.base,
                                             d.set.equal_nan, &d.cmp) != CP_OK)
         st = cli_fail("diff", CP_FAIL_RUNTIME, "%s", cp_err_msg());

@@ -83,9 +83,13 @@ const struct opt_def opt_table[OPT_COUNT] = {
         "the prediction-agreement matrix and the inputs whose class flips"},
     [OPT_OUT] = {"out", 0, "Y.npy", OPT_STRING, 0, 0, NULL, NULL,
         "write the one result (exactly one device x engine) as .npy"},
-    [OPT_EXPECT] = {"expect", 0, "P", OPT_CHOICE, 0, 0, "bitwise,torch,clblast,none", NULL,
-        "bitwise, torch, clblast or none (default none): exit 1 and name the\n"
-        "results unless every result meets preset P%s"},
+    [OPT_EXPECT] = {"expect", 0, "P", OPT_CHOICE, 0, 0, "bitwise,torch,clblast,cr,none", NULL,
+        "bitwise, torch, clblast, cr or none (default none): exit 1 and name\n"
+        "the results unless every result meets preset P%s;\n"
+        "cr judges only the cl:cr and host:cr results (bit-identical to\n"
+        "host:cr; with --equal-nan any NaN equals any NaN), not the other\n"
+        "engines, which are not expected to be correctly rounded, and is a\n"
+        "usage error when there is no cl:cr or host:cr result"},
     [OPT_EQUAL_NAN] = {"equal-nan", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "count NaN against NaN as equal"},
     [OPT_INVARIANCE] = {"invariance", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,

@@ -114,6 +114,20 @@ static int job_opt_set(void *ctx, enum opt_id id, const struct opt_value *v)
     return CP_OK;
 }
 
+/* Whether the --engines list names a correctly rounded engine (the default list has none). */
+static bool engines_name_cr(const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char tok[64];
+        snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
+        if (cp_engine_correctly_rounded(tok))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
 int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, void (*help)(void),
                    bool *handled)
 {
@@ -142,6 +156,11 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
                         o->d_set        ? "d-model"
                         : o->layers_set ? "layers"
                                         : "init-scale");
+    if (o->expect == CP_PRESET_CR && !engines_name_cr(o->engines))
+        return cli_fail(cmd, CP_FAIL_USAGE,
+                        "--expect cr judges the correctly rounded results (cl:cr, host:cr) "
+                        "against host:cr, and --engines selects none (they run only by name): "
+                        "add cl:cr or host:cr to --engines");
     return CP_OK;
 }
 

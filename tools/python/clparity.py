@@ -17,8 +17,9 @@ metrics {compared, max_ulp, median_ulp, max_abs, max_rel, rel_to_max, norm_rel, 
 baseline_bitwise, argmax, nan, inf, nan_mismatch, cr_bitwise, cr_max_ulp} with JSON's null as
 None and counts as int (bitwise, baseline_bitwise and cr_bitwise are fractions of the outputs,
 as in the JSON; cr_bitwise and cr_max_ulp, against host:cr, are there when it ran), mismatches
-{torch, clblast, bitwise}; the comparison's verdicts {torch, clblast, bitwise, checks} are
-booleans; .speed is the comparison's "speed" (None with fewer than two timed results, else
+{torch, clblast, bitwise, cr} (cr, against host:cr, when it ran); the comparison's verdicts
+{torch, clblast, bitwise, cr, checks} are booleans, cr None when no cl:cr or host:cr result was
+selected (the JSON's null: cr judges only those); .speed is the comparison's "speed" (None with fewer than two timed results, else
 {basis, fastest (int, a result's index), fastest_name, others: [{index (int), name, ratio,
 ratio_sd, within_noise (bool), text}]}). A result's .timing is its "timing" in the JSON's
 top-level "results" (None for a result that failed), every name the JSON has: wall_median_s,
@@ -55,7 +56,7 @@ __all__ = ["Linear", "Result", "Comparison", "Error", "compare", "layers_from_to
 OK, FAIL_CHECK, FAIL_USAGE, FAIL_RUNTIME = 0, 1, 2, 3
 _F32, _F64 = 0, 1
 _ACT = {"none": 0, None: 0, "relu": 1}
-PRESETS = {"torch": 0, "clblast": 1, "bitwise": 2}
+PRESETS = {"torch": 0, "clblast": 1, "bitwise": 2, "cr": 3}
 EXPECT_NONE = -1
 METRICS = ("compared", "max_ulp", "median_ulp", "max_abs", "max_rel", "rel_to_max", "norm_rel",
            "bitwise", "argmax", "nan", "inf", "nan_mismatch")
@@ -147,6 +148,7 @@ def _bind(lib):
         "cp_comparison_mismatches": (S, [P, S, I]),
         "cp_comparison_failures": (S, [P, I, ctypes.c_char_p, S]),
         "cp_comparison_verdict": (B, [P, I]),
+        "cp_comparison_preset_applies": (B, [P, I]),
         "cp_comparison_report": (I, [P, B, I, ctypes.POINTER(ctypes.c_void_p)]),
         "cp_comparison_speed_json": (I, [P, ctypes.POINTER(P)]),
         "cp_free": (None, [P]),
@@ -252,7 +254,7 @@ class Result:
     "CLBlastSgemv + cp_epilogue", ...), .dtype ("<f4", "<f8"), .deterministic and .roundtrip
     (True, False or None), .metrics against host:f64 (compared, max_ulp, ..., bitwise and
     baseline_bitwise: fractions of the outputs bit-equal to ref32 and to host:exact; empty for
-    host:f64, whose JSON metrics are null), .mismatches {torch, clblast, bitwise}; and
+    host:f64, whose JSON metrics are null), .mismatches {torch, clblast, bitwise, cr}; and
     .timing, the JSON's "timing" of the result (wall_median_s, ..., spread, noisy, noise_cause,
     ..., gflops; None for a result that failed); and .output (numpy, [batch, out]; float64 for
     host:f64)."""
@@ -270,10 +272,11 @@ class Result:
 class Comparison:
     """Every result, the pairwise matrices between float32 results (.pairwise_ids,
     .pairwise_bitwise, .pairwise_max_ulp: the JSON's pairwise ids, bitwise and max_ulp),
-    .verdicts {torch, clblast, bitwise, checks: True when every result passes, as in the
-    JSON}, .speed (the JSON's speed verdict: basis, fastest, fastest_name, others; None with
-    fewer than two timed results), .failures {torch, clblast, bitwise: the results that fail
-    it}, and .report, the text of `clparity compare`."""
+    .verdicts {torch, clblast, bitwise, cr, checks: True when every result passes, as in the
+    JSON; cr judges only the cl:cr and host:cr results and is None without one}, .speed (the
+    JSON's speed verdict: basis, fastest, fastest_name, others; None with fewer than two timed
+    results), .failures {torch, clblast, bitwise, cr: the results that fail it}, and .report,
+    the text of `clparity compare`."""
 
 
 def _as_input(x):
@@ -360,8 +363,11 @@ def _collect(lib, job, cmp, shape):
         r.timing = _json_call(lib.cp_job_result_timing_json, job, i)
         r.deterministic = _tristate(lib.cp_job_result_value(job, i, b"deterministic"))
         r.roundtrip = _tristate(lib.cp_job_result_value(job, i, b"roundtrip"))
+        # cr: against host:cr, only where it ran (as the JSON)
         r.mismatches = {p: int(lib.cp_comparison_mismatches(cmp, i, v))
-                        for p, v in PRESETS.items()} if f32 else {}
+                        for p, v in PRESETS.items()
+                        if p != "cr" or not math.isnan(lib.cp_comparison_cr_bitwise(cmp, i))
+                        } if f32 else {}
         c.results.append(r)
     ids = [i for i, r in enumerate(c.results) if r.output.dtype == np.float32]
     c.pairwise_ids = ["R%d" % (i + 1) for i in ids]
@@ -377,7 +383,9 @@ def _collect(lib, job, cmp, shape):
     for p, v in PRESETS.items():
         lib.cp_comparison_failures(cmp, v, names, len(names))
         c.failures[p] = [s for s in names.value.decode("utf-8", "replace").split(", ") if s]
-        c.verdicts[p] = bool(lib.cp_comparison_verdict(cmp, v))
+        # None: nothing to judge (cr without a cl:cr or host:cr result), the JSON's null
+        c.verdicts[p] = (bool(lib.cp_comparison_verdict(cmp, v))
+                         if lib.cp_comparison_preset_applies(cmp, v) else None)
     # checks: every run gave the same hash and the weights survived the round trip
     c.verdicts["checks"] = bool(lib.cp_comparison_verdict(cmp, len(PRESETS)))
     c.speed = _json_call(lib.cp_comparison_speed_json, cmp)

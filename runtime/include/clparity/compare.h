@@ -65,7 +65,8 @@ const cp_metrics *cp_comparison_metrics(const cp_comparison *c, size_t i);
 double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i);
 /* host:cr's output (rows × cols, borrowed like base; NULL: none, the default), the correctly
  * rounded answer: each float32 item's =cr and max ULP against it (the report's =cr and
- * crULP columns, the JSON's metrics.cr_bitwise and cr_max_ulp). */
+ * crULP columns, the JSON's metrics.cr_bitwise and cr_max_ulp) and its mismatches of preset
+ * cr (the JSON's mismatches.cr). */
 void cp_comparison_set_cr(cp_comparison *c, const float *cr);
 /* The fraction of item i's outputs bit-equal to host:cr's (NaN for a float64 item, or without
  * cp_comparison_set_cr), and its max ULP against them (0 then). */
@@ -79,13 +80,24 @@ int cp_comparison_pair(const cp_comparison *c, size_t i, size_t k, double *bitwi
                        uint64_t *max_ulp);
 
 /* Items that fail preset p or the determinism and round-trip checks; their labels and
- * engines go into buf ("1:0 ... cl:clblast, ..."). 0: the preset holds. */
+ * engines go into buf ("1:0 ... cl:clblast, ..."). 0: the preset holds. Preset cr judges only
+ * the correctly rounded results (cp_engine_correctly_rounded), checks included: the others
+ * are not expected to be correctly rounded. */
 size_t cp_comparison_failures(const cp_comparison *c, enum cp_preset p, char *buf, size_t len);
 
 /* The verdict of the JSON's "verdicts": true when every item meets preset p (0 ..
  * CP_PRESET_COUNT - 1), or, for p == CP_PRESET_COUNT, passes the determinism and round-trip
  * checks ("checks"). Unlike cp_comparison_failures, a preset's verdict leaves the checks out. */
 bool cp_comparison_verdict(const cp_comparison *c, int p);
+
+/* Whether preset p has anything to judge: false for cr when no result is a correctly rounded
+ * engine's or no host:cr output was set (its verdict then is vacuous: the JSON's null and the
+ * report's n/a), true for every other p. */
+bool cp_comparison_preset_applies(const cp_comparison *c, int p);
+
+/* Whether an engine is correctly rounded (its name ends in ":cr": cl:cr, host:cr): the results
+ * that --expect cr judges against host:cr. */
+bool cp_engine_correctly_rounded(const char *engine);
 
 /* Whether an engine promises results bit-identical to host:exact (cl:own, host:exact): the
  * others reorder sums or contract, and a bitwise difference of theirs is no failure unless
@@ -114,7 +126,7 @@ void cp_comparison_print_speed(const cp_comparison *c, FILE *f);
  * bindings. */
 int cp_comparison_speed_json(const cp_comparison *c, char **out);
 
-/* "bitwise", "torch", "clblast" or "none" (CP_EXPECT_NONE); CP_FAIL_USAGE otherwise. */
+/* "bitwise", "torch", "clblast", "cr" or "none" (CP_EXPECT_NONE); CP_FAIL_USAGE otherwise. */
 int cp_expect_parse(const char *s, int *out);
 
 CP_API_END

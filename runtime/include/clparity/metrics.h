@@ -47,11 +47,12 @@ int cp_metrics_compute(const float *a, const double *r, size_t rows, size_t cols
 void cp_metrics_pair(const float *a, const float *b, size_t n, double *bitwise, uint64_t *max_ulp);
 
 /* The presets of DESIGN.md. torch and clblast judge a result against the float64 reference;
- * bitwise judges it against another float32 result (the host:exact baseline). */
-enum cp_preset { CP_PRESET_TORCH, CP_PRESET_CLBLAST, CP_PRESET_BITWISE };
-#define CP_PRESET_COUNT 3
+ * bitwise judges it against another float32 result (the host:exact baseline); cr judges the
+ * correctly rounded results (engines *:cr) against host:cr's output (issue 23). */
+enum cp_preset { CP_PRESET_TORCH, CP_PRESET_CLBLAST, CP_PRESET_BITWISE, CP_PRESET_CR };
+#define CP_PRESET_COUNT 4
 
-const char *cp_preset_name(enum cp_preset p); /* "torch", "clblast", "bitwise" */
+const char *cp_preset_name(enum cp_preset p); /* "torch", "clblast", "bitwise", "cr" */
 
 /* One element: torch |a−r| ≤ 1e-5 + 1.3e-6·|r|; clblast |a−r| < 1e-3 or
  * |a−r| / (|a|+|r|) < 0.005. Equal infinities pass; NaN passes only against NaN, and only
@@ -59,7 +60,10 @@ const char *cp_preset_name(enum cp_preset p); /* "torch", "clblast", "bitwise" *
 bool cp_preset_close(enum cp_preset p, float a, double r, bool equal_nan);
 
 /* Elements of a that fail the preset: against r for torch and clblast (b unused), against b
- * bit for bit for bitwise (r unused; NaN vs NaN counts as equal only with equal_nan). */
+ * bit for bit for bitwise (r unused; NaN vs NaN counts as equal only with equal_nan) and for
+ * cr (r unused; the same bits are equal, NaN among them, and with equal_nan any NaN equals
+ * any NaN: the contract leaves a NaN's payload free). cp_preset_close has no cr: it compares
+ * with r rounded to float32, as bitwise. */
 size_t cp_preset_mismatches(enum cp_preset p, const float *a, const double *r, const float *b,
                             size_t n, bool equal_nan);
 
