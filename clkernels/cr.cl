@@ -68,7 +68,6 @@
 #define CR_LY 8
 #define CR_RM 4
 #define CR_RN 4
-#define CR_TKP (CR_TK + 1) /* cr_gemm's local rows */
 #define CR_TM (CR_LY * CR_RM)
 #define CR_TN (CR_LX * CR_RN)
 
@@ -673,16 +672,14 @@ cr_row_squares(__global const uint *restrict x, int in, __global CR_REAL *restri
 
 /* (c) The tiled GEMM for large batches: a work-group of CR_LX × CR_LY work-items per tile of
  * CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY and
- * CR_LX) in double accumulators; CR_TK-deep tiles of x and W through local memory, each value
- * converted to double once as it is stored (xs: CR_TM × CR_TK, ws: CR_TN × CR_TK doubles;
- * converted at each use instead, the conversions were 8 per 16 fmas; rows padded to CR_TKP
- * doubles, so that the work-items of a warp read other banks). The padding is zeros in both
- * tiles (0 · 0 adds nothing exactly; a padded row or output is never stored). Each work-item certifies its
+ * CR_LX) in double accumulators; CR_TK-deep tiles of x and W through local memory as bits (xs:
+ * CR_TM × CR_TK, ws: CR_TN × CR_TK uints). The padding is zeros in both tiles (0 · 0 adds
+ * nothing exactly; a padded row or output is never stored). Each work-item certifies its
  * outputs with the rows' sums of squares (cr_row_squares, xsq) and sums the ones that fail
  * alone, exactly (cr_dot). Without CR_F64 each of its outputs goes through cr_dot. */
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
-cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local CR_REAL *xs,
-        __local CR_REAL *ws)
+cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local uint *xs,
+        __local uint *ws)
 {
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int m0 = (int)get_group_id(1) * CR_TM, n0 = (int)get_group_id(0) * CR_TN;
@@ -698,20 +695,20 @@ cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local 
         for (int e = tid; e < CR_TM * CR_TK; e += CR_LX * CR_LY) {
             int r = e / CR_TK, kk = e % CR_TK;
             bool ok = m0 + r < batch && k0 + kk < in;
-            xs[r * CR_TKP + kk] = ok ? cr_f2d(x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)]) : 0.0;
+            xs[e] = ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u;
         }
         for (int e = tid; e < CR_TN * CR_TK; e += CR_LX * CR_LY) {
             int c = e / CR_TK, kk = e % CR_TK;
             bool ok = n0 + c < out && k0 + kk < in;
-            ws[c * CR_TKP + kk] = ok ? cr_f2d(w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)]) : 0.0;
+            ws[e] = ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int kk = 0; kk < CR_TK; ++kk) {
             double xv[CR_RM], wv[CR_RN];
             for (int i = 0; i < CR_RM; ++i)
-                xv[i] = xs[(ty + i * CR_LY) * CR_TKP + kk];
+                xv[i] = cr_f2d(xs[(ty + i * CR_LY) * CR_TK + kk]);
             for (int j = 0; j < CR_RN; ++j)
-                wv[j] = ws[(tx + j * CR_LX) * CR_TKP + kk];
+                wv[j] = cr_f2d(ws[(tx + j * CR_LX) * CR_TK + kk]);
             for (int i = 0; i < CR_RM; ++i)
                 for (int j = 0; j < CR_RN; ++j)
                     acc[i][j] = fma(xv[i], wv[j], acc[i][j]);

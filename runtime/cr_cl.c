@@ -197,9 +197,7 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
             return st;
     }
     cl_int rows = batch;
-    /* cr.cl's xs and ws: rows of tk + 1 doubles (unused without fp64: a token size) */
-    size_t tile = c->f64 ? (size_t)CR_CL_GEMM_TILE * (size_t)(c->tune.tk + 1) * sizeof(cl_double)
-                         : sizeof(cl_uint);
+    size_t tile = (size_t)CR_CL_GEMM_TILE * (size_t)c->tune.tk * sizeof(cl_uint);
     const size_t sizes[] = {sizeof rows, sizeof c->xsq, tile, tile};
     const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
     st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
