@@ -17,10 +17,12 @@ runs every case:
     same bits on every row;
   - cl:cr (issue 23) against host:cr: the same bits (the hash) under CR_SETTINGS (the default
     choice, and each variant forced with its own work-group, split or tile settings, the exact
-    integer accumulator alone) at CR_SHAPES (d = 1, 67, 257 and 1023, B = 1, 5, 17, 64, the
-    rectangular model with biases; Oclgrind the small ones: tools/ci/oclgrind.sh and ctest's
-    cr/check_cl_oclgrind cover it with every check on), and tests/check_cr.py (the exact
-    rounding from Python's Fraction, the special cases) on every row but Oclgrind. A setting
+    integer accumulator alone) at CR_SHAPES (d = 67 and 1023, B = 5 and 17, the rectangular
+    model with biases) on CR_ROWS (not pocl-basic: PoCL's compiler as pocl-pthread); Oclgrind
+    the small ones: tools/ci/oclgrind.sh and ctest's
+    cr/check_cl_oclgrind cover it with every check on), and tests/check_cr.py --quick (the
+    exact rounding from Python's Fraction, the special cases) on CR_CHECK_ROWS, Intel's and
+    rusticl (PoCL's ctest runs all its cases). A setting
     that clparity refuses for the device with exit status 2 and a CLPARITY_CR_TUNE message
     (llvmpipe's loop budget, a work-group or local memory too small) is n/a;
   - one `compare -d all`, which must hold a result of every row.
@@ -139,7 +141,14 @@ CR_SETTINGS = {
     "cpu": "path=cpu,vw=8,rb=2",
     "exact": "path=gemv,wg=32,exact=1",
 }
-CR_SHAPES = ["d1_L3_B1", "d67_L4_B17", "d257_L2_B64", "d1023_L2_B5", "rect_B5"]
+# d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
+CR_SHAPES = ["d67_L4_B17", "d1023_L2_B5", "rect_B5"]
+# pocl-basic has no cl:cr case: its kernels are PoCL's compiler's, as pocl-pthread's are
+CR_ROWS = ("pocl-pthread", "intel-cpu", "rusticl", "oclgrind")
+# tests/check_cr.py --quick on these rows: PoCL's ctest (cr/check_cl_pocl) runs all its cases,
+# with the compiler that both PoCL rows share, and Oclgrind's (cr/check_cl_oclgrind) with every
+# check on.
+CR_CHECK_ROWS = ("intel-cpu", "rusticl")
 CR_OCLGRIND = {"d1_L3_B1": None, "d67_L4_B17": ["--d-model", "67", "--layers", "1", "--batch", "5"]}
 
 
@@ -366,11 +375,31 @@ def run_check_cr(ctx, row):
 
 def cr_cases(row):
     """(case name, fn, args) of cl:cr's cases on a row."""
+    if row not in CR_ROWS:
+        return []
     shapes = list(CR_OCLGRIND) if row == "oclgrind" else CR_SHAPES
     out = [(f"cr:{k}/{sh}", run_cr, (k, sh)) for k in CR_SETTINGS for sh in shapes]
-    if row != "oclgrind":
+    if row in CR_CHECK_ROWS:
         out.append(("cr:check_cr.py", run_check_cr, ()))
     return out
+
+
+def cr_all_names():
+    """Every cl:cr case name of any row, in order."""
+    names = []
+    for row in CR_ROWS:
+        names += [n for n, *_ in cr_cases(row) if n not in names]
+    return names
+
+
+def cr_left_out(row):
+    """Why a row has no case of a cl:cr case name that other rows have."""
+    if row == "oclgrind":
+        return ("Oclgrind runs cl:cr's small shapes only (tools/ci/oclgrind.sh and ctest "
+                "cr/check_cl_oclgrind check it with every check on)")
+    if row not in CR_ROWS:
+        return "pocl-pthread runs cl:cr's cases with the same compiler (PoCL's)"
+    return "ctest's cr/check_cl_pocl runs check_cr.py's every case with PoCL's compiler"
 
 
 def run_train(ctx, row, name):
@@ -540,14 +569,15 @@ def main():
     if a.cases:
         queues = {row: [t for t in q if re.search(a.cases, t[0])] for row, q in queues.items()}
     res = run_lanes(queues, a.jobs)
-    # Oclgrind's cl:cr cases beyond its small ones: n/a, covered with every check on elsewhere.
+    # cl:cr's cases that a row leaves out (Oclgrind's large shapes, check_cr.py on PoCL and
+    # Oclgrind): n/a, covered elsewhere (cr_left_out).
+    all_cr = set(cr_all_names())
     for row in ctx["rows"]:
         mine = {name for name, *_ in cr_cases(row)}
-        for name, *_ in cr_cases("pocl-pthread"):
-            if name not in mine:
-                res[(row, name)] = {"verdict": "n/a", "s": 0.0, "cpu": 0.0,
-                                    "why": "Oclgrind runs cl:cr's small shapes only (tools/ci/oclgrind.sh and "
-                                           "ctest cr/check_cl_oclgrind check it with every check on)"}
+        for name in all_cr - mine:
+            if a.cases and not re.search(a.cases, name):
+                continue
+            res[(row, name)] = {"verdict": "n/a", "s": 0.0, "cpu": 0.0, "why": cr_left_out(row)}
     if ctx["rows"] and not a.cases:
         res[("-d all", "compare -d all")] = run_all(ctx)
     wall = time.time() - t0
@@ -564,7 +594,7 @@ def main():
                                         ", ".join(f"{r} {s[:12]}" for r, s in shas.items()))
 
     cases = [f"{k}/{sh}" for k in KERNELS for sh in shapes_of(k)] + list(TRAINS)
-    cases += [name for name, *_ in cr_cases("pocl-pthread")]
+    cases += cr_all_names()
     if a.cases:
         cases = [c for c in cases if re.search(a.cases, c)]
     keys = [k for k, *_ in ROWS]
