@@ -517,8 +517,8 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
         [CP_PRESET_TORCH] = "|a-r| <= 1e-5 + 1.3e-6*|r| against host:f64",
         [CP_PRESET_CLBLAST] = "|a-r| < 1e-3 or |a-r|/(|a|+|r|) < 0.005 against host:f64",
         [CP_PRESET_BITWISE] = "every float32 result bit-identical to host:exact",
-        [CP_PRESET_CR] = "every cl:cr and host:cr result bit-identical to host:cr; other "
-                         "engines not judged",
+        [CP_PRESET_CR] = ("every cl:cr and host:cr result bit-identical to host:cr; other "
+                          "engines not judged"),
     };
     size_t n = s->rows * s->cols;
     fprintf(f, "\nverdicts:\n");
