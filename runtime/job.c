@@ -584,6 +584,18 @@ static bool needed(const cp_job *j, const cp_job_result *r)
                                                         strcmp(r->eng->name, "host:cr") == 0));
 }
 
+/* *out: the output of the first listed result of engine name, else of a hidden run of it. */
+static int listed_or_hidden(cp_job *j, const char *name, float **out)
+{
+    for (size_t i = 0; i < j->nres && !*out; ++i)
+        if (strcmp(j->res[i].eng->name, name) == 0 && j->res[i].y)
+            *out = j->res[i].y;
+    if (*out)
+        return CP_OK;
+    tell(j, CP_JOB_REFERENCE, NULL, name, 0, 0);
+    return run_hidden(j, name, (void **)out);
+}
+
 int cp_job_run(cp_job *j)
 {
     int st = cp_job_generate(j);
@@ -646,26 +658,11 @@ int cp_job_run(cp_job *j)
         if (st != CP_OK)
             return st;
     }
-    for (size_t i = 0; i < j->nres && j->o.compare; ++i)
-        if (strcmp(j->res[i].eng->name, "host:exact") == 0 && !j->base && j->res[i].y)
-            j->base = j->res[i].y;
-    if (j->o.compare && !j->base) {
-        /* host:exact was not asked for: it still is the baseline. */
-        tell(j, CP_JOB_REFERENCE, NULL, "host:exact", 0, 0);
-        st = run_hidden(j, "host:exact", (void **)&j->base);
-        if (st != CP_OK)
-            return st;
-    }
-    for (size_t i = 0; i < j->nres && j->o.compare; ++i)
-        if (strcmp(j->res[i].eng->name, "host:cr") == 0 && !j->cr && j->res[i].y)
-            j->cr = j->res[i].y;
-    if (j->o.compare && !j->cr) {
-        /* host:cr was not asked for: it still is what =cr compares with. */
-        tell(j, CP_JOB_REFERENCE, NULL, "host:cr", 0, 0);
-        st = run_hidden(j, "host:cr", (void **)&j->cr);
-        if (st != CP_OK)
-            return st;
-    }
+    /* compare's baseline (host:exact) and correctly rounded answer (host:cr, for =cr): the
+     * listed result's output, else a hidden run */
+    if (j->o.compare && ((st = listed_or_hidden(j, "host:exact", &j->base)) != CP_OK ||
+                         (st = listed_or_hidden(j, "host:cr", &j->cr)) != CP_OK))
+        return st;
     tell(j, CP_JOB_METRICS, NULL, NULL, 0, 0);
     for (size_t i = 0; i < j->nres; ++i) {
         cp_job_result *r = &j->res[i];
