@@ -370,6 +370,15 @@ void cr_group_sums(__local double *ls, int R)
 
 /* ---- a work-group's exact sum ------------------------------------------------------------- */
 
+/* The activations that the group functions read. In cr_stream (CR_STREAM) other work-groups of
+ * the same launch wrote them: they are read past any cache that is not coherent across compute
+ * units (as own_stream.cl's cp_act_rd). */
+#ifdef CR_STREAM
+typedef volatile __global const uint *cr_x_rd;
+#else
+typedef __global const uint *cr_x_rd;
+#endif
+
 /* The work-group's accumulators (each work-item's a) summed in a binary tree in local memory,
  * digit by digit and flag by flag: the sum's digits are left in ld[0 .. CR_DIGITS - 1], its
  * flags in lf[0]. */
@@ -408,7 +417,7 @@ uint cr_group_round(cr_acc *a, __local long *ld, __local uint *lf, __local uint 
 /* RN(sum_k x[k]·w[k] + *b) (b NULL: no bias) by the whole work-group, k split over its
  * work-items (every work-item calls it): each accumulates its slice exactly, then
  * cr_group_round. */
-uint cr_group_dot(__global const uint *x, __global const uint *w, int n, __global const uint *b,
+uint cr_group_dot(cr_x_rd x, __global const uint *w, int n, __global const uint *b,
                   __local long *ld, __local uint *lf, __local uint *res)
 {
     const int lid = (int)get_local_id(0);
@@ -428,7 +437,7 @@ uint cr_group_dot(__global const uint *x, __global const uint *w, int n, __globa
  * work-item its slice: k0 + its index, then every CR_WG-th) and of the row's squares, reduced
  * in a tree in local memory: output j's sum is left at ls[j * CR_WG], the squares' at
  * ls[CR_OB * CR_WG]. Past the layer's end a block sums its last output again, unused. */
-void cr_block_sums(__global const uint *xr, __global const uint *w, int in, int out, int o0,
+void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
                    int k0, int k1, __local double *ls)
 {
     const int lid = (int)get_local_id(0);
@@ -455,7 +464,7 @@ void cr_block_sums(__global const uint *xr, __global const uint *w, int in, int 
  * failed (every output without CR_F64: s and xx are unused). flags, wnorm (this layer's) and
  * scale as the kernels take them; row0: the block is in row 0 (the test hook's); fail: CR_OB
  * ints of local memory. Every work-item calls it. */
-void cr_block_finish(__global const uint *xr, __global const uint *w, __global const uint *bias,
+void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bias,
                      int in, int out, int o0, int flags, __global const ulong *wnorm, ulong scale,
                      CR_REAL s, CR_REAL xx, __global uint *yr, bool row0, __local int *fail,
                      __local long *ld, __local uint *lf, __local uint *res)
@@ -815,6 +824,64 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
         }
     }
 }
+#ifdef CR_STREAM
+#include "grid_sync.cl"
+
+/* (e) The whole model in one launch, for small batches on GPUs: cr_gemv's work (a work-group
+ * per row and block of CR_OB outputs) for every layer, the work-groups that are running taking
+ * the units of each layer in turn (unit u: row u / blocks, block u % blocks; group me takes me,
+ * me + G, ...) and meeting at grid_sync.cl's device-wide barrier between layers (occupancy
+ * discovery first: only groups that are running are waited for; a wait given up raises ctl[3]
+ * and the host reports an error, never a result). Each output's sums are cr_gemv's, so its
+ * bits are host:cr's whatever the number of groups that joined. desc: 8 ulongs per layer
+ * (w_off, b_off, in, out, flags with 8 for the test hook's layer, wn_off, the bound's factor's
+ * bits, unused); layer l reads a0 when l is even, a1 when odd, and writes the other (rows of
+ * the layer's in and out); max_units: the most units of any layer (groups beyond leave). */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
+          __global const ulong *restrict desc, __global const ulong *restrict wnorm,
+          volatile __global int *ctl, int n_layers, int batch, int max_units, __local long *ld,
+          __local uint *lf, __local CR_REAL *ls)
+{
+    __local uint res;
+    __local int fail[CR_OB];
+    __local int shared[4];
+    const int me = cp_join(ctl, (int)get_num_groups(0), shared);
+    const int G = min(shared[1], max_units);
+    if (me < 0 || me >= G)
+        return;
+    const int lid = (int)get_local_id(0);
+    (void)lid;
+    bool ok = true;
+    for (int l = 0; l < n_layers && ok; ++l) {
+        __global const ulong *d = desc + 8 * (size_t)l;
+        const int in = (int)d[2], out = (int)d[3], flags = (int)d[4];
+        cr_x_rd x = (l & 1) ? a1 : a0;
+        __global uint *y = (l & 1) ? a0 : a1;
+        __global const uint *w = p + d[0];
+        __global const uint *bias = (flags & 1) ? p + d[1] : 0;
+        const int blocks = (out + CR_OB - 1) / CR_OB;
+        for (int u = me; u < blocks * batch; u += G) {
+            const int row = u / blocks, o0 = (u % blocks) * CR_OB;
+            cr_x_rd xr = x + (size_t)row * (size_t)in;
+            CR_REAL s = 0, xx = 0;
+#ifdef CR_F64
+            cr_block_sums(xr, w, in, out, o0, 0, in, ls);
+            if (lid < CR_OB)
+                s = ls[lid * CR_WG];
+            xx = ls[CR_OB * CR_WG];
+#else
+            (void)ls;
+#endif
+            cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + d[5], d[6], s, xx,
+                            y + (size_t)row * (size_t)out, row == 0, fail, ld, lf, &res);
+        }
+        if (l + 1 < n_layers)
+            ok = cp_grid_barrier(ctl, l, G, shared);
+    }
+}
+#endif
+
 #endif /* CR_TRAIN */
 
 #ifdef CR_TRAIN

@@ -28,7 +28,7 @@
 _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
 
 /* CLPARITY_CR_TUNE's settings. */
 struct cr_tune {
@@ -41,11 +41,12 @@ struct cr_tune {
     int rb;    /* cpu: rows per work-item */
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
+    int sg;    /* stream: work-groups launched per compute unit */
 };
 
-static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm", "cpu"};
+static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm", "cpu", "stream"};
 static const struct cp_param cr_params[] = {
-    {"path", offsetof(struct cr_tune, path), 5, {0}, cr_path_words},
+    {"path", offsetof(struct cr_tune, path), 6, {0}, cr_path_words},
     {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
     {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
     {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
@@ -54,6 +55,7 @@ static const struct cp_param cr_params[] = {
     {"rb", offsetof(struct cr_tune, rb), 4, {1, 2, 4, 8}, NULL},
     {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
+    {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
 };
 
 struct cr_cl {
@@ -69,6 +71,8 @@ struct cr_cl {
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
+    cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
+    size_t groups;     /* stream: work-groups launched */
     size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
 };
@@ -215,6 +219,37 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
 /* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
  * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
  * over its cores). */
+/* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
+ * of any layer: more would leave at once), the barrier's counters zeroed first. */
+static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
+{
+    const struct cr_cl *c = s->cr;
+    const cp_model *m = e->model;
+    cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
+    for (int l = 0; l < m->n_layers; ++l) {
+        long long u = ((long long)m->layers[l].out + c->tune.ob - 1) / c->tune.ob * batch;
+        if (u > max_units)
+            max_units = u > INT32_MAX ? INT32_MAX : (cl_int)u;
+    }
+    size_t loc[3];
+    cr_group_locals(c, loc);
+    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->chunks[0],
+                            sizeof c->desc,   sizeof c->wnorm,  sizeof s->ctl,
+                            sizeof n_layers,  sizeof nb,        sizeof max_units,
+                            loc[0],           loc[1],           loc[2]};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm,
+                                &s->ctl,    &n_layers,  &nb,           &max_units, NULL,
+                                NULL,       NULL};
+    int st = own_set_args(c->k[0], "cr_stream", 12, sizes, vals);
+    if (st == CP_OK)
+        st = own_clear_ctl(s);
+    if (st != CP_OK)
+        return st;
+    size_t groups = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
+    size_t global = groups * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
+    return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
+}
+
 static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const struct cr_cl *c = s->cr;
@@ -292,11 +327,14 @@ static long cr_cpu_need(const struct cr_cl *c, long in)
     return sums + outs * (in + 2 * CR_LOOPS_ROUND);
 }
 
+/* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
+ * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
 static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
     [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
     [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
     [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
     [CR_CPU] = {"cpu", "cr_cpu", NULL, cr_cpu_need, cr_cpu_layer},
+    [CR_STREAM] = {"stream", "cr_stream", NULL, cr_gemv_need, NULL},
 };
 
 /* ---- the choice --------------------------------------------------------------------------- */
@@ -306,6 +344,8 @@ static const struct cr_rule {
     bool needs_f64; /* only where the double path runs */
     enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
     int b_over; /* the engine's largest batch above this */
+    int b_max;  /* ... and at most this */
+    bool one_buffer; /* only where the weights fit one buffer (stream) */
     enum cr_path path;
 } cr_rules[] = {
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
@@ -313,6 +353,10 @@ static const struct cr_rule {
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
     {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
+    /* GPUs at small batches: every layer in one launch (cl:cr launched a kernel a layer before:
+     * on the H100 the launches alone cost 13 us a layer, docs/PERFORMANCE.md) */
+    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 16, .one_buffer = true,
+     .path = CR_STREAM},
     /* elsewhere the tiled GEMM for large batches where its double sums run: it reads each
      * weight once per 32 rows, gemv once per row (not measured on a GPU yet) */
     {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_over = 16, .path = CR_GEMM},
@@ -359,7 +403,8 @@ static int cr_device_f64(const cp_device *dev, bool *f64)
  * is chosen later, by the device). */
 static int cr_tune_get(struct cr_tune *t, int max_batch, bool *wg_set)
 {
-    *t = (struct cr_tune){.path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1};
+    *t = (struct cr_tune){
+        .path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = 4};
     const char *env = getenv("CLPARITY_CR_TUNE");
     if (env && env[0] &&
         cp_params_parse(env, cr_params, sizeof cr_params / sizeof *cr_params, t) != CP_OK)
@@ -410,6 +455,12 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
+    if (c->path == CR_STREAM)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
+                          "Mesa llvmpipe does), and path stream runs every layer in one "
+                          "work-item's loops: set path=gemv in CLPARITY_CR_TUNE",
+                          dev->name, ran);
     for (int l = 0; l < m->n_layers; ++l) {
         long need = cr_paths[c->path].loop_need(c, m->layers[l].in);
         if (2 * need >= ran)
@@ -478,9 +529,11 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     const struct cr_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
-             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "");
+             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
+             c->path == CR_STREAM ? " -DCR_STREAM" : "",
+             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
     int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
     if (st != CP_OK)
         return st;
@@ -549,6 +602,9 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     c->f64 = has_f64 && !c->tune.exact;
     c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
     c->planted = cp_test_hook("corrupt-cl-cr");
+    /* stream reads every layer from one buffer: the weights must fit one (engine_cl.c's
+     * plan_chunks then makes one) */
+    bool one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
     if (c->tune.path) {
         c->path = (enum cr_path)(c->tune.path - 1);
     } else {
@@ -556,20 +612,28 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
             const struct cr_rule *r = &cr_rules[i];
             if ((r->needs_f64 && !c->f64) ||
                 (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
-                (r->b_over && e->max_batch <= r->b_over))
+                (r->b_over && e->max_batch <= r->b_over) ||
+                (r->b_max && e->max_batch > r->b_max) || (r->one_buffer && !one_buffer))
                 continue;
             c->path = r->path;
             break;
         }
     }
     const struct cr_path_ops *ops = &cr_paths[c->path];
+    if (c->path == CR_STREAM && !one_buffer)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "cl:cr: path stream reads the whole model from one buffer, and its %zu "
+                          "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
+                          "in CLPARITY_CR_TUNE",
+                          m->n_params, dev->name, (unsigned long long)dev->max_alloc);
+    c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
     /* Where a kernel takes fewer work-items than the default work-group, the largest power of
      * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8, must
      * fit as it is. */
-    char opts[256];
+    char opts[320];
     for (;;) {
         size_t short_of;
         const char *kname = "";
@@ -616,6 +680,37 @@ static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const
     return cp_err_cl(rc, call);
 }
 
+/* stream's layer table (cr.cl's cr_stream: 8 ulongs a layer, offsets into the one weight
+ * buffer) and the barrier's counters. */
+static int cr_stream_upload(cp_engine *e, struct cl_state *s)
+{
+    const struct cr_cl *c = s->cr;
+    const cp_model *m = e->model;
+    if (s->n_chunks != 1) /* cr_cl_setup checked that the weights fit one buffer */
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr stream: the weights span %zu buffers",
+                          s->n_chunks);
+    cl_ulong *d = calloc((size_t)m->n_layers * 8, sizeof *d);
+    if (!d)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the layer table");
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        struct stored_layer a;
+        own_stored_layer(e, s, l, &a);
+        double scale = cr_err_scale(L->in);
+        cl_ulong *dl = d + 8 * (size_t)l;
+        dl[0] = a.w_off;
+        dl[1] = a.b_off;
+        dl[2] = (cl_ulong)L->in;
+        dl[3] = (cl_ulong)L->out;
+        dl[4] = (cl_ulong)(own_layer_flags(L) | (c->planted && l == m->n_layers - 1 ? 8 : 0));
+        dl[5] = (cl_ulong)l * (cl_ulong)m->max_width;
+        memcpy(&dl[6], &scale, sizeof scale);
+    }
+    int st = own_upload(s, &s->cr->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
+    free(d);
+    return st == CP_OK ? own_create_ctl(s) : st;
+}
+
 int cr_cl_upload(cp_engine *e, struct cl_state *s)
 {
     struct cr_cl *c = s->cr;
@@ -639,6 +734,8 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
     }
+    if (st == CP_OK && c->path == CR_STREAM)
+        st = cr_stream_upload(e, s);
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {
@@ -655,8 +752,22 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
 
 int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
-    (void)result; /* the layers ping-pong as cl:own's per-layer paths */
+    (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
+    if (s->cr->path == CR_STREAM) {
+        int st = cr_stream_model(e, s, batch);
+        if (st != CP_OK)
+            clFinish(s->q);
+        return st;
+    }
     return own_enqueue_layers(e, s, batch, cr_paths[s->cr->path].layer);
+}
+
+int cr_cl_after_read(cp_engine *e, struct cl_state *s)
+{
+    (void)e;
+    return s->cr->path == CR_STREAM
+               ? own_check_ctl(s, "cl:cr stream", s->cr->groups, "CLPARITY_CR_TUNE=path=gemv")
+               : CP_OK;
 }
 
 void cr_cl_release(struct cl_state *s)
@@ -664,7 +775,7 @@ void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = s->cr;
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart};
+    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);

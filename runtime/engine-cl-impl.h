@@ -157,6 +157,8 @@ int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
 int cr_cl_upload(cp_engine *e, struct cl_state *s);
 int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+/* After the output is read: stream's barrier counters (a wait given up: no result). */
+int cr_cl_after_read(cp_engine *e, struct cl_state *s);
 void cr_cl_release(struct cl_state *s);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
@@ -171,7 +173,7 @@ void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struc
  * checked after one (groups launched; hint: what to set instead). */
 int own_create_ctl(struct cl_state *s);
 int own_clear_ctl(struct cl_state *s);
-int own_check_ctl(struct cl_state *s, size_t groups, const char *hint);
+int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *hint);
 
 /* Layouts shared by the families. */
 static inline size_t own_round_up(size_t v, size_t m)

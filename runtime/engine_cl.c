@@ -468,7 +468,7 @@ int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn
 
 /* After the output is read: a wait given up inside the kernel (ctl[3]) leaves layers
  * unfinished: no result. */
-int own_check_ctl(struct cl_state *s, size_t groups, const char *hint)
+int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *hint)
 {
     cl_int ctl[4];
     cl_int rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
@@ -476,9 +476,9 @@ int own_check_ctl(struct cl_state *s, size_t groups, const char *hint)
         return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
     if (ctl[3] || ctl[1] < 1)
         return cp_err_set(CP_FAIL_RUNTIME,
-                          "cl:own %s: a device-wide barrier wait was given up (%d of %zu "
+                          "%s: a device-wide barrier wait was given up (%d of %zu "
                           "work-groups joined); set %s for a launch per layer",
-                          own_paths[s->path]->name, ctl[1], groups, hint);
+                          what, ctl[1], groups, hint);
     return CP_OK;
 }
 
@@ -521,8 +521,8 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                             (size_t)batch * (size_t)m->out_width * sizeof(float), y, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
-    if (ops->after_read) {
-        st = ops->after_read(e, s);
+    if (s->cr || ops->after_read) {
+        st = s->cr ? cr_cl_after_read(e, s) : ops->after_read(e, s);
         if (st != CP_OK)
             return st;
     }

@@ -223,7 +223,7 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
 static int cpug_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return own_check_ctl(s, (size_t)s->cus, "CLPARITY_OWN_KERNEL=cpu");
+    return own_check_ctl(s, "cl:own cpug", (size_t)s->cus, "CLPARITY_OWN_KERNEL=cpu");
 }
 
 const struct own_path_ops own_path_cpu = {

@@ -428,7 +428,7 @@ static int stream_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
     return s->str_sp
-               ? own_check_ctl(s, (size_t)s->cus * (size_t)s->str_sg, "CLPARITY_OWN_TUNE=sp=0")
+               ? own_check_ctl(s, "cl:own stream", (size_t)s->cus * (size_t)s->str_sg, "CLPARITY_OWN_TUNE=sp=0")
                : CP_OK;
 }
 

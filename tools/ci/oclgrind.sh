@@ -156,6 +156,12 @@ case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .
 case_ cr_gemm_exact "CLPARITY_CR_TUNE=path=gemm,exact=1,ftz=1" cl:cr none 13 2 3 '\[cr gemm, .*-DCR_RB=[0-9]+ -DCR_NO_DENORM\]$' cr_gemm
 case_ cr_cpu "CLPARITY_CR_TUNE=path=cpu,vw=4,rb=2" cl:cr none 13 2 3 '\[cr cpu, .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu
 case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu, .*-DCR_VW=8 .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu
+# cr_stream: the whole model in one launch (one group joins, as for cp_stream above), then two
+# groups at once at the device-wide barrier (without the race check, as stream_one_g2), and the
+# exact form without float denormals on the digits model (biases, mixed widths).
+case_ cr_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=4,sg=1" cl:cr none 13 3 3 '\[cr stream, .*-DCR_F64 -DCR_STREAM' cr_stream
+case_ cr_stream_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=2" cl:cr none 19 3 2 '\[cr stream, .*-DCR_OB=2 .*-DCR_STREAM' cr_stream
+case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,exact=1,ftz=1,sg=1" cl:cr none @digits.safetensors 0 3 '\[cr stream, .*-DCR_NO_DENORM -DCR_STREAM' cr_stream
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"

@@ -139,6 +139,7 @@ CR_SETTINGS = {
     "splitk": "path=splitk,split=3,wg=32,ob=4",
     "gemm": "path=gemm,tk=8",
     "cpu": "path=cpu,vw=8,rb=2",
+    "stream": "path=stream,wg=16,ob=2,sg=2",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
