@@ -433,18 +433,47 @@ static int cr_device_f64(const cp_device *dev, bool *f64)
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
 }
 
-/* CLPARITY_CR_TUNE over the defaults, for an engine of max_batch rows (cpu's rows per
- * work-item: own_cpu.cl's, 1, 2 or 4 by the batch); wg_set: whether it names wg (the default's
- * is chosen later, by the device). */
-static int cr_tune_get(struct cr_tune *t, int max_batch, bool *wg_set)
+/* Where the settings came from (the build options' words). */
+static const char *const cr_tune_src[] = {"default", "tuned", "CLPARITY_CR_TUNE"};
+
+/* The settings for an engine of max_batch rows on dev: the defaults (cpu's rows per work-item:
+ * own_cpu.cl's, 1, 2 or 4 by the batch), then what `clparity tune` stored for the device
+ * (cp_tune_cr_stored; a list that does not parse, or names path, exact or ftz, is ignored; a
+ * stored rb is the most rows per work-item, fewer for smaller batches), then CLPARITY_CR_TUNE.
+ * *src: the last that applied (cr_tune_src). wg_set: whether CLPARITY_CR_TUNE names wg (a
+ * stored or default wg is halved where the device needs it, a named one must fit). */
+static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, bool *wg_set,
+                       int *src)
 {
+    const size_t n = sizeof cr_params / sizeof *cr_params;
     *t = (struct cr_tune){
         .path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = 4, .tg = 8};
+    *src = 0;
+    char spec[256];
+    struct cr_tune stored = *t;
+    stored.path = stored.exact = stored.ftz = -1; /* set by the list: ignored */
+    if (cp_tune_cr_stored(dev, spec, sizeof spec) &&
+        cp_params_parse(spec, cr_params, n, &stored) == CP_OK && stored.path < 0 &&
+        stored.exact < 0 && stored.ftz < 0) {
+        stored.path = t->path;
+        stored.exact = t->exact;
+        stored.ftz = t->ftz;
+        *t = stored;
+        if (t->rb > own_cpu_rows(max_batch))
+            t->rb = own_cpu_rows(max_batch);
+        *src = 1;
+    }
+    int wg = t->wg;
+    t->wg = -1;
     const char *env = getenv("CLPARITY_CR_TUNE");
-    if (env && env[0] &&
-        cp_params_parse(env, cr_params, sizeof cr_params / sizeof *cr_params, t) != CP_OK)
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    if (env && env[0]) {
+        if (cp_params_parse(env, cr_params, n, t) != CP_OK)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+        *src = 2;
+    }
     *wg_set = t->wg > 0;
+    if (!*wg_set)
+        t->wg = wg;
     if (t->rb < 0)
         t->rb = own_cpu_rows(max_batch);
     return CP_OK;
@@ -457,12 +486,13 @@ static size_t cr_group_local_bytes(const struct cr_cl *c)
     return loc[0] + loc[1] + loc[2] + 64; /* + cr.cl's own few __local ints */
 }
 
-/* The work-group size: CLPARITY_CR_TUNE's, which must fit the device, or 64, halved until it
- * fits the device's work-groups and local memory. */
+/* The work-group size: CLPARITY_CR_TUNE's, which must fit the device, or the stored one or 64
+ * (small: 32),
+ * halved until it fits the device's work-groups and local memory. */
 static int cr_choose_wg(struct cr_cl *c, bool wg_set, size_t max_wg, cl_ulong local_mem)
 {
     size_t teams = c->path == CR_SMALL ? (size_t)c->tune.tg : 1;
-    if (!wg_set)
+    if (c->tune.wg <= 0)
         c->tune.wg = c->path == CR_SMALL ? 32 : 64;
     for (;;) {
         bool fits = (size_t)c->tune.wg * teams <= max_wg && cr_group_local_bytes(c) <= local_mem;
@@ -631,11 +661,12 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
     s->cr = c;
     bool wg_set = false, has_f64 = false;
+    int src = 0;
     size_t max_wg;
     cl_ulong local_mem;
     int st = cr_check_inputs(m, "cl:cr");
     if (st == CP_OK)
-        st = cr_tune_get(&c->tune, e->max_batch, &wg_set);
+        st = cr_tune_get(dev, &c->tune, e->max_batch, &wg_set, &src);
     if (st == CP_OK)
         st = cr_device_f64(dev, &has_f64);
     if (st == CP_OK)
@@ -707,9 +738,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if ((st = cr_check_loops(e, c, dev)) != CP_OK)
         return st;
 
-    const char *env = getenv("CLPARITY_CR_TUNE");
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
-             env && env[0] ? "CLPARITY_CR_TUNE" : "default", opts);
+             cr_tune_src[src], opts);
     snprintf(e->routine, sizeof e->routine, "cr.cl %s: %s%s", ops->name,
              c->f64          ? "float64 certified + exact fallback"
              : c->tune.exact ? "exact integer accumulator (exact=1)"

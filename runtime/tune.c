@@ -1,5 +1,6 @@
-/* cl:own's tuned parameters: defaults, the store written by `clparity tune`, and the
- * CLPARITY_OWN_TUNE override. */
+/* cl:own's tuned parameters: defaults, the store written by `clparity tune` (which also keeps
+ * cl:cr's, read by runtime/cr_cl.c through cp_tune_cr_stored), and the CLPARITY_OWN_TUNE
+ * override. */
 #include "clparity/tune.h"
 #include "clparity/cache.h"
 #include "clparity/report.h"
@@ -198,6 +199,31 @@ static cJSON *load_store(const char *path, bool *missing)
     return j;
 }
 
+/* The string `name` of dev's entry in the store (cp_tune_store), into buf; false, with buf "",
+ * where the cache is off, the store is missing or cannot be read (never fatal: the defaults
+ * apply), there is no such entry or field, or it does not fit. */
+static bool stored_field(const cp_device *dev, const char *name, char *buf, size_t len)
+{
+    char path[4200], key[800];
+    buf[0] = '\0';
+    if (!cp_cache_enabled() || store_path(path, sizeof path) != CP_OK)
+        return false;
+    cJSON *store = load_store(path, NULL);
+    cp_tune_key(dev, key, sizeof key);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(store, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, name);
+    bool ok = cJSON_IsString(v) && strlen(v->valuestring) < len;
+    if (ok)
+        memcpy(buf, v->valuestring, strlen(v->valuestring) + 1);
+    cJSON_Delete(store);
+    return ok;
+}
+
+bool cp_tune_cr_stored(const cp_device *dev, char *buf, size_t len)
+{
+    return stored_field(dev, "cr_params", buf, len) && buf[0];
+}
+
 int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src)
 {
     /* Defaults: the best measured on the H100 (clparity tune, 2026-11-23: rc=64,rd=2 of 8 reg
@@ -227,20 +253,12 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     t->cpu_gu = 1;
     if (src)
         *src = CP_TUNE_DEFAULT;
-    char path[4200];
-    if (cp_cache_enabled() && store_path(path, sizeof path) == CP_OK) {
-        cJSON *store = load_store(path, NULL); /* never fatal here: the defaults apply */
-        char key[800];
-        cp_tune_key(dev, key, sizeof key);
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(store, key);
-        const cJSON *spec = cJSON_GetObjectItemCaseSensitive(e, "params");
-        cp_own_tune stored = *t;
-        if (cJSON_IsString(spec) && cp_tune_parse(spec->valuestring, &stored) == CP_OK) {
-            *t = stored;
-            if (src)
-                *src = CP_TUNE_CACHED;
-        }
-        cJSON_Delete(store);
+    char spec[512];
+    cp_own_tune stored = *t;
+    if (stored_field(dev, "params", spec, sizeof spec) && cp_tune_parse(spec, &stored) == CP_OK) {
+        *t = stored;
+        if (src)
+            *src = CP_TUNE_CACHED;
     }
     const char *env = getenv("CLPARITY_OWN_TUNE");
     if (env && env[0]) {
@@ -253,7 +271,7 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
     return CP_OK;
 }
 
-int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
+int cp_tune_store(const cp_device *dev, const cp_own_tune *t, const char *cr_spec, void *measured)
 {
     char path[4200], dir[4096];
     int st = store_path(path, sizeof path);
@@ -286,6 +304,7 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured)
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     cJSON *e = cJSON_CreateObject();
     if (!store || !e || !cJSON_AddStringToObject(e, "params", spec) ||
+        (cr_spec && cr_spec[0] && !cJSON_AddStringToObject(e, "cr_params", cr_spec)) ||
         !cJSON_AddStringToObject(e, "date", date)) {
         cJSON_Delete(store);
         cJSON_Delete(e);

@@ -1,6 +1,7 @@
-/* clparity tune: times cl:own's tunable kernels with each candidate setting on each selected
- * OpenCL device, checks that every setting gives the same bits, and stores the fastest per
- * device, driver and platform version (runtime/tune.c). */
+/* clparity tune: times cl:own's and cl:cr's tunable kernels with each candidate setting on each
+ * selected OpenCL device, checks that every cl:own setting gives the same bits and every cl:cr
+ * setting host:cr's, and stores the fastest per device, driver and platform version
+ * (runtime/tune.c). */
 #include "cli.h"
 #include "cmds.h"
 #include "opts.h"
@@ -21,7 +22,8 @@
 static const struct opt_use tune_uses[] = {
     {.id = OPT_DEVICE,
      .help = "devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
-             "every non-simulator device); host is skipped"},
+             "every non-simulator device); host is not tuned (host:cr runs there as\n"
+             "cl:cr's reference)"},
     {.id = OPT_QUICK, .def = "smaller shapes and fewer candidates"},
     {.id = OPT_RUNS, .def = "5; the median counts", .min = 1, .max = 1000},
     {.id = OPT_WARMUP, .def = "1", .min = 0, .max = 1000},
@@ -34,14 +36,15 @@ static void tune_help(void)
     printf("usage: clparity tune [-d SELECTOR]... [--quick] [--runs N] [--warmup W]\n"
            "                     [--dry-run] [--json FILE]\n"
            "\n"
-           "Times cl:own's tunable kernels with every candidate setting on each selected\n"
-           "OpenCL device and stores the fastest, per device, driver and platform version, in\n"
-           "$XDG_CACHE_HOME/clparity/tune.json (or ~/.cache/clparity/tune.json). cl:own then\n"
-           "uses it on that device (its build options say 'tuned'). No setting changes the\n"
-           "order of a sum: each candidate's output must equal the first one's bit for bit,\n"
-           "or tune fails with status 1 and stores nothing.\n"
+           "Times cl:own's and cl:cr's tunable kernels with every candidate setting on each\n"
+           "selected OpenCL device and stores the fastest, per device, driver and platform\n"
+           "version, in $XDG_CACHE_HOME/clparity/tune.json (or ~/.cache/clparity/tune.json).\n"
+           "cl:own and cl:cr then use it on that device (their build options say 'tuned'). No\n"
+           "cl:own setting changes the order of a sum: each candidate's output must equal the\n"
+           "first one's bit for bit; each cl:cr candidate's must equal host:cr's (computed\n"
+           "once per shape). Otherwise tune fails with status 1 and stores nothing.\n"
            "\n"
-           "What is tuned, by device type:\n"
+           "What is tuned for cl:own, by device type:\n"
            "  GPU   reg: weights per work-item per chunk (rc=16,32,64,128) and chunks in\n"
            "              registers (rd=2,3,4), 8 settings, and 2, 3 or 4 groups of\n"
            "              work-items taking the layers in turn (rg=2,3,4; rg=1 is the\n"
@@ -60,20 +63,33 @@ static void tune_help(void)
            "  CPU   vec: vector width, register tile (rb rows x nv vectors) and rows per\n"
            "              work-item (13 settings of vw=8,16, rb=2..12, nv=1,2,4, mc=32,128,512),\n"
            "              at d=1024 L=4 B=1024 (--quick: 4 of them at d=256 L=2 B=256)\n"
+           "What is tuned for cl:cr (CLPARITY_CR_TUNE's names; each variant forced with path=,\n"
+           "which is not stored: cl:cr's rules keep choosing the variant):\n"
+           "  GPU   gemv: work-items and outputs per work-group (6 settings of wg=32,64,128,\n"
+           "              ob=1,2,4), timed as the sum over d=1024 L=16 B=1 and d=128 L=32 B=1\n"
+           "              (--quick: 3 settings, d=256 L=4 B=1)\n"
+           "        gemm: the tiles' depth (tk=8,16,32), at d=512 L=2 B=512\n"
+           "              (--quick: d=128 L=2 B=64)\n"
+           "  CPU   cpu: outputs and rows per work-item (5 settings of vw=4,8,16, rb=1,2,4;\n"
+           "              a stored rb is the most, fewer for smaller batches), at d=512 L=4\n"
+           "              B=64 (--quick: 3 settings, d=128 L=2 B=16)\n"
+           "A cl:cr setting that the device cannot take is shown as refused and skipped.\n"
            "Simulators are left out (their timings say nothing about hardware).\n"
            "Set only through CLPARITY_OWN_TUNE: rr (reg: batch rows per work-group) and gu\n"
            "(cpug on CPUs: panels narrow to 2 or 1 vectors until the widest layer gives every\n"
-           "compute unit gu=1, 2 or 4 units).\n"
+           "compute unit gu=1, 2 or 4 units). Set only through CLPARITY_CR_TUNE: path, split\n"
+           "(splitk's ranges of k), exact and ftz.\n"
            "\n");
     opts_help(stdout, tune_uses, sizeof tune_uses / sizeof *tune_uses);
     printf("\n"
-           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4,nv=2,mc=128\" (any subset)\n"
-           "overrides the stored and default settings in every command; CLPARITY_CACHE=off\n"
-           "ignores the stored ones. A store that cannot be read is used by no command and\n"
-           "replaced by no tune (status 3): remove it to start a new one.\n"
+           "environment: CLPARITY_OWN_TUNE=\"rc=32,bk=16,vw=8,rb=4,nv=2,mc=128\" and\n"
+           "CLPARITY_CR_TUNE=\"wg=128,ob=2\" (any subset) override the stored and default\n"
+           "settings in every command (tune refuses to run while either is set);\n"
+           "CLPARITY_CACHE=off ignores the stored ones. A store that cannot be read is used by\n"
+           "no command and replaced by no tune (status 3): remove it to start a new one.\n"
            "\n"
-           "exit status: 0 success, 1 a setting changed the output, 2 usage error,\n"
-           "3 runtime or I/O error\n");
+           "exit status: 0 success, 1 a setting changed cl:own's output or a cl:cr setting's\n"
+           "output differs from host:cr's, 2 usage error, 3 runtime or I/O error\n");
 }
 
 struct shape {
@@ -88,16 +104,20 @@ struct tune_opts {
     int dev_w, spec_w; /* the widths of the device name and setting columns */
 };
 
-/* Times cl:own with CLPARITY_OWN_KERNEL=path and CLPARITY_OWN_TUNE=spec; the median wall time
- * and the output's hash. */
-static int time_candidate(const cp_device *dev, const char *path, const char *spec,
-                          const struct shape *sh, const struct tune_opts *o, const char *what,
-                          double *median, uint64_t *hash)
+/* The engines that tune times, in this order: cl:own (a candidate's output must equal its
+ * first candidate's, bit for bit) and cl:cr (host:cr's, computed once per shape). */
+enum tune_engine { TUNE_OWN, TUNE_CR, TUNE_N_ENGINES };
+static const char *const engine_names[TUNE_N_ENGINES] = {"cl:own", "cl:cr"};
+
+/* Runs info on dev at shape sh: warmup + runs forwards, the median wall time of the timed ones
+ * and the output's hash. what: the progress line's prefix. */
+static int forward_hash(const cp_engine_info *info, const cp_device *dev, const struct shape *sh,
+                        long runs, long warmup, const char *what, double *median, uint64_t *hash)
 {
     cp_model m;
     float *x = NULL, *y = NULL;
     cp_engine *e = NULL;
-    double *t = calloc((size_t)o->runs, sizeof *t);
+    double *t = calloc((size_t)runs, sizeof *t);
     int st = cp_model_builtin(&m, sh->d, sh->layers, 1337, 1.0f);
     if (st != CP_OK) {
         free(t);
@@ -110,42 +130,60 @@ static int time_candidate(const cp_device *dev, const char *path, const char *sp
     size_t n_out = (size_t)sh->batch * (size_t)sh->d;
     if (st == CP_OK && !(y = malloc(n_out * sizeof *y)))
         st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
-    setenv("CLPARITY_OWN_KERNEL", path, 1);
-    setenv("CLPARITY_OWN_TUNE", spec, 1);
-    const cp_engine_info *own = cp_engine_find("cl:own");
     if (st == CP_OK)
-        st = cp_engine_check_memory(own, dev, &m, sh->batch);
+        st = cp_engine_check_memory(info, dev, &m, sh->batch);
     progress_stage("%s  d=%d L=%d B=%d  build", what, sh->d, sh->layers, sh->batch);
     if (st == CP_OK)
-        st = cp_engine_create(own, dev, &m, sh->batch, &e);
-    for (long r = 0; st == CP_OK && r < o->warmup + o->runs; ++r) {
+        st = cp_engine_create(info, dev, &m, sh->batch, &e);
+    for (long r = 0; st == CP_OK && r < warmup + runs; ++r) {
         cp_timing tm;
-        (r == 0 ? progress_stage : progress_show)(
-            "%s  d=%d L=%d B=%d  %s %ld/%ld", what, sh->d, sh->layers, sh->batch,
-            r < o->warmup ? "warm-up" : "timed", r < o->warmup ? r + 1 : r - o->warmup + 1,
-            r < o->warmup ? o->warmup : o->runs);
+        (r == 0 ? progress_stage
+                : progress_show)("%s  d=%d L=%d B=%d  %s %ld/%ld", what, sh->d, sh->layers,
+                                 sh->batch, r < warmup ? "warm-up" : "timed",
+                                 r < warmup ? r + 1 : r - warmup + 1, r < warmup ? warmup : runs);
         st = cp_engine_forward(e, x, sh->batch, y, &tm);
-        if (st == CP_OK && r >= o->warmup)
-            t[r - o->warmup] = tm.wall_s;
+        if (st == CP_OK && r >= warmup)
+            t[r - warmup] = tm.wall_s;
     }
     if (st == CP_OK) {
-        for (long i = 1; i < o->runs; ++i) /* insertion sort: a handful of values */
+        for (long i = 1; i < runs; ++i) /* insertion sort: a handful of values */
             for (long k = i; k > 0 && t[k] < t[k - 1]; --k) {
                 double v = t[k];
                 t[k] = t[k - 1];
                 t[k - 1] = v;
             }
-        *median = o->runs % 2 ? t[o->runs / 2] : 0.5 * (t[o->runs / 2 - 1] + t[o->runs / 2]);
+        *median = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
         *hash = cp_hash_fnv1a(y, n_out * sizeof *y);
     }
-    unsetenv("CLPARITY_OWN_KERNEL");
-    unsetenv("CLPARITY_OWN_TUNE");
     if (e)
         cp_engine_destroy(e);
     cp_model_free(&m);
     free(x);
     free(y);
     free(t);
+    return st;
+}
+
+/* Times engine eng on dev with the candidate spec of kernel path `path`: cl:own through
+ * CLPARITY_OWN_KERNEL=path and CLPARITY_OWN_TUNE=spec, cl:cr through
+ * CLPARITY_CR_TUNE=path=<path>,<spec>. The median wall time and the output's hash. */
+static int time_candidate(const cp_device *dev, enum tune_engine eng, const char *path,
+                          const char *spec, const struct shape *sh, const struct tune_opts *o,
+                          const char *what, double *median, uint64_t *hash)
+{
+    if (eng == TUNE_OWN) {
+        setenv("CLPARITY_OWN_KERNEL", path, 1);
+        setenv("CLPARITY_OWN_TUNE", spec, 1);
+    } else {
+        char cr[512];
+        snprintf(cr, sizeof cr, "path=%s%s%s", path, spec[0] ? "," : "", spec);
+        setenv("CLPARITY_CR_TUNE", cr, 1);
+    }
+    int st = forward_hash(cp_engine_find(engine_names[eng]), dev, sh, o->runs, o->warmup, what,
+                          median, hash);
+    unsetenv("CLPARITY_OWN_KERNEL");
+    unsetenv("CLPARITY_OWN_TUNE");
+    unsetenv("CLPARITY_CR_TUNE");
     return st;
 }
 
@@ -207,99 +245,218 @@ static const struct tunable cpu_tunables[] = {
     {"vec", {1024, 4, 1024}, {256, 2, 256}, vec_c, vec_q, NULL},
 };
 
-static int tune_device(const cp_device *dev, const struct tune_opts *o, cJSON *jdev, int *check)
+/* cl:cr (runtime/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
+ * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
+ * variant). gemv: work-items and outputs per work-group, at B=1 (GPUs take gemv up to B=16);
+ * gemm: the tiles' depth, at a large batch; cpu (PoCL): outputs and rows per work-item (a
+ * stored rb is the most, fewer for smaller batches). */
+static const char *const cr_gemv_c[] = {"wg=64,ob=4",  "wg=128,ob=4", "wg=32,ob=4", "wg=64,ob=2",
+                                        "wg=128,ob=2", "wg=128,ob=1", NULL};
+static const char *const cr_gemv_q[] = {"wg=64,ob=4", "wg=128,ob=2", "wg=32,ob=1", NULL};
+static const char *const cr_gemm_c[] = {"tk=16", "tk=8", "tk=32", NULL};
+static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
+                                       "vw=8,rb=4",  "vw=4,rb=4",  NULL};
+static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
+static const struct shape cr_gemv_more[] = {{128, 32, 1}, {0, 0, 0}};
+static const struct tunable gpu_cr_tunables[] = {
+    {"gemv", {1024, 16, 1}, {256, 4, 1}, cr_gemv_c, cr_gemv_q, cr_gemv_more},
+    {"gemm", {512, 2, 512}, {128, 2, 64}, cr_gemm_c, cr_gemm_c, NULL},
+};
+static const struct tunable cpu_cr_tunables[] = {
+    {"cpu", {512, 4, 64}, {128, 2, 16}, cr_cpu_c, cr_cpu_q, NULL},
+};
+
+/* The tunables of engine eng on dev's type (GPU or CPU). */
+static const struct tunable *tunables_of(const cp_device *dev, enum tune_engine eng, size_t *n)
 {
+#define TUNE_SET(a) (*n = sizeof a / sizeof a[0], a)
     bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
-    const struct tunable *tv = gpu ? gpu_tunables : cpu_tunables;
-    size_t nt = gpu ? sizeof gpu_tunables / sizeof gpu_tunables[0]
-                    : sizeof cpu_tunables / sizeof cpu_tunables[0];
+    if (eng == TUNE_OWN)
+        return gpu ? TUNE_SET(gpu_tunables) : TUNE_SET(cpu_tunables);
+    return gpu ? TUNE_SET(gpu_cr_tunables) : TUNE_SET(cpu_cr_tunables);
+#undef TUNE_SET
+}
+
+/* Sets spec's name=value items over the list in buf: "wg=64,ob=4" with "tk=16,ob=2" gives
+ * "wg=64,ob=2,tk=16". */
+static void spec_merge(char *buf, size_t len, const char *spec)
+{
+    char items[32][64];
+    size_t n = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (const char *s = pass ? spec : buf; *s;) {
+            size_t il = strcspn(s, ","), nl = strcspn(s, "=");
+            nl = nl < il ? nl : il;
+            size_t i = 0;
+            while (i < n && !(strncmp(items[i], s, nl) == 0 && items[i][nl] == '='))
+                ++i;
+            if (i < sizeof items / sizeof items[0] && il < sizeof items[0]) {
+                memcpy(items[i], s, il);
+                items[i][il] = '\0';
+                n += i == n;
+            }
+            s += il + (s[il] != '\0');
+        }
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && k < len; ++i)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "," : "", items[i]);
+}
+
+#define TUNE_MAX_SHAPES 8
+
+/* Times every candidate of tunable tu of engine eng on dev, prints a row each and adds them to
+ * jc; *best_spec: the fastest candidate. For cl:cr, host (the host device) gives host:cr's
+ * output, which each candidate must equal at every shape; for cl:own, the first candidate's.
+ * A difference sets bit eng of *check. */
+static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engine eng,
+                    const struct tunable *tu, const struct tune_opts *o, cJSON *jc,
+                    const char **best_spec, int *check)
+{
+    const struct shape *shapes[TUNE_MAX_SHAPES];
+    size_t ns = 0;
+    shapes[ns++] = o->quick ? &tu->quick : &tu->full;
+    for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
+        if (ns < TUNE_MAX_SHAPES)
+            shapes[ns++] = ms;
+    const struct shape *sh = shapes[0];
+    const char *const *c = o->quick ? tu->quick_cands : tu->cands;
+    size_t nc = 0;
+    while (c[nc])
+        ++nc;
+    double flops = 0.0;
+    for (size_t j = 0; j < ns; ++j)
+        flops += 2.0 * (double)shapes[j]->batch * (double)shapes[j]->d * (double)shapes[j]->d *
+                 shapes[j]->layers;
+    uint64_t ref[TUNE_MAX_SHAPES] = {0};
+    int st = CP_OK;
+    if (eng == TUNE_CR) /* host:cr's output at each shape, once */
+        for (size_t j = 0; j < ns && st == CP_OK; ++j) {
+            double unused;
+            char what[512];
+            snprintf(what, sizeof what, "tune: %d:%d %.60s  cl:cr %s  host:cr's output",
+                     dev->plat_idx, dev->dev_idx, dev->name, tu->path);
+            st = forward_hash(cp_engine_find("host:cr"), host, shapes[j], 1, 0, what, &unused,
+                              &ref[j]);
+            if (st != CP_OK)
+                return cli_fail("tune", st, "host:cr at d=%d L=%d B=%d: %s", shapes[j]->d,
+                                shapes[j]->layers, shapes[j]->batch, cp_err_msg());
+        }
+    double best_t = 0.0;
+    *best_spec = NULL;
+    for (size_t k = 0; k < nc; ++k) {
+        double med = 0.0;
+        bool same = true;
+        char what[512];
+        snprintf(what, sizeof what, "tune: %d:%d %.60s  %s %s %zu/%zu  %s", dev->plat_idx,
+                 dev->dev_idx, dev->name, engine_names[eng], tu->path, k + 1, nc, c[k]);
+        for (size_t j = 0; j < ns && st == CP_OK; ++j) {
+            double m = 0.0;
+            uint64_t h = 0;
+            st = time_candidate(dev, eng, tu->path, c[k], shapes[j], o, what, &m, &h);
+            med += m;
+            if (st == CP_OK && eng == TUNE_OWN && k == 0)
+                ref[j] = h;
+            same = same && (st != CP_OK || h == ref[j]);
+        }
+        if (st == CP_FAIL_USAGE && eng == TUNE_CR) {
+            /* a setting this device cannot take (work-group or local memory too small, a loop
+             * budget as llvmpipe's): skipped, as cl:cr would refuse it in any command */
+            progress_clear();
+            fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s refused: %s\n", dev->plat_idx,
+                    dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng], tu->path,
+                    o->spec_w, c[k], cp_err_msg());
+            fflush(o->tab);
+            cJSON *jr = cJSON_CreateObject();
+            cJSON_AddStringToObject(jr, "engine", engine_names[eng]);
+            cJSON_AddStringToObject(jr, "path", tu->path);
+            cJSON_AddStringToObject(jr, "params", c[k]);
+            cJSON_AddStringToObject(jr, "refused", cp_err_msg());
+            cJSON_AddItemToArray(jc, jr);
+            st = CP_OK;
+            continue;
+        }
+        if (st != CP_OK) {
+            cli_fail("tune", st, "%s %s on %d:%d %s with %s: %s", engine_names[eng], tu->path,
+                     dev->plat_idx, dev->dev_idx, dev->name, c[k], cp_err_msg());
+            cli_print_build_log();
+            return st;
+        }
+        if (!same)
+            *check |= 1 << eng;
+        progress_clear();
+        fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s %6zu %5d %5d %5d %12.3f %10.1f%s\n",
+                dev->plat_idx, dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng],
+                tu->path, o->spec_w, c[k], ns, sh->d, sh->layers, sh->batch, med * 1e3,
+                flops / med * 1e-9,
+                same             ? ""
+                : eng == TUNE_CR ? "  OUTPUT DIFFERS from host:cr"
+                                 : "  OUTPUT DIFFERS from the first setting");
+        fflush(o->tab);
+        cJSON *jr = cJSON_CreateObject();
+        cJSON_AddStringToObject(jr, "engine", engine_names[eng]);
+        cJSON_AddStringToObject(jr, "path", tu->path);
+        cJSON_AddStringToObject(jr, "params", c[k]);
+        cJSON_AddNumberToObject(jr, "d", sh->d);
+        cJSON_AddNumberToObject(jr, "layers", sh->layers);
+        cJSON_AddNumberToObject(jr, "batch", sh->batch);
+        cJSON_AddNumberToObject(jr, "median_ms", med * 1e3);
+        cJSON_AddNumberToObject(jr, "gflops", flops / med * 1e-9);
+        cJSON_AddBoolToObject(jr, "same_bits", same);
+        cJSON_AddItemToArray(jc, jr);
+        if (!*best_spec || med < best_t) {
+            best_t = med;
+            *best_spec = c[k];
+        }
+    }
+    fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, o->dev_w,
+            o->dev_w, dev->name, engine_names[eng], tu->path,
+            *best_spec ? *best_spec : "none (every setting refused: nothing stored for it)");
+    return CP_OK;
+}
+
+static int tune_device(const cp_device *dev, const cp_device *host, const struct tune_opts *o,
+                       cJSON *jdev, int *check)
+{
     cp_own_tune best;
     int st = cp_tune_get(dev, 0, &best, NULL); /* the settings not tuned here stay as they are */
     if (st != CP_OK)
         return cli_fail("tune", st, "%s", cp_err_msg());
+    char cr_spec[256] = ""; /* cl:cr's: only what is tuned here */
+    int mine = 0;           /* this device's differences */
     cJSON *jc = cJSON_AddArrayToObject(jdev, "candidates");
-    for (size_t i = 0; i < nt; ++i) {
-        const struct tunable *tu = &tv[i];
-        const struct shape *sh = o->quick ? &tu->quick : &tu->full;
-        const char *const *c = o->quick ? tu->quick_cands : tu->cands;
-        double flops = 2.0 * (double)sh->batch * (double)sh->d * (double)sh->d * sh->layers;
-        for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
-            flops += 2.0 * (double)ms->batch * (double)ms->d * (double)ms->d * ms->layers;
-        double best_t = 0.0;
-        const char *best_spec = NULL;
-        uint64_t first_hash = 0;
-        for (size_t k = 0; c[k]; ++k) {
-            double med = 0.0;
-            uint64_t h = 0;
-            size_t nc = 0;
-            while (c[nc])
-                ++nc;
-            char what[512];
-            snprintf(what, sizeof what, "tune: %d:%d %.60s  %s %zu/%zu  %s", dev->plat_idx,
-                     dev->dev_idx, dev->name, tu->path, k + 1, nc, c[k]);
-            st = time_candidate(dev, tu->path, c[k], sh, o, what, &med, &h);
-            for (const struct shape *ms = o->quick ? NULL : tu->more; st == CP_OK && ms && ms->d;
-                 ++ms) {
-                double more_med = 0.0;
-                uint64_t more_h = 0;
-                st = time_candidate(dev, tu->path, c[k], ms, o, what, &more_med, &more_h);
-                med += more_med;
-            }
-            if (st != CP_OK) {
-                cli_fail("tune", st, "%s on %d:%d %s with %s: %s", tu->path, dev->plat_idx,
-                         dev->dev_idx, dev->name, c[k], cp_err_msg());
-                cli_print_build_log();
+    for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
+        size_t nt;
+        const struct tunable *tv = tunables_of(dev, (enum tune_engine)eng, &nt);
+        for (size_t i = 0; i < nt; ++i) {
+            const char *best_spec;
+            st = tune_one(dev, host, (enum tune_engine)eng, &tv[i], o, jc, &best_spec, &mine);
+            if (st != CP_OK)
                 return st;
-            }
-            bool same = k == 0 || h == first_hash;
-            if (k == 0)
-                first_hash = h;
-            if (!same)
-                *check = 1;
-            int shapes = 1;
-            for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
-                ++shapes;
-            progress_clear();
-            fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-*s %6d %5d %5d %5d %12.3f %10.1f%s\n",
-                    dev->plat_idx, dev->dev_idx, o->dev_w, o->dev_w, dev->name, tu->path, o->spec_w,
-                    c[k], shapes, sh->d, sh->layers, sh->batch, med * 1e3, flops / med * 1e-9,
-                    same ? "" : "  OUTPUT DIFFERS from the first setting");
-            fflush(o->tab);
-            cJSON *jr = cJSON_CreateObject();
-            cJSON_AddStringToObject(jr, "path", tu->path);
-            cJSON_AddStringToObject(jr, "params", c[k]);
-            cJSON_AddNumberToObject(jr, "d", sh->d);
-            cJSON_AddNumberToObject(jr, "layers", sh->layers);
-            cJSON_AddNumberToObject(jr, "batch", sh->batch);
-            cJSON_AddNumberToObject(jr, "median_ms", med * 1e3);
-            cJSON_AddNumberToObject(jr, "gflops", flops / med * 1e-9);
-            cJSON_AddBoolToObject(jr, "same_bits", same);
-            cJSON_AddItemToArray(jc, jr);
-            if (!best_spec || med < best_t) {
-                best_t = med;
-                best_spec = c[k];
-            }
+            if (eng == TUNE_CR) {
+                if (best_spec)
+                    spec_merge(cr_spec, sizeof cr_spec, best_spec);
+            } else if ((st = cp_tune_parse(best_spec, &best)) != CP_OK)
+                return cli_fail("tune", st, "%s", cp_err_msg());
         }
-        st = cp_tune_parse(best_spec, &best);
-        if (st != CP_OK)
-            return cli_fail("tune", st, "%s", cp_err_msg());
-        fprintf(o->tab, "%d:%-3d %-*.*s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, o->dev_w,
-                o->dev_w, dev->name, tu->path, best_spec);
     }
+    *check |= mine;
     char spec[256];
     cp_tune_format(&best, spec, sizeof spec);
     cJSON_AddStringToObject(jdev, "chosen", spec);
+    cJSON_AddStringToObject(jdev, "chosen_cr", cr_spec);
     if (*check) {
         cJSON_AddBoolToObject(jdev, "stored", false);
         return CP_OK;
     }
     if (!o->dry_run) {
-        st = cp_tune_store(dev, &best, cJSON_Duplicate(jc, 1));
+        st = cp_tune_store(dev, &best, cr_spec, cJSON_Duplicate(jc, 1));
         if (st != CP_OK)
             return cli_fail("tune", st, "%s", cp_err_msg());
         char key[800];
         cp_tune_key(dev, key, sizeof key);
         fprintf(o->tab, "stored for %s: %s\n", key, spec);
+        fprintf(o->tab, "stored for %s (cl:cr): %s\n", key, cr_spec);
     }
     cJSON_AddBoolToObject(jdev, "stored", !o->dry_run);
     return CP_OK;
@@ -347,6 +504,8 @@ int cmd_tune(int argc, char **argv)
     if (st == CP_OK && (getenv("CLPARITY_OWN_TUNE") || getenv("CLPARITY_OWN_KERNEL")))
         st = cli_fail("tune", CP_FAIL_USAGE,
                       "CLPARITY_OWN_TUNE or CLPARITY_OWN_KERNEL is set: unset them to tune");
+    if (st == CP_OK && getenv("CLPARITY_CR_TUNE"))
+        st = cli_fail("tune", CP_FAIL_USAGE, "CLPARITY_CR_TUNE is set: unset it to tune");
     if (st == CP_OK && o.json)
         st = cli_check_output_file("tune", "--json", o.json);
     if (st != CP_OK) {
@@ -360,14 +519,22 @@ int cmd_tune(int argc, char **argv)
     if (st != CP_OK)
         return st;
     size_t n = 0;
-    for (size_t i = 0; i < devs.n; ++i)
+    const cp_device *host = NULL; /* host:cr's device: every list ends with it */
+    for (size_t i = 0; i < devs.n; ++i) {
         if (chosen[i] && devs.v[i].kind == CP_DEV_OPENCL && !devs.v[i].simulator)
             ++n;
+        if (devs.v[i].kind == CP_DEV_HOST)
+            host = &devs.v[i];
+    }
     if (n == 0) {
         st = cli_fail("tune", CP_FAIL_USAGE,
                       "no OpenCL device to tune among the selected ones (host and simulators "
                       "have nothing to tune)%s%s",
                       devs.env_note[0] ? ": " : "", devs.env_note);
+        goto out;
+    }
+    if (!host) {
+        st = cli_fail("tune", CP_FAIL_RUNTIME, "no host device for host:cr");
         goto out;
     }
     cp_select_warn(&devs);
@@ -381,18 +548,18 @@ int cmd_tune(int argc, char **argv)
             continue;
         int w = (int)strlen(dev->name);
         o.dev_w = w > o.dev_w ? (w < 40 ? w : 40) : o.dev_w;
-        bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
-        const struct tunable *tv = gpu ? gpu_tunables : cpu_tunables;
-        size_t nt = gpu ? sizeof gpu_tunables / sizeof gpu_tunables[0]
-                        : sizeof cpu_tunables / sizeof cpu_tunables[0];
-        for (size_t t = 0; t < nt; ++t)
-            for (const char *const *c = o.quick ? tv[t].quick_cands : tv[t].cands; *c; ++c)
-                if ((int)strlen(*c) > o.spec_w)
-                    o.spec_w = (int)strlen(*c);
+        for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
+            size_t nt;
+            const struct tunable *tv = tunables_of(dev, (enum tune_engine)eng, &nt);
+            for (size_t t = 0; t < nt; ++t)
+                for (const char *const *c = o.quick ? tv[t].quick_cands : tv[t].cands; *c; ++c)
+                    if ((int)strlen(*c) > o.spec_w)
+                        o.spec_w = (int)strlen(*c);
+        }
     }
     /* "shapes": how many shapes each time sums (tune --help names them); d, L, B: the first. */
-    fprintf(o.tab, "%-*s %-6s %-*s %6s %5s %5s %5s %12s %10s\n", o.dev_w + 6, "device", "path",
-            o.spec_w, "setting", "shapes", "d", "L", "B", "median ms", "GFLOP/s");
+    fprintf(o.tab, "%-*s %-6s %-6s %-*s %6s %5s %5s %5s %12s %10s\n", o.dev_w + 6, "device",
+            "engine", "path", o.spec_w, "setting", "shapes", "d", "L", "B", "median ms", "GFLOP/s");
     fflush(o.tab);
     cJSON *root = cJSON_CreateObject(), *jdevs = cJSON_AddArrayToObject(root, "devices");
     int check = 0;
@@ -410,7 +577,7 @@ int cmd_tune(int argc, char **argv)
         cp_tune_key(dev, key, sizeof key);
         cJSON_AddStringToObject(jd, "device", key);
         cJSON_AddItemToArray(jdevs, jd);
-        st = tune_device(dev, &o, jd, &check);
+        st = tune_device(dev, host, &o, jd, &check);
     }
     if (st == CP_OK && o.json) {
         cJSON_AddNumberToObject(root, "schema", 1);
@@ -422,9 +589,13 @@ int cmd_tune(int argc, char **argv)
     cJSON_Delete(root);
     progress_clear();
     if (st == CP_OK && check)
-        st = cli_fail("tune", 1,
-                      "a setting changed cl:own's output: nothing stored (this is a bug; "
-                      "please report it with the table above)");
+        st =
+            cli_fail("tune", 1,
+                     "%s%s%s: nothing stored (this is a bug; please report it with "
+                     "the table above)",
+                     check & 1 << TUNE_OWN ? "a setting changed cl:own's output" : "",
+                     check == (1 << TUNE_OWN | 1 << TUNE_CR) ? "; " : "",
+                     check & 1 << TUNE_CR ? "a cl:cr setting's output differs from host:cr's" : "");
     if (st == CP_OK && o.dry_run) {
         char dir[4096];
         if (cp_cache_dir(dir, sizeof dir) == CP_OK)

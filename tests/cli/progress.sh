@@ -80,13 +80,15 @@ for c in "${cases[@]}"; do
 done
 # tune: its header comes first, and --dry-run says that nothing was stored, and where.
 if [ "$mode" = normal ]; then
-    head -n 1 "$out/tune.out" | grep -Eq '^device +path +setting +shapes +d +L +B +median ms +GFLOP/s$' ||
+    head -n 1 "$out/tune.out" | grep -Eq '^device +engine +path +setting +shapes +d +L +B +median ms +GFLOP/s$' ||
         fail "tune: the first line is not the header: $(head -n 1 "$out/tune.out")"
-    # Its columns line up: every candidate's row is as long as the header, with the path under
-    # "path" (fixed widths from the longest device name and setting).
-    awk 'NR == 1 { p = index($0, " path ") + 1; n = length($0); next }
+    # Its columns line up: every candidate's row is as long as the header, with the engine under
+    # "engine" and the path under "path" (fixed widths from the longest device name and setting):
+    # cl:own's vec and cl:cr's cpu on PoCL.
+    awk 'NR == 1 { e = index($0, " engine ") + 1; p = index($0, " path ") + 1; n = length($0); next }
          / best: |^dry run|^stored for/ { next }
-         { rows++; if (length($0) != n || substr($0, p, 4) != "vec ") bad++ }
+         { rows++; k = substr($0, e, 7) substr($0, p, 4)
+           if (length($0) != n || (k != "cl:own vec " && k != "cl:cr  cpu ")) bad++ }
          END { exit !(rows > 0 && bad == 0) }' "$out/tune.out" ||
         fail "tune: the columns do not line up with the header: $(cat "$out/tune.out")"
     grep -Eq '^dry run: nothing stored in .*/clparity/tune\.json$' "$out/tune.out" ||

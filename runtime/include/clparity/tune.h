@@ -1,6 +1,7 @@
-/* cl:own's tunable parameters per device (`clparity tune`). None of them changes the order of
- * a sum: they move work between work-items and registers, so every setting gives the same
- * bits, and the tests check that. */
+/* cl:own's tunable parameters per device (`clparity tune`), and the store that also keeps
+ * cl:cr's. None of cl:own's changes the order of a sum: they move work between work-items and
+ * registers, so every setting gives the same bits, and the tests check that; every cl:cr
+ * setting gives host:cr's bits (correctly rounded sums). */
 #ifndef CLPARITY_TUNE_H
 #define CLPARITY_TUNE_H
 
@@ -54,9 +55,18 @@ int cp_tune_parse(const char *spec, cp_own_tune *t);
 /* "rc=64,bk=32,db=0,xl=0,xp=4,vw=16,rb=8,nv=2,mc=128" */
 void cp_tune_format(const cp_own_tune *t, char *buf, size_t len);
 
-/* Stores t for dev in <cache dir>/tune.json (atomically), with the date and what was
- * measured (a cJSON object passed as void *, or NULL). */
-int cp_tune_store(const cp_device *dev, const cp_own_tune *t, void *measured);
+/* Stores t for dev in <cache dir>/tune.json (atomically), with cl:cr's settings cr_spec
+ * ("wg=128,ob=2,tk=16": CLPARITY_CR_TUNE's names, never path; NULL or "" for none), the date
+ * and what was measured (a cJSON object passed as void *, or NULL). An entry is
+ * {"params": "<cp_tune_format>", "cr_params": "<cr_spec>", "date": ..., "measured": ...};
+ * entries without cr_params (stored before cl:cr was tuned) stay valid. */
+int cp_tune_store(const cp_device *dev, const cp_own_tune *t, const char *cr_spec, void *measured);
+
+/* cl:cr's settings that `clparity tune` stored for dev, its driver and platform version
+ * (runtime/cr_cl.c parses them, and ignores a list that does not parse or that names path,
+ * exact or ftz): true with the list in buf; false, with buf "", where there is none, the
+ * store is missing or cannot be read, the list does not fit len, or CLPARITY_CACHE=off. */
+bool cp_tune_cr_stored(const cp_device *dev, char *buf, size_t len);
 
 /* "<device>|<driver>|<platform version>": the key of a stored setting. */
 void cp_tune_key(const cp_device *dev, char *buf, size_t len);
