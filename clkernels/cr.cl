@@ -63,9 +63,6 @@
 #ifndef CR_TK
 #define CR_TK 16
 #endif
-#ifndef CR_U
-#define CR_U 4 /* cr_block_sums: terms per work-item whose loads are issued together */
-#endif
 /* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs. */
 #define CR_LX 8
 #define CR_LY 8
@@ -447,30 +444,12 @@ void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
     double acc[CR_OB], xx = 0.0;
     for (int j = 0; j < CR_OB; ++j)
         acc[j] = 0.0;
-    __global const uint *wj[CR_OB];
-    for (int j = 0; j < CR_OB; ++j)
-        wj[j] = w + (size_t)min(o0 + j, out - 1) * (size_t)in;
-    /* CR_U terms at a time, every load issued before the first use: cr_stream's activations
-     * are volatile reads, which the compiler keeps in program order */
-    int k = k0 + lid;
-    for (; k + (CR_U - 1) * CR_WG < k1; k += CR_U * CR_WG) {
-        double xk[CR_U], wk[CR_U][CR_OB];
-        for (int i = 0; i < CR_U; ++i)
-            xk[i] = cr_f2d(xr[k + i * CR_WG]);
-        for (int i = 0; i < CR_U; ++i)
-            for (int j = 0; j < CR_OB; ++j)
-                wk[i][j] = cr_f2d(wj[j][k + i * CR_WG]);
-        for (int i = 0; i < CR_U; ++i) {
-            xx = fma(xk[i], xk[i], xx);
-            for (int j = 0; j < CR_OB; ++j)
-                acc[j] = fma(xk[i], wk[i][j], acc[j]);
-        }
-    }
-    for (; k < k1; k += CR_WG) {
+    for (int k = k0 + lid; k < k1; k += CR_WG) {
         double xk = cr_f2d(xr[k]);
         xx = fma(xk, xk, xx);
         for (int j = 0; j < CR_OB; ++j)
-            acc[j] = fma(xk, cr_f2d(wj[j][k]), acc[j]);
+            acc[j] = fma(xk, cr_f2d(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]),
+                         acc[j]);
     }
     for (int j = 0; j < CR_OB; ++j)
         ls[j * CR_WG + lid] = acc[j];
@@ -899,64 +878,6 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         }
         if (l + 1 < n_layers)
             ok = cp_grid_barrier(ctl, l, G, shared);
-    }
-}
-#endif
-
-#ifdef CR_SMALL
-#ifndef CR_TG
-#define CR_TG 8
-#endif
-/* (f) The whole model in one launch for narrow layers at small batches on GPUs: a work-group
- * per row, of CR_TG teams of CR_WG work-items (local ids (lid, team)). Each team takes a block
- * of CR_OB outputs at a time (round r: block r · CR_TG + team), sums it as cr_gemv's group does
- * (cr_block_sums over the team's slice of ls), and each of its first CR_OB work-items certifies
- * its output and stores it, or sums it alone, exactly, where the certificate fails (cr_dot, as
- * the GEMM's fallback). Every team runs the same rounds, so every barrier is reached by the
- * whole group: in a last round a team past the layer's blocks sums the last block again and
- * stores nothing. Layer 0 reads the input rows x [batch][in], the last layer writes y
- * [batch][out], and the layers between go through the row's own two slots of scratch
- * [batch][2][mw] (mw: the widest layer), written and read by its one work-group only: a barrier
- * with the global fence makes them visible. (Rows of one buffer would not do: the groups run
- * apart, and a row of one layer's width can overlap another row of another layer's.) No
- * device-wide barrier, no atomics. ls: CR_TG × (CR_OB + 1) × CR_WG doubles (longs without
- * CR_F64, unused: every output goes through cr_dot). desc as cr_stream's. */
-__kernel __attribute__((reqd_work_group_size(CR_WG, CR_TG, 1))) void
-cr_small(__global const uint *x, __global uint *y, __global uint *scratch,
-         __global const uint *restrict p, __global const ulong *restrict desc,
-         __global const ulong *restrict wnorm, int n_layers, int mw, __local CR_REAL *ls)
-{
-    const int lid = (int)get_local_id(0), team = (int)get_local_id(1);
-    const size_t row = get_group_id(1);
-    __local CR_REAL *lt = ls + (size_t)team * (CR_OB + 1) * CR_WG;
-    (void)lt;
-    for (int l = 0; l < n_layers; ++l) {
-        __global const ulong *d = desc + 8 * (size_t)l;
-        const int in = (int)d[2], out = (int)d[3], flags = (int)d[4];
-        __global uint *slots = scratch + 2 * row * (size_t)mw;
-        __global const uint *xr = l == 0 ? x + row * (size_t)in : slots + ((l - 1) & 1) * mw;
-        __global uint *yr = l == n_layers - 1 ? y + row * (size_t)out : slots + (l & 1) * mw;
-        __global const uint *w = p + d[0];
-        __global const uint *bias = (flags & 1) ? p + d[1] : 0;
-        const int blocks = (out + CR_OB - 1) / CR_OB;
-        for (int r = 0; r < (blocks + CR_TG - 1) / CR_TG; ++r) {
-            const int u = r * CR_TG + team, o0 = min(u, blocks - 1) * CR_OB, o = o0 + lid;
-            const bool mine = u < blocks && lid < CR_OB && o < out;
-#ifdef CR_F64
-            cr_block_sums(xr, w, in, out, o0, 0, in, lt);
-            uint v = 0u;
-            if (mine && !cr_output(lt[lid * CR_WG], lt[CR_OB * CR_WG], wnorm + d[5], o, bias,
-                                   as_double(d[6]), &v))
-                v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
-#else
-            uint v = mine ? cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0) : 0u;
-#endif
-            if (mine)
-                yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
-            /* the team's sums are read: the next round may write lt; and the layer's
-             * outputs are written before the next layer reads them */
-            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        }
     }
 }
 #endif

@@ -28,7 +28,7 @@
 _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_SMALL, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
 
 /* CLPARITY_CR_TUNE's settings. */
 struct cr_tune {
@@ -42,13 +42,11 @@ struct cr_tune {
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
     int sg;    /* stream: work-groups launched per compute unit */
-    int tg;    /* small: teams of wg work-items per work-group */
 };
 
-static const char *const cr_path_words[] = {"auto",   "gemv",   "splitk", "gemm",
-                                             "cpu",    "stream", "small"};
+static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm", "cpu", "stream"};
 static const struct cp_param cr_params[] = {
-    {"path", offsetof(struct cr_tune, path), 7, {0}, cr_path_words},
+    {"path", offsetof(struct cr_tune, path), 6, {0}, cr_path_words},
     {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
     {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
     {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
@@ -58,7 +56,6 @@ static const struct cp_param cr_params[] = {
     {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
     {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
-    {"tg", offsetof(struct cr_tune, tg), 6, {1, 2, 4, 8, 16, 32}, NULL},
 };
 
 struct cr_cl {
@@ -74,10 +71,9 @@ struct cr_cl {
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
-    cl_mem desc;       /* stream and small: 8 ulongs per layer (cr.cl's cr_stream) */
-    cl_mem scratch;    /* small: each row's two slots of the widest layer */
+    cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
     size_t groups;     /* stream: work-groups launched */
-    size_t part_bytes; /* the sizes of part (small: scratch) and pflags */
+    size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
 };
 
@@ -122,12 +118,6 @@ static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in,
  * cr_group_round, and the double sums' rows (CR_OB + 1) × CR_WG (one long without f64). */
 static void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
 {
-    if (c->path == CR_SMALL) { /* the teams' double sums alone (cr.cl's cr_small) */
-        sizes[0] = (size_t)c->tune.tg * (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg *
-                   (c->f64 ? sizeof(cl_double) : sizeof(cl_long));
-        sizes[1] = sizes[2] = 0;
-        return;
-    }
     sizes[0] = (size_t)c->tune.wg * CR_CL_DIGITS * sizeof(cl_long);
     sizes[1] = (size_t)c->tune.wg * sizeof(cl_uint);
     sizes[2] = c->f64 ? (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_double)
@@ -260,27 +250,6 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
     return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
 }
 
-/* cr_small: the whole model in one launch, a work-group of tg teams of wg work-items per row. */
-static int cr_small_model(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
-{
-    const struct cr_cl *c = s->cr;
-    cl_int n_layers = e->model->n_layers, mw = e->model->max_width;
-    size_t loc[3];
-    cr_group_locals(c, loc);
-    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof c->scratch,
-                            sizeof s->chunks[0], sizeof c->desc, sizeof c->wnorm,
-                            sizeof n_layers, sizeof mw, loc[0]};
-    const void *const vals[] = {&s->act[0], &s->act[1], &c->scratch, &s->chunks[0], &c->desc,
-                                &c->wnorm,  &n_layers,  &mw,         NULL};
-    *result = s->act[1];
-    int st = own_set_args(c->k[0], "cr_small", 9, sizes, vals);
-    if (st != CP_OK)
-        return st;
-    size_t global[2] = {(size_t)c->tune.wg, (size_t)c->tune.tg * (size_t)batch},
-           local[2] = {(size_t)c->tune.wg, (size_t)c->tune.tg};
-    return cr_enqueue(s, c->k[0], "cr_small", 2, global, local, &s->events[0]);
-}
-
 static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const struct cr_cl *c = s->cr;
@@ -358,15 +327,14 @@ static long cr_cpu_need(const struct cr_cl *c, long in)
     return sums + outs * (in + 2 * CR_LOOPS_ROUND);
 }
 
-/* stream and small: every layer in one work-item's loops (bounded per layer by gemv's; the
- * whole is refused where the device stops loops, cr_check_loops). */
+/* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
+ * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
 static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
     [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
     [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
     [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
     [CR_CPU] = {"cpu", "cr_cpu", NULL, cr_cpu_need, cr_cpu_layer},
     [CR_STREAM] = {"stream", "cr_stream", NULL, cr_gemv_need, NULL},
-    [CR_SMALL] = {"small", "cr_small", NULL, cr_gemv_need, NULL},
 };
 
 /* ---- the choice --------------------------------------------------------------------------- */
@@ -377,8 +345,7 @@ static const struct cr_rule {
     enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
     int b_over; /* the engine's largest batch above this */
     int b_max;  /* ... and at most this */
-    int w_max;  /* the widest layer at most this */
-    bool one_buffer; /* only where the weights fit one buffer (stream, small) */
+    bool one_buffer; /* only where the weights fit one buffer (stream) */
     enum cr_path path;
 } cr_rules[] = {
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
@@ -388,8 +355,6 @@ static const struct cr_rule {
     {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
     /* GPUs at small batches: every layer in one launch (cl:cr launched a kernel a layer before:
      * on the H100 the launches alone cost 13 us a layer, docs/PERFORMANCE.md) */
-    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 16, .w_max = 256, .one_buffer = true,
-     .path = CR_SMALL},
     {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 16, .one_buffer = true,
      .path = CR_STREAM},
     /* elsewhere the tiled GEMM for large batches where its double sums run: it reads each
@@ -447,7 +412,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
 {
     const size_t n = sizeof cr_params / sizeof *cr_params;
     *t = (struct cr_tune){
-        .path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = 4, .tg = 8};
+        .path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = 4};
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
@@ -486,26 +451,22 @@ static size_t cr_group_local_bytes(const struct cr_cl *c)
     return loc[0] + loc[1] + loc[2] + 64; /* + cr.cl's own few __local ints */
 }
 
-/* The work-group size: CLPARITY_CR_TUNE's, which must fit the device, or the stored one or 64
- * (small: 32),
+/* The work-group size: CLPARITY_CR_TUNE's, which must fit the device, or the stored one or 64,
  * halved until it fits the device's work-groups and local memory. */
 static int cr_choose_wg(struct cr_cl *c, bool wg_set, size_t max_wg, cl_ulong local_mem)
 {
-    size_t teams = c->path == CR_SMALL ? (size_t)c->tune.tg : 1;
     if (c->tune.wg <= 0)
-        c->tune.wg = c->path == CR_SMALL ? 32 : 64;
+        c->tune.wg = 64;
     for (;;) {
-        bool fits = (size_t)c->tune.wg * teams <= max_wg && cr_group_local_bytes(c) <= local_mem;
+        bool fits = (size_t)c->tune.wg <= max_wg && cr_group_local_bytes(c) <= local_mem;
         if (fits)
             return CP_OK;
         if (wg_set || c->tune.wg == 16)
             return cp_err_set(CP_FAIL_USAGE,
-                              "cl:cr: work-groups of %zu (wg=%d, ob=%d, tg=%d for path small) "
-                              "need %zu bytes of local memory and CL_DEVICE_MAX_WORK_GROUP_SIZE "
-                              ">= %zu; this device has %llu bytes and %zu: set a smaller wg, ob "
-                              "or tg in CLPARITY_CR_TUNE",
-                              (size_t)c->tune.wg * teams, c->tune.wg, c->tune.ob, c->tune.tg,
-                              cr_group_local_bytes(c), (size_t)c->tune.wg * teams,
+                              "cl:cr: work-groups of %d (ob=%d) need %zu bytes of local memory "
+                              "and CL_DEVICE_MAX_WORK_GROUP_SIZE >= %d; this device has %llu "
+                              "bytes and %zu: set a smaller wg or ob in CLPARITY_CR_TUNE",
+                              c->tune.wg, c->tune.ob, cr_group_local_bytes(c), c->tune.wg,
                               (unsigned long long)local_mem, max_wg);
         c->tune.wg /= 2;
     }
@@ -523,12 +484,12 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
-    if (c->path == CR_STREAM || c->path == CR_SMALL)
+    if (c->path == CR_STREAM)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
-                          "Mesa llvmpipe does), and path %s runs every layer in one work-item's "
-                          "loops: set path=gemv in CLPARITY_CR_TUNE",
-                          dev->name, ran, cr_paths[c->path].name);
+                          "Mesa llvmpipe does), and path stream runs every layer in one "
+                          "work-item's loops: set path=gemv in CLPARITY_CR_TUNE",
+                          dev->name, ran);
     for (int l = 0; l < m->n_layers; ++l) {
         long need = cr_paths[c->path].loop_need(c, m->layers[l].in);
         if (2 * need >= ran)
@@ -559,11 +520,6 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
         largest_extra = c->part_bytes;
         what = "split-k partial sums";
         hint = "set a smaller split in CLPARITY_CR_TUNE";
-    } else if (c->path == CR_SMALL) {
-        c->part_bytes = (size_t)e->max_batch * 2 * (size_t)m->max_width * sizeof(cl_uint);
-        extra = largest_extra = c->part_bytes;
-        what = "rows' scratch";
-        hint = "set path=gemv in CLPARITY_CR_TUNE";
     } else if (c->path == CR_CPU) {
         for (int l = 0; l < m->n_layers; ++l) {
             const cp_layer *L = &m->layers[l];
@@ -601,15 +557,12 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     struct cr_cl *c = s->cr;
     const struct cr_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
-    char small[32] = "";
-    if (c->path == CR_SMALL)
-        snprintf(small, sizeof small, " -DCR_SMALL -DCR_TG=%d", c->tune.tg);
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
              c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "", small);
+             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
     int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
     if (st != CP_OK)
         return st;
@@ -630,7 +583,6 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
         size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
                       : c->path == CR_CPU          ? 1
-                      : c->path == CR_SMALL        ? (size_t)c->tune.wg * (size_t)c->tune.tg
                                                    : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
             *short_of = most;
@@ -691,20 +643,19 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
             if ((r->needs_f64 && !c->f64) ||
                 (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
                 (r->b_over && e->max_batch <= r->b_over) ||
-                (r->b_max && e->max_batch > r->b_max) || (r->one_buffer && !one_buffer) ||
-                (r->w_max && m->max_width > r->w_max))
+                (r->b_max && e->max_batch > r->b_max) || (r->one_buffer && !one_buffer))
                 continue;
             c->path = r->path;
             break;
         }
     }
     const struct cr_path_ops *ops = &cr_paths[c->path];
-    if ((c->path == CR_STREAM || c->path == CR_SMALL) && !one_buffer)
+    if (c->path == CR_STREAM && !one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
-                          "cl:cr: path %s reads the whole model from one buffer, and its %zu "
+                          "cl:cr: path stream reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
-                          ops->name, m->n_params, dev->name, (unsigned long long)dev->max_alloc);
+                          m->n_params, dev->name, (unsigned long long)dev->max_alloc);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)
@@ -729,11 +680,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                               gemm ? "set path=gemv in CLPARITY_CR_TUNE"
                                    : "set a smaller wg in CLPARITY_CR_TUNE");
         cr_release_program(c);
-        size_t teams = c->path == CR_SMALL ? (size_t)c->tune.tg : 1;
-        while ((size_t)c->tune.wg * teams > short_of && c->tune.wg > 16)
+        while ((size_t)c->tune.wg > short_of)
             c->tune.wg /= 2;
-        while ((size_t)c->tune.wg * teams > short_of && teams > 1)
-            c->tune.tg = (int)(teams /= 2);
     }
     if ((st = cr_check_loops(e, c, dev)) != CP_OK)
         return st;
@@ -761,8 +709,8 @@ static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const
     return cp_err_cl(rc, call);
 }
 
-/* The layer table of stream and small (cr.cl's cr_stream: 8 ulongs a layer, offsets into the
- * one weight buffer), and stream's barrier counters. */
+/* stream's layer table (cr.cl's cr_stream: 8 ulongs a layer, offsets into the one weight
+ * buffer) and the barrier's counters. */
 static int cr_stream_upload(cp_engine *e, struct cl_state *s)
 {
     const struct cr_cl *c = s->cr;
@@ -789,7 +737,7 @@ static int cr_stream_upload(cp_engine *e, struct cl_state *s)
     }
     int st = own_upload(s, &s->cr->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
     free(d);
-    return st == CP_OK && c->path == CR_STREAM ? own_create_ctl(s) : st;
+    return st == CP_OK ? own_create_ctl(s) : st;
 }
 
 int cr_cl_upload(cp_engine *e, struct cl_state *s)
@@ -815,10 +763,8 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
     }
-    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_SMALL))
+    if (st == CP_OK && c->path == CR_STREAM)
         st = cr_stream_upload(e, s);
-    if (st == CP_OK && c->path == CR_SMALL)
-        st = cr_create_buffer(s, &c->scratch, c->part_bytes, "rows' scratch");
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {
@@ -835,11 +781,9 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
 
 int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
-    /* the layers ping-pong as cl:own's per-layer paths, stream's too; small's output is in
-     * act[1] */
-    if (s->cr->path == CR_STREAM || s->cr->path == CR_SMALL) {
-        int st = s->cr->path == CR_STREAM ? cr_stream_model(e, s, batch)
-                                          : cr_small_model(e, s, batch, result);
+    (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
+    if (s->cr->path == CR_STREAM) {
+        int st = cr_stream_model(e, s, batch);
         if (st != CP_OK)
             clFinish(s->q);
         return st;
@@ -860,7 +804,7 @@ void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = s->cr;
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc, &c->scratch};
+    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);

@@ -162,10 +162,6 @@ case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1"
 case_ cr_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=4,sg=1" cl:cr none 13 3 3 '\[cr stream, .*-DCR_F64 -DCR_STREAM' cr_stream
 case_ cr_stream_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=2" cl:cr none 19 3 2 '\[cr stream, .*-DCR_OB=2 .*-DCR_STREAM' cr_stream
 case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,exact=1,ftz=1,sg=1" cl:cr none @digits.safetensors 0 3 '\[cr stream, .*-DCR_NO_DENORM -DCR_STREAM' cr_stream
-# cr_small: a work-group of teams per row, the whole model in one launch (4 teams of 16, the
-# last round partial; then 2 teams of 8 outputs in the exact form on the digits model).
-case_ cr_small "CLPARITY_CR_TUNE=path=small,wg=16,tg=4,ob=1" cl:cr none 19 3 3 '\[cr small, .*-DCR_F64 -DCR_SMALL -DCR_TG=4' cr_small
-case_ cr_small_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=small,wg=16,tg=2,ob=8,exact=1,ftz=1" cl:cr none @digits.safetensors 0 3 '\[cr small, .*-DCR_NO_DENORM -DCR_SMALL -DCR_TG=2' cr_small
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"

@@ -140,7 +140,6 @@ CR_SETTINGS = {
     "gemm": "path=gemm,tk=8",
     "cpu": "path=cpu,vw=8,rb=2",
     "stream": "path=stream,wg=16,ob=2,sg=2",
-    "small": "path=small,wg=16,tg=4,ob=2",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
