@@ -20,7 +20,7 @@
 #endif
 /* ctl: [0] groups that asked to join (bit 30: the poll is closed), [1] the number that
  * joined (0 until known), [2] arrivals at the device-wide barrier, [3] set when a wait was
- * given up, [4] the barriers released (the host zeroes the five). */
+ * given up. */
 #define CP_CLOSED 0x40000000
 
 /* Group 0 of the joined ones closes the poll; every joined group learns G. Returns the
@@ -62,29 +62,23 @@ int cp_join(volatile __global int *ctl, int launched, __local int *shared)
 }
 
 /* The device-wide barrier number n (0, 1, ...) among G groups: every group's writes before
- * it are seen by every group after it. The group that arrives last (the arrivals' count then
- * reaches (n + 1) · G) releases the others by raising ctl[4] to n + 1; the others poll that
- * word, not the count, so that their polls do not queue behind the arrivals' atomics at the
- * count's cache line (on the H100 a barrier of 1024 groups polling the count took about 16 us
- * more than one of 256). Returns false when a wait was given up. */
+ * it are seen by every group after it. Returns false when a wait was given up. */
 bool cp_grid_barrier(volatile __global int *ctl, int n, int G, __local int *shared)
 {
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         mem_fence(CLK_GLOBAL_MEM_FENCE);
+        atomic_inc(&ctl[2]);
+        const int target = (n + 1) * G;
+        CP_SPIN_T spins = 0;
         int ok = 1;
-        if (atomic_inc(&ctl[2]) == (n + 1) * G - 1) {
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
-            atomic_xchg(&ctl[4], n + 1);
-        } else {
-            CP_SPIN_T spins = 0;
-            /* Polled with plain volatile loads: the word changes once per barrier. */
-            while (ctl[4] < n + 1) {
-                if (++spins >= CP_SPIN || ctl[3]) {
-                    atomic_xchg(&ctl[3], 1);
-                    ok = 0;
-                    break;
-                }
+        /* Polled with plain volatile loads: an atomic per poll would queue every group's
+         * polls behind each other at the counter's one cache line. */
+        while (ctl[2] < target) {
+            if (++spins >= CP_SPIN || ctl[3]) {
+                atomic_xchg(&ctl[3], 1);
+                ok = 0;
+                break;
             }
         }
         mem_fence(CLK_GLOBAL_MEM_FENCE);

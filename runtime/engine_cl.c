@@ -203,7 +203,7 @@ int own_upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, 
 int own_create_ctl(struct cl_state *s)
 {
     cl_int rc;
-    s->ctl = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, 5 * sizeof(cl_int), NULL, &rc);
+    s->ctl = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clCreateBuffer(barrier counters)");
 }
 
@@ -211,7 +211,7 @@ int own_create_ctl(struct cl_state *s)
  * the non-blocking write); Oclgrind's uninitialised-value check does not count a fill. */
 int own_clear_ctl(struct cl_state *s)
 {
-    static const cl_int zeros[5] = {0, 0, 0, 0, 0}; /* grid_sync.cl's ctl */
+    static const cl_int zeros[4] = {0, 0, 0, 0};
     cl_int rc = clEnqueueWriteBuffer(s->q, s->ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueWriteBuffer(barrier counters)");
 }
