@@ -353,12 +353,14 @@ static const struct cr_rule {
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
     {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
-    /* GPUs at small batches: every layer in one launch (cl:cr launched a kernel a layer before:
-     * on the H100 the launches alone cost 13 us a layer, docs/PERFORMANCE.md) */
-    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 16, .one_buffer = true,
+    /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
+     * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
+     * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
+    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 64, .one_buffer = true,
      .path = CR_STREAM},
-    /* elsewhere the tiled GEMM for large batches where its double sums run: it reads each
-     * weight once per 32 rows, gemv once per row (not measured on a GPU yet) */
+    /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
+     * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
+     * gemv once per row */
     {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_over = 16, .path = CR_GEMM},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
@@ -412,7 +414,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
 {
     const size_t n = sizeof cr_params / sizeof *cr_params;
     *t = (struct cr_tune){
-        .path = 0, .wg = -1, .ob = 4, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = 4};
+        .path = 0, .wg = -1, .ob = -1, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = -1};
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
@@ -442,6 +444,30 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     if (t->rb < 0)
         t->rb = own_cpu_rows(max_batch);
     return CP_OK;
+}
+
+/* The settings left to the variant and the width (-1: neither stored nor in CLPARITY_CR_TUNE):
+ * ob 4 for gemv and splitk; stream's work-items, outputs per group and groups per compute unit
+ * by the widest layer, the best measured on the H100 (docs/PERFORMANCE.md, 2026-11-26: d=128
+ * L=128 B=1 0.30 ms with wg=32,ob=1,sg=1 against 0.39 with 64,4,4; d=256 0.38 with 64,1,4;
+ * d=512 0.54 with 128,2,4; d=1024 and 2048 1.32 and 2.62 with 128,4,4; d=4096 0.88 with
+ * 128,8,4 against 1.26 with 64,4,4). */
+static void cr_stream_shape(struct cr_tune *t, enum cr_path path, int width)
+{
+    static const struct {
+        int width, wg, ob, sg;
+    } shapes[] = {{128, 32, 1, 1}, {256, 64, 1, 4}, {512, 128, 2, 4}, {2048, 128, 4, 4},
+                  {0, 128, 8, 4}};
+    size_t i = 0;
+    while (shapes[i].width && width > shapes[i].width)
+        ++i;
+    bool stream = path == CR_STREAM;
+    if (t->wg <= 0 && stream)
+        t->wg = shapes[i].wg;
+    if (t->ob < 0)
+        t->ob = stream ? shapes[i].ob : 4;
+    if (t->sg < 0)
+        t->sg = shapes[i].sg;
 }
 
 static size_t cr_group_local_bytes(const struct cr_cl *c)
@@ -656,6 +682,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           m->n_params, dev->name, (unsigned long long)dev->max_alloc);
+    cr_stream_shape(&c->tune, c->path, m->max_width);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)

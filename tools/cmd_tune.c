@@ -65,8 +65,10 @@ static void tune_help(void)
            "              at d=1024 L=4 B=1024 (--quick: 4 of them at d=256 L=2 B=256)\n"
            "What is tuned for cl:cr (CLPARITY_CR_TUNE's names; each variant forced with path=,\n"
            "which is not stored: cl:cr's rules keep choosing the variant):\n"
-           "  GPU   gemv: work-items and outputs per work-group (6 settings of wg=32,64,128,\n"
-           "              ob=1,2,4), timed as the sum over d=1024 L=16 B=1 and d=128 L=32 B=1\n"
+           "  GPU   stream: work-items and outputs per work-group and work-groups per\n"
+           "              compute unit (5 settings of wg=32,64,128, ob=1,2,4,8, sg=1,4, and\n"
+           "              (by width), the settings that cl:cr takes by the layers' width),\n"
+           "              timed as the sum over d=1024 L=16, d=128 L=32 and d=4096 L=4, B=1\n"
            "              (--quick: 3 settings, d=256 L=4 B=1)\n"
            "        gemm: the tiles' depth (tk=8,16,32), at d=512 L=2 B=512\n"
            "              (--quick: d=128 L=2 B=64)\n"
@@ -247,19 +249,27 @@ static const struct tunable cpu_tunables[] = {
 
 /* cl:cr (runtime/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
  * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
- * variant). gemv: work-items and outputs per work-group, at B=1 (GPUs take gemv up to B=16);
+ * variant). stream: work-items and outputs per work-group and groups per compute unit, at B=1
+ * (GPUs take stream up to B=64), "" the settings by the width that cl:cr takes by default;
  * gemm: the tiles' depth, at a large batch; cpu (PoCL): outputs and rows per work-item (a
  * stored rb is the most, fewer for smaller batches). */
-static const char *const cr_gemv_c[] = {"wg=64,ob=4",  "wg=128,ob=4", "wg=32,ob=4", "wg=64,ob=2",
-                                        "wg=128,ob=2", "wg=128,ob=1", NULL};
-static const char *const cr_gemv_q[] = {"wg=64,ob=4", "wg=128,ob=2", "wg=32,ob=1", NULL};
+/* The label of cl:cr's settings by the width (the empty candidate). */
+#define CR_BY_WIDTH "(by width)"
+static const char *const cr_stream_c[] = {"",
+                                          "wg=32,ob=1,sg=1",
+                                          "wg=64,ob=1,sg=4",
+                                          "wg=128,ob=2,sg=4",
+                                          "wg=128,ob=4,sg=4",
+                                          "wg=128,ob=8,sg=4",
+                                          NULL};
+static const char *const cr_stream_q[] = {"", "wg=32,ob=1,sg=1", "wg=128,ob=4,sg=4", NULL};
 static const char *const cr_gemm_c[] = {"tk=16", "tk=8", "tk=32", NULL};
 static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
                                        "vw=8,rb=4",  "vw=4,rb=4",  NULL};
 static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
-static const struct shape cr_gemv_more[] = {{128, 32, 1}, {0, 0, 0}};
+static const struct shape cr_stream_more[] = {{128, 32, 1}, {4096, 4, 1}, {0, 0, 0}};
 static const struct tunable gpu_cr_tunables[] = {
-    {"gemv", {1024, 16, 1}, {256, 4, 1}, cr_gemv_c, cr_gemv_q, cr_gemv_more},
+    {"stream", {1024, 16, 1}, {256, 4, 1}, cr_stream_c, cr_stream_q, cr_stream_more},
     {"gemm", {512, 2, 512}, {128, 2, 64}, cr_gemm_c, cr_gemm_c, NULL},
 };
 static const struct tunable cpu_cr_tunables[] = {
@@ -348,8 +358,9 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         double med = 0.0;
         bool same = true;
         char what[512];
+        const char *label = c[k][0] ? c[k] : CR_BY_WIDTH;
         snprintf(what, sizeof what, "tune: %d:%d %.60s  %s %s %zu/%zu  %s", dev->plat_idx,
-                 dev->dev_idx, dev->name, engine_names[eng], tu->path, k + 1, nc, c[k]);
+                 dev->dev_idx, dev->name, engine_names[eng], tu->path, k + 1, nc, label);
         for (size_t j = 0; j < ns && st == CP_OK; ++j) {
             double m = 0.0;
             uint64_t h = 0;
@@ -365,7 +376,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
             progress_clear();
             fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s refused: %s\n", dev->plat_idx,
                     dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng], tu->path,
-                    o->spec_w, c[k], cp_err_msg());
+                    o->spec_w, label, cp_err_msg());
             fflush(o->tab);
             cJSON *jr = cJSON_CreateObject();
             cJSON_AddStringToObject(jr, "engine", engine_names[eng]);
@@ -378,7 +389,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         }
         if (st != CP_OK) {
             cli_fail("tune", st, "%s %s on %d:%d %s with %s: %s", engine_names[eng], tu->path,
-                     dev->plat_idx, dev->dev_idx, dev->name, c[k], cp_err_msg());
+                     dev->plat_idx, dev->dev_idx, dev->name, label, cp_err_msg());
             cli_print_build_log();
             return st;
         }
@@ -387,7 +398,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         progress_clear();
         fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s %6zu %5d %5d %5d %12.3f %10.1f%s\n",
                 dev->plat_idx, dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng],
-                tu->path, o->spec_w, c[k], ns, sh->d, sh->layers, sh->batch, med * 1e3,
+                tu->path, o->spec_w, label, ns, sh->d, sh->layers, sh->batch, med * 1e3,
                 flops / med * 1e-9,
                 same             ? ""
                 : eng == TUNE_CR ? "  OUTPUT DIFFERS from host:cr"
@@ -411,7 +422,9 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
     }
     fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s best: %s\n", dev->plat_idx, dev->dev_idx, o->dev_w,
             o->dev_w, dev->name, engine_names[eng], tu->path,
-            *best_spec ? *best_spec : "none (every setting refused: nothing stored for it)");
+            !*best_spec   ? "none (every setting refused: nothing stored for it)"
+            : **best_spec ? *best_spec
+                          : CR_BY_WIDTH " (nothing stored for it)");
     return CP_OK;
 }
 
@@ -429,7 +442,7 @@ static int tune_device(const cp_device *dev, const cp_device *host, const struct
         size_t nt;
         const struct tunable *tv = tunables_of(dev, (enum tune_engine)eng, &nt);
         for (size_t i = 0; i < nt; ++i) {
-            const char *best_spec;
+            const char *best_spec = NULL;
             st = tune_one(dev, host, (enum tune_engine)eng, &tv[i], o, jc, &best_spec, &mine);
             if (st != CP_OK)
                 return st;
