@@ -27,8 +27,17 @@ program cache's hit or miss. Everything else (hashes of outputs, ULPs, max_abs, 
 the lines and columns themselves) must be equal: the runs are deterministic. On a machine
 other than the one that made the block (another CPU, OpenBLAS core or thread count: KEY),
 the numbers of engines that reorder sums differ by design, so there only the structure is
-compared (every number masked) and a note says so. Examples run on PoCL alone
-(OCL_ICD_VENDORS=BUILD/icd/pocl) with their own cache folder in BUILD/doc-examples.
+compared and a note says so: masked are every number (every word with a digit), the device
+and CPU names of both machines' keys (also cut to a table's column) and any PoCL device name
+("pthread-..."/"cpu-...": LLVM's CPU name and the host's, up to the ":" or the column gap
+after it, e.g. pthread-haswell-AMD EPYC against pthread-skylake-avx512-AMD EPYC), the
+OpenBLAS cores of both keys (Zen, Haswell...), host:exact's ISA level, its description in
+parentheses ("avx2 (AVX2 + FMA)" against "avx512 (AVX-512 F)") and the list of the CPU's
+levels, and cl:own's kernel path (its probe picks one per machine). Every other word, every
+line and its order, and the tables' headers are still compared; --check first tries this on
+lines of an AVX2 and an AVX-512 machine (SELFTEST: equal, and a word put in shows). Examples
+run on PoCL alone (OCL_ICD_VENDORS=BUILD/icd/pocl) with their own cache folder in
+BUILD/doc-examples.
 
 When an output format changes, `tools/doc_examples.py --update` regenerates every block in
 one command; review the diff (git diff README.md docs/) and commit it. When a new output
@@ -192,10 +201,15 @@ def mask_tables(lines):
             out.append(line)
             in_table.append(True)
             continue
+        # "builds:" and "ran:" follow run's and compare's first table with no blank line
+        # between: they (and their indented continuation lines) end it, since their words
+        # would otherwise fall under its time columns wherever a device name's length puts them
+        if line.startswith(("builds:", "ran:")):
+            spans = None
         # "~ R1 ...": a spread's note, there or not as the load decides (DROP removes it)
         # and peak's three-line note on a spread over 20 %
         if spans and line.strip() and not line.startswith(
-                ("builds:", "verdicts", "note", "~ ", "  measurement, or too few", "  doubtful:")):
+                ("verdicts", "note", "~ ", "  measurement, or too few", "  doubtful:")):
             chars = list(line)
             for m in reversed(list(re.finditer(r"\S+", line))):
                 if any(m.start() < e and m.end() > s for s, e in spans):
@@ -210,21 +224,47 @@ def mask_tables(lines):
     return out, in_table
 
 
-def names_rx(keys):
-    """A regex for the device and CPU names in machine keys, and their prefixes of 8 or more
-    characters (the tables cut names to their columns), longest first."""
-    names = set()
+# What names the machine, masked on a machine other than the recording one (structure mode).
+# A PoCL CPU device's name: its LLVM CPU name, then the host CPU's ("pthread-haswell-AMD EPYC",
+# "pthread-skylake-avx512-AMD EPYC", PoCL 4's "cpu-..."), and the HSTR of its Version line
+# ("pthread-x86_64-pc-linux-gnu-haswell"): the whole name up to the ":" after it, a column gap
+# (two spaces), the engine of a one-space column (" cl:own") or the line's end, so that its
+# length and its hyphens do not matter. A name cut to a table's column ("0:0 pthread-skylake-
+# avx512-AMD sqrt") is masked before, by machine_rx's prefixes of the keys' names.
+POCL_NAME = re.compile(r"(?<![\w-])(?:pthread|cpu|basic|tbb)-\S.*?(?=:|\s\s|\s(?:cl|host):|$)")
+# host:exact's instruction-set levels (hostblas/host.c's isa_words), the description that
+# devices prints after the level ("avx2 (AVX2 + FMA)", "avx512 (AVX-512 F)") and the list of
+# the CPU's levels ("avx512, avx2, baseline" against "avx2, baseline"): one <isa> each.
+ISA_WORD = r"(?:avx512|avx2|baseline)"
+ISA_DESC = re.compile(r"\b(" + ISA_WORD + r") \((?:AVX[^)]*|no vector FMA[^)]*)\)")
+ISA_LIST = re.compile(r"\b" + ISA_WORD + r"(?:, " + ISA_WORD + r")*\b")
+
+
+def machine_rx(keys):
+    """(regex, replacement) pairs for the names in machine keys (see machine_key): the
+    device and host CPU names, and their prefixes of 8 or more characters (the tables cut names
+    to their columns), longest first, as <device>; the hosts' OpenBLAS cores ("Zen",
+    "Haswell", "SkylakeX", in "core Zen," and the OpenBLAS config line) as <blas core>."""
+    names, cores = set(), set()
     for key in keys:
         for part in (key or "").split(","):
-            name = part.split("/")[0].strip()
+            fields = part.split("/")
+            name = fields[0].strip()
             if len(name) >= 3 and not name.startswith("cpus "):
                 names.update(name[:k] for k in range(min(8, len(name)), len(name) + 1))
-    if not names:
-        return None
-    return re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+            if len(fields) == 4 and fields[1] not in ("", "None", "null"):  # the host's
+                cores.add(fields[1])
+    out = []
+    if names:
+        longest = sorted(names, key=len, reverse=True)
+        out.append((re.compile("|".join(re.escape(n) for n in longest)), "<device> "))
+    if cores:
+        out.append((re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(cores)) + r")\b"),
+                    "<blas core>"))
+    return out
 
 
-def normalize(lines, structure=False, mask=(), names=None):
+def normalize(lines, structure=False, mask=(), machine=()):
     lines, in_table = mask_tables(lines)
     res = []
     for line, tab in zip(lines, in_table):
@@ -235,13 +275,65 @@ def normalize(lines, structure=False, mask=(), names=None):
         if structure:
             if re.search(r"Mismatched elements", line):
                 continue
-            if names:
-                line = names.sub("<device> ", line)
-            line = re.sub(r"kernel path \S+", "kernel path <path>", line)
+            for rx, rep in machine:
+                line = rx.sub(rep, line)
+            line = POCL_NAME.sub("<device>", line)
+            line = ISA_DESC.sub(r"\1 (<isa description>)", line)
+            line = ISA_LIST.sub("<isa>", line)
+            # cl:own's kernel path (builds: "kernel path cpu1,", ran: "path cpu1"): its probe
+            # picks it on each machine
+            line = re.sub(r"\b(kernel )?path (?!<)\S+", r"\1path <path>", line)
             line = re.sub(r"\S*\d\S*", "<n>", line)
             line = re.sub(r"bitwise .*", "bitwise <verdict>", line)
         res.append(re.sub(r"\s+", " ", line).strip())
     return res
+
+
+# The structure comparison on both kinds of CI machine (AVX2 and AVX-512 AMD EPYC), whichever
+# runs the test: a block made on one must match the output of the other, and a changed word
+# must still show. Run by --check before the examples (microseconds).
+SELFTEST_KEYS = ["pthread-haswell-AMD EPYC/2/3.1+debian,AMD EPYC/Zen/2/avx2,cpus 2",
+                 "pthread-skylake-avx512-AMD EPYC/2/3.1+debian,AMD EPYC/Haswell/2/avx512,cpus 2"]
+SELFTEST = [
+    ["device                               engine          median ms     min ms     max ms",
+     "0:0 pthread-haswell-AMD EPYC         cl:own             0.036~      0.028      0.065",
+     "builds: cl:own on 0:0 pthread-haswell-AMD EPYC: 0.003 s (cache hit); kernel path cpu1, "
+     "passed its probe (probes 0.001 s)",
+     "        cl:clblast on 0:0 pthread-haswell-AMD EPYC: 0.002 s (cache hit)",
+     "ran:    cl:own on 0:0 pthread-haswell-AMD EPYC: path cpu1",
+     "        host:exact on host: C fmaf chains (avx2)",
+     "0:0 pthread-haswell-AMD EPYC   sqrt          default              1048576          0",
+     " `-- Device host: OpenBLAS 0.3.21, core Zen, 2 threads",
+     "       OpenBLAS config  OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Zen "
+     "MAX_THREADS=64",
+     "       host:exact ISA   avx2 (AVX2 + FMA): the widest of this CPU's avx2, baseline "
+     "(CLPARITY_HOST_ISA forces one)"],
+    ["device                               engine          median ms     min ms     max ms",
+     "0:0 pthread-skylake-avx512-AMD EPYC  cl:own             0.045       0.031      0.070",
+     "builds: cl:own on 0:0 pthread-skylake-avx512-AMD EPYC: 0.002 s (cache hit); kernel path "
+     "vec, passed its probe (probes 0.000 s)",
+     "        cl:clblast on 0:0 pthread-skylake-avx512-AMD EPYC: 0.001 s (cache hit)",
+     "ran:    cl:own on 0:0 pthread-skylake-avx512-AMD EPYC: path vec",
+     "        host:exact on host: C fmaf chains (avx512)",
+     "0:0 pthread-skylake-avx512-AMD sqrt          default              1048576          0",
+     " `-- Device host: OpenBLAS 0.3.21, core Haswell, 2 threads",
+     "       OpenBLAS config  OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell "
+     "MAX_THREADS=64",
+     "       host:exact ISA   avx512 (AVX-512 F): the widest of this CPU's avx512, avx2, baseline "
+     "(CLPARITY_HOST_ISA forces one)"]]
+
+
+def selftest():
+    mrx = machine_rx(SELFTEST_KEYS)
+    a, b = (normalize(lines, True, (), mrx) for lines in SELFTEST)
+    if a != b:
+        return ["doc_examples: self-test: the AVX2 and AVX-512 machines' outputs differ in "
+                "structure:\n" + "\n".join(difflib.unified_diff(a, b, lineterm="", n=0))]
+    for k, line in enumerate(SELFTEST[1]):  # a word put after the first: must show
+        changed = re.sub(r"^(\s*\S+)", r"\1 zz", line)
+        if normalize(SELFTEST[1][:k] + [changed] + SELFTEST[1][k + 1:], True, (), mrx) == b:
+            return [f"doc_examples: self-test: a changed word goes unseen in:\n    {changed}"]
+    return []
 
 
 # ---- the markdown --------------------------------------------------------------------------
@@ -412,7 +504,8 @@ def check_links():
 # ---- main ----------------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--update", action="store_true")
     g.add_argument("--check", action="store_true")
@@ -444,6 +537,8 @@ def main():
         return 0
 
     errors += check_links()
+    if a.check:
+        errors += selftest()
     if a.links:
         for e in errors:
             print(e, file=sys.stderr)
@@ -523,10 +618,11 @@ def main():
             structure = b.machine != key
             if structure:
                 notes.add(f"note: {doc}: examples made on machine={b.machine}; this is "
-                          f"machine={key}: only their structure is compared (numbers masked)")
+                          f"machine={key}: only their structure is compared (numbers and what "
+                          f"names the machine masked: see --help)")
             m = EXAMPLES[b.arg].get("mask", ())
-            nrx = names_rx([b.machine, key]) if structure else None
-            old_n, new_n = normalize(body, structure, m, nrx), normalize(new, structure, m, nrx)
+            mrx = machine_rx([b.machine, key]) if structure else ()
+            old_n, new_n = normalize(body, structure, m, mrx), normalize(new, structure, m, mrx)
             if old_n != new_n:
                 errors.append(
                     f"{doc}:{b.start + 1}: example '{b.arg}' is stale (command: "
