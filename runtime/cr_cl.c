@@ -237,9 +237,8 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
                             sizeof c->desc,   sizeof c->wnorm,  sizeof s->ctl,
                             sizeof n_layers,  sizeof nb,        sizeof max_units,
                             loc[0],           loc[1],           loc[2]};
-    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm,
-                                &s->ctl,    &n_layers,  &nb,           &max_units, NULL,
-                                NULL,       NULL};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
+                                &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
     int st = own_set_args(c->k[0], "cr_stream", 12, sizes, vals);
     if (st == CP_OK)
         st = own_clear_ctl(s);
@@ -343,8 +342,8 @@ static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
 static const struct cr_rule {
     bool needs_f64; /* only where the double path runs */
     enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
-    int b_over; /* the engine's largest batch above this */
-    int b_max;  /* ... and at most this */
+    int b_over;      /* the engine's largest batch above this */
+    int b_max;       /* ... and at most this */
     bool one_buffer; /* only where the weights fit one buffer (stream) */
     enum cr_path path;
 } cr_rules[] = {
@@ -356,7 +355,10 @@ static const struct cr_rule {
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
-    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_max = 64, .one_buffer = true,
+    {.needs_f64 = true,
+     .kind = CR_OTHER_DEVICE,
+     .b_max = 64,
+     .one_buffer = true,
      .path = CR_STREAM},
     /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
@@ -456,8 +458,8 @@ static void cr_stream_shape(struct cr_tune *t, enum cr_path path, int width)
 {
     static const struct {
         int width, wg, ob, sg;
-    } shapes[] = {{128, 32, 1, 1}, {256, 64, 1, 4}, {512, 128, 2, 4}, {2048, 128, 4, 4},
-                  {0, 128, 8, 4}};
+    } shapes[] = {
+        {128, 32, 1, 1}, {256, 64, 1, 4}, {512, 128, 2, 4}, {2048, 128, 4, 4}, {0, 128, 8, 4}};
     size_t i = 0;
     while (shapes[i].width && width > shapes[i].width)
         ++i;
@@ -668,8 +670,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
             const struct cr_rule *r = &cr_rules[i];
             if ((r->needs_f64 && !c->f64) ||
                 (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
-                (r->b_over && e->max_batch <= r->b_over) ||
-                (r->b_max && e->max_batch > r->b_max) || (r->one_buffer && !one_buffer))
+                (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
+                (r->one_buffer && !one_buffer))
                 continue;
             c->path = r->path;
             break;

@@ -427,9 +427,9 @@ static int stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *r
 static int stream_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return s->str_sp
-               ? own_check_ctl(s, "cl:own stream", (size_t)s->cus * (size_t)s->str_sg, "CLPARITY_OWN_TUNE=sp=0")
-               : CP_OK;
+    return s->str_sp ? own_check_ctl(s, "cl:own stream", (size_t)s->cus * (size_t)s->str_sg,
+                                     "CLPARITY_OWN_TUNE=sp=0")
+                     : CP_OK;
 }
 
 const struct own_path_ops own_path_small = {
