@@ -499,6 +499,26 @@ void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bi
     }
 }
 
+/* A block's whole work, as cr_gemv and cr_stream do it: its double sums (with CR_F64), then
+ * cr_block_finish. Every work-item calls it. */
+void cr_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int in, int out,
+              int o0, int flags, __global const ulong *wnorm, ulong scale, __global uint *yr,
+              bool row0, __local int *fail, __local long *ld, __local uint *lf, __local uint *res,
+              __local CR_REAL *ls)
+{
+    CR_REAL s = 0, xx = 0;
+#ifdef CR_F64
+    cr_block_sums(xr, w, in, out, o0, 0, in, ls);
+    if ((int)get_local_id(0) < CR_OB)
+        s = ls[(int)get_local_id(0) * CR_WG];
+    xx = ls[CR_OB * CR_WG];
+#else
+    (void)ls;
+#endif
+    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm, scale, s, xx, yr, row0, fail, ld, lf,
+                    res);
+}
+
 /* ---- the kernels -------------------------------------------------------------------------- */
 
 /* The layer's arguments, as every kernel takes them: x [batch][in] and y [batch][out] (floats
@@ -520,25 +540,10 @@ cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
     __local uint res;
     __local int fail[CR_OB];
-    const int lid = (int)get_local_id(0);
-    const int o0 = (int)get_group_id(0) * CR_OB;
     const size_t row = get_global_id(1);
-    __global const uint *xr = x + row * (size_t)in;
-    __global const uint *w = p + w_off;
-    __global const uint *bias = (flags & 1) ? p + b_off : 0;
-    __global uint *yr = y + row * (size_t)out;
-    CR_REAL s = 0, xx = 0;
-#ifdef CR_F64
-    cr_block_sums(xr, w, in, out, o0, 0, in, ls);
-    if (lid < CR_OB)
-        s = ls[lid * CR_WG];
-    xx = ls[CR_OB * CR_WG];
-#else
-    (void)ls;
-    (void)lid;
-#endif
-    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + wn_off, scale, s, xx, yr, row == 0,
-                    fail, ld, lf, &res);
+    cr_block(x + row * (size_t)in, p + w_off, (flags & 1) ? p + b_off : 0, in, out,
+             (int)get_group_id(0) * CR_OB, flags, wnorm + wn_off, scale, y + row * (size_t)out,
+             row == 0, fail, ld, lf, &res, ls);
 }
 
 /* (b) Split k: cr_split_part gives the sums of `split` ranges of k, a work-group for each
@@ -850,8 +855,6 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
     const int G = min(shared[1], max_units);
     if (me < 0 || me >= G)
         return;
-    const int lid = (int)get_local_id(0);
-    (void)lid;
     bool ok = true;
     for (int l = 0; l < n_layers && ok; ++l) {
         __global const ulong *d = desc + 8 * (size_t)l;
@@ -862,19 +865,10 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         __global const uint *bias = (flags & 1) ? p + d[1] : 0;
         const int blocks = (out + CR_OB - 1) / CR_OB;
         for (int u = me; u < blocks * batch; u += G) {
-            const int row = u / blocks, o0 = (u % blocks) * CR_OB;
-            cr_x_rd xr = x + (size_t)row * (size_t)in;
-            CR_REAL s = 0, xx = 0;
-#ifdef CR_F64
-            cr_block_sums(xr, w, in, out, o0, 0, in, ls);
-            if (lid < CR_OB)
-                s = ls[lid * CR_WG];
-            xx = ls[CR_OB * CR_WG];
-#else
-            (void)ls;
-#endif
-            cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + d[5], d[6], s, xx,
-                            y + (size_t)row * (size_t)out, row == 0, fail, ld, lf, &res);
+            const int row = u / blocks;
+            cr_block(x + (size_t)row * (size_t)in, w, bias, in, out, (u % blocks) * CR_OB, flags,
+                     wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0, fail, ld, lf,
+                     &res, ls);
         }
         if (l + 1 < n_layers)
             ok = cp_grid_barrier(ctl, l, G, shared);
