@@ -49,8 +49,10 @@ PY
 read -r _ vw _ rb <"$base/tune.json.cr"
 store=$XDG_CACHE_HOME/clparity/tune.json
 cp "$store" "$base/stored.json"
-opts() { "$clp" run -d 0 --engines cl:own --d-model 64 --layers 2 --batch 64 --json - 2>/dev/null |
+# The build options of ENGINE at d=64 L=2 B=BATCH: opts_of ENGINE BATCH.
+opts_of() { "$clp" run -d 0 --engines "$1" --d-model 64 --layers 2 --batch "$2" --json - 2>/dev/null |
     "$py" -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["kernel_build_options"])'; }
+opts() { opts_of cl:own 64; }
 o=$(opts)
 echo "$o" | grep -q '\[vec, tuned: ' || fail "cl:own does not use the stored setting: $o"
 o=$(CLPARITY_CACHE=off opts)
@@ -60,8 +62,7 @@ echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_VW=4 -DCP_RB=2' || fail "o
 o=$(CLPARITY_OWN_TUNE=nv=4,mc=32 opts)
 echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_NV=4' || fail "override nv: $o"
 # cl:cr: the stored vw and rb (at B=64 rb is not capped: the default there is 4).
-cropts() { "$clp" run -d 0 --engines cl:cr --d-model 64 --layers 2 --batch "${1:-64}" --json - 2>/dev/null |
-    "$py" -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["kernel_build_options"])'; }
+cropts() { opts_of cl:cr "${1:-64}"; }
 o=$(cropts)
 echo "$o" | grep -q "\[cr cpu, tuned: .*-DCR_VW=$vw -DCR_RB=$rb " || fail "cl:cr does not use the stored vw=$vw,rb=$rb: $o"
 o=$(CLPARITY_CACHE=off cropts)
