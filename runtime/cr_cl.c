@@ -72,7 +72,8 @@ struct cr_cl {
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
     cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
-    size_t groups;     /* stream: work-groups launched */
+    size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
+    size_t launched;   /* stream: work-groups of the last launch */
     size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
 };
@@ -93,24 +94,39 @@ struct cr_path_ops {
 
 /* ---- the layers' launches ------------------------------------------------------------------ */
 
+/* Layer l as cr.cl's kernels take it: the weights as stored, the flags (cl:own's, and 8 on the
+ * layer where test hook corrupt-cl-cr flips a bit: cr.cl's CP_PLANT), the offset of its
+ * weights' norms and the bits of the bound's factor cr_err_scale(in). CR_LAYER_ARGS for the
+ * per-layer kernels, cr_stream's layer table for the one launch. */
+struct cr_layer {
+    struct stored_layer a;
+    cl_int flags;
+    cl_ulong wn_off, scale_bits;
+};
+
+static void cr_layer_of(const cp_engine *e, const struct cl_state *s, int l, struct cr_layer *f)
+{
+    const cp_layer *L = &e->model->layers[l];
+    own_stored_layer(e, s, l, &f->a);
+    f->flags = own_layer_flags(L) | (s->cr->planted && l == e->model->n_layers - 1 ? 8 : 0);
+    f->wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
+    double scale = cr_err_scale(L->in);
+    memcpy(&f->scale_bits, &scale, sizeof f->scale_bits);
+}
+
 /* The arguments every kernel of cr.cl takes first (cr.cl's CR_LAYER_ARGS): 11. */
 static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in, cl_mem outb,
                              cl_kernel k, const char *kname)
 {
-    const cp_layer *L = &e->model->layers[l];
-    struct stored_layer a;
-    own_stored_layer(e, s, l, &a);
-    /* 8: the layer where test hook corrupt-cl-cr flips a bit (cr.cl's CP_PLANT) */
-    cl_int flags = own_layer_flags(L) | (s->cr->planted && l == e->model->n_layers - 1 ? 8 : 0);
-    cl_ulong wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
-    double scale = cr_err_scale(L->in);
-    cl_ulong scale_bits;
-    memcpy(&scale_bits, &scale, sizeof scale_bits);
-    const size_t sizes[] = {sizeof in,           sizeof outb,   sizeof a.w,       sizeof a.w_off,
-                            sizeof a.b_off,      sizeof a.in,   sizeof a.out,     sizeof flags,
-                            sizeof s->cr->wnorm, sizeof wn_off, sizeof scale_bits};
-    const void *const vals[] = {&in,    &outb,  &a.w,          &a.w_off, &a.b_off,   &a.in,
-                                &a.out, &flags, &s->cr->wnorm, &wn_off,  &scale_bits};
+    struct cr_layer f;
+    cr_layer_of(e, s, l, &f);
+    const struct stored_layer *a = &f.a;
+    const size_t sizes[] = {sizeof in,       sizeof outb,        sizeof a->w,
+                            sizeof a->w_off, sizeof a->b_off,    sizeof a->in,
+                            sizeof a->out,   sizeof f.flags,     sizeof s->cr->wnorm,
+                            sizeof f.wn_off, sizeof f.scale_bits};
+    const void *const vals[] = {&in,     &outb,    &a->w,         &a->w_off, &a->b_off,    &a->in,
+                                &a->out, &f.flags, &s->cr->wnorm, &f.wn_off, &f.scale_bits};
     return own_set_args(k, kname, 11, sizes, vals);
 }
 
@@ -216,14 +232,11 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
 }
 
-/* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
- * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
- * over its cores). */
 /* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
  * of any layer: more would leave at once), the barrier's counters zeroed first. */
 static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
 {
-    const struct cr_cl *c = s->cr;
+    struct cr_cl *c = s->cr;
     const cp_model *m = e->model;
     cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
     for (int l = 0; l < m->n_layers; ++l) {
@@ -244,11 +257,14 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
         st = own_clear_ctl(s);
     if (st != CP_OK)
         return st;
-    size_t groups = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
-    size_t global = groups * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
+    c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
+    size_t global = c->launched * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
     return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
 }
 
+/* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
+ * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
+ * over its cores). */
 static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const struct cr_cl *c = s->cr;
@@ -454,7 +470,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
  * L=128 B=1 0.30 ms with wg=32,ob=1,sg=1 against 0.39 with 64,4,4; d=256 0.38 with 64,1,4;
  * d=512 0.54 with 128,2,4; d=1024 and 2048 1.32 and 2.62 with 128,4,4; d=4096 0.88 with
  * 128,8,4 against 1.26 with 64,4,4). */
-static void cr_stream_shape(struct cr_tune *t, enum cr_path path, int width)
+static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
 {
     static const struct {
         int width, wg, ob, sg;
@@ -684,7 +700,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           m->n_params, dev->name, (unsigned long long)dev->max_alloc);
-    cr_stream_shape(&c->tune, c->path, m->max_width);
+    cr_width_defaults(&c->tune, c->path, m->max_width);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)
@@ -742,7 +758,6 @@ static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const
  * buffer) and the barrier's counters. */
 static int cr_stream_upload(cp_engine *e, struct cl_state *s)
 {
-    const struct cr_cl *c = s->cr;
     const cp_model *m = e->model;
     if (s->n_chunks != 1) /* cr_cl_setup checked that the weights fit one buffer */
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr stream: the weights span %zu buffers",
@@ -751,18 +766,16 @@ static int cr_stream_upload(cp_engine *e, struct cl_state *s)
     if (!d)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the layer table");
     for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        struct stored_layer a;
-        own_stored_layer(e, s, l, &a);
-        double scale = cr_err_scale(L->in);
+        struct cr_layer f;
+        cr_layer_of(e, s, l, &f);
         cl_ulong *dl = d + 8 * (size_t)l;
-        dl[0] = a.w_off;
-        dl[1] = a.b_off;
-        dl[2] = (cl_ulong)L->in;
-        dl[3] = (cl_ulong)L->out;
-        dl[4] = (cl_ulong)(own_layer_flags(L) | (c->planted && l == m->n_layers - 1 ? 8 : 0));
-        dl[5] = (cl_ulong)l * (cl_ulong)m->max_width;
-        memcpy(&dl[6], &scale, sizeof scale);
+        dl[0] = f.a.w_off;
+        dl[1] = f.a.b_off;
+        dl[2] = (cl_ulong)f.a.in;
+        dl[3] = (cl_ulong)f.a.out;
+        dl[4] = (cl_ulong)f.flags;
+        dl[5] = f.wn_off;
+        dl[6] = f.scale_bits;
     }
     int st = own_upload(s, &s->cr->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
     free(d);
@@ -824,7 +837,7 @@ int cr_cl_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
     return s->cr->path == CR_STREAM
-               ? own_check_ctl(s, "cl:cr stream", s->cr->groups, "CLPARITY_CR_TUNE=path=gemv")
+               ? own_check_ctl(s, "cl:cr stream", s->cr->launched, "CLPARITY_CR_TUNE=path=gemv")
                : CP_OK;
 }
 
