@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the correctly rounded engines (host:cr, later cl:cr) against an independent exact
+"""Checks the correctly rounded engines (host:cr and cl:cr) against an independent exact
 computation with fractions.Fraction (issue 23, docs/ENGINES.md "host:cr and cl:cr").
 
 Usage: check_cr.py CLPARITY OUTDIR [--engines host:cr[,cl:cr]] [-d SELECTOR]
