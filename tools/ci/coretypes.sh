@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: tools/ci/coretypes.sh BUILD_DIR [CORETYPE...]
+# Usage: tools/ci/coretypes.sh BUILD_DIR [CORETYPE...]   (none named: every one in the table)
 # .ci/run's coretypes job (issue 32): OpenBLAS picks its kernel by the CPU, and
 # OPENBLAS_CORETYPE lets any machine play OpenBLAS on another CPU of a lower or equal
 # instruction set. Under each core type this CPU can run (or those named), it runs
@@ -49,6 +49,9 @@ core_of() { # the core OpenBLAS reports under OPENBLAS_CORETYPE=$1
 }
 
 want=("$@")
+for w in "${want[@]}"; do
+    grep -qi "^$w:" <<<"$table" || { echo "coretypes: '$w' is not one of OpenBLAS 0.3.21's core types here: $(cut -d: -f1 <<<"$table" | paste -sd' ')" >&2; exit 2; }
+done
 ran=() skipped=() failed=() seen=" "
 start=$SECONDS
 while IFS=: read -r type needs; do
