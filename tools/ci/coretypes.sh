@@ -43,14 +43,20 @@ SkylakeX:$avx512
 Cooperlake:$avx512 avx512_bf16 avx512_vnni"
 
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
-core_of() { # the core OpenBLAS reports under OPENBLAS_CORETYPE=$1
-    OPENBLAS_CORETYPE=$1 "$clp" devices --json - 2>/dev/null |
-        python3 -c 'import json,sys; print(next((d.get("blas_core") or "?" for d in json.load(sys.stdin)["devices"] if d.get("kind") == "host"), "?"))' 2>/dev/null
+core_of() { # the core OpenBLAS reports under OPENBLAS_CORETYPE=$1 (devices' host row)
+    OPENBLAS_CORETYPE=$1 "$clp" devices --json - 2>/dev/null | python3 -c '
+import json, sys
+hosts = [d for d in json.load(sys.stdin)["devices"] if d.get("kind") == "host"]
+print(hosts[0].get("blas_core") or "?" if hosts else "?")' 2>/dev/null
 }
 
 want=("$@")
 for w in "${want[@]}"; do
-    grep -qi "^$w:" <<<"$table" || { echo "coretypes: '$w' is not one of OpenBLAS 0.3.21's core types here: $(cut -d: -f1 <<<"$table" | paste -sd' ')" >&2; exit 2; }
+    if ! grep -qi "^$w:" <<<"$table"; then
+        echo "coretypes: '$w' is not one of OpenBLAS 0.3.21's core types here:" \
+            "$(cut -d: -f1 <<<"$table" | paste -sd' ')" >&2
+        exit 2
+    fi
 done
 ran=() skipped=() failed=() seen=" "
 start=$SECONDS
