@@ -101,10 +101,10 @@ while IFS=: read -r type needs; do
 done <<<"$table"
 
 t=$((SECONDS - start))
-echo "=== coretypes: ran ${#ran[@]} core types in $((t / 60))m$(printf '%02d' $((t % 60)))s:"
-printf '  %s\n' "${ran[@]}"
-echo "=== coretypes: skipped ${#skipped[@]}:"
-printf '  %s\n' "${skipped[@]}"
+echo "=== coretypes: ran ${#ran[@]} core types in $((t / 60))m$(printf '%02d' $((t % 60)))s${ran[*]:+:}"
+[ ${#ran[@]} = 0 ] || printf '  %s\n' "${ran[@]}"
+echo "=== coretypes: skipped ${#skipped[@]}${skipped[*]:+:}"
+[ ${#skipped[@]} = 0 ] || printf '  %s\n' "${skipped[@]}"
 [ ${#ran[@]} -gt 0 ] || { echo "=== coretypes: FAIL: no core type ran"; exit 1; }
 [ ${#failed[@]} = 0 ] && exit 0
 {
