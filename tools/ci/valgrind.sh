@@ -47,8 +47,11 @@ m=(--d-model 33 --layers 3 --batch 5 --runs 2 --warmup 1)
 check run_host 0 run -d host "${m[@]}" --json "$out/run.json" --save "$out/save_run"
 check compare_host 0 compare -d host --engines host:openblas,host:exact,host:f64 "${m[@]}" \
     --invariance --expect torch --json "$out/compare.json" --save "$out/save_cmp"
-check compare_bitwise_fails 1 compare -d host --engines host:openblas,host:exact \
-    --d-model 64 --layers 2 --batch 64 --runs 1 --warmup 0 --expect bitwise
+# --expect bitwise's failure path, on every machine: whether host:openblas differs from
+# host:exact is OpenBLAS's kernel's business (issue 32), so the hook flips a bit of a kept output.
+CLPARITY_TEST_HOOK=corrupt-run check compare_bitwise_fails 1 compare -d host \
+    --engines host:openblas,host:exact --d-model 64 --layers 2 --batch 64 --runs 1 --warmup 1 \
+    --expect bitwise
 check diff 0 diff "$out/save_cmp" "$out/save_run" --json "$out/diff.json"
 check devices 0 devices --json "$out/devices.json"
 check no_reference 0 run -d host --engines host:exact --no-reference "${m[@]}"
