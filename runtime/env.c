@@ -80,6 +80,21 @@ static const cp_env_var table[] = {
     {"CLPARITY_TEST_RANK_ICDS", CP_ENV_TEXT, NULL, 0, 0,
      "':'-separated ICD folders, rank 0 first (read by tests/mpi/rank.sh, not by the binary)",
      "none", "each MPI rank's OCL_ICD_VENDORS in the MPI tests", true, NULL},
+    {"CLPARITY_FAULT_CLASS", CP_ENV_TEXT, NULL, 0, 0,
+     "a class of calls (read by tests/faults/shim.c, not by the binary)", "malloc",
+     "which calls the fault shim counts and fails", true, NULL},
+    {"CLPARITY_FAULT_N", CP_ENV_TEXT, NULL, 0, 0,
+     "1, 2, ... (read by tests/faults/shim.c, not by the binary)", "0: count only",
+     "the call of that class that the fault shim fails", true, NULL},
+    {"CLPARITY_FAULT_REPORT", CP_ENV_TEXT, NULL, 0, 0,
+     "a file (read by tests/faults/shim.c, not by the binary)", "none",
+     "where the fault shim writes its counts at exit", true, NULL},
+    {"CLPARITY_FAULT_TRACE", CP_ENV_TEXT, NULL, 0, 0,
+     "1 (read by tests/faults/shim.c, not by the binary)", "none",
+     "the failed call's address and stack on stderr", true, NULL},
+    {"CLPARITY_FAULT_PLANT", CP_ENV_TEXT, NULL, 0, 0,
+     "a planted bug's name (read by tests/faults/shim.c, not by the binary)", "none",
+     "a planted bug that the fault loop must catch", true, NULL},
 };
 /* clang-format on */
 
