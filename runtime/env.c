@@ -128,22 +128,35 @@ static int word_index(const cp_env_var *v, const char *word)
     return -1;
 }
 
-/* "a, b or c" */
-static void word_list(const char *words, char *buf, size_t len)
+void cp_env_accepted(const cp_env_var *v, bool markdown, char *buf, size_t len)
 {
-    size_t k = 0, total = 1;
-    for (const char *c = words; *c; ++c)
-        total += *c == ',';
+    const char *q = markdown ? "`" : "";
+    size_t k = 0, total = 1, i = 0;
     buf[0] = '\0';
-    size_t i = 0;
-    for (const char *c = words; *c && k < len; ++i) {
-        size_t wl = strcspn(c, ",");
-        k += (size_t)snprintf(buf + k, len - k, "%s%.*s",
-                              i == 0           ? ""
-                              : i + 1 == total ? " or "
-                                               : ", ",
-                              (int)wl, c);
-        c += wl + (c[wl] == ',');
+    switch (v->kind) {
+    case CP_ENV_WORD:
+        for (const char *c = v->words; *c; ++c)
+            total += *c == ',';
+        for (const char *c = v->words; *c && k < len; ++i) {
+            size_t wl = strcspn(c, ",");
+            k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s%s",
+                                  i == 0           ? ""
+                                  : i + 1 == total ? " or "
+                                                   : ", ",
+                                  q, (int)wl, c, q);
+            c += wl + (c[wl] == ',');
+        }
+        return;
+    case CP_ENV_NUMBER:
+    case CP_ENV_INTEGER:
+        snprintf(buf, len, "%s from %.17g to %.17g",
+                 v->kind == CP_ENV_NUMBER ? "a number" : "an integer", v->min, v->max);
+        return;
+    case CP_ENV_FOLDER:
+    case CP_ENV_SETTINGS:
+    case CP_ENV_TEXT:
+        snprintf(buf, len, "%s", v->accept);
+        return;
     }
 }
 
@@ -154,7 +167,7 @@ static int check_one(const cp_env_var *v, const char *value)
     case CP_ENV_WORD:
         if (word_index(v, value) >= 0)
             return CP_OK;
-        word_list(v->words, accepted, sizeof accepted);
+        cp_env_accepted(v, false, accepted, sizeof accepted);
         return cp_err_set(CP_FAIL_USAGE, "%s: '%s' is not %s", v->name, value, accepted);
     case CP_ENV_NUMBER:
     case CP_ENV_INTEGER: {

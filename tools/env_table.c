@@ -31,38 +31,6 @@ static const char *const kind_names[] = {
     [CP_ENV_FOLDER] = "folder", [CP_ENV_SETTINGS] = "settings", [CP_ENV_TEXT] = "text",
 };
 
-/* What a variable accepts, in Markdown: "`a`, `b` or `c`", a range, or the table's words. */
-static void accepted(const cp_env_var *v, char *buf, size_t len)
-{
-    size_t k = 0, total = 1, i = 0;
-    buf[0] = '\0';
-    switch (v->kind) {
-    case CP_ENV_WORD:
-        for (const char *c = v->words; *c; ++c)
-            total += *c == ',';
-        for (const char *c = v->words; *c && k < len; ++i) {
-            size_t wl = strcspn(c, ",");
-            k += (size_t)snprintf(buf + k, len - k, "%s`%.*s`",
-                                  i == 0           ? ""
-                                  : i + 1 == total ? " or "
-                                                   : ", ",
-                                  (int)wl, c);
-            c += wl + (c[wl] == ',');
-        }
-        return;
-    case CP_ENV_NUMBER:
-    case CP_ENV_INTEGER:
-        snprintf(buf, len, "%s from %.17g to %.17g",
-                 v->kind == CP_ENV_NUMBER ? "a number" : "an integer", v->min, v->max);
-        return;
-    case CP_ENV_FOLDER:
-    case CP_ENV_SETTINGS:
-    case CP_ENV_TEXT:
-        snprintf(buf, len, "%s", v->accept);
-        return;
-    }
-}
-
 int env_print_table(const char *format)
 {
     size_t n;
@@ -82,7 +50,7 @@ int env_print_table(const char *format)
             continue;
         }
         char acc[512];
-        accepted(v, acc, sizeof acc);
+        cp_env_accepted(v, true, acc, sizeof acc);
         printf("| `%s` | %s | %s | %s%s |\n", v->name, acc, v->def,
                v->test_only ? "tests only: " : "", v->meaning);
     }

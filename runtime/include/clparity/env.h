@@ -36,6 +36,10 @@ typedef struct cp_env_var {
 /* The table, in the order docs/COMMANDS.md lists it. */
 const cp_env_var *cp_env_table(size_t *n);
 
+/* What v accepts, in words: "on or off" (markdown: "`on` or `off`"), "an integer from 1 to
+ * 16", or the table's text. */
+void cp_env_accepted(const cp_env_var *v, bool markdown, char *buf, size_t len);
+
 /* The value of name, checked against the table: *value NULL where it is unset or empty.
  * CP_FAIL_USAGE on garbage; CP_FAIL_RUNTIME when name is not in the table (a reader that the
  * table misses: a bug, caught by the tests). */
