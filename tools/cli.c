@@ -153,10 +153,16 @@ int cli_check_output_dir(const char *cmd, const char *dir)
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
+/* '-' is stdout where the help says so: --json and --csv. Elsewhere (--out) it names a file. */
+static bool is_stdout(const char *opt, const char *path)
+{
+    return strcmp(path, "-") == 0 && (strcmp(opt, "--json") == 0 || strcmp(opt, "--csv") == 0);
+}
+
 int cli_check_output_file(const char *cmd, const char *opt, const char *path)
 {
     struct stat sb;
-    if (strcmp(path, "-") == 0)
+    if (is_stdout(opt, path))
         return CP_OK;
     if (check_not_empty(cmd, opt, path, true) != CP_OK)
         return CP_FAIL_USAGE;
@@ -334,7 +340,7 @@ int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
     int st = CP_OK;
     for (size_t i = 0; st == CP_OK && i < n; ++i) {
         const struct cli_path *p = &paths[i];
-        if (!p->path || (p->kind == CLI_OUT_FILE && strcmp(p->path, "-") == 0))
+        if (!p->path || (p->kind == CLI_OUT_FILE && is_stdout(p->opt, p->path)))
             continue;
         if ((st = check_not_empty(cmd, p->opt, p->path, p->kind == CLI_OUT_FILE)) != CP_OK)
             break;
