@@ -193,6 +193,35 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     return st;
 }
 
+int cli_check_store_dir(const char *cmd, const char *what, const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s: %s", what, dir, strerror(ENAMETOOLONG));
+    /* The nearest part of the path that exists: the folders below it are made at the end. */
+    for (;;) {
+        struct stat sb;
+        if (stat(p, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode))
+                return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s is not a folder",
+                                what, dir, p);
+            if (access(p, W_OK | X_OK) != 0)
+                return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s: %s", what, dir, p,
+                                strerror(errno));
+            return CP_OK;
+        }
+        /* "." or "/" gone (a removed working folder) is as bad as any other errno */
+        if (errno != ENOENT || strcmp(p, ".") == 0 || strcmp(p, "/") == 0)
+            return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", what, dir,
+                            strerror(errno));
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            snprintf(p, sizeof p, ".");
+        else
+            slash[slash == p] = '\0'; /* "/x" goes up to "/" */
+    }
+}
+
 /* A path of cli_check_paths, resolved: whether it exists (and its identity), and its absolute
  * name (realpath of it, or of its folder joined with its name; NULL when neither resolves). */
 struct resolved {
