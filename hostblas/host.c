@@ -4,8 +4,10 @@
 #define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET: the pool's pinning */
 #include "../runtime/engine-impl.h"
 #include "cr-impl.h"
+#include "clparity/env.h"
 
 #include <cblas.h>
+#include <strings.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -48,28 +50,20 @@ struct host_state {
 
 static void host_pool_free(struct host_pool *p);
 
-/* The host engines' settings by environment variable: *choice is the index of name's value
- * in words (n of them), or -1 where it is unset or empty; any other value is a usage error
- * that lists the words ("'x' is not a, b or c"). */
+/* The host engines' settings by environment variable, read through runtime/env.c's table
+ * (which refuses a value it does not list): *choice is the index of name's value in words (n of
+ * them, in the table's order), or -1 where it is unset or empty. A table whose words differ
+ * from the engine's is a bug, named as such. */
 static int host_env_word(const char *name, const char *const *words, int n, int *choice)
 {
-    const char *env = getenv(name);
-    *choice = -1;
-    if (!env || !env[0])
-        return CP_OK;
-    for (int i = 0; i < n; ++i)
-        if (strcmp(env, words[i]) == 0) {
-            *choice = i;
-            return CP_OK;
-        }
-    char list[128] = "";
-    for (int i = 0; i < n; ++i)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                 i == 0       ? ""
-                 : i == n - 1 ? " or "
-                              : ", ",
-                 words[i]);
-    return cp_err_set(CP_FAIL_USAGE, "%s: '%s' is not %s", name, env, list);
+    int st = cp_env_word(name, choice);
+    if (st != CP_OK || *choice < 0)
+        return st;
+    const char *v = getenv(name);
+    if (*choice >= n || strcasecmp(v, words[*choice]) != 0)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: runtime/env.c's words differ from the engine's",
+                          name);
+    return CP_OK;
 }
 
 static int host_alloc(cp_engine *e, size_t esz, bool need_tmp)
@@ -264,16 +258,12 @@ static int host_max_threads(int *n)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *n = cores < 1 ? 1 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
-    const char *env = getenv("CLPARITY_HOST_THREADS");
-    if (env && env[0]) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end || v < 1 || v > POOL_MAX_THREADS)
-            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_HOST_THREADS: '%s' is not 1 to %d", env,
-                              POOL_MAX_THREADS);
+    double v; /* 1 to POOL_MAX_THREADS, as runtime/env.c's table says */
+    bool set;
+    int st = cp_env_number("CLPARITY_HOST_THREADS", &v, &set);
+    if (st == CP_OK && set)
         *n = (int)v;
-    }
-    return CP_OK;
+    return st;
 }
 
 /* Threads for one layer: one per macs_per_thread multiply-adds, no more than units (the

@@ -2,6 +2,7 @@
  * cache (a bad file, an unwritable folder, a driver that refuses a binary) ends in a build
  * from source, and the reason is handed back as text for the caller to show. The layout of a
  * file is described in cache-impl.h. */
+#include "clparity/env.h"
 #include "cache-impl.h"
 
 #include <dirent.h>
@@ -43,11 +44,10 @@ const char *cp_cache_state_name(enum cp_cache_state s)
 
 bool cp_cache_enabled(void)
 {
-    const char *v = getenv("CLPARITY_CACHE");
-    if (!v)
-        return true;
-    return !(strcasecmp(v, "off") == 0 || strcmp(v, "0") == 0 || strcasecmp(v, "no") == 0 ||
-             strcasecmp(v, "false") == 0);
+    /* on,off,1,0,yes,no,true,false: the odd ones are off. A bad value was refused before any
+     * work (cp_env_check_all); here it leaves the cache on. */
+    int w;
+    return cp_env_word("CLPARITY_CACHE", &w) != CP_OK || w < 0 || w % 2 == 0;
 }
 
 int cp_cache_dir(char *buf, size_t len)
@@ -70,20 +70,16 @@ unsigned long long cp_cache_max_bytes(bool *valid)
 {
     if (valid)
         *valid = true;
-    const char *v = getenv("CLPARITY_CACHE_MAX_MB");
-    if (!v || !v[0])
-        return DEFAULT_MAX_BYTES;
-    char *end;
-    errno = 0;
-    double mb = strtod(v, &end);
-    /* 2^40 MiB is far beyond any disk, and keeps the product inside 64 bits. */
-    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(mb) || mb < 0.0 ||
-        mb > 1099511627776.0) {
+    /* The table's range, 0 to 2^40 MiB, is far beyond any disk and keeps the product inside 64
+     * bits. A bad value was refused before any work (cp_env_check_all). */
+    double mb;
+    bool set;
+    if (cp_env_number("CLPARITY_CACHE_MAX_MB", &mb, &set) != CP_OK) {
         if (valid)
             *valid = false;
         return DEFAULT_MAX_BYTES;
     }
-    return (unsigned long long)(mb * 1048576.0);
+    return set ? (unsigned long long)(mb * 1048576.0) : DEFAULT_MAX_BYTES;
 }
 
 bool cp_sha256(const void *data, size_t len, unsigned char out[32])

@@ -14,6 +14,7 @@
 #include "engine-cl-impl.h"
 #include "program-impl.h"
 #include "tune-impl.h"
+#include "clparity/env.h"
 #include "../hostblas/cr-impl.h"
 
 #include <stdio.h>
@@ -57,6 +58,13 @@ static const struct cp_param cr_params[] = {
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
     {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
 };
+
+int cp_cr_tune_check(const char *spec)
+{
+    struct cr_tune scratch;
+    memset(&scratch, 0, sizeof scratch);
+    return cp_params_parse(spec, cr_params, sizeof cr_params / sizeof *cr_params, &scratch);
+}
 
 struct cr_cl {
     enum cr_path path;
@@ -450,8 +458,11 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     }
     int wg = t->wg;
     t->wg = -1;
-    const char *env = getenv("CLPARITY_CR_TUNE");
-    if (env && env[0]) {
+    const char *env;
+    int st = cp_env_get("CLPARITY_CR_TUNE", &env);
+    if (st != CP_OK)
+        return st;
+    if (env) {
         if (cp_params_parse(env, cr_params, n, t) != CP_OK)
             return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
         *src = 2;

@@ -3,6 +3,7 @@
 
 #include "clparity/report.h"
 #include "env-impl.h"
+#include "clparity/env.h"
 
 #include <CL/cl_ext.h>
 #include <cblas.h>
@@ -209,9 +210,13 @@ int cp_devlist_enumerate(cp_devlist *out)
     out->v = NULL;
     out->n = 0;
     out->env_note[0] = '\0';
+    /* Every library user lists devices first: a CLPARITY_* variable that holds garbage is
+     * refused here, before any work, as the command refuses it (runtime/env.c). */
+    int st = cp_env_check_all(NULL);
+    if (st != CP_OK)
+        return st;
     cl_uint np = 0;
     cl_int rc = clGetPlatformIDs(0, NULL, &np);
-    int st = CP_OK;
     if (rc == CL_PLATFORM_NOT_FOUND_KHR)
         np = 0; /* the ICD loader found no platform: only host remains */
     else if (rc != CL_SUCCESS)

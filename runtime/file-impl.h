@@ -4,6 +4,7 @@
 #ifndef CLPARITY_FILE_IMPL_H
 #define CLPARITY_FILE_IMPL_H
 
+#include "clparity/error.h"
 #include "clparity/report.h"
 
 #include <errno.h>
@@ -11,6 +12,17 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The status of an input that cannot be opened: the user's to fix (status 2: no such file, a
+ * symbolic link loop, a parent that is a file, no permission, a folder, a name too long), or
+ * an I/O failure (3: EIO, ENOMEM, EMFILE...). */
+static inline int cp_open_status(int err)
+{
+    return err == ENOENT || err == ELOOP || err == ENOTDIR || err == EACCES || err == EISDIR ||
+                   err == ENAMETOOLONG
+               ? CP_FAIL_USAGE
+               : CP_FAIL_RUNTIME;
+}
 
 /* Opens path for reading ("rb"). Returns the stream; or NULL with *mode = 0 and errno set
  * when it cannot be opened, or NULL with *mode = its st_mode when it is not a regular file. */

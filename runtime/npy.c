@@ -725,7 +725,7 @@ int cp_npy_read(const char *path, cp_npy *out)
     if (!f && mode)
         return cp_err_set(CP_FAIL_USAGE, "%s: not a regular file (%s)", path, cp_file_kind(mode));
     if (!f)
-        return io_error(path, "cannot open");
+        return cp_err_set(cp_open_status(errno), "%s: cannot open: %s", path, strerror(errno));
     errno = 0;
     int ret;
     if (fstat(fileno(f), &st) != 0)

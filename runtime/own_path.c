@@ -1,6 +1,7 @@
 /* Which of cl:own's kernel paths runs: the table of paths (names, counts and error texts come
  * from it), the ordered rule table of the default choice, the fallbacks where a probe rejects
  * a path, and the chosen path's program. */
+#include "clparity/env.h"
 #include "engine-cl-impl.h"
 #include "program-impl.h"
 
@@ -176,8 +177,11 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
         *path = forced;
         return path_fits(e, dev, max_wg, forced);
     }
-    const char *force = use_env ? getenv("CLPARITY_OWN_KERNEL") : NULL;
-    if (force && force[0]) {
+    const char *force = NULL;
+    int st = use_env ? cp_env_get("CLPARITY_OWN_KERNEL", &force) : CP_OK;
+    if (st != CP_OK)
+        return st;
+    if (force) {
         char names[160];
         size_t n = 0;
         for (int p = 0; p < N_PATHS; ++p) {

@@ -4,6 +4,7 @@
  * that relies only on what OpenCL promises pass; a miscompile, or a kernel that relies on
  * something a device does not give (progress across work-groups, memory visibility, ...), is
  * caught here instead of in a user's report. */
+#include "clparity/env.h"
 #include "cache-impl.h"
 #include "engine-impl.h"
 #include "own-impl.h"
@@ -364,8 +365,8 @@ static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls,
  * kept and no one else's. */
 static bool verdict_cacheable(void)
 {
-    const char *dir = getenv("CLPARITY_KERNEL_DIR");
-    return cp_cache_enabled() && !(dir && dir[0]);
+    const char *dir;
+    return cp_cache_enabled() && cp_env_get("CLPARITY_KERNEL_DIR", &dir) == CP_OK && !dir;
 }
 
 /* The SHA-256 of every embedded kernel source, one after the other: computed once, for every
@@ -657,6 +658,6 @@ int cp_own_loop_check(const cp_device *dev, long *ran)
 
 bool cp_own_probe_off(void)
 {
-    const char *v = getenv("CLPARITY_OWN_PROBE");
-    return v && strcmp(v, "off") == 0;
+    int w; /* on,off; a bad value was refused before any work (cp_env_check_all) */
+    return cp_env_word("CLPARITY_OWN_PROBE", &w) == CP_OK && w == 1;
 }

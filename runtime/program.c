@@ -1,3 +1,4 @@
+#include "clparity/env.h"
 #include "program-impl.h"
 #include "cache-impl.h"
 
@@ -298,9 +299,11 @@ int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const c
 int cp_program_source(const char *name, char **text, size_t *len)
 {
     char *override = NULL;
-    const char *raw = NULL, *dir = getenv("CLPARITY_KERNEL_DIR");
+    const char *raw = NULL, *dir;
     *text = NULL;
-    int st = find_source(dir, name, &raw, len, &override);
+    int st = cp_env_get("CLPARITY_KERNEL_DIR", &dir);
+    if (st == CP_OK)
+        st = find_source(dir, name, &raw, len, &override);
     if (st == CP_OK)
         st = expand_includes(dir, raw, *len, text, len);
     free(override);

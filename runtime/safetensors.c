@@ -297,8 +297,7 @@ int cp_st_read(const char *path, cp_st_file *f)
     if (!fp && mode)
         return cp_err_set(CP_FAIL_USAGE, "%s: not a regular file (%s)", path, cp_file_kind(mode));
     if (!fp)
-        return cp_err_set(errno == ENOENT ? CP_FAIL_USAGE : CP_FAIL_RUNTIME, "%s: cannot open: %s",
-                          path, strerror(errno));
+        return cp_err_set(cp_open_status(errno), "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
     unsigned char *buf = NULL;
     int st = CP_OK;

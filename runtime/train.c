@@ -1,5 +1,6 @@
 /* Training engines (clparity/train.h): the host trainers of hostblas/train_host.c and cl:own
  * on OpenCL, whose weights, activations and gradients stay on the device between steps. */
+#include "clparity/env.h"
 #include "clparity/train.h"
 
 #include "engine-cl-impl.h"
@@ -141,24 +142,8 @@ static const char *const way_names[] = {"device (-cl-fp32-correctly-rounded-divi
 
 int cp_train_divsqrt_env(int *way)
 {
-    *way = -1;
-    const char *v = getenv("CLPARITY_TRAIN_DIVSQRT");
-    if (!v || !v[0])
-        return CP_OK;
-    const char *c = CP_TRAIN_DIVSQRT_CHOICES;
-    for (int i = 0; *c; ++i) {
-        size_t n = strcspn(c, ",");
-        if (strlen(v) == n && strncmp(v, c, n) == 0) {
-            *way = i;
-            return CP_OK;
-        }
-        c += n + (c[n] == ',');
-    }
-    char words[64];
-    size_t k = 0;
-    for (c = CP_TRAIN_DIVSQRT_CHOICES; *c && k + 3 < sizeof words; ++c)
-        k += (size_t)snprintf(words + k, sizeof words - k, *c == ',' ? ", " : "%c", *c);
-    return cp_err_set(CP_FAIL_USAGE, "CLPARITY_TRAIN_DIVSQRT: '%s' is not one of %s", v, words);
+    /* runtime/env.c's table lists CP_TRAIN_DIVSQRT_CHOICES: its index is the way's */
+    return cp_env_word("CLPARITY_TRAIN_DIVSQRT", way);
 }
 
 /* The way adam and adamw divide and take square roots on dev: CLPARITY_TRAIN_DIVSQRT's where

@@ -21,4 +21,8 @@ struct cp_param {
  * then out is left as it was. */
 int cp_params_parse(const char *spec, const struct cp_param *params, size_t n, void *out);
 
+/* Whether spec parses as CLPARITY_CR_TUNE's settings (cr_cl.c): CP_OK or CP_FAIL_USAGE. Whether
+ * the device can take them is checked when cl:cr starts. */
+int cp_cr_tune_check(const char *spec);
+
 #endif

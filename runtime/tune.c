@@ -1,6 +1,7 @@
 /* cl:own's tuned parameters: defaults, the store written by `clparity tune` (which also keeps
  * cl:cr's, read by runtime/cr_cl.c through cp_tune_cr_stored), and the CLPARITY_OWN_TUNE
  * override. */
+#include "clparity/env.h"
 #include "clparity/tune.h"
 #include "clparity/cache.h"
 #include "clparity/report.h"
@@ -260,8 +261,11 @@ int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp
         if (src)
             *src = CP_TUNE_CACHED;
     }
-    const char *env = getenv("CLPARITY_OWN_TUNE");
-    if (env && env[0]) {
+    const char *env;
+    int est = cp_env_get("CLPARITY_OWN_TUNE", &env);
+    if (est != CP_OK)
+        return est;
+    if (env) {
         int st = cp_tune_parse(env, t);
         if (st != CP_OK)
             return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_TUNE: %s", cp_err_msg());

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "cache-impl.h"
+#include "clparity/device.h"
+#include "clparity/env.h"
 #include "engine_util.h"
 #include "program-impl.h"
 
@@ -140,8 +142,17 @@ static void test_environment(void **state)
         setenv("CLPARITY_CACHE_MAX_MB", bad[i], 1);
         assert_int_equal(cp_cache_max_bytes(&valid), 256ull << 20);
         assert_false(valid);
+        /* ...and refused before any work, by the library too (runtime/env.c): never a silent
+         * default for a program that lists devices */
+        const cp_env_var *which;
+        assert_int_equal(cp_env_check_all(&which), CP_FAIL_USAGE);
+        assert_string_equal(which->name, "CLPARITY_CACHE_MAX_MB");
+        cp_devlist l;
+        assert_int_equal(cp_devlist_enumerate(&l), CP_FAIL_USAGE);
+        assert_non_null(strstr(cp_err_msg(), bad[i]));
     }
     unsetenv("CLPARITY_CACHE_MAX_MB");
+    assert_int_equal(cp_env_check_all(NULL), CP_OK);
 }
 
 /* Every field of the key changes its hash; equal fields give equal keys. */

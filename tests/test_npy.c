@@ -467,10 +467,16 @@ static void test_shape_overflow(void **state)
     cp_npy_free(&a);
 }
 
+/* A file that is not there, or a symbolic link loop: the user's to fix, status 2 (issue 32). */
 static void test_missing_file(void **state)
 {
     (void)state;
-    expect_fail(tpath("does-not-exist.npy"), CP_FAIL_RUNTIME, strerror(ENOENT));
+    expect_fail(tpath("does-not-exist.npy"), CP_FAIL_USAGE, strerror(ENOENT));
+    const char *loop = tpath("loop.npy");
+    unlink(loop);
+    assert_int_equal(symlink("loop.npy", loop), 0);
+    expect_fail(loop, CP_FAIL_USAGE, strerror(ELOOP));
+    unlink(loop);
 }
 
 /* Spellings numpy or other writers may produce that mean the same array. */

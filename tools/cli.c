@@ -107,11 +107,24 @@ int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
+/* An empty name: open("") is ENOENT, but dirname("") is ".", so a check of the folder alone
+ * passes and the write fails at the end, after all the work. */
+static int check_not_empty(const char *cmd, const char *opt, const char *path, bool out_file)
+{
+    if (path[0])
+        return CP_OK;
+    return cli_fail(cmd, CP_FAIL_USAGE, "%s: the path is empty (name a %s%s)", opt,
+                    strcmp(opt, "--save") == 0 || strcmp(opt, "folder") == 0 ? "folder" : "file",
+                    out_file ? ", or '-' for stdout" : "");
+}
+
 int cli_check_output_dir(const char *cmd, const char *dir)
 {
     /* Nothing is made before the work: the save is written beside DIR and put in place whole
      * (runtime/savedir.c), so a run that fails or is killed leaves no DIR where none was. */
     struct stat sb;
+    if (check_not_empty(cmd, "--save", dir, false) != CP_OK)
+        return CP_FAIL_USAGE;
     if (stat(dir, &sb) != 0) {
         if (errno != ENOENT)
             return cli_fail(cmd, CP_FAIL_USAGE, "--save: cannot create %s: %s", dir,
@@ -140,11 +153,23 @@ int cli_check_output_dir(const char *cmd, const char *dir)
     return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
+/* '-' is stdout where the help says so: --json and --csv. Elsewhere (--out) it names a file. */
+static bool is_stdout(const char *opt, const char *path)
+{
+    return strcmp(path, "-") == 0 && (strcmp(opt, "--json") == 0 || strcmp(opt, "--csv") == 0);
+}
+
 int cli_check_output_file(const char *cmd, const char *opt, const char *path)
 {
     struct stat sb;
-    if (strcmp(path, "-") == 0)
+    if (is_stdout(opt, path))
         return CP_OK;
+    if (check_not_empty(cmd, opt, path, true) != CP_OK)
+        return CP_FAIL_USAGE;
+    /* A symbolic link loop, a parent that is a file, a folder we may not search, a name too
+     * long: the user's to fix, so status 2 now rather than 3 after the work. */
+    if (stat(path, &sb) != 0 && errno != ENOENT)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(errno));
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s is a directory", opt, path);
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
@@ -166,6 +191,35 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
         st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(errno));
     free(copy);
     return st;
+}
+
+int cli_check_store_dir(const char *cmd, const char *what, const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s: %s: %s", what, dir, strerror(ENAMETOOLONG));
+    /* The nearest part of the path that exists: the folders below it are made at the end. */
+    for (;;) {
+        struct stat sb;
+        if (stat(p, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode))
+                return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s is not a folder",
+                                what, dir, p);
+            if (access(p, W_OK | X_OK) != 0)
+                return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s: %s", what, dir, p,
+                                strerror(errno));
+            return CP_OK;
+        }
+        /* "." or "/" gone (a removed working folder) is as bad as any other errno */
+        if (errno != ENOENT || strcmp(p, ".") == 0 || strcmp(p, "/") == 0)
+            return cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", what, dir,
+                            strerror(errno));
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            snprintf(p, sizeof p, ".");
+        else
+            slash[slash == p] = '\0'; /* "/x" goes up to "/" */
+    }
 }
 
 /* A path of cli_check_paths, resolved: whether it exists (and its identity), and its absolute
@@ -315,10 +369,21 @@ int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
     int st = CP_OK;
     for (size_t i = 0; st == CP_OK && i < n; ++i) {
         const struct cli_path *p = &paths[i];
-        if (!p->path || (is_output(p) && strcmp(p->path, "-") == 0))
+        if (!p->path || (p->kind == CLI_OUT_FILE && is_stdout(p->opt, p->path)))
             continue;
+        if ((st = check_not_empty(cmd, p->opt, p->path, p->kind == CLI_OUT_FILE)) != CP_OK)
+            break;
         struct stat sb;
         bool exists = stat(p->path, &sb) == 0;
+        if (!exists && (errno != ENOENT || !is_output(p))) {
+            /* An input must be there, and a loop, a parent that is a file, a folder we may not
+             * search or a name too long is the user's to fix (status 2), for an output too. */
+            st = is_output(p) ? cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", p->opt,
+                                         p->path, strerror(errno))
+                              : cli_fail(cmd, CP_FAIL_USAGE, "%s %s: cannot open: %s", p->opt,
+                                         p->path, strerror(errno));
+            break;
+        }
         r[k].p = p;
         r[k].exists = exists;
         r[k].mode = exists ? sb.st_mode : 0;
@@ -334,6 +399,9 @@ int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
     for (size_t i = 0; st == CP_OK && i < k; ++i) {
         struct stat sb = {.st_mode = r[i].mode};
         st = check_alone(cmd, r[i].p, &sb, r[i].exists);
+        /* Issue 32, item 1 ("replace only what clparity wrote"): the check that an output that
+         * exists (r[i].exists, is_output) is clparity's own goes here, before any work, as
+         * cp_save_check does for --save in cli_check_output_dir. */
     }
     for (size_t i = 0; i < k; ++i)
         free(r[i].abs);
@@ -385,6 +453,8 @@ bool cli_gnuplot_in_path(void)
 
 int cli_check_plot(const char *cmd, const char *plot)
 {
+    if (plot && check_not_empty(cmd, "--plot", plot, false) != CP_OK)
+        return CP_FAIL_USAGE;
     if (plot && !cli_ends_with(plot, ".png") && !cli_ends_with(plot, ".svg"))
         return cli_fail(cmd, CP_FAIL_USAGE, "--plot: '%s' must end in .png or .svg", plot);
     if (plot && !cli_gnuplot_in_path())

@@ -43,6 +43,12 @@ extern const char cli_common_help[];
 int cli_check_output_dir(const char *cmd, const char *dir);
 int cli_check_output_file(const char *cmd, const char *opt, const char *path);
 
+/* Checks before any work that the folder dir of a store that the command writes at its end
+ * (tune's settings under XDG_CACHE_HOME/clparity), made with its parents where missing, can be
+ * made: the nearest part of it that exists is a folder this process may write. Status 2 after
+ * "clparity CMD: WHAT: cannot create DIR: ..." otherwise. */
+int cli_check_store_dir(const char *cmd, const char *what, const char *dir);
+
 /* The paths of one command, checked together before any work (cli_check_paths). */
 enum cli_path_kind {
     CLI_IN_FILE,  /* a file the command reads (--model, --input...) */

@@ -521,6 +521,11 @@ int cmd_tune(int argc, char **argv)
         st = cli_fail("tune", CP_FAIL_USAGE, "CLPARITY_CR_TUNE is set: unset it to tune");
     if (st == CP_OK && o.json)
         st = cli_check_output_file("tune", "--json", o.json);
+    char store[4096];
+    if (st == CP_OK && !o.dry_run && (st = cp_cache_dir(store, sizeof store)) != CP_OK)
+        st = cli_fail("tune", st, "%s", cp_err_msg());
+    if (st == CP_OK && !o.dry_run) /* the store is written at the end, after minutes of work */
+        st = cli_check_store_dir("tune", "the tune store", store);
     if (st != CP_OK) {
         free(sels);
         return st;

@@ -1,6 +1,7 @@
 /* clparity: one binary, subcommands. */
 #include "cli.h"
 #include "cmds.h"
+#include "env_table.h"
 
 #include "clparity/report.h"
 
@@ -67,9 +68,15 @@ int main(int argc, char **argv)
         cli_print_version();
         return CP_OK;
     }
+    /* Hidden: runtime/env.c's table, for docs/COMMANDS.md and its test (cli/env_table). */
+    if (strcmp(argv[1], "--env-table") == 0)
+        return env_print_table(argc > 2 ? argv[2] : "md");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* Every CLPARITY_* variable, before any work (issue 32: one rule for bad values). */
+            int st = env_check(commands[i].name, argc - 1, argv + 1);
+            return st != CP_OK ? st : commands[i].fn(argc - 1, argv + 1);
+        }
     fprintf(stderr, "clparity: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CP_FAIL_USAGE;

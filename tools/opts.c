@@ -290,6 +290,11 @@ static void nearest_choice(const char *given, const char *choices, char *buf, si
         snprintf(buf, len, " (did you mean '%.*s'?)", (int)nr.best_len, nr.best);
 }
 
+void opts_nearest_word(const char *given, const char *choices, char *buf, size_t len)
+{
+    nearest_choice(given, choices, buf, len);
+}
+
 int opts_word(const char *cmd, const char *what, const char *choices, const char *word, int *index)
 {
     *index = choice_index(choices, word);

@@ -127,6 +127,8 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
  * "clparity CMD: WHAT: 'word' is not one of a, b, c", with " (did you mean 'b'?)" where one
  * choice is near, as a bad --option value is refused. */
 int opts_word(const char *cmd, const char *what, const char *choices, const char *word, int *index);
+/* " (did you mean 'b'?)" in buf where one word of the comma list choices is near given, else "". */
+void opts_nearest_word(const char *given, const char *choices, char *buf, size_t len);
 /* The same for the environment variable name: *index -1 when it is unset or empty. */
 int opts_env_choice(const char *cmd, const char *name, const char *choices, int *index);
 

@@ -6,6 +6,7 @@
 #include "clparity/compare.h"
 #include "clparity/device.h"
 #include "clparity/engine.h"
+#include "clparity/env.h"
 #include "clparity/error.h"
 #include "clparity/job.h"
 #include "clparity/metrics.h"

@@ -50,7 +50,8 @@ typedef struct cp_devlist {
 } cp_devlist;
 
 /* Every device of every platform in clinfo's order, then `host`. No platform at all is not
- * an error: the list then holds only `host`, and env_note says why. */
+ * an error: the list then holds only `host`, and env_note says why. A CLPARITY_* variable
+ * that runtime/env.c's table does not accept is CP_FAIL_USAGE (cp_env_check_all). */
 int cp_devlist_enumerate(cp_devlist *out);
 void cp_devlist_free(cp_devlist *l);
 
