@@ -128,14 +128,18 @@ void *cp_provenance_json(const char *build_options)
 char *cp_atomic_tmp_name(const char *path)
 {
     struct stat sb;
-    size_t plen = strlen(path) + 32;
+    size_t plen = strlen(path) + 48;
     char *tmp = malloc(plen);
     if (!tmp)
         return NULL;
+    /* Hidden, in path's folder (a rename stays on one file system), and of a pattern no
+     * user's file is likely to take: ".<name>.clparity-tmp.<pid>". */
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path) + 1 : 0;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         snprintf(tmp, plen, "%s", path);
     else
-        snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+        snprintf(tmp, plen, "%.*s.%s.clparity-tmp.%ld", dl, path, path + dl, (long)getpid());
     return tmp;
 }
 
@@ -191,10 +195,12 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len)
             return cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
         return CP_OK;
     }
+    int st = cp_output_check(NULL, path);
+    if (st != CP_OK)
+        return st;
     char *tmp = cp_atomic_tmp_name(path);
     if (!tmp)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
-    int st = CP_OK;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(errno));
