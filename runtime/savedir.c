@@ -265,7 +265,7 @@ static int hash_file_at(int dfd, const char *name, uint64_t *h)
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return errno;
-    static unsigned char buf[1 << 16];
+    unsigned char buf[1 << 14];
     *h = CP_FNV1A_INIT;
     ssize_t got;
     while ((got = read(fd, buf, sizeof buf)) > 0)
