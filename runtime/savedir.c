@@ -154,15 +154,14 @@ static int sync_tree(const char *path)
 }
 
 /* A process of this pid exists (ours or another user's). */
-static bool pid_alive(long pid)
+bool cp_pid_alive(long pid)
 {
     if (pid <= 0 || pid > INT_MAX)
         return false;
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/* name is ".<base><tag><digits>": returns the pid, else -1. */
-static long leftover_pid(const char *name, const char *base, const char *tag)
+long cp_leftover_pid(const char *name, const char *base, const char *tag)
 {
     size_t nb = strlen(base), nt = strlen(tag);
     if (name[0] != '.' || strncmp(name + 1, base, nb) != 0 || strncmp(name + 1 + nb, tag, nt) != 0)
@@ -189,13 +188,13 @@ static void clean_leftovers(const struct cp_save *s)
     struct dirent *e;
     char path[PATH_MAX + 256];
     while ((e = readdir(d)) != NULL) {
-        long pid = leftover_pid(e->d_name, s->base, TMP_TAG);
+        long pid = cp_leftover_pid(e->d_name, s->base, TMP_TAG);
         bool old = false;
         if (pid < 0) {
-            pid = leftover_pid(e->d_name, s->base, OLD_TAG);
+            pid = cp_leftover_pid(e->d_name, s->base, OLD_TAG);
             old = pid >= 0;
         }
-        if (pid < 0 || pid == (long)getpid() || pid_alive(pid))
+        if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid))
             continue;
         snprintf(path, sizeof path, "%s/%s", s->parent, e->d_name);
         struct stat sb;

@@ -15,7 +15,8 @@ rerun       run (--save, --json, --csv, --out, --plot) and train (--save, --json
             onto the same paths: exit 0, the second run's outputs in place; an empty folder
             and an empty file are filled.
 leftovers   a save removes only its own temporary leftovers (".D.clparity-tmp.<pid>" of a pid
-            that is gone), never the user's "D.tmp.<digits>" or "D.old.<digits>" beside D.
+            that is gone), never the user's "D.tmp.<digits>" or "D.old.<digits>" beside D;
+            the same for a file output (".o.json.clparity-tmp.<pid>", "o.json.tmp.<digits>").
 """
 import os
 import shutil
@@ -154,6 +155,12 @@ def leftovers_case():
           f"{[os.path.exists(p) and tree(p) == t for p, t in kept.items()]}")
     check("its own leftover of a gone pid is removed",
           not os.path.exists(".D.clparity-tmp.999999999"), "still there")
+    # The same for a file: ".o.json.clparity-tmp.<gone pid>" goes, "o.json.tmp.<digits>" stays.
+    open("o.json.tmp.999999999", "w").write("precious\n")
+    open(".o.json.clparity-tmp.999999999", "w").write("half")
+    r = clparity([*RUN, "--json", "o.json"])
+    check("--json beside the user's o.json.tmp.<digits>", r.returncode == 0 and
+          open("o.json.tmp.999999999").read() == "precious\n", f"exit {r.returncode}")
     litter = [f for f in os.listdir(".") if "clparity-tmp" in f or "clparity-old" in f]
     check("no temporary left", not litter, f"left {litter}")
 

@@ -228,6 +228,10 @@ def main():
                 print(f"ok: the planted non-atomic save was caught at iteration {it}")
                 return 0
             sys.exit("FAIL: D is neither the old folder nor the new one")
+        if a.planted and killed is not None:
+            # The planted in-place save, killed, may leave an index.json without its "files"
+            # list (added last), which the next save rightly refuses (issue 32): gone first.
+            shutil.rmtree(folder, ignore_errors=True)
         good_save()  # must succeed and clear what the kill left
         if left:
             print(f"    the next save removed {len(left)} leftover(s)")
