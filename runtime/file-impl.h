@@ -17,6 +17,8 @@
  * tag ".clparity-tmp." (or a save's ".clparity-old."). Returns the pid where name is exactly
  * that, else -1. Only such names of a pid no longer running (cp_pid_alive) are ever removed
  * as leftovers: never a file of another pattern. */
+#define CP_TMP_TAG ".clparity-tmp."
+#define CP_OLD_TAG ".clparity-old."
 long cp_leftover_pid(const char *name, const char *base, const char *tag);
 /* A process of this pid exists (ours or another user's). */
 bool cp_pid_alive(long pid);

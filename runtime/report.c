@@ -140,7 +140,7 @@ static void remove_leftovers(const char *path)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        long pid = cp_leftover_pid(e->d_name, base, ".clparity-tmp.");
+        long pid = cp_leftover_pid(e->d_name, base, CP_TMP_TAG);
         struct stat sb;
         if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid) ||
             fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
@@ -165,7 +165,7 @@ char *cp_atomic_tmp_name(const char *path)
         snprintf(tmp, plen, "%s", path);
     } else {
         remove_leftovers(path);
-        snprintf(tmp, plen, "%.*s.%s.clparity-tmp.%ld", dl, path, path + dl, (long)getpid());
+        snprintf(tmp, plen, "%.*s.%s" CP_TMP_TAG "%ld", dl, path, path + dl, (long)getpid());
     }
     return tmp;
 }

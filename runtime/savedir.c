@@ -50,12 +50,8 @@ struct cp_save {
     bool in_place;
 };
 
-/* The temporary siblings' names: hidden, and of a pattern that no user's file is likely to
- * take, so that cleaning up leftovers (of dead pids only) never touches anything else. */
-#define TMP_TAG ".clparity-tmp."
-#define OLD_TAG ".clparity-old."
-
-/* "<parent>/.<base><tag><our pid>", malloc'd. */
+/* "<parent>/.<base><tag><our pid>", malloc'd: hidden, and of a pattern that no user's file is
+ * likely to take, so that cleaning up leftovers (of dead pids only) touches nothing else. */
 static char *sibling(const struct cp_save *s, const char *tag)
 {
     size_t len = strlen(s->parent) + strlen(s->base) + strlen(tag) + 32;
@@ -188,10 +184,10 @@ static void clean_leftovers(const struct cp_save *s)
     struct dirent *e;
     char path[PATH_MAX + 256];
     while ((e = readdir(d)) != NULL) {
-        long pid = cp_leftover_pid(e->d_name, s->base, TMP_TAG);
+        long pid = cp_leftover_pid(e->d_name, s->base, CP_TMP_TAG);
         bool old = false;
         if (pid < 0) {
-            pid = cp_leftover_pid(e->d_name, s->base, OLD_TAG);
+            pid = cp_leftover_pid(e->d_name, s->base, CP_OLD_TAG);
             old = pid >= 0;
         }
         if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid))
@@ -529,7 +525,7 @@ int cp_save_begin(const char *dir, cp_save **out)
         return CP_OK;
     }
     clean_leftovers(s);
-    s->work = sibling(s, TMP_TAG);
+    s->work = sibling(s, CP_TMP_TAG);
     if (!s->work) {
         cp_save_free(s);
         return cp_err_set(CP_FAIL_RUNTIME, "--save: out of memory");
@@ -615,7 +611,7 @@ int cp_save_commit(cp_save *s)
             /* Two renames: a crash between them leaves no DIR but .DIR.clparity-old.<pid>
              * (the old folder, whole) and .DIR.clparity-tmp.<pid> (the new one, whole); the
              * next save to this place puts the old one back before it starts. */
-            char *old = sibling(s, OLD_TAG);
+            char *old = sibling(s, CP_OLD_TAG);
             what = "rename";
             if (!old) {
                 e = ENOMEM;

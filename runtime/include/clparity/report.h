@@ -39,8 +39,9 @@ int cp_output_check(const char *opt, const char *path);
  * declaration), so that a later run can tell that it may replace it. */
 int cp_plot_mark(const char *path);
 
-/* The name to write before renaming to path: "<dir>/.<name>.clparity-tmp.<pid>", or a copy of
- * path itself
+/* The name to write before renaming to path: "<dir>/.<name>.clparity-tmp.<pid>" (first
+ * removing such files beside path of pids no longer running: what killed writers left, and
+ * nothing else), or a copy of path itself
  * where path names something other than a regular file (/dev/null, a FIFO, /dev/stdout),
  * which a rename() would replace. NULL when out of memory; free() it. */
 char *cp_atomic_tmp_name(const char *path);
