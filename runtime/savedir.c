@@ -595,6 +595,13 @@ int cp_save_commit(cp_save *s)
         cp_save_free(s);
         return e ? cp_err_set(CP_FAIL_RUNTIME, "--save: cannot sync: %s", strerror(e)) : CP_OK;
     }
+    if (cp_test_hook("save-late-file")) { /* the tests' user, who drops a file into DIR now */
+        char late[PATH_MAX + 16];
+        snprintf(late, sizeof late, "%s/late.txt", s->target);
+        FILE *f = fopen(late, "wx");
+        if (f)
+            fclose(f);
+    }
     /* The folder may have changed while the files were written: checked again at the swap. */
     if (!e && (st = check_replaceable(s->target, s->target)) != CP_OK)
         return cp_save_abort(s, st);

@@ -9,7 +9,8 @@ usage: foreign_targets.py CLPARITY WORKDIR CASE, CASE one of:
 save        the three forms of the issue: a folder with a foreign index.json ({"name": ...})
             and notes.txt, the same as --save . from inside it, a folder whose only file is
             thesis.tmp.docx; then a save of clparity's with a file added (notes.txt), with a
-            file changed (x.npy), with a subfolder; and train --save onto such a folder.
+            file changed (x.npy), with a subfolder; train --save onto such a folder; and a
+            file dropped into a save while the run works (the check at write time).
 files       --json, --csv, --out and --plot (where gnuplot is) onto a file of the user's.
 rerun       run (--save, --json, --csv, --out, --plot) and train (--save, --json, --csv) twice
             onto the same paths: exit 0, the second run's outputs in place; an empty folder
@@ -99,6 +100,20 @@ def save_case():
             ["index.json"])
     refused("train --save onto a save with a file added", [*TRAIN, "--save", "added"], ["added"],
             ["notes.txt"])
+    # A file that appears after the check before the work: the check at write time, just
+    # before the swap, refuses (CLPARITY_TEST_HOOK=save-late-file drops late.txt into D then).
+    assert clparity([*RUN, "--save", "late"]).returncode == 0, "setting up late"
+    before = tree("late")
+    r = subprocess.run([clp, *RUN, "--seed", "2", "--save", "late"], capture_output=True,
+                       text=True, env={**os.environ, "CLPARITY_TEST_HOOK": "save-late-file"})
+    after = tree("late")
+    lines = r.stderr.strip().splitlines()
+    check("a file dropped into a save during the run", r.returncode == 2 and
+          "late.txt" in (lines[0] if lines else "") and "late.txt" in after and
+          {k: v for k, v in after.items() if k != "late.txt"} == before,
+          f"exit {r.returncode} (want 2), stderr {lines[:1]}, the old save kept: "
+          f"{ {k: v for k, v in after.items() if k != 'late.txt'} == before}, late.txt kept: "
+          f"{'late.txt' in after}")
 
 
 def files_case():
