@@ -90,10 +90,11 @@ bool cp_json_incomplete(void);
  * with its hash as it is now. Anything else (a file not listed or changed, a subfolder, a save
  * of a clparity before these lists) is refused with CP_FAIL_USAGE naming the first such file
  * (by name order), since it would be replaced as a whole: by cp_save_check, cp_save_begin and
- * again by cp_save_commit just before the swap. Test hooks: "save-nonatomic" writes into DIR itself (the fault that the tests must
- * catch), "save-no-exchange" takes the two-rename fallback, "save-kill-between-renames" takes
- * it and kills the process between the renames, "save-late-file" puts a file "late.txt" into DIR
- * just before cp_save_commit checks DIR again (the check at write time must refuse it). */
+ * again by cp_save_commit just before the swap. Test hooks: "save-nonatomic" writes into DIR
+ * itself (the fault that the tests must catch), "save-no-exchange" takes the two-rename
+ * fallback, "save-kill-between-renames" takes it and kills the process between the renames,
+ * "save-late-file" puts a file "late.txt" into DIR just before cp_save_commit checks DIR again
+ * (the check at write time must refuse it). */
 typedef struct cp_save cp_save;
 
 /* CP_OK where DIR may be replaced by a save (see above); the error names it otherwise. */
