@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 /* The status of an input that cannot be opened: the user's to fix (status 2: no such file, a
@@ -23,6 +24,20 @@ static inline int cp_open_status(int err)
                ? CP_FAIL_USAGE
                : CP_FAIL_RUNTIME;
 }
+
+/* clparity's temporary names (runtime/savedir.c, cp_atomic_tmp_name): ".<base><tag><pid>",
+ * tag ".clparity-tmp." (or a save's ".clparity-old."). Returns the pid where name is exactly
+ * that, else -1. Only such names of a pid no longer running (cp_pid_alive) are ever removed
+ * as leftovers: never a file of another pattern. */
+#define CP_TMP_TAG ".clparity-tmp."
+#define CP_OLD_TAG ".clparity-old."
+long cp_leftover_pid(const char *name, const char *base, const char *tag);
+/* A process of this pid exists (ours or another user's). */
+bool cp_pid_alive(long pid);
+
+/* cp_json_write for an entry of clparity's own cache folder (peak-<hash>.json), whose name is
+ * clparity's: written over whatever is there, since a damaged entry must be replaced. */
+int cp_json_write_entry(const char *path, const void *json);
 
 /* Opens path for reading ("rb"). Returns the stream; or NULL with *mode = 0 and errno set
  * when it cannot be opened, or NULL with *mode = its st_mode when it is not a regular file. */

@@ -20,15 +20,19 @@ uint64_t cp_ulp_dist(float a, float b)
     return (uint64_t)(d < 0 ? -d : d);
 }
 
-uint64_t cp_hash_fnv1a(const void *data, size_t len)
+uint64_t cp_hash_fnv1a_more(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (size_t i = 0; i < len; ++i) {
         h ^= p[i];
         h *= UINT64_C(0x100000001b3);
     }
     return h;
+}
+
+uint64_t cp_hash_fnv1a(const void *data, size_t len)
+{
+    return cp_hash_fnv1a_more(CP_FNV1A_INIT, data, len);
 }
 
 static int cmp_u64(const void *x, const void *y)

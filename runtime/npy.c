@@ -179,6 +179,58 @@ static size_t npy_format_header(char *buf, size_t cap, enum cp_dtype t, int ndim
     return len;
 }
 
+bool cp_npy_header_is_own(const void *head, size_t n, unsigned long long file_size)
+{
+    /* The header's text is parsed loosely (dtype and shape), then formatted again as this
+     * writer would and compared byte for byte: any other header, or a file of another length,
+     * is not one that cp_npy_write wrote. */
+    const char *h = head;
+    char text[NPY_HEADER_CAP + 1];
+    size_t tn = n < NPY_HEADER_CAP ? n : NPY_HEADER_CAP;
+    if (n < 10 || memcmp(h, npy_magic, NPY_MAGIC_LEN) != 0)
+        return false;
+    memcpy(text, h, tn);
+    text[tn] = '\0';
+    for (size_t i = 0; i < tn; ++i)
+        if (text[i] == '\0')
+            text[i] = ' ';
+    static const enum cp_dtype types[] = {CP_F32, CP_F64, CP_I32, CP_I64};
+    const char *d = strstr(text + 10, "'descr': '");
+    const char *sh = strstr(text + 10, "'shape': (");
+    if (!d || !sh)
+        return false;
+    d += strlen("'descr': '");
+    enum cp_dtype t = CP_F32;
+    bool known = false;
+    for (size_t i = 0; !known && i < sizeof types / sizeof *types; ++i)
+        if (strncmp(d, cp_dtype_descr(types[i]), 3) == 0 && d[3] == '\'') {
+            t = types[i];
+            known = true;
+        }
+    size_t shape[CP_NPY_MAX_DIMS];
+    int ndim = 0;
+    const char *p = sh + strlen("'shape': (");
+    while (known && *p != ')') {
+        char *end;
+        if (ndim == CP_NPY_MAX_DIMS || *p < '0' || *p > '9')
+            return false;
+        unsigned long long v = strtoull(p, &end, 10);
+        shape[ndim++] = (size_t)v;
+        p = end;
+        if (*p == ',')
+            ++p;
+        if (*p == ' ')
+            ++p;
+    }
+    char want[NPY_HEADER_CAP];
+    size_t wn = known ? npy_format_header(want, sizeof want, t, ndim, shape) : 0;
+    size_t count;
+    if (wn == 0 || wn > n || memcmp(want, h, wn) != 0 ||
+        !shape_count(ndim, shape, cp_dtype_size(t), &count))
+        return false;
+    return file_size == (unsigned long long)wn + (unsigned long long)count * cp_dtype_size(t);
+}
+
 /* Records "<path>: <what>: <strerror>" for an I/O failure; errno must still be the culprit's. */
 static int io_error(const char *path, const char *what)
 {
@@ -234,6 +286,8 @@ int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shap
     if (header_len == 0)
         return cp_err_set(CP_FAIL_USAGE, "%s: header does not fit", path);
 
+    if (cp_output_check(NULL, path) != CP_OK)
+        return CP_FAIL_USAGE;
     tmp = cp_atomic_tmp_name(path);
     if (!tmp)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", path);

@@ -5,6 +5,7 @@
 
 #include "cache-impl.h"
 #include "engine-impl.h"
+#include "file-impl.h" /* cp_json_write_entry */
 #include "program-impl.h"
 
 #include "clparity/report.h"
@@ -281,7 +282,7 @@ static void cache_store(const char *path, const char *key, const cp_peak *p, cha
     cJSON_AddStringToObject(o, "measured_at", p->measured_at);
     cJSON_AddStringToObject(o, "clparity_version", cp_version());
     cJSON_AddStringToObject(o, "git_hash", cp_git_hash());
-    if (cp_json_write(path, o) != CP_OK)
+    if (cp_json_write_entry(path, o) != CP_OK)
         snprintf(why, why_len, "%s", cp_err_msg());
     cJSON_Delete(o);
 }

@@ -2,6 +2,7 @@
 
 #include "clparity/device.h"
 #include "clparity/error.h"
+#include "file-impl.h" /* cp_leftover_pid */
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -125,17 +126,47 @@ void *cp_provenance_json(const char *build_options)
     return p;
 }
 
+/* Removes the temporary files that killed writers of path left: ".<name>.clparity-tmp.<pid>"
+ * beside it, regular files of pids no longer running. */
+static void remove_leftovers(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    const char *base = slash ? slash + 1 : path;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = cp_leftover_pid(e->d_name, base, CP_TMP_TAG);
+        struct stat sb;
+        if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid) ||
+            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        (void)unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 char *cp_atomic_tmp_name(const char *path)
 {
     struct stat sb;
-    size_t plen = strlen(path) + 32;
+    size_t plen = strlen(path) + 48;
     char *tmp = malloc(plen);
     if (!tmp)
         return NULL;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    /* Hidden, in path's folder (a rename stays on one file system), and of a pattern no
+     * user's file is likely to take: ".<name>.clparity-tmp.<pid>". */
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path) + 1 : 0;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         snprintf(tmp, plen, "%s", path);
-    else
-        snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+    } else {
+        remove_leftovers(path);
+        snprintf(tmp, plen, "%.*s.%s" CP_TMP_TAG "%ld", dl, path, path + dl, (long)getpid());
+    }
     return tmp;
 }
 
@@ -184,17 +215,21 @@ void cp_atomic_abort(const char *tmp, const char *path)
         remove(tmp);
 }
 
-int cp_file_write_atomic(const char *path, const void *data, size_t len)
+/* guarded: only over a file of clparity's (cp_output_check); an entry of clparity's own cache
+ * folder is replaced whatever it holds (a damaged one must be). */
+static int write_atomic(const char *path, const void *data, size_t len, bool guarded)
 {
     if (strcmp(path, "-") == 0) {
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
             return cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
         return CP_OK;
     }
+    int st = guarded ? cp_output_check(NULL, path) : CP_OK;
+    if (st != CP_OK)
+        return st;
     char *tmp = cp_atomic_tmp_name(path);
     if (!tmp)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
-    int st = CP_OK;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(errno));
@@ -253,7 +288,12 @@ const char *cp_file_kind(unsigned int mode)
                          : "not a regular file";
 }
 
-int cp_json_write(const char *path, const void *json)
+int cp_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    return write_atomic(path, data, len, true);
+}
+
+static int json_write(const char *path, const void *json, bool guarded)
 {
     if (cp_json_incomplete())
         return cp_err_set(CP_FAIL_RUNTIME,
@@ -263,9 +303,19 @@ int cp_json_write(const char *path, const void *json)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);
     size_t n = strlen(text);
     text[n] = '\n'; /* cJSON's terminator becomes the final newline */
-    int st = cp_file_write_atomic(path, text, n + 1);
+    int st = write_atomic(path, text, n + 1, guarded);
     cJSON_free(text);
     return st;
+}
+
+int cp_json_write(const char *path, const void *json)
+{
+    return json_write(path, json, true);
+}
+
+int cp_json_write_entry(const char *path, const void *json)
+{
+    return json_write(path, json, false);
 }
 
 int cp_json_text(void *json, char **out)

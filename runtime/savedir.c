@@ -1,13 +1,25 @@
-/* --save folders written as a whole: the files go to a temporary sibling "DIR.tmp.<pid>",
- * every file and the folder are synced, and then the folder takes DIR's place in one step
- * (renameat2's RENAME_EXCHANGE on Linux; elsewhere, or where the file system refuses it,
- * DIR is renamed to "DIR.old.<pid>" and the new folder to DIR). At every instant DIR is the
- * old folder or the new one, whole; a failure leaves the old one as it was. */
+/* --save folders written as a whole: the files go to a hidden temporary sibling
+ * ".DIR.clparity-tmp.<pid>", every file and the folder are synced, and then the folder takes
+ * DIR's place in one step (renameat2's RENAME_EXCHANGE on Linux; elsewhere, or where the file
+ * system refuses it, DIR is renamed to ".DIR.clparity-old.<pid>" and the new folder to DIR).
+ * At every instant DIR is the old folder or the new one, whole; a failure leaves the old one
+ * as it was.
+ *
+ * Only a folder that clparity wrote is replaced (issue 32): its index.json lists, under
+ * "files", every other file of the folder with the FNV-1a 64 of its bytes, and each file must
+ * be there with that hash. Anything else (a file not listed, one changed since, a subfolder,
+ * an index.json that is not clparity's) is refused with CP_FAIL_USAGE naming the first such
+ * file, before any work (cp_save_check), again before the temporary folder is made
+ * (cp_save_begin), and again just before the swap (cp_save_commit). */
 #define _GNU_SOURCE /* syscall(), SYS_renameat2 */
 #include "clparity/report.h"
 
 #include "clparity/error.h"
+#include "clparity/metrics.h"
 #include "engine-impl.h" /* cp_test_hook */
+#include "file-impl.h"   /* cp_fopen_regular */
+
+#include <cjson/cJSON.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,18 +45,21 @@ struct cp_save {
     char *target; /* DIR, absolute, symbolic links resolved */
     char *parent; /* the folder that holds it */
     char *base;   /* its last component */
-    char *work;   /* where the files go: DIR.tmp.<pid>, or DIR itself (hook save-nonatomic) */
+    char *work;   /* where the files go: .DIR.clparity-tmp.<pid>, or DIR itself (hook
+                     save-nonatomic) */
     bool in_place;
 };
 
-/* "<path>.<tag>.<our pid>", malloc'd. */
-static char *sibling(const char *path, const char *tag)
+/* "<parent>/.<base><tag><our pid>", malloc'd: hidden, and of a pattern that no user's file is
+ * likely to take, so that cleaning up leftovers (of dead pids only) touches nothing else. */
+static char *sibling(const struct cp_save *s, const char *tag)
 {
-    size_t len = strlen(path) + strlen(tag) + 32;
-    char *s = malloc(len);
-    if (s)
-        snprintf(s, len, "%s.%s.%ld", path, tag, (long)getpid());
-    return s;
+    size_t len = strlen(s->parent) + strlen(s->base) + strlen(tag) + 32;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s%s.%s%s%ld", s->parent, strcmp(s->parent, "/") == 0 ? "" : "/", s->base,
+                 tag, (long)getpid());
+    return p;
 }
 
 /* Removes path (a file, or a folder and all it holds, without following links). */
@@ -135,20 +150,19 @@ static int sync_tree(const char *path)
 }
 
 /* A process of this pid exists (ours or another user's). */
-static bool pid_alive(long pid)
+bool cp_pid_alive(long pid)
 {
     if (pid <= 0 || pid > INT_MAX)
         return false;
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/* name is "<base><tag><digits>": returns the pid, else -1. */
-static long leftover_pid(const char *name, const char *base, const char *tag)
+long cp_leftover_pid(const char *name, const char *base, const char *tag)
 {
     size_t nb = strlen(base), nt = strlen(tag);
-    if (strncmp(name, base, nb) != 0 || strncmp(name + nb, tag, nt) != 0)
+    if (name[0] != '.' || strncmp(name + 1, base, nb) != 0 || strncmp(name + 1 + nb, tag, nt) != 0)
         return -1;
-    const char *p = name + nb + nt;
+    const char *p = name + 1 + nb + nt;
     if (!*p || strlen(p) > 9)
         return -1;
     for (const char *c = p; *c; ++c)
@@ -157,10 +171,11 @@ static long leftover_pid(const char *name, const char *base, const char *tag)
     return strtol(p, NULL, 10);
 }
 
-/* What an earlier save to this place left when it was killed: "DIR.tmp.<pid>" and
- * "DIR.old.<pid>" of processes that no longer run. Where DIR itself is missing (killed
- * between the two renames of the fallback) or an empty folder, the old folder goes back to
- * DIR first. */
+/* What an earlier save to this place left when it was killed: ".DIR.clparity-tmp.<pid>" and
+ * ".DIR.clparity-old.<pid>" of processes that no longer run (nothing else: names of another
+ * pattern, and those of older clparity versions, "DIR.tmp.<pid>", are left alone). Where DIR itself
+ * is missing (killed between the two renames of the fallback) or an empty folder, the old folder
+ * goes back to DIR first. */
 static void clean_leftovers(const struct cp_save *s)
 {
     DIR *d = opendir(s->parent);
@@ -169,13 +184,13 @@ static void clean_leftovers(const struct cp_save *s)
     struct dirent *e;
     char path[PATH_MAX + 256];
     while ((e = readdir(d)) != NULL) {
-        long pid = leftover_pid(e->d_name, s->base, ".tmp.");
+        long pid = cp_leftover_pid(e->d_name, s->base, CP_TMP_TAG);
         bool old = false;
         if (pid < 0) {
-            pid = leftover_pid(e->d_name, s->base, ".old.");
+            pid = cp_leftover_pid(e->d_name, s->base, CP_OLD_TAG);
             old = pid >= 0;
         }
-        if (pid < 0 || pid == (long)getpid() || pid_alive(pid))
+        if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid))
             continue;
         snprintf(path, sizeof path, "%s/%s", s->parent, e->d_name);
         struct stat sb;
@@ -190,8 +205,134 @@ static void clean_leftovers(const struct cp_save *s)
     closedir(d);
 }
 
-/* A folder that a save may replace as a whole: missing, empty (but for "*.tmp.<pid>" files),
- * or one that holds index.json, and no subfolder. */
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a folder but "." and "..", sorted (so that "the first foreign file" is the
+ * same on every run); NULL with errno set when it cannot be read. */
+static char **list_names(const char *dir, size_t *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    size_t cap = 16;
+    char **v = malloc(cap * sizeof *v);
+    struct dirent *e;
+    while (v && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (*n == cap) {
+            char **w = realloc(v, (cap *= 2) * sizeof *v);
+            if (!w)
+                break;
+            v = w;
+        }
+        if (!(v[*n] = strdup(e->d_name)))
+            break;
+        ++*n;
+    }
+    bool oom = !v || e != NULL;
+    closedir(d);
+    if (oom) {
+        for (size_t i = 0; v && i < *n; ++i)
+            free(v[i]);
+        free(v);
+        errno = ENOMEM;
+        return NULL;
+    }
+    qsort(v, *n, sizeof *v, cmp_names);
+    return v;
+}
+
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        free(v[i]);
+    free(v);
+}
+
+/* FNV-1a 64 of a regular file's bytes (not following a link). Returns 0 or errno. */
+static int hash_file_at(int dfd, const char *name, uint64_t *h)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    unsigned char buf[1 << 14];
+    *h = CP_FNV1A_INIT;
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof buf)) > 0)
+        *h = cp_hash_fnv1a_more(*h, buf, (size_t)got);
+    int e = got < 0 ? errno : 0;
+    close(fd);
+    return e;
+}
+
+/* index.json of a folder, parsed; NULL when it is no regular file or no JSON object. */
+static cJSON *read_index(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/index.json", dir);
+    mode_t mode;
+    FILE *f = cp_fopen_regular(path, &mode);
+    if (!f)
+        return NULL;
+    struct stat sb;
+    char *text = NULL;
+    cJSON *j = NULL;
+    /* A save's index.json is a few KiB per result; 64 MiB is far above any of ours. */
+    if (fstat(fileno(f), &sb) == 0 && sb.st_size < (64 << 20) &&
+        (text = malloc((size_t)sb.st_size + 1)) != NULL &&
+        fread(text, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size)
+        j = cJSON_ParseWithLength(text, (size_t)sb.st_size);
+    free(text);
+    fclose(f);
+    if (j && !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Whether an index.json is clparity's: schema 1, a version, provenance naming clparity's
+ * version (what cp_job_save, train and compare --mpi write). */
+static bool index_is_ours(const cJSON *idx)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(idx, "schema");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(idx, "version");
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(idx, "provenance");
+    return cJSON_IsNumber(schema) && schema->valuedouble == 1.0 && cJSON_IsString(version) &&
+           version->valuestring[0] &&
+           cJSON_IsString(cJSON_GetObjectItemCaseSensitive(prov, "clparity_version"));
+}
+
+/* Why a file of the folder is not one of the save that idx describes; NULL when it is. */
+static const char *foreign_why(int dfd, const char *name, const cJSON *files)
+{
+    struct stat sb;
+    if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        return NULL; /* gone since the listing: nothing to lose */
+    if (S_ISDIR(sb.st_mode))
+        return "is a folder (a save holds none)";
+    if (!S_ISREG(sb.st_mode))
+        return "is not a regular file";
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(files, name);
+    if (!cJSON_IsString(want))
+        return "is not listed in its index.json";
+    uint64_t h = 0;
+    char hex[32];
+    if (hash_file_at(dfd, name, &h) != 0)
+        return "cannot be read to check its hash";
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    return strcmp(hex, want->valuestring) == 0 ? NULL
+                                               : "was changed since clparity wrote it (its "
+                                                 "hash differs from index.json's)";
+}
+
+/* A folder that a save may replace as a whole: missing, empty, or a save of clparity's
+ * whose files are all listed, with their hashes, in its index.json (see the top). */
 static int check_replaceable(const char *dir, const char *shown)
 {
     struct stat sb;
@@ -200,38 +341,98 @@ static int check_replaceable(const char *dir, const char *shown)
                                : cp_err_set(CP_FAIL_RUNTIME, "--save: cannot read %s: %s", shown,
                                             strerror(errno));
     if (!S_ISDIR(sb.st_mode))
-        return cp_err_set(CP_FAIL_RUNTIME, "--save: %s is not a directory", shown);
-    DIR *d = opendir(dir);
-    if (!d)
-        return cp_err_set(CP_FAIL_RUNTIME, "--save: cannot read %s: %s", shown, strerror(errno));
-    bool index = false, other = false;
-    char sub[NAME_MAX + 1] = "";
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        struct stat fb;
-        if (fstatat(dirfd(d), e->d_name, &fb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(fb.st_mode)) {
-            snprintf(sub, sizeof sub, "%s", e->d_name);
-            break;
-        }
-        if (strcmp(e->d_name, "index.json") == 0)
-            index = true;
-        else if (!strstr(e->d_name, ".tmp."))
-            other = true;
+        return cp_err_set(CP_FAIL_USAGE, "--save: %s is not a directory", shown);
+    if (cp_test_hook("guard-off")) /* the fault loop's planted defect: no guard at all */
+        return CP_OK;
+    size_t n;
+    char **names = list_names(dir, &n);
+    if (!names)
+        return cp_err_set(errno == ENOMEM ? CP_FAIL_RUNTIME : CP_FAIL_USAGE,
+                          "--save: cannot read %s: %s", shown, strerror(errno));
+    bool has_index = false;
+    for (size_t i = 0; i < n; ++i)
+        has_index = has_index || strcmp(names[i], "index.json") == 0;
+    cJSON *idx = has_index ? read_index(dir) : NULL;
+    const cJSON *files = cJSON_GetObjectItemCaseSensitive(idx, "files");
+    const char *bad = NULL, *why = NULL;
+    if (n > 0 && !has_index) {
+        bad = names[0];
+        why = "is not clparity's: the folder has no index.json";
+    } else if (n > 0 && (!idx || !index_is_ours(idx))) {
+        bad = "index.json";
+        why = "is not clparity's (no schema 1, version and provenance)";
+    } else if (n > 0 && !cJSON_IsObject(files)) {
+        /* A save of clparity before issue 32 lists no hashes of its files: nothing tells that
+         * the folder still holds only them, so it is refused like any other folder. */
+        bad = strcmp(names[0], "index.json") != 0 || n == 1 ? names[0] : names[1];
+        why = "cannot be told from a file of clparity's: index.json lists no file hashes (a "
+              "save of an older clparity)";
     }
-    closedir(d);
-    if (sub[0])
-        return cp_err_set(CP_FAIL_USAGE,
-                          "--save: %s holds a folder (%s): not a clparity save folder, and a save "
-                          "replaces the whole folder; name a new or empty one",
-                          shown, sub);
-    if (other && !index)
-        return cp_err_set(CP_FAIL_USAGE,
-                          "--save: %s holds files but no index.json: not a clparity save folder, "
-                          "and a save replaces the whole folder; name a new or empty one",
-                          shown);
-    return CP_OK;
+    int dfd = bad ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!bad && n > 0 && dfd < 0) {
+        int e = errno;
+        cJSON_Delete(idx);
+        free_names(names, n);
+        return cp_err_set(CP_FAIL_USAGE, "--save: cannot read %s: %s", shown, strerror(e));
+    }
+    for (size_t i = 0; !bad && i < n; ++i)
+        if (strcmp(names[i], "index.json") != 0 && (why = foreign_why(dfd, names[i], files)))
+            bad = names[i];
+    if (dfd >= 0)
+        close(dfd);
+    int st = CP_OK;
+    if (bad)
+        st = cp_err_set(CP_FAIL_USAGE,
+                        "--save: %s cannot be replaced: %s %s; a save replaces the whole folder: "
+                        "name a new or empty folder, or move %s out",
+                        shown, bad, why, bad);
+    cJSON_Delete(idx);
+    free_names(names, n);
+    return st;
+}
+
+/* Adds "files" to the index.json of the folder just written: every other file in it with the
+ * FNV-1a 64 of its bytes, which check_replaceable reads before a later save replaces it. */
+static int add_manifest(const char *dir)
+{
+    cJSON *idx = read_index(dir);
+    if (!idx)
+        return cp_err_set(CP_FAIL_RUNTIME, "--save: cannot read back %s/index.json", dir);
+    size_t n;
+    char **names = list_names(dir, &n);
+    int dfd = names ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    cJSON *files = cJSON_CreateObject();
+    int e = !names || dfd < 0 ? errno : files ? 0 : ENOMEM;
+    for (size_t i = 0; !e && i < n; ++i) {
+        uint64_t h = 0;
+        char hex[32];
+        if (strcmp(names[i], "index.json") == 0)
+            continue;
+        if ((e = hash_file_at(dfd, names[i], &h)) != 0)
+            break;
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+        if (!cJSON_AddStringToObject(files, names[i], hex))
+            e = ENOMEM;
+    }
+    if (dfd >= 0)
+        close(dfd);
+    if (names)
+        free_names(names, n);
+    int st = CP_OK;
+    if (!e) {
+        cJSON_DeleteItemFromObjectCaseSensitive(idx, "files");
+        cJSON_AddItemToObject(idx, "files", files);
+        files = NULL;
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/index.json", dir);
+        st = cp_json_write(path, idx);
+    } else {
+        st = cp_err_set(CP_FAIL_RUNTIME, "--save: cannot list the files of %s: %s", dir,
+                        strerror(e));
+    }
+    cJSON_Delete(files);
+    cJSON_Delete(idx);
+    return st;
 }
 
 int cp_save_check(const char *dir)
@@ -324,7 +525,7 @@ int cp_save_begin(const char *dir, cp_save **out)
         return CP_OK;
     }
     clean_leftovers(s);
-    s->work = sibling(s->target, "tmp");
+    s->work = sibling(s, CP_TMP_TAG);
     if (!s->work) {
         cp_save_free(s);
         return cp_err_set(CP_FAIL_RUNTIME, "--save: out of memory");
@@ -386,11 +587,24 @@ static bool exchange_unsupported(int e)
 
 int cp_save_commit(cp_save *s)
 {
+    int st = add_manifest(s->work);
+    if (st != CP_OK)
+        return cp_save_abort(s, st);
     int e = sync_tree(s->work);
     if (s->in_place) {
         cp_save_free(s);
         return e ? cp_err_set(CP_FAIL_RUNTIME, "--save: cannot sync: %s", strerror(e)) : CP_OK;
     }
+    if (cp_test_hook("save-late-file")) { /* the tests' user, who drops a file into DIR now */
+        char late[PATH_MAX + 16];
+        snprintf(late, sizeof late, "%s/late.txt", s->target);
+        FILE *f = fopen(late, "wx");
+        if (f)
+            fclose(f);
+    }
+    /* The folder may have changed while the files were written: checked again at the swap. */
+    if (!e && (st = check_replaceable(s->target, s->target)) != CP_OK)
+        return cp_save_abort(s, st);
     const char *what = "sync";
     struct stat sb;
     if (!e && lstat(s->target, &sb) != 0) { /* no DIR: the new folder is simply renamed */
@@ -401,10 +615,10 @@ int cp_save_commit(cp_save *s)
         if (e == 0) {
             remove_tree(s->work); /* now the old folder */
         } else if (exchange_unsupported(e)) {
-            /* Two renames: a crash between them leaves no DIR but DIR.old.<pid> (the old
-             * folder, whole) and DIR.tmp.<pid> (the new one, whole); the next save to this
-             * place puts the old one back before it starts. */
-            char *old = sibling(s->target, "old");
+            /* Two renames: a crash between them leaves no DIR but .DIR.clparity-old.<pid>
+             * (the old folder, whole) and .DIR.clparity-tmp.<pid> (the new one, whole); the
+             * next save to this place puts the old one back before it starts. */
+            char *old = sibling(s, CP_OLD_TAG);
             what = "rename";
             if (!old) {
                 e = ENOMEM;
@@ -426,7 +640,6 @@ int cp_save_commit(cp_save *s)
             what = "exchange";
         }
     }
-    int st = CP_OK;
     if (e) {
         remove_tree(s->work);
         st =

@@ -190,6 +190,10 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
     else if (access(dir, W_OK | X_OK) != 0)
         st = cli_fail(cmd, CP_FAIL_USAGE, "%s: cannot create %s: %s", opt, path, strerror(errno));
     free(copy);
+    /* Only a file that clparity wrote is replaced (issue 32): told now, before any work, and
+     * again by the writer. */
+    if (st == CP_OK && (st = cp_output_check(opt, path)) != CP_OK)
+        st = cli_fail(cmd, st, "%s", cp_err_msg());
     return st;
 }
 
@@ -491,6 +495,8 @@ int cli_load_model(const char *cmd, const char *path, const cp_arch_opts *arch, 
 int cli_plot_open(const char *cmd, const char *path, struct cli_plot *p)
 {
     p->path = path;
+    if (cp_output_check("--plot", path) != CP_OK)
+        return cli_fail(cmd, CP_FAIL_USAGE, "%s", cp_err_msg());
     p->tmp = cp_atomic_tmp_name(path);
     if (!p->tmp)
         return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
@@ -517,6 +523,12 @@ int cli_plot_close(const char *cmd, struct cli_plot *p)
     if (rc != 0) {
         cp_atomic_abort(p->tmp, p->path);
         st = cli_fail(cmd, CP_FAIL_RUNTIME, "--plot: gnuplot failed (status %d)", rc);
+    } else if (strcmp(p->tmp, p->path) != 0 &&
+               ((st = cp_plot_mark(p->tmp)) != CP_OK ||
+                (st = cp_output_check("--plot", p->path)) != CP_OK)) {
+        /* the mark lets a later run replace it; the target is checked again at the rename */
+        cp_atomic_abort(p->tmp, p->path);
+        st = cli_fail(cmd, st, "%s", cp_err_msg());
     } else if ((e = cp_atomic_commit(p->tmp, p->path)) != 0) {
         st = cli_fail(cmd, CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", p->path, strerror(e));
     }

@@ -193,7 +193,7 @@ static int others_list(const char *dir, struct other_list *out)
         o->bytes = (unsigned long long)sb.st_size;
         o->mtime = sb.st_mtime;
         size_t n = strlen(e->d_name);
-        if (strstr(e->d_name, ".tmp")) {
+        if (strstr(e->d_name, ".clparity-tmp.") || strstr(e->d_name, ".tmp.")) {
             o->kind = "temporary";
             snprintf(o->what, sizeof o->what, "left by an interrupted write");
         } else if (strncmp(e->d_name, "peak-", 5) == 0 && n > 10 &&

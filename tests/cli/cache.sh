@@ -203,6 +203,7 @@ print("ok: json")' "$base/list.json" "$dir" || fail "cache list --json"
     ;;
 esac
 # Whatever happened, no temporary file is left behind.
-[ -z "$(find "$base" -path '*clparity*' -name '*.tmp.*' 2>/dev/null)" ] ||
-    fail "temporary files left: $(find "$base" -path '*clparity*' -name '*.tmp.*')"
+# (the cache's "<key>.bin.tmp.<pid>", the JSON files' ".<name>.clparity-tmp.<pid>")
+[ -z "$(find "$base" -path '*clparity*' \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \) 2>/dev/null)" ] ||
+    fail "temporary files left: $(find "$base" -path '*clparity*' \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \))"
 echo "ok: $scenario"

@@ -69,7 +69,7 @@ echo "ok: $n processes, hash $want, $misses misses and $((n - misses)) hits"
 [ "$misses" -ge 1 ] || fail "no process built the program: the folder was not empty"
 
 ls -la "$dir"
-tmp=$(find "$dir" -name '*.tmp.*' | wc -l)
+tmp=$(find "$dir" \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \) | wc -l)
 [ "$tmp" = 0 ] || fail "$tmp temporary files left in $dir"
 entries=$(find "$dir" -maxdepth 1 -name '*.bin' | wc -l)
 [ "$entries" = 1 ] || fail "$entries entries, expected 1"

@@ -100,7 +100,7 @@ cache)
     CLPARITY_CACHE=off "$clp" peak -d host --json "$out/off.json" >/dev/null || die "off failed"
     ! ls "$out"/clparity/peak-*.json 2>/dev/null || die "CLPARITY_CACHE=off wrote a file"
     $py -c 'import json,sys; p=json.load(open(sys.argv[1]))["devices"][0]["peak"]; assert p["source"]=="measured", p' "$out/off.json" || die
-    find "$out" -name '*.tmp.*' | grep -q . && die "temporary files left behind"
+    find "$out" \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \) | grep -q . && die "temporary files left behind"
     ;;
 simulator)
     "$clp" peak -d oclgrind --json "$out/sim.json" | tee "$out/sim.txt" || die "peak failed"

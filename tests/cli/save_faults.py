@@ -6,11 +6,12 @@ enospc            a save that does not fit (a 200 KiB tmpfs, mounted here: skipp
                   that the folder is left as it was; the old folder is byte-identical and no
                   temporary is left; run's and train's --save alike.
 between_renames   the two-rename fallback killed between its renames
-                  (CLPARITY_TEST_HOOK=save-kill-between-renames) leaves no D but D.old.<pid>
-                  (the old folder, whole) and D.tmp.<pid> (the new one, whole); the next save
-                  puts the old one back first, then replaces it, and nothing is left.
+                  (CLPARITY_TEST_HOOK=save-kill-between-renames) leaves no D but
+                  .D.clparity-old.<pid> (the old folder, whole) and .D.clparity-tmp.<pid> (the
+                  new one, whole); the next save puts the old one back first, then replaces
+                  it, and nothing is left.
 not_a_save        a folder holding other files (no index.json) or a subfolder is refused with
-                  status 2 before any work, and left untouched.
+                  status 2 before any work, and left untouched (more: foreign_targets.py).
 """
 import filecmp
 import os
@@ -58,8 +59,8 @@ def expect(res, status, *phrases):
 
 
 def leftovers(parent, name):
-    return sorted(f for f in os.listdir(parent) if f.startswith(name + ".tmp.") or
-                  f.startswith(name + ".old."))
+    return sorted(f for f in os.listdir(parent) if f.startswith(f".{name}.clparity-tmp.") or
+                  f.startswith(f".{name}.clparity-old."))
 
 
 def enospc():
@@ -99,13 +100,13 @@ def between_renames():
     left = leftovers(work, "D")
     print(f"after the kill: D {'exists' if os.path.exists(d) else 'is missing'}; {left}")
     assert not os.path.exists(d), "FAIL: D exists after a kill between the renames"
-    olds = [f for f in left if ".old." in f]
-    tmps = [f for f in left if ".tmp." in f]
+    olds = [f for f in left if ".clparity-old." in f]
+    tmps = [f for f in left if ".clparity-tmp." in f]
     assert len(olds) == 1 and len(tmps) == 1, f"FAIL: expected one .old and one .tmp: {left}"
     same_tree(os.path.join(work, olds[0]), old)  # the old folder, whole
     new = os.path.join(work, tmps[0])
     res = subprocess.run([clp, "diff", new, new], capture_output=True)  # diff takes two
-    assert res.returncode == 0, "FAIL: the new folder (D.tmp.<pid>) is not whole"
+    assert res.returncode == 0, "FAIL: the new folder (.D.clparity-tmp.<pid>) is not whole"
     # The next save puts the old folder back, then replaces it; nothing is left.
     assert run("--seed", "3", "--save", d).returncode == 0
     assert not leftovers(work, "D"), f"FAIL: left {leftovers(work, 'D')}"
@@ -121,11 +122,11 @@ def not_a_save():
         os.makedirs(d)
         setup(d)
         before = sorted(os.listdir(d))
-        expect(run("--save", d), 2, "not a clparity save folder")
+        expect(run("--save", d), 2, "cannot be replaced")
         assert sorted(os.listdir(d)) == before, f"FAIL: {d} changed"
         assert not leftovers(work, name)
         res = train("--save", d)
-        expect(res, 2, "not a clparity save folder")
+        expect(res, 2, "cannot be replaced")
         assert sorted(os.listdir(d)) == before, f"FAIL: {d} changed"
     print("ok: folders that are not saves are refused and left alone")
     return 0

@@ -12,7 +12,8 @@ duration; each run that finishes first updates the measures), and checks that D 
 - "new": the complete save of seed K: exactly its files, x.npy's and weights.npy's SHA-256
   and every result's FNV-1a as index.json records them, and `clparity diff D D` exits 0.
 Anything else ("MIX") fails. A save of the small model follows each kill: it must succeed
-and leave no D.tmp.<pid>, D.old.<pid> beside D nor *.tmp.<pid> inside it.
+and leave no .D.clparity-tmp.<pid>, .D.clparity-old.<pid> beside D nor
+.*.clparity-tmp.<pid> inside it.
 
 --planted: the killed runs get CLPARITY_TEST_HOOK=save-nonatomic (the save writes into D
 itself, one file after another); the test then passes only if it catches a MIX, which
@@ -106,10 +107,10 @@ def complete_save(clp, folder, seed, d):
 
 
 def leftovers(parent, name, folder):
-    out = [f for f in os.listdir(parent) if f.startswith(name + ".tmp.") or
-           f.startswith(name + ".old.")]
+    out = [f for f in os.listdir(parent) if f.startswith(f".{name}.clparity-tmp.") or
+           f.startswith(f".{name}.clparity-old.")]
     if os.path.isdir(folder):
-        out += [f"{name}/{f}" for f in os.listdir(folder) if ".tmp." in f]
+        out += [f"{name}/{f}" for f in os.listdir(folder) if ".clparity-tmp." in f]
     return sorted(out)
 
 
@@ -150,9 +151,9 @@ def main():
     def save_started(name, d):
         """The save has begun: its temporary folder (or, written in place, a temporary file
         inside the folder) exists."""
-        if any(f.startswith(name + ".tmp.") for f in os.listdir(work)):
+        if any(f.startswith(f".{name}.clparity-tmp.") for f in os.listdir(work)):
             return True
-        return os.path.isdir(d) and any(".tmp." in f for f in os.listdir(d))
+        return os.path.isdir(d) and any(".clparity-tmp." in f for f in os.listdir(d))
 
     def watch(p, name, d, when):
         """Polls p every 2 ms; when(now, save_start) gives the kill time (None: not yet
@@ -172,11 +173,11 @@ def main():
                 return now, None, start
             time.sleep(0.002)
 
-    # A run of the large model over a previous "save": how long it takes, and when its save
-    # starts; each run that finishes before its kill updates both.
+    # A run of the large model over an existing (empty) folder: how long it takes, and when
+    # its save starts; each run that finishes before its kill updates both. (A fake index.json
+    # there would be refused: clparity replaces only what it wrote, issue 32.)
     scratch = os.path.join(work, "scratch")
     os.makedirs(scratch)
-    open(os.path.join(scratch, "index.json"), "w").write("{}")
     p = subprocess.Popen(run_cmd(clp, 999, LARGE, scratch), stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, env=env_with(a.hook))
     _, duration, save_start = watch(p, "scratch", scratch, lambda now, start: None)
@@ -227,6 +228,10 @@ def main():
                 print(f"ok: the planted non-atomic save was caught at iteration {it}")
                 return 0
             sys.exit("FAIL: D is neither the old folder nor the new one")
+        if a.planted and killed is not None:
+            # The planted in-place save, killed, may leave an index.json without its "files"
+            # list (added last), which the next save rightly refuses (issue 32): gone first.
+            shutil.rmtree(folder, ignore_errors=True)
         good_save()  # must succeed and clear what the kill left
         if left:
             print(f"    the next save removed {len(left)} leftover(s)")

@@ -30,8 +30,8 @@ die() {
 }
 
 no_tmp_files() {
-    if find "$out" -name '*.tmp.*' | grep -q .; then
-        find "$out" -name '*.tmp.*'
+    if find "$out" \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \) | grep -q .; then
+        find "$out" \( -name '*.tmp.*' -o -name '*.clparity-tmp.*' \)
         die "temporary files left behind"
     fi
 }

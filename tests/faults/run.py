@@ -25,6 +25,13 @@ command, class, N and what was wrong), 2 on a usage error, 0 otherwise.
 --plant truncate-rename: the shim truncates every file of ours that a rename puts in place;
 the harness must then find violations, and exits 0 only if it does (a harness that cannot
 fail is a defect).
+
+The folder guard (issue 32), scenarios guard-save (run --save), guard-train (train --save) and
+guard-files (run --json, --csv, --out): a save onto a folder that holds an earlier save of
+clparity's and a foreign file (notes.txt), or a file output onto a file of the user's, must,
+under every fault, leave them byte for byte as they were and end with status 2 (3 only where
+a failure was injected), never 0. --plant guard-off turns the guard off
+(CLPARITY_TEST_HOOK=guard-off): the run then replaces them, which the harness must report.
 """
 import argparse
 import concurrent.futures
@@ -73,11 +80,44 @@ def scenarios():
     s["cache-warm"] = (lambda seed, o: ["run", "-d", "0", "--engines", "cl:own", *MODEL, *TIMES,
                                         "--seed", seed], {}, ALL_CLASSES, "warm")
     s["tune"] = (lambda seed, o: ["tune", "-d", "0", "--quick", *TIMES], {}, ALL_CLASSES, "tune")
+    s["guard-save"] = (lambda seed, o: ["run", "-d", "host", *MODEL, *TIMES, "--seed", seed,
+                                        "--save", o["save"]], {"save": "dir"}, FILE_CLASSES,
+                       "guard")
+    s["guard-train"] = (lambda seed, o: ["train", "-d", "host", *MODEL, "--steps", "2", "--seed",
+                                         seed, "--save", o["save"]], {"save": "dir"},
+                        FILE_CLASSES, "guard")
+    s["guard-files"] = (lambda seed, o: ["run", "-d", "host", "--engines", "host:exact", *MODEL,
+                                         *TIMES, "--seed", seed, "--json", o["out.json"], "--csv",
+                                         o["out.csv"], "--out", o["out.npy"]],
+                        {"out.json": "json", "out.csv": "csv", "out.npy": "npy"}, FILE_CLASSES,
+                        "guard")
     return s
 
 
 OLD_SEED, NEW_SEED = "11", "12"
 OLD_TUNE_KEY = "faults-harness|old entry|kept"
+# The guard-* scenarios: a file of the user's in an earlier save's folder, and files of the
+# user's where a file output goes.
+FOREIGN = ("notes.txt", b"a file of the user's, beside an earlier save\n")
+FOREIGN_FILE = {"json": b'{"name": "my-web-app"}\n', "csv": b"name,score\nada,1\n",
+                "npy": b"\x93NUMPY\x01\x00 not one of clparity's arrays\n"}
+
+
+def check_guarded(before, now, rc, injected):
+    """The guard-* scenarios: each output ({name: snapshot}) left as it was, and the status 2
+    (3 only for an injected failure), never 0."""
+    bad = []
+    for k in before:
+        if now[k] != before[k]:
+            changed = sorted(r for r in set(before[k]) | set(now[k])
+                             if before[k].get(r) != now[k].get(r))
+            bad.append(f"guard: {k}, holding a file of the user's, changed "
+                       f"({', '.join(r or k for r in changed[:4])})")
+    if rc == 0:
+        bad.append(f"guard: exit 0 over files of the user's ({', '.join(before)}; want 2)")
+    elif rc == 3 and not injected:
+        bad.append("guard: exit 3 with no failure injected (want 2)")
+    return bad
 
 
 def sha(path):
@@ -204,10 +244,16 @@ def kind_of(b):
     return b.split(":")[0]
 
 
+def is_temporary(name):
+    """clparity's temporary names: ".<name>.clparity-tmp.<pid>" (and a save's
+    ".<name>.clparity-old.<pid>"), the program cache's "<key>.bin.tmp.<pid>"."""
+    return ".tmp." in name or ".clparity-tmp." in name or ".clparity-old." in name
+
+
 def litter(path):
     out = []
     for root, _, files in os.walk(path):
-        out += [os.path.relpath(os.path.join(root, f), path) for f in files if ".tmp." in f]
+        out += [os.path.relpath(os.path.join(root, f), path) for f in files if is_temporary(f)]
     return out
 
 
@@ -232,7 +278,9 @@ class Harness:
         if fclass:
             e.update({"LD_PRELOAD": self.a.shim, "CLPARITY_FAULT_CLASS": fclass,
                       "CLPARITY_FAULT_N": str(n), "CLPARITY_FAULT_REPORT": report})
-            if self.a.plant:
+            if self.a.plant == "guard-off":
+                e["CLPARITY_TEST_HOOK"] = "guard-off"
+            elif self.a.plant:
                 e["CLPARITY_FAULT_PLANT"] = self.a.plant
             # An ASan build (here, or in .ci/run's asan job) accepts the shim before its runtime.
             if e.get("ASAN_OPTIONS"):
@@ -287,6 +335,11 @@ class Harness:
             if rc != 0:
                 sys.exit(f"faults: the clean run of {name} failed ({rc}): {err.strip()[:500]}")
         st["old"] = {k: snapshot(os.path.join(old, k)) for k in outs}
+        for k, kind in outs.items() if mode == "guard" else []:
+            if kind == "dir":  # the user's file in the earlier save's folder
+                st["old"][k][FOREIGN[0]] = FOREIGN[1]
+            else:  # the user's file where the output goes
+                st["old"][k] = {"": FOREIGN_FILE[kind]}
         st["new"] = {k: snapshot(os.path.join(new, k)) for k in outs}
         st["hash"] = self.result_hashes(out)
         if mode == "tune":
@@ -349,7 +402,10 @@ class Harness:
             bad.append(f"exit {rc} with no cause on stderr ({err.strip()[:100]!r})")
         if rc != 0 and re.search(r"\bPASS\b", out):
             bad.append(f"exit {rc}, yet stdout says PASS")
-        for k, kind in outs.items():
+        if mode == "guard":
+            bad += check_guarded(st["old"], {k: snapshot(p) if os.path.exists(p) else {}
+                                             for k, p in paths.items()}, rc, injected)
+        for k, kind in ({} if mode == "guard" else outs).items():
             p = paths[k]
             now = snapshot(p) if os.path.exists(p) else {}
             if now == st["old"][k] and rc != 0:
@@ -375,7 +431,7 @@ class Harness:
             for lp in litter(p) if os.path.isdir(p) else []:
                 bad.append(f"litter: {k}/{lp} left behind")
         for k in outs:
-            for lp in [f for f in os.listdir(d) if ".tmp." in f]:
+            for lp in [f for f in os.listdir(d) if is_temporary(f)]:
                 bad.append(f"litter: {lp} left behind")
             break
         if mode in ("cold", "warm", "tune"):
@@ -510,7 +566,7 @@ def parse():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--scenarios", help="comma list (default all)")
     p.add_argument("--classes", help="comma list (default all)")
-    p.add_argument("--plant", choices=["truncate-rename"])
+    p.add_argument("--plant", choices=["truncate-rename", "guard-off"])
     p.add_argument("--keep", action="store_true", help="keep every point's folder")
     p.add_argument("--min-points", type=int, default=0)
     p.add_argument("--timeout", type=int, default=120)

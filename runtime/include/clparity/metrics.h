@@ -16,6 +16,9 @@ uint64_t cp_ulp_dist(float a, float b);
 
 /* FNV-1a 64 over bytes (the little-endian bytes of a result on the machines we run on). */
 uint64_t cp_hash_fnv1a(const void *data, size_t len);
+/* The same in pieces: h = CP_FNV1A_INIT, then h = cp_hash_fnv1a_more(h, piece, n) for each. */
+#define CP_FNV1A_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t cp_hash_fnv1a_more(uint64_t h, const void *data, size_t len);
 
 /* One result against the float64 reference r (ref32 = (float)r). */
 typedef struct cp_metrics {

@@ -3,6 +3,7 @@
 #define CLPARITY_NPY_H
 
 #include "clparity/export.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,11 +25,18 @@ typedef struct cp_npy {
     void *data;   /* count elements, owned, in host byte order */
 } cp_npy;
 
-/* Writes an array atomically: to "<path>.tmp.<pid>", fsync(), then rename(). Returns CP_OK or
- * CP_FAIL_RUNTIME (I/O) with cp_err_msg() naming the path; a bad dtype, rank or shape is
+/* Writes an array atomically: to ".<name>.clparity-tmp.<pid>" beside it, fsync(), then
+ * rename(). Returns CP_OK or CP_FAIL_RUNTIME (I/O) with cp_err_msg() naming the path; a bad
+ * dtype, rank or shape, or an existing path that clparity did not write (cp_output_check), is
  * CP_FAIL_USAGE. */
 int cp_npy_write(const char *path, enum cp_dtype t, int ndim, const size_t *shape,
                  const void *data);
+
+/* Whether the first n bytes of a file of file_size bytes are a header that cp_npy_write writes
+ * (byte for byte, for its dtype and shape) and the file's length is that array's: the test of
+ * "clparity wrote this .npy" before --out replaces it. The format has no room for a mark, so
+ * an array that NumPy's np.save wrote the same way (it writes the same bytes) passes too. */
+bool cp_npy_header_is_own(const void *head, size_t n, unsigned long long file_size);
 
 /* Reads a whole .npy file. Malformed input (bad magic, truncated, bad header, Fortran order,
  * an unsupported dtype, a shape that overflows size_t or disagrees with the file size) gives

@@ -22,7 +22,26 @@ void cp_provenance_set_argv(int argc, char *const *argv);
  * memory. */
 void *cp_provenance_json(const char *build_options);
 
-/* The name to write before renaming to path: "<path>.tmp.<pid>", or a copy of path itself
+/* ---- replacing only what clparity wrote (runtime/owned.c) ------------------------------------
+ * CP_OK where path may be written: NULL, "-", missing, not a regular file (a FIFO, a device:
+ * written, never replaced), empty, or a file that clparity wrote: JSON whose "provenance" names
+ * clparity_version (the peak cache: at its top level; or the tune store, an object of
+ * {"params": ...} entries), CSV whose first line is "# provenance: {...clparity_version...}",
+ * a plot with clparity's mark (cp_plot_mark), or a .npy whose header and length are those that
+ * cp_npy_write gives its array (the format has no room for a mark: an array that NumPy wrote
+ * the same way passes too). Anything else is CP_FAIL_USAGE, one line naming opt (may be NULL),
+ * path and why. The writers call it at write time; the commands before any work. Test hook
+ * "guard-off" turns this and the folder check off (the fault loop's planted defect). */
+int cp_output_check(const char *opt, const char *path);
+
+/* Puts clparity's mark into a plot that gnuplot wrote (PNG: a tEXt chunk "Software" =
+ * "clparity <version>" after IHDR; SVG: "<!-- clparity <version> -->" after the XML
+ * declaration), so that a later run can tell that it may replace it. */
+int cp_plot_mark(const char *path);
+
+/* The name to write before renaming to path: "<dir>/.<name>.clparity-tmp.<pid>" (first
+ * removing such files beside path of pids no longer running: what killed writers left, and
+ * nothing else), or a copy of path itself
  * where path names something other than a regular file (/dev/null, a FIFO, /dev/stdout),
  * which a rename() would replace. NULL when out of memory; free() it. */
 char *cp_atomic_tmp_name(const char *path);
@@ -34,9 +53,10 @@ int cp_atomic_commit(const char *tmp, const char *path);
 /* Removes tmp after a failed write, unless it is path itself. */
 void cp_atomic_abort(const char *tmp, const char *path);
 
-/* Writes len bytes to path through "<path>.tmp.<pid>", fsync() and rename(), so that a failure
+/* Writes len bytes to path through its temporary name, fsync() and rename(), so that a failure
  * or a crash leaves no partial file (a path that is not a regular file, such as /dev/null, is
- * written directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure. */
+ * written directly); "-" means stdout. CP_FAIL_RUNTIME names the path on failure;
+ * CP_FAIL_USAGE when path is a file that clparity did not write (cp_output_check). */
 int cp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* What a file that is not regular is, for messages, from its st_mode: "a FIFO", "a socket",
@@ -56,25 +76,33 @@ int cp_json_text(void *json, char **out);
 bool cp_json_incomplete(void);
 
 /* ---- --save folders, written as a whole ------------------------------------------------------
- * cp_save_begin(DIR) makes the temporary sibling "DIR.tmp.<pid>" (first removing what killed
- * saves to DIR left: "DIR.tmp.<pid>" and "DIR.old.<pid>" of pids no longer running, and where
+ * cp_save_begin(DIR) makes the temporary sibling ".DIR.clparity-tmp.<pid>" (first removing what
+ * killed saves to DIR left: ".DIR.clparity-tmp.<pid>" and ".DIR.clparity-old.<pid>" of pids no
+ * longer running, and where
  * DIR itself is missing after a kill between the fallback's two renames, putting the old
  * folder back); the caller writes its files into cp_save_dir(); cp_save_commit() syncs every
  * file and the folder and puts it in DIR's place in one step (renameat2 RENAME_EXCHANGE, or
- * else DIR -> "DIR.old.<pid>", new -> DIR), so that DIR is at every instant the old folder
- * or the new one, whole; cp_save_abort() removes the temporary folder and leaves DIR as it
- * was. DIR may be missing, empty, or a folder holding index.json without subfolders (a
- * previous save): anything else is refused with CP_FAIL_USAGE, since it would be replaced as
- * a whole. Test hooks: "save-nonatomic" writes into DIR itself (the fault that the tests must
- * catch), "save-no-exchange" takes the two-rename fallback, "save-kill-between-renames" takes
- * it and kills the process between the renames. */
+ * else DIR -> ".DIR.clparity-old.<pid>", new -> DIR), so that DIR is at every instant the
+ * old folder or the new one, whole; cp_save_abort() removes the temporary folder and leaves DIR
+ * as it was. cp_save_commit adds "files" to the new index.json: every other file of the folder
+ * with the FNV-1a 64 of its bytes. DIR may be missing, empty, or a save of clparity's: its
+ * index.json (schema 1, version, provenance) lists under "files" every other file in DIR, each
+ * with its hash as it is now. Anything else (a file not listed or changed, a subfolder, a save
+ * of a clparity before these lists) is refused with CP_FAIL_USAGE naming the first such file
+ * (by name order), since it would be replaced as a whole: by cp_save_check, cp_save_begin and
+ * again by cp_save_commit just before the swap. Test hooks: "save-nonatomic" writes into DIR
+ * itself (the fault that the tests must catch), "save-no-exchange" takes the two-rename
+ * fallback, "save-kill-between-renames" takes it and kills the process between the renames,
+ * "save-late-file" puts a file "late.txt" into DIR just before cp_save_commit checks DIR again
+ * (the check at write time must refuse it). */
 typedef struct cp_save cp_save;
 
 /* CP_OK where DIR may be replaced by a save (see above); the error names it otherwise. */
 int cp_save_check(const char *dir);
 int cp_save_begin(const char *dir, cp_save **out);
 const char *cp_save_dir(const cp_save *s);
-/* Both free s. commit returns CP_OK or CP_FAIL_RUNTIME (DIR left as it was). abort returns
+/* Both free s. commit returns CP_OK, CP_FAIL_USAGE (DIR changed and is no save of clparity's
+ * any more) or CP_FAIL_RUNTIME (DIR left as it was either way). abort returns
  * st, its message (cp_err_msg) extended with "DIR is left as it was". */
 int cp_save_commit(cp_save *s);
 int cp_save_abort(cp_save *s, int st);
