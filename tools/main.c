@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 
+#include "clparity/engine.h"
 #include "clparity/report.h"
 
 #include <stdio.h>
@@ -67,6 +68,11 @@ int main(int argc, char **argv)
         cli_print_version();
         return CP_OK;
     }
+    /* not in commands[] (nor in --help): the child that sets up an OpenCL engine for the
+     * others (runtime/isolate-impl.h), re-executed from this same binary */
+    if (strcmp(argv[1], "__setup") == 0)
+        return cp_isolate_child_main(argc - 1, argv + 1);
+    cp_isolate_enable("/proc/self/exe");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
