@@ -486,15 +486,11 @@ static int setup_in_children(const cp_engine *e, const cp_device *dev, double *s
             snprintf(what, sizeof what, "crashed (%s)", signal_name(c.sig));
         if (!c.last.any) {
             size_t n = strlen(crashed);
-            if (n) /* the last one: the first choice, built once all were rejected */
-                st = cp_err_set(CP_FAIL_RUNTIME,
-                                "the OpenCL compiler %s on every kernel path of %s (%s); its "
-                                "stderr ended: %s",
-                                what, e->info->name, crashed, c.tail[0] ? c.tail : "(nothing)");
-            else
-                st = cp_err_set(CP_FAIL_RUNTIME,
-                                "the OpenCL compiler %s setting up %s; its stderr ended: %s", what,
-                                e->info->name, c.tail[0] ? c.tail : "(nothing)");
+            /* the last crash of all: the first choice, built once every path was rejected */
+            st = cp_err_set(CP_FAIL_RUNTIME,
+                            "the OpenCL compiler %s setting up %s%s%s%s; its stderr ended: %s",
+                            what, e->info->name, n ? ", on every kernel path (" : "", crashed,
+                            n ? ")" : "", c.tail[0] ? c.tail : "(nothing)");
             break;
         }
         snprintf(why, sizeof why,

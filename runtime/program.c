@@ -197,8 +197,13 @@ static int build_source(cl_context ctx, cl_device_id dev, const char *name, cons
     rc = build_captured(prog, dev, options);
     if (rc != CL_SUCCESS) {
         clReleaseProgram(prog);
-        return cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s", name,
-                          cp_cl_error_name(rc), rc,
+        /* the log's first error in the message itself, so that a failed result's row says why
+         * (PoCL 3.0 on a CPU its LLVM does not know: "error: unknown target CPU 'generic'") */
+        const char *first = last_log ? strstr(last_log, "error: ") : NULL;
+        int first_len = first ? (int)strcspn(first, "\r\n") : 0;
+        return cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s%.*s%s", name,
+                          cp_cl_error_name(rc), rc, first ? ": " : "",
+                          first_len > 160 ? 160 : first_len, first ? first : "",
                           last_log && last_log[0] ? "; build log follows" : "");
     }
     *out = prog;
