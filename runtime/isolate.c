@@ -351,6 +351,24 @@ static double now_s(void)
     return cp_now();
 }
 
+/* The child's environment: this one without tests/faults/shim.c's CLPARITY_FAULT_* (the fault
+ * loop counts and fails the calls of the parent, which reports what the user sees; the child
+ * would fail its own Nth call too, and write the shim's report over the parent's). The
+ * strings are environ's; the array is malloc'd. */
+static char **child_env(void)
+{
+    size_t n = 0;
+    while (environ[n])
+        ++n;
+    char **env = calloc(n + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    for (size_t i = 0, k = 0; i < n; ++i)
+        if (strncmp(environ[i], "CLPARITY_FAULT_", 15) != 0)
+            env[k++] = environ[i];
+    return env;
+}
+
 /* Runs one child for engine on dev with model m; fills *c. An error only where the child could
  * not be started (then the setup runs in-process, unprotected, as the library's does). */
 static int run_child(const cp_engine *e, const cp_device *dev, const char *verdicts, int timeout_s,
@@ -380,7 +398,9 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
             posix_spawn_file_actions_adddup2(&fa, fileno(in), STDIN_FILENO);
             posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
             posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
-            rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, environ);
+            char **env = child_env();
+            rc = env ? posix_spawn(&pid, exe_path, &fa, NULL, argv, env) : ENOMEM;
+            free(env);
             posix_spawn_file_actions_destroy(&fa);
         }
         if (rc != 0)

@@ -6,6 +6,7 @@
 #include "clparity/report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -72,7 +73,15 @@ int main(int argc, char **argv)
      * others (runtime/isolate-impl.h), re-executed from this same binary */
     if (strcmp(argv[1], "__setup") == 0)
         return cp_isolate_child_main(argc - 1, argv + 1);
-    cp_isolate_enable("/proc/self/exe");
+    /* CLPARITY_ISOLATE=off: builds and probes in this process, as the library does (a
+     * compiler crash then ends the run): tools/bench --isolate measures what the child costs */
+    const char *iso = getenv("CLPARITY_ISOLATE");
+    if (iso && iso[0] && strcmp(iso, "on") != 0 && strcmp(iso, "off") != 0) {
+        fprintf(stderr, "clparity: CLPARITY_ISOLATE: '%s' is not on or off\n", iso);
+        return CP_FAIL_USAGE;
+    }
+    if (!iso || strcmp(iso, "off") != 0)
+        cp_isolate_enable("/proc/self/exe");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
