@@ -208,6 +208,8 @@ int cp_isolate_child_main(int argc, char **argv)
     }
     if (st != CP_OK)
         fprintf(stderr, "clparity __setup: %s\n", cp_err_msg());
+    else if (e->build_cache.note[0]) /* a bad entry replaced: the parent's builds: line says so */
+        printf("note %s\n", e->build_cache.note);
     printf("done %d\n", st);
     fflush(stdout);
     cp_engine_destroy(e);
@@ -230,6 +232,8 @@ struct announced {
  * timeout. */
 struct child_end {
     bool ended, timed_out;
+    bool done;      /* it said "done": its setup ended, whatever happens at its exit */
+    char note[256]; /* what the program cache did that was unusual (cp_build_cache's note) */
     int status, sig;
     double secs;
     struct announced last;
@@ -334,7 +338,12 @@ static void parse_line(char *line, const cp_device *dev, struct child_end *c)
 {
     int id, wide, big, square, flags, v, at = 0;
     char name[64];
-    if (sscanf(line, "probe %d %d %d %d %d %63s", &id, &wide, &big, &square, &flags, name) == 6) {
+    if (strncmp(line, "done ", 5) == 0) {
+        c->done = true;
+    } else if (strncmp(line, "note ", 5) == 0) {
+        snprintf(c->note, sizeof c->note, "%s", line + 5);
+    } else if (sscanf(line, "probe %d %d %d %d %d %63s", &id, &wide, &big, &square, &flags, name) ==
+               6) {
         c->last = (struct announced){true, id, {wide != 0, big != 0, square != 0, flags}, ""};
         snprintf(c->last.name, sizeof c->last.name, "%s", name);
     } else if (sscanf(line, "verdict %d %d %d %d %d %d %63s %n", &id, &wide, &big, &square, &flags,
@@ -385,6 +394,11 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
         st = write_input(in, e->model, verdicts);
     if (st == CP_OK && pipe(out) != 0)
         st = cp_err_set(CP_FAIL_RUNTIME, "setup child: pipe: %s", strerror(errno));
+    /* none of these reaches another thread's child (the file actions give this one its own
+     * copies): a pipe's write end held there would keep this read from its end of file */
+    int fds[4] = {out[0], out[1], in ? fileno(in) : -1, err ? fileno(err) : -1};
+    for (int i = 0; st == CP_OK && i < 4; ++i)
+        (void)fcntl(fds[i], F_SETFD, FD_CLOEXEC);
     pid_t pid = -1;
     if (st == CP_OK) {
         char sel[32], batch[16];
@@ -394,7 +408,6 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
         posix_spawn_file_actions_t fa;
         int rc = posix_spawn_file_actions_init(&fa);
         if (rc == 0) {
-            (void)fcntl(out[0], F_SETFD, FD_CLOEXEC);
             posix_spawn_file_actions_adddup2(&fa, fileno(in), STDIN_FILENO);
             posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
             posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
@@ -471,7 +484,7 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
  * An error: the setup crashed with no path to blame, or no child could be started
  * (*unprotected: then the caller sets up in-process). */
 static int setup_in_children(const cp_engine *e, const cp_device *dev, double *secs,
-                             bool *unprotected)
+                             bool *unprotected, char *note, size_t note_len)
 {
     int timeout_s;
     int st = setup_timeout(&timeout_s);
@@ -496,8 +509,12 @@ static int setup_in_children(const cp_engine *e, const cp_device *dev, double *s
             *unprotected = true;
             break;
         }
-        if (c.ended)
-            break; /* the in-process setup repeats what it did, from the cache */
+        /* the in-process setup repeats what it did, from the cache; a driver that dies at
+         * the child's exit (after "done") spoiled no path */
+        if (c.ended || c.done) {
+            snprintf(note, note_len, "%s", c.note);
+            break;
+        }
         char what[64], why[CP_PROBE_WHY];
         if (c.timed_out)
             snprintf(what, sizeof what, "did not finish in %d s (CLPARITY_SETUP_TIMEOUT)",
@@ -572,7 +589,8 @@ int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int
     reset_engine(e);
     double secs = 0.0;
     bool unprotected = false;
-    st = setup_in_children(e, dev, &secs, &unprotected);
+    char note[sizeof e->build_cache.note] = "";
+    st = setup_in_children(e, dev, &secs, &unprotected, note, sizeof note);
     if (st == CP_OK || unprotected) {
         if (unprotected) { /* said once: the run goes on as without the isolation */
             static bool said;
@@ -584,8 +602,10 @@ int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int
         st = create(e, dev, m, max_batch);
         e->build_s += secs;
         /* built by the child, loaded here: a miss for this run, as without the isolation */
-        if (e->build_cache.state == CP_CACHE_HIT && !unprotected)
+        if (e->build_cache.state == CP_CACHE_HIT && !unprotected) {
             e->build_cache.state = CP_CACHE_MISS;
+            memcpy(e->build_cache.note, note, sizeof note);
+        }
     }
     --depth;
     return st;
