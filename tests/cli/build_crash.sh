@@ -17,6 +17,10 @@
 #             (a result failed; DESIGN.md), in a second run on that cache too
 #   cr        cl:cr's build segfaults: its row says so, host:cr's is measured, status 3
 #   timeout   CLPARITY_SETUP_TIMEOUT=abc: a usage error (status 2) naming the variable
+#   held      a program built for a probe enters the cache only once the probe passed: with
+#             kernel-bit:<the default path> (a flipped bit planted in that path's build, which its
+#             probe rejects) no cache entry holds the planted build (-DCP_TEST_FLIP or
+#             -DCP_PLANT_BIT), while the next path's programs are there
 set -u -o pipefail
 clp=$1 base=$2 scenario=$3
 rm -rf "$base"
@@ -106,6 +110,18 @@ timeout)
     [ "$rc" = 2 ] || fail "exit $rc, not 2"
     grep -q "CLPARITY_SETUP_TIMEOUT: 'abc'" "$base/out.txt" || fail "the variable is not named"
     echo "ok: CLPARITY_SETUP_TIMEOUT=abc: exit 2"
+    ;;
+held)
+    path=$(default_path)
+    [ -n "$path" ] || fail "no kernel path in builds:"
+    CLPARITY_TEST_HOOK=kernel-bit:$path cmp --engines cl:own,host:exact --expect bitwise
+    [ "$rc" = 0 ] || fail "exit $rc, not 0 (kernel-bit:$path)"
+    grep -q "rejected $path: probe" "$base/out.txt" || fail "$path's planted bit is not rejected"
+    "$clp" cache list --json - >"$base/list.json" 2>"$base/list.txt" || fail "cache list failed"
+    grep -qE '"options":[[:space:]]*"-cl-std' "$base/list.json" || fail "no program in the cache"
+    grep -qE '"options":[[:space:]]*"[^"]*(CP_TEST_FLIP|CP_PLANT_BIT)' "$base/list.json" &&
+        fail "the planted build that failed its probe is in the cache: $(grep -E 'CP_TEST_FLIP|CP_PLANT_BIT' "$base/list.json")"
+    echo "ok: kernel-bit:$path rejected by its probe, its build not in the cache"
     ;;
 *) fail "unknown scenario $scenario" ;;
 esac
