@@ -9,6 +9,8 @@
  *
  *   probe ID WIDE BIG SQUARE FLAGS NAME              a probe (or the build after it) begins
  *   verdict ID WIDE BIG SQUARE FLAGS V NAME WHY...   its verdict (V: 0 pass, 1 fail, 2 n/a)
+ *   note TEXT                                        the program cache's note (a bad entry
+ *                                                    replaced), for the parent's builds: line
  *   done STATUS                                      the setup ended with STATUS (CP_OK ...)
  *
  * and its stderr a file, whose last lines name the crash. */
@@ -408,12 +410,13 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
         posix_spawn_file_actions_t fa;
         int rc = posix_spawn_file_actions_init(&fa);
         if (rc == 0) {
-            posix_spawn_file_actions_adddup2(&fa, fileno(in), STDIN_FILENO);
-            posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-            posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
-            char **env = child_env();
-            rc = env ? posix_spawn(&pid, exe_path, &fa, NULL, argv, env) : ENOMEM;
-            free(env);
+            if ((rc = posix_spawn_file_actions_adddup2(&fa, fileno(in), STDIN_FILENO)) == 0 &&
+                (rc = posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO)) == 0 &&
+                (rc = posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO)) == 0) {
+                char **env = child_env();
+                rc = env ? posix_spawn(&pid, exe_path, &fa, NULL, argv, env) : ENOMEM;
+                free(env);
+            }
             posix_spawn_file_actions_destroy(&fa);
         }
         if (rc != 0)
@@ -458,10 +461,14 @@ static int run_child(const cp_engine *e, const cp_device *dev, const char *verdi
             have = 0; /* a line longer than any the child writes: not ours */
     }
     if (pid > 0) {
-        int ws;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        int ws = 0;
+        pid_t w;
+        while ((w = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
             ;
-        if (WIFSIGNALED(ws) && !c->timed_out)
+        if (w < 0) { /* not ours to wait for (SIGCHLD ignored): its stdout says how it went */
+            c->ended = c->done;
+            c->status = CP_FAIL_RUNTIME;
+        } else if (WIFSIGNALED(ws) && !c->timed_out)
             c->sig = WTERMSIG(ws);
         else if (WIFEXITED(ws)) {
             c->ended = true;
