@@ -25,7 +25,10 @@ runs every case:
     rusticl (PoCL's ctest runs all its cases). A setting
     that clparity refuses for the device with exit status 2 and a CLPARITY_CR_TUNE message
     (llvmpipe's loop budget, a work-group or local memory too small) is n/a;
-  - one `compare -d all`, which must hold a result of every row.
+  - one `compare -d all`, which must hold a result of every row (or PoCL 3.0's refusal).
+conda-forge's PoCL 3.0 (row pocl30, issue 32) runs the default choice, cl:cr's default and
+ACCEPT (issue 32's acceptance compare, cold then warm); each case there is ok, or "refused" with
+the compiler's reason (REFUSALS), never a crash.
 A forced path passes when the run exits 0 and used that path, or when the path was rejected
 by cl:own's probe (own_path.rejected) and tests/vendor/quirks.txt lists (row, path) with a
 reason. It is "n/a" when clparity refuses the forced path for the shape with exit status 2 and
