@@ -618,7 +618,11 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
              c->path == CR_STREAM ? " -DCR_STREAM" : "",
              c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+    char label[CP_PATH_NAME + 4];
+    snprintf(label, sizeof label, "cr:%s", ops->name);
+    e->build_cache.path = label;
     int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
+    e->build_cache.path = NULL;
     if (st != CP_OK)
         return st;
     const char *names[2] = {ops->kernel, ops->kernel2};

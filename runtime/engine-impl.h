@@ -8,6 +8,10 @@
 #include <time.h>
 
 struct cp_engine_ops {
+    /* Its setup builds and probes kernels: done in a child process where the isolation is on
+     * (isolate-impl.h), so that a compiler crash costs a path, not the run. cl:clblast builds
+     * inside CLBlast (no program cache to warm): not isolated. */
+    bool isolated;
     int (*create)(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch);
     int (*forward)(cp_engine *e, const float *x, int batch, void *y, cp_timing *t);
     void (*destroy)(cp_engine *e);

@@ -1,4 +1,5 @@
 #include "engine-impl.h"
+#include "isolate-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,8 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
     e->model = m;
     e->max_batch = max_batch;
     e->paths.exact = -1;
-    int st = e->ops->create(e, dev, m, max_batch);
+    int st = e->ops->isolated ? cp_isolate_create(e, dev, m, max_batch, e->ops->create)
+                              : e->ops->create(e, dev, m, max_batch);
     if (st != CP_OK) {
         cp_engine_destroy(e);
         return st;

@@ -6,6 +6,7 @@
  * frame and the round trip. cl:own's kernel paths are own_path_ops entries
  * (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in own_path.c. */
 #include "engine-cl-impl.h"
+#include "isolate-impl.h"
 #include "program-impl.h"
 
 #include <clblast_c.h>
@@ -268,6 +269,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
                      OWN_RELAXED_OPTIONS,
                      cp_test_hook("relaxed-wrong") ? " -DCP_PLANT_BIT " OWN_RELAXED_PLANT_MASK
                                                    : "");
+        e->build_cache.path = variant == CL_CLBLAST ? "clblast" : own_paths[PATH_NAIVE]->name;
         st = cp_program_build_ex(s->ctx, dev->device_id, "block.cl", e->build_options, &s->prog,
                                  &e->build_cache);
         if (st != CP_OK)
@@ -280,6 +282,8 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
             return cp_err_cl(rc, "clCreateKernel(cp_epilogue)");
     }
     e->build_s = cp_now() - t0 - e->paths.probe_s;
+    if (cp_isolate_setup_only())
+        return CP_OK; /* a setup child: the builds and probes were all it was for */
 
     st = plan_chunks(e, s, dev->max_alloc);
     if (st != CP_OK)
@@ -629,7 +633,8 @@ out:
     return st;
 }
 
-const struct cp_engine_ops cp_engine_ops_cl_own = {.create = cl_own_create,
+const struct cp_engine_ops cp_engine_ops_cl_own = {.isolated = true,
+                                                   .create = cl_own_create,
                                                    .forward = cl_forward,
                                                    .destroy = cl_destroy,
                                                    .roundtrip = cl_roundtrip};
@@ -637,11 +642,13 @@ const struct cp_engine_ops cp_engine_ops_cl_clblast = {.create = cl_clblast_crea
                                                        .forward = cl_forward,
                                                        .destroy = cl_destroy,
                                                        .roundtrip = cl_roundtrip};
-const struct cp_engine_ops cp_engine_ops_cl_relaxed = {.create = cl_relaxed_create,
+const struct cp_engine_ops cp_engine_ops_cl_relaxed = {.isolated = true,
+                                                       .create = cl_relaxed_create,
                                                        .forward = cl_forward,
                                                        .destroy = cl_destroy,
                                                        .roundtrip = cl_roundtrip};
-const struct cp_engine_ops cp_engine_ops_cl_cr = {.create = cl_cr_create,
+const struct cp_engine_ops cp_engine_ops_cl_cr = {.isolated = true,
+                                                  .create = cl_cr_create,
                                                   .forward = cl_forward,
                                                   .destroy = cl_destroy,
                                                   .roundtrip = cl_roundtrip};

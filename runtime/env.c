@@ -38,6 +38,11 @@ static const cp_env_var table[] = {
     {"CLPARITY_CACHE", CP_ENV_WORD, "on,off,1,0,yes,no,true,false", 0, 0, NULL, "on",
      "off, 0, no or false: the program, peak and tune caches are neither read nor written",
      false, NULL},
+    {"CLPARITY_ISOLATE", CP_ENV_WORD, "on,off", 0, 0, NULL, "on",
+     "off: cl:own, cl:relaxed and cl:cr build and probe in this process (a compiler crash then "
+     "ends the run) instead of a child clparity", false, NULL},
+    {"CLPARITY_SETUP_TIMEOUT", CP_ENV_INTEGER, NULL, 1, 86400, NULL, "900",
+     "seconds a setup child may build and probe before its path is rejected", false, NULL},
     {"CLPARITY_CACHE_MAX_MB", CP_ENV_NUMBER, NULL, 0, 1099511627776.0, NULL, "256",
      "the program cache's size cap in MiB (fractions allowed; 0 stores nothing)", false, NULL},
     {"CLPARITY_OWN_KERNEL", CP_ENV_WORD, "naive,small,tiled,vec,pipe,reg,cpu,cpu1,stream,cpug", 0,

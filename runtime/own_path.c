@@ -343,6 +343,7 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     else if (own_planted(s) ||
              (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
         snprintf(opts + n, sizeof opts - n, " %s", ops->plant);
+    e->build_cache.path = ops->name;
     st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &s->prog_path,
                              &e->build_cache);
     if (st != CP_OK)

@@ -7,6 +7,7 @@
 #include "clparity/env.h"
 #include "cache-impl.h"
 #include "engine-impl.h"
+#include "isolate-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
 
@@ -483,16 +484,38 @@ int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_pr
         memo_add(dev, id, cls, *v, why);
         return CP_OK;
     }
+    if (!cp_isolate_may_compile("a probe")) {
+        cp_cache_key_free(&k);
+        return CP_FAIL_RUNTIME;
+    }
+    /* The programs built for the probe enter the program cache only once it passed: a binary
+     * of a build that then crashes, or gives wrong bits, is never found there. */
+    cp_isolate_probe_begin(id, name, cls);
+    cp_program_cache_hold(true);
     cp_test_suspend(true);
     int st = run(dev, ctx, cls, v, why, why_len);
     cp_test_suspend(false);
+    cp_program_cache_hold(false);
+    cp_program_cache_release(st == CP_OK && *v == CP_PROBE_PASS);
     if (st == CP_OK) {
         if (cacheable && *v != CP_PROBE_NA)
             verdict_store(&k, *v, why);
         memo_add(dev, id, cls, *v, why);
+        cp_isolate_probe_end(id, name, cls, *v, why);
     }
     cp_cache_key_free(&k);
     return st;
+}
+
+void cp_probe_record(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
+                     enum cp_probe_verdict v, const char *why, bool persist)
+{
+    struct cp_cache_key k = {0};
+    if (persist && v != CP_PROBE_NA && verdict_cacheable() &&
+        verdict_key(dev, name, cls, &k) == CP_OK)
+        verdict_store(&k, v, why);
+    cp_cache_key_free(&k);
+    memo_add(dev, id, cls, v, why);
 }
 
 static int own_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
@@ -638,9 +661,14 @@ int cp_own_loop_check(const cp_device *dev, long *ran)
             return CP_OK;
         }
     }
+    if (!cp_isolate_may_compile("the loop check"))
+        return CP_FAIL_RUNTIME;
+    cp_program_cache_hold(true);
     cp_test_suspend(true);
     int st = loop_check_run(dev, ran);
     cp_test_suspend(false);
+    cp_program_cache_hold(false);
+    cp_program_cache_release(st == CP_OK);
     if (st != CP_OK)
         return st;
     /* Test hook loop-limit: the device behaves as llvmpipe does */

@@ -30,6 +30,10 @@ int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const c
 struct cp_build_cache {
     enum cp_cache_state state;
     char note[256];
+    /* Set by the caller: the kernel path being built, for the test hooks build-abort:<path>,
+     * build-segv:<path> and build-hang:<path> (isolate-impl.h); NULL: none (the loop check's
+     * probe.cl). */
+    const char *path;
 };
 
 /* cp_program_build, consulting the program cache (cache-impl.h) unless CLPARITY_CACHE is off:
@@ -37,6 +41,13 @@ struct cp_build_cache {
  * binary; otherwise the source is built and its binary stored. bc may be NULL. */
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc);
+
+/* While held (on this thread), the programs that cp_program_build_ex builds from source are
+ * kept aside instead of entering the program cache; cp_program_cache_release then stores them
+ * (keep: the probe they were built for passed) or drops them. Probes hold the cache, so that
+ * the cache records a build only after its probe passed. Holds nest. */
+void cp_program_cache_hold(bool on);
+void cp_program_cache_release(bool keep);
 
 /* The source that cp_program_build compiles for clkernels/<name> (embedded, or from
  * $CLPARITY_KERNEL_DIR), with its #include lines expanded: the bytes the program cache's key

@@ -1,6 +1,7 @@
 #include "clparity/env.h"
 #include "program-impl.h"
 #include "cache-impl.h"
+#include "isolate-impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -174,8 +175,11 @@ static int expand_includes(const char *dir, const char *text, size_t len, char *
  * log (or, when the driver keeps it empty, what it printed) is kept for cp_program_log(). */
 static cl_int build_captured(cl_program prog, cl_device_id dev, const char *options)
 {
-    struct stderr_capture cap;
-    capture_begin(&cap);
+    struct stderr_capture cap = {-1, NULL};
+    /* In a setup child the driver writes to stderr itself: where the compiler crashes, the
+     * parent reads what it printed last there. */
+    if (!cp_isolate_in_child())
+        capture_begin(&cap);
     cl_int rc = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
     char *printed = capture_end(&cap);
     if (rc != CL_SUCCESS)
@@ -194,8 +198,13 @@ static int build_source(cl_context ctx, cl_device_id dev, const char *name, cons
     rc = build_captured(prog, dev, options);
     if (rc != CL_SUCCESS) {
         clReleaseProgram(prog);
-        return cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s", name,
-                          cp_cl_error_name(rc), rc,
+        /* the log's first error in the message itself, so that a failed result's row says why
+         * (PoCL 3.0 on a CPU its LLVM does not know: "error: unknown target CPU 'generic'") */
+        const char *first = last_log ? strstr(last_log, "error: ") : NULL;
+        int first_len = first ? (int)strcspn(first, "\r\n") : 0;
+        return cp_err_set(CP_FAIL_RUNTIME, "clBuildProgram failed for %s: %s (%d)%s%.*s%s", name,
+                          cp_cl_error_name(rc), rc, first ? ": " : "",
+                          first_len > 160 ? 160 : first_len, first ? first : "",
                           last_log && last_log[0] ? "; build log follows" : "");
     }
     *out = prog;
@@ -290,6 +299,66 @@ out:
     return ok;
 }
 
+/* ---- builds held back until their probe passed ------------------------------------------ */
+
+struct held {
+    struct cp_cache_key key;
+    unsigned char *bin;
+    size_t len;
+    int depth; /* the hold it belongs to */
+};
+static _Thread_local struct held *held;
+static _Thread_local size_t n_held;
+static _Thread_local int hold_depth;
+
+/* Keeps (key, bin) aside under the current hold; takes both (the key is moved). */
+static bool hold_push(struct cp_cache_key *key, unsigned char *bin, size_t len, char *why,
+                      size_t why_len)
+{
+    struct held *more = realloc(held, (n_held + 1) * sizeof *held);
+    if (!more) {
+        free(bin);
+        snprintf(why, why_len, "out of memory");
+        return false;
+    }
+    held = more;
+    held[n_held++] = (struct held){*key, bin, len, hold_depth};
+    memset(key, 0, sizeof *key);
+    return true;
+}
+
+void cp_program_cache_hold(bool on)
+{
+    hold_depth += on ? 1 : (hold_depth > 0 ? -1 : 0);
+}
+
+void cp_program_cache_release(bool keep)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n_held; ++i) {
+        struct held *h = &held[i];
+        if (h->depth <= hold_depth) { /* an outer hold's */
+            held[kept++] = *h;
+            continue;
+        }
+        if (keep && hold_depth > 0) { /* now the outer hold's, until it is released */
+            h->depth = hold_depth;
+            held[kept++] = *h;
+            continue;
+        }
+        char why[256];
+        if (keep) /* not stored: built again next time */
+            (void)cp_cache_store(&h->key, h->bin, h->len, why, sizeof why);
+        cp_cache_key_free(&h->key);
+        free(h->bin);
+    }
+    n_held = kept;
+    if (!n_held) {
+        free(held);
+        held = NULL;
+    }
+}
+
 int cp_program_build(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                      cl_program *out)
 {
@@ -313,7 +382,7 @@ int cp_program_source(const char *name, char **text, size_t *len)
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc)
 {
-    struct cp_build_cache local;
+    struct cp_build_cache local = {0};
     if (!bc)
         bc = &local;
     bc->state = CP_CACHE_OFF;
@@ -346,13 +415,24 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
     int st = CP_OK;
     if (bc->state == CP_CACHE_HIT)
         goto out;
+    if (!cp_isolate_may_compile(name)) {
+        st = CP_FAIL_RUNTIME;
+        goto out;
+    }
+    if (bc->path)
+        cp_isolate_test_crash(bc->path);
     st = build_source(ctx, dev, name, options, text, len, out);
     if (st != CP_OK || !keyed)
         goto out;
     unsigned char *bin = NULL;
     size_t bin_len = 0;
-    bool stored = program_binary(*out, dev, &bin, &bin_len, why, sizeof why) &&
-                  cp_cache_store(&key, bin, bin_len, why, sizeof why);
+    bool stored = program_binary(*out, dev, &bin, &bin_len, why, sizeof why);
+    if (stored && hold_depth > 0) {
+        stored = hold_push(&key, bin, bin_len, why, sizeof why);
+        bin = NULL; /* the held entry owns it */
+    } else if (stored) {
+        stored = cp_cache_store(&key, bin, bin_len, why, sizeof why);
+    }
     free(bin);
     /* An absent entry, then stored, is the ordinary miss; anything else is worth a note. */
     bool absent = strcmp(lookup, "no entry") == 0;

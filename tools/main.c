@@ -3,9 +3,12 @@
 #include "cmds.h"
 #include "env_table.h"
 
+#include "clparity/engine.h"
+#include "clparity/env.h"
 #include "clparity/report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -71,6 +74,16 @@ int main(int argc, char **argv)
     /* Hidden: runtime/env.c's table, for docs/COMMANDS.md and its test (cli/env_table). */
     if (strcmp(argv[1], "--env-table") == 0)
         return env_print_table(argc > 2 ? argv[2] : "md");
+    /* not in commands[] (nor in --help): the child that sets up an OpenCL engine for the
+     * others (runtime/isolate-impl.h), re-executed from this same binary */
+    if (strcmp(argv[1], "__setup") == 0)
+        return cp_isolate_child_main(argc - 1, argv + 1);
+    /* CLPARITY_ISOLATE=off: builds and probes in this process, as the library does (a
+     * compiler crash then ends the run): tools/bench --isolate measures what the child costs.
+     * Its value is checked with every other variable (env_check) before any command. */
+    int iso = -1;
+    if (cp_env_word("CLPARITY_ISOLATE", &iso) == CP_OK && iso != 1)
+        cp_isolate_enable("/proc/self/exe");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0) {
             /* Every CLPARITY_* variable, before any work (issue 32: one rule for bad values). */

@@ -9,6 +9,8 @@
 #                       tbb: libtbb.so.12); downloaded once, skipped when present
 #   icd/3-rusticl.icd   Mesa's rusticl (Debian mesa-opencl-icd) on llvmpipe (RUSTICL_ENABLE)
 #   icd/4-oclgrind.icd  Oclgrind (Debian oclgrind), the simulator
+#   icd/5-pocl30.icd    conda-forge's PoCL 3.0 (PyPI pocl-binary-distribution), unpacked into
+#                       pocl30; downloaded once, skipped when present
 #   env.sh              `source` it: OCL_ICD_VENDORS, LD_LIBRARY_PATH, RUSTICL_ENABLE, POCL_DEVICES
 # The Debian packages are installed by tools/setup.sh. Safe to run again.
 set -euo pipefail
@@ -77,6 +79,30 @@ EOF
     printf '%s\n' "$intel_reqs" >"$stamp"
 fi
 
+# conda-forge's PoCL 3.0, as PyPI's pocl-binary-distribution (the wheel that pyopencl's users
+# get: libpocl under pyopencl/.libs, its libhwloc under pocl_binary_distribution/.libs, found by
+# its RPATH, so the wheel is unpacked whole). Pinned with its SHA-256, checked 2026-11-28. Its
+# LLVM 14 knows no CPU newer than it: on a Zen 5 EPYC every build fails ("unknown target CPU
+# 'generic'"), and on an AVX-512 EPYC that it takes for Cooperlake its compiler aborted (issue
+# 32): the vendors job holds clparity to a clean refusal or an exact result there.
+POCL30_VERSION=3.0
+pocl30_reqs="pocl-binary-distribution==$POCL30_VERSION --hash=sha256:b70c3d7835afd9aabc43dcffe0035d6a71d54eb35d8d55fc2fd4eb1e037128a9"
+pocl30=$vdir/pocl30
+if [ "$(cat "$pocl30/installed" 2>/dev/null)" != "$pocl30_reqs" ]; then
+    echo "setup: downloading conda-forge's PoCL $POCL30_VERSION from PyPI (pocl-binary-distribution, about 58 MB, 160 MB unpacked)"
+    rm -rf "$pocl30"
+    mkdir -p "$pocl30/wheels"
+    printf '%s\n' "$pocl30_reqs" >"$pocl30/requirements.txt"
+    /usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --require-hashes \
+        --dest "$pocl30/wheels" -r "$pocl30/requirements.txt"
+    /usr/bin/python3 -c 'import sys, zipfile, glob; zipfile.ZipFile(glob.glob(sys.argv[1] + "/wheels/*.whl")[0]).extractall(sys.argv[1])' "$pocl30"
+    rm -rf "$pocl30/wheels"
+    lib=$(ls "$pocl30"/pyopencl/.libs/libpocl-*.so 2>/dev/null | head -n 1)
+    [ -n "$lib" ] || { echo "setup: no libpocl-*.so in $pocl30/pyopencl/.libs" >&2; exit 1; }
+    chmod +x "$pocl30"/pyopencl/.libs/*.so* "$pocl30"/pocl_binary_distribution/.libs/*.so*
+    printf '%s\n' "$pocl30_reqs" >"$pocl30/installed"
+fi
+
 # One .icd per implementation. PoCL's and rusticl's name the library as Debian's own .icd
 # files do; Intel's its full path.
 icd=$vdir/icd
@@ -89,6 +115,7 @@ printf '%s\n' "$(head -n 1 /etc/OpenCL/vendors/pocl.icd)" >"$icd/1-pocl.icd"
 printf '%s\n' "$intel/lib/libintelocl.so" >"$icd/2-intel.icd"
 printf '%s\n' "$(head -n 1 /etc/OpenCL/vendors/rusticl.icd)" >"$icd/3-rusticl.icd"
 printf '%s\n' /usr/lib/oclgrind/liboclgrind-rt-icd.so >"$icd/4-oclgrind.icd"
+printf '%s\n' "$(ls "$pocl30"/pyopencl/.libs/libpocl-*.so | head -n 1)" >"$icd/5-pocl30.icd"
 
 cat >"$vdir/env.sh" <<EOF
 # Written by tools/setup.sh --vendors. \`source\` it: clparity (and clinfo) then see every OpenCL

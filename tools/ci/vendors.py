@@ -25,7 +25,10 @@ runs every case:
     rusticl (PoCL's ctest runs all its cases). A setting
     that clparity refuses for the device with exit status 2 and a CLPARITY_CR_TUNE message
     (llvmpipe's loop budget, a work-group or local memory too small) is n/a;
-  - one `compare -d all`, which must hold a result of every row.
+  - one `compare -d all`, which must hold a result of every row (or PoCL 3.0's refusal).
+conda-forge's PoCL 3.0 (row pocl30, issue 32) runs the default choice, cl:cr's default and
+ACCEPT (issue 32's acceptance compare, cold then warm); each case there is ok, or "refused" with
+the compiler's reason (REFUSALS), never a crash.
 A forced path passes when the run exits 0 and used that path, or when the path was rejected
 by cl:own's probe (own_path.rejected) and tests/vendor/quirks.txt lists (row, path) with a
 reason. It is "n/a" when clparity refuses the forced path for the shape with exit status 2 and
@@ -47,16 +50,17 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 from make_uniform_bias import write_safetensors  # noqa: E402  (the tests' writer)
 
-ROWS = [  # key, label, platform name, device name (regular expressions)
-    ("pocl-pthread", "PoCL pthread", r"^Portable Computing Language$", r"^pthread-"),
-    ("pocl-basic", "PoCL basic", r"^Portable Computing Language$", r"^basic-"),
-    ("intel-cpu", "Intel CPU", r"^Intel\(R\) OpenCL$", r""),
-    ("rusticl", "rusticl", r"^rusticl$", r"^llvmpipe"),
-    ("oclgrind", "Oclgrind", r"^Oclgrind$", r""),
+ROWS = [  # key, label, platform name, device name, driver version (regular expressions)
+    ("pocl-pthread", "PoCL pthread", r"^Portable Computing Language$", r"^pthread-", r"^(?!3\.0)"),
+    ("pocl-basic", "PoCL basic", r"^Portable Computing Language$", r"^basic-", r"^(?!3\.0)"),
+    ("intel-cpu", "Intel CPU", r"^Intel\(R\) OpenCL$", r"", r""),
+    ("rusticl", "rusticl", r"^rusticl$", r"^llvmpipe", r""),
+    ("oclgrind", "Oclgrind", r"^Oclgrind$", r"", r""),
+    ("pocl30", "PoCL 3.0 (conda-forge)", r"^Portable Computing Language$", r"^pthread-", r"^3\.0"),
 ]
 PATHS = ["naive", "small", "pipe", "reg", "stream", "tiled", "vec", "cpu", "cpu1", "cpug"]
 KERNELS = ["default"] + PATHS
-ORDER = ["pocl-pthread", "oclgrind", "pocl-basic", "intel-cpu", "rusticl"]  # the longest first
+ORDER = ["pocl-pthread", "oclgrind", "pocl-basic", "intel-cpu", "rusticl", "pocl30"]  # the longest first
 RECT = [1, 67, 1023, 3, 257, 67]  # the rectangular MLP's widths: in, then each layer's out
 
 # name: the shape's arguments ("@file" names a model of the job's models folder).
@@ -198,8 +202,9 @@ def find_rows(clp, env):
     devs = [d for d in json.loads(r.stdout)["devices"] if d.get("kind") == "opencl"]
     found, order = {}, [f"{d['platform_index']}:{d['device_index']} {d['platform']} / {d['name']}"
                         for d in devs]
-    for key, label, plat, dev in ROWS:
-        hits = [d for d in devs if re.search(plat, d["platform"]) and re.search(dev, d["name"])]
+    for key, label, plat, dev, drv in ROWS:
+        hits = [d for d in devs if re.search(plat, d["platform"]) and re.search(dev, d["name"])
+                and re.search(drv, d["driver_version"])]
         if len(hits) == 1:
             d = hits[0]
             found[key] = {"sel": f"{d['platform_index']}:{d['device_index']}", "name": d["name"],
@@ -243,6 +248,109 @@ def first_lines(text, n=3):
     return " | ".join(line for line in text.strip().splitlines()[:n])
 
 
+# conda-forge's PoCL 3.0 (issue 32): its LLVM 14 does not know newer CPUs. On a Zen 5 EPYC every
+# build fails cleanly ("error: unknown target CPU 'generic'"); on an AVX-512 EPYC it aborted or
+# segfaulted inside LLVM, which clparity's setup child turns into a rejected path. Its cases are
+# the default choice at every shape, cl:cr's default choice and the acceptance compare (ACCEPT),
+# each run on a cold cache and again on the warm one; each ends exact, or refused with its
+# reason (REFUSALS: a failed result whose cause names the compiler), never with a crash. The
+# training cases are left out: `train` builds its kernels in-process (docs/VENDORS.md).
+REFUSE_ROWS = ("pocl30",)
+REFUSALS = [
+    (r"error: unknown target CPU '([^']*)'", "the compiler does not know this CPU (LLVM: unknown target CPU '{0}')"),
+    (r"the OpenCL compiler (crashed \([A-Z]+\)|did not finish in [0-9]+ s)", "the OpenCL compiler {0} on every kernel path"),
+]
+ACCEPT = {"default": [], "d1": ["--d-model", "1"], "d67": ["--d-model", "67"], "d257": ["--d-model", "257"]}
+# The setup child's time limit there: PoCL 3.0's segfault came after 298 s of a build.
+POCL30_ENV = {"CLPARITY_SETUP_TIMEOUT": "120"}
+
+
+def refusal(row, text):
+    """The reason a REFUSE_ROWS row refuses a case (a cause in its failed result), else None."""
+    if row not in REFUSE_ROWS:
+        return None
+    for pat, fmt in REFUSALS:
+        m = re.search(pat, text)
+        if m:
+            return fmt.format(*m.groups())
+    return None
+
+
+def row_env(ctx, row, extra=None):
+    env = dict(ctx["env"], **(extra or {}))
+    if row in REFUSE_ROWS:
+        env.update(POCL30_ENV)
+    return env
+
+
+def run_accept(ctx, row, shape):
+    """run_accept_once on a cold cache, then again on that cache: each must pass."""
+    vs = [run_accept_once(ctx, row, shape, rnd) for rnd in ("cold", "warm")]
+    bad = [(rnd, v) for rnd, v in zip(("cold", "warm"), vs) if v["verdict"] == "FAIL"]
+    v = dict(vs[0], s=vs[0]["s"] + vs[1]["s"], cpu=vs[0]["cpu"] + vs[1]["cpu"])
+    if bad:
+        return dict(v, verdict="FAIL", why=f"{bad[0][0]}: {bad[0][1]['why']}", log=bad[0][1]["log"])
+    if vs[0]["verdict"] != vs[1]["verdict"] or vs[0].get("why") != vs[1].get("why"):
+        return dict(v, verdict="FAIL", why=f"cold {vs[0]['verdict']} ({vs[0].get('why', '')}), warm "
+                    f"{vs[1]['verdict']} ({vs[1].get('why', '')})")
+    return v
+
+
+def run_accept_once(ctx, row, shape, round_):
+    """Issue 32's acceptance 3: compare -d <row> -d <PoCL 3.1> -d host --engines
+    cl:own,cl:cr,host:exact,host:cr --expect cr: exit 0, or 3 with every failed result the row's
+    own refusal; PoCL 3.1's and the host's results there, every cl:own equal to host:exact and
+    every cl:cr to host:cr. round_ "cold" (the first run on the job's cache) or "warm"."""
+    info = ctx["rows"][row]
+    base = f"{row}.accept.{shape}.{round_}"
+    jpath = os.path.join(ctx["out"], "runs", base + ".json")
+    p31 = ctx["found"].get("pocl-pthread")  # PoCL 3.1 beside it, in a partial run (--only) too
+    p31 = p31 if p31 and "error" not in p31 else None
+    sels = ["-d", info["sel"]] + (["-d", p31["sel"]] if p31 else [])
+    cmd = [ctx["clp"], "compare"] + sels + ["-d", "host", "--engines", "cl:own,cl:cr,host:exact,host:cr",
+                                          "--expect", "cr", "--runs", "1", "--warmup", "0",
+                                          "--json", jpath] + ACCEPT[shape]
+    # a cache of the shape's own (ours and PoCL's): cold for its first run, warm for its second
+    cache = os.path.join(ctx["out"], "accept-cache", shape)
+    r = run(cmd, row_env(ctx, row, {"XDG_CACHE_HOME": cache}), os.path.join(ctx["out"], "runs", base),
+            timeout=1800)
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] not in (0, 3):
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
+    try:
+        with open(jpath) as f:
+            res = json.load(f)["results"]
+    except (OSError, KeyError, ValueError) as e:
+        return dict(v, verdict="FAIL", why=f"unreadable {jpath}: {e}")
+    def mine(x):
+        return x["device"]["name"] == info["name"] and x["device"].get("driver") == info["driver"]
+
+    failed = [x for x in res if "error" in x]
+    why = [refusal(row, x["error"]) if mine(x) else None for x in failed]
+    if None in why or (r["rc"] == 3) != bool(failed):
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}; failed: " +
+                    "; ".join(f"{x['device']['name']} {x['engine']}: {x['error'][:120]}" for x in failed))
+    ran = [x for x in res if "error" not in x]
+    host = [x for x in ran if x["engine"].startswith("host:")]
+    want = {"cl:own": [x["hash"] for x in ran if x["engine"] == "host:exact"],
+            "cl:cr": [x["hash"] for x in ran if x["engine"] == "host:cr"]}
+    bad = [f"{x['device']['name']} {x['engine']}" for x in ran if x["engine"] in want and [x["hash"]] != want[x["engine"]]]
+    others = {x["device"]["name"] for x in ran if not mine(x)}
+    if bad or len(host) != 2 or (p31 and p31["name"] not in others):
+        return dict(v, verdict="FAIL", why=f"not exact: {', '.join(bad)}" if bad else
+                    "PoCL 3.1's or the host's results are missing")
+    v["used"] = ", ".join(sorted(set(why))) or "exact"
+    if why:
+        return dict(v, verdict="refused", why=why[0])
+    return dict(v, verdict="ok")
+
+
+def accept_cases(row):
+    if row not in REFUSE_ROWS:
+        return []
+    return [(f"accept:{sh}", run_accept, (sh,)) for sh in ACCEPT]
+
+
 def run_compare(ctx, row, kernel, shape):
     info = ctx["rows"][row]
     args = SHAPES[shape]
@@ -255,10 +363,10 @@ def run_compare(ctx, row, kernel, shape):
     cmd += shape_args(args, ctx["models"])
     if info["simulator"]:
         cmd.append("--allow-slow")
-    env = dict(ctx["env"])
+    env = row_env(ctx, row)
     if kernel != "default":
         env["CLPARITY_OWN_KERNEL"] = kernel
-    return check_compare(ctx, row, kernel, run(cmd, env, os.path.join(ctx["out"], "runs", base)), jpath)
+    return check_compare(ctx, row, kernel, run(cmd, env, os.path.join(ctx["out"], "runs", base), timeout=1800), jpath)
 
 
 def run(cmd, env, base, timeout=600):
@@ -295,6 +403,8 @@ def check_compare(ctx, row, kernel, r, jpath):
     # named and nothing wrong is printed. The default choice must always run.
     if r["rc"] == 3 and kernel != "default" and "CL_OUT_OF_RESOURCES" in r["err"]:
         return dict(v, verdict="n/a", why="the device refuses the launch: CL_OUT_OF_RESOURCES")
+    if r["rc"] == 3 and refusal(row, r["err"]):
+        return dict(v, verdict="refused", why=refusal(row, r["err"]))
     if r["rc"] != 0:
         return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
     try:
@@ -340,9 +450,11 @@ def run_cr(ctx, row, setting, shape):
            "--runs", "1", "--warmup", "0", "--json", jpath] + shape_args(args, ctx["models"])
     if info["simulator"]:
         cmd.append("--allow-slow")
-    env = dict(ctx["env"], CLPARITY_CR_TUNE=CR_SETTINGS[setting])
-    r = run(cmd, env, os.path.join(ctx["out"], "runs", base))
+    env = row_env(ctx, row, {"CLPARITY_CR_TUNE": CR_SETTINGS[setting]})
+    r = run(cmd, env, os.path.join(ctx["out"], "runs", base), timeout=1800)
     v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] == 3 and refusal(row, r["err"]):
+        return dict(v, verdict="refused", why=refusal(row, r["err"]))
     if r["rc"] == 2 and "CLPARITY_CR_TUNE" in r["err"] and setting != "default":
         return dict(v, verdict="n/a", why=first_lines(r["err"], 1))
     if r["rc"] != 0:
@@ -376,6 +488,8 @@ def run_check_cr(ctx, row):
 
 def cr_cases(row):
     """(case name, fn, args) of cl:cr's cases on a row."""
+    if row in REFUSE_ROWS:
+        return [(f"cr:default/{sh}", run_cr, ("default", sh)) for sh in CR_SHAPES]
     if row not in CR_ROWS:
         return []
     shapes = list(CR_OCLGRIND) if row == "oclgrind" else CR_SHAPES
@@ -395,6 +509,8 @@ def cr_all_names():
 
 def cr_left_out(row):
     """Why a row has no case of a cl:cr case name that other rows have."""
+    if row in REFUSE_ROWS:
+        return "PoCL 3.0 runs cl:cr's default choice only"
     if row == "oclgrind":
         return ("Oclgrind runs cl:cr's small shapes only (tools/ci/oclgrind.sh and ctest "
                 "cr/check_cl_oclgrind check it with every check on)")
@@ -466,8 +582,21 @@ def run_all(ctx):
             names = {x["device"]["name"] for x in json.load(f)["results"] if x["engine"] == "cl:own"}
     except (OSError, KeyError, ValueError):
         names = set()
-    missing = [k for k in ctx["rows"] if ctx["rows"][k]["name"] not in names]
-    if r["rc"] != 0:
+    try:
+        with open(base + ".json") as f:
+            failed = [x for x in json.load(f)["results"] if "error" in x]
+    except (OSError, KeyError, ValueError):
+        failed = []
+    # a REFUSE_ROWS row's refusal: every failed result is of its implementation (its platform
+    # and driver: PoCL 3.0's basic device too, which POCL_DEVICES gives it) with the reason
+    # named; the others ran
+    def refused_by(k, x):
+        _, _, plat, _, drv = next(r for r in ROWS if r[0] == k)
+        return (re.search(plat, x["device"].get("platform", "")) and
+                re.search(drv, x["device"].get("driver", "")) and refusal(k, x["error"]))
+    refused = {k for k in REFUSE_ROWS if k in ctx["rows"] and failed and all(refused_by(k, x) for x in failed)}
+    missing = [k for k in ctx["rows"] if ctx["rows"][k]["name"] not in names and k not in refused]
+    if r["rc"] != 0 and not (r["rc"] == 3 and refused):
         return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['err'])}")
     if missing:
         return dict(v, verdict="FAIL", why=f"no result of {', '.join(missing)}")
@@ -553,6 +682,7 @@ def main():
     for o in order:
         print(f"  {o}")
     only = a.only.split(",") if a.only else [k for k, *_ in ROWS]
+    ctx["found"] = found
     ctx["rows"] = {k: found[k] for k, *_ in ROWS if k in only and k in found and "error" not in found[k]}
     print("vendors: rows")
     for key, label, *_ in ROWS:
@@ -563,10 +693,13 @@ def main():
             print(f"  {key:13s} MISSING ({f['error'] if f else 'no such device: run tools/setup.sh --vendors and source build/vendors/env.sh'})")
 
     t0, load0 = time.time(), os.getloadavg()[0]
-    queues = {row: [(name, run_train, (ctx, row, name)) for name in TRAINS] +
-              [(f"{k}/{sh}", run_compare, (ctx, row, k, sh)) for k in KERNELS for sh in shapes_of(k)] +
+    queues = {row: [(name, run_train, (ctx, row, name)) for name in TRAINS if row not in REFUSE_ROWS] +
+              [(f"{k}/{sh}", run_compare, (ctx, row, k, sh)) for k in KERNELS for sh in shapes_of(k)
+               if k == "default" or row not in REFUSE_ROWS] +
               [(name, fn, (ctx, row) + args) for name, fn, args in cr_cases(row)]
               for row in ctx["rows"]}
+    for row in queues:  # first: its cold runs on caches of their own
+        queues[row][:0] = [(name, fn, (ctx, row) + args) for name, fn, args in accept_cases(row)]
     if a.cases:
         queues = {row: [t for t in q if re.search(a.cases, t[0])] for row, q in queues.items()}
     res = run_lanes(queues, a.jobs)
@@ -579,6 +712,16 @@ def main():
             if a.cases and not re.search(a.cases, name):
                 continue
             res[(row, name)] = {"verdict": "n/a", "s": 0.0, "cpu": 0.0, "why": cr_left_out(row)}
+    # PoCL 3.0's left-out cases, and its acceptance cases on the other rows: n/a
+    acc = [name for row in REFUSE_ROWS for name, *_ in accept_cases(row)]
+    for row in ctx["rows"]:
+        left = ([name for name in TRAINS] + [f"{k}/{sh}" for k in KERNELS if k != "default"
+                                             for sh in shapes_of(k)]) if row in REFUSE_ROWS else acc
+        for name in left:
+            if not (a.cases and not re.search(a.cases, name)) and (row, name) not in res:
+                res[(row, name)] = {"verdict": "n/a", "s": 0.0, "cpu": 0.0, "why":
+                                    "PoCL 3.0 runs the default choice, cl:cr's and the acceptance compare "
+                                    "(docs/VENDORS.md)" if row in REFUSE_ROWS else "PoCL 3.0's case"}
     if ctx["rows"] and not a.cases:
         res[("-d all", "compare -d all")] = run_all(ctx)
     wall = time.time() - t0
@@ -596,6 +739,7 @@ def main():
 
     cases = [f"{k}/{sh}" for k in KERNELS for sh in shapes_of(k)] + list(TRAINS)
     cases += cr_all_names()
+    cases += [name for row in REFUSE_ROWS for name, *_ in accept_cases(row)]
     if a.cases:
         cases = [c for c in cases if re.search(a.cases, c)]
     keys = [k for k, *_ in ROWS]
@@ -611,7 +755,7 @@ def main():
             if v and c.startswith("default/") and v["verdict"] == "ok":
                 v = dict(v, show_used=True)
             cells.append(cell(v, notes))
-            failed += v is None or v["verdict"] not in ("ok", "n/a", "quirk")
+            failed += v is None or v["verdict"] not in ("ok", "n/a", "quirk", "refused")
         lines.append(f"{c:{width}s}" + "".join(f"{x:>14s}" for x in cells))
     if not a.cases:
         va = res.get(("-d all", "compare -d all"))

@@ -2,7 +2,7 @@
 # Usage: tools/ci/vendors.sh BUILD_DIR OUT_DIR
 # .ci/run's vendors job, after `tools/setup.sh --vendors`: the exactness suite on every OpenCL
 # implementation for x86 CPUs that Debian 12 and PyPI offer (PoCL's pthread and basic devices,
-# Intel's CPU runtime, Mesa's rusticl on llvmpipe, Oclgrind). tools/ci/vendors.py holds the
+# Intel's CPU runtime, Mesa's rusticl on llvmpipe, Oclgrind, conda-forge's PoCL 3.0). tools/ci/vendors.py holds the
 # cases and the verdicts: cl:own against host:exact under --expect bitwise with the default path
 # and each forced path at odd shapes, the digits model, `train` for 20 steps, and `compare -d
 # all`. It prints the matrix (row x case: ok, n/a with the reason, quirk, FAIL) and fails when
@@ -20,5 +20,5 @@ mkdir -p "$out"
 # user's, and shared by the job's runs; no tune file of the user's applies.
 export XDG_CACHE_HOME=$out/cache
 unset CLPARITY_OWN_KERNEL CLPARITY_OWN_TUNE CLPARITY_KERNEL_DIR CLPARITY_TEST_HOOK CLPARITY_DEVICES
-echo "vendors: $(dpkg-query -W -f='pocl-opencl-icd ${Version}, ' pocl-opencl-icd)$(dpkg-query -W -f='mesa-opencl-icd ${Version}, ' mesa-opencl-icd)$(dpkg-query -W -f='oclgrind ${Version}' oclgrind), Intel: $(head -n 1 "$build/vendors/intel/installed" | cut -d' ' -f1)"
+echo "vendors: $(dpkg-query -W -f='pocl-opencl-icd ${Version}, ' pocl-opencl-icd)$(dpkg-query -W -f='mesa-opencl-icd ${Version}, ' mesa-opencl-icd)$(dpkg-query -W -f='oclgrind ${Version}' oclgrind), Intel: $(head -n 1 "$build/vendors/intel/installed" | cut -d' ' -f1), PoCL 3.0: $(cut -d' ' -f1 "$build/vendors/pocl30/installed")"
 /usr/bin/python3 "$root/tools/ci/vendors.py" "$build" "$out" --jobs "${CLPARITY_CI_JOBS:-2}"

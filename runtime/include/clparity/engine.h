@@ -53,6 +53,15 @@ int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, con
 int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
                      int max_batch, cp_engine **out);
 
+/* The setup of cl:own, cl:relaxed and cl:cr (kernel builds and probes) in a child process, so
+ * that a crash inside the OpenCL implementation costs a kernel path, not the process
+ * (runtime/isolate-impl.h). cp_isolate_enable turns it on for this process: exe is clparity
+ * itself ("/proc/self/exe"), which cp_isolate_child_main serves as its hidden subcommand
+ * "__setup" (argv[0] "__setup"; returns the exit status). Off by default: a program that links
+ * the library is not clparity. */
+void cp_isolate_enable(const char *exe);
+int cp_isolate_child_main(int argc, char **argv);
+
 /* y = model(x) for batch rows; y holds batch × out_width elements of the engine's dtype. */
 int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t);
 
