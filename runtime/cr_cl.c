@@ -693,6 +693,14 @@ static bool cr_hook_names(const char *name)
     return false;
 }
 
+/* Whether the rules and fallbacks take dev as a CPU (own_cpu_device: PoCL). The token gpu in
+ * test hook corrupt-cl-cr:<names> makes them take it as a GPU, so that the tests walk the
+ * GPUs' list (stream, gemm, gemv, gemv-exact) on PoCL. */
+static bool cr_cpu_device(const cp_device *dev)
+{
+    return own_cpu_device(dev) && !cr_hook_names("gpu");
+}
+
 /* The settings a probe's engine takes (cr_probe_make): the variant and settings of the engine
  * being set up, so that the probe builds and runs the same program. */
 struct cr_forced {
@@ -814,7 +822,7 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
     size_t n = 0;
     out[n++] = first;
     for (size_t i = 0; first.f64 && i < sizeof cr_fallbacks / sizeof *cr_fallbacks; ++i) {
-        if (cr_fallbacks[i].cpu != own_cpu_device(dev))
+        if (cr_fallbacks[i].cpu != cr_cpu_device(dev))
             continue;
         size_t from = 0;
         for (size_t j = 0; j < cr_fallbacks[i].n; ++j)
@@ -912,7 +920,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
             const struct cr_rule *r = &cr_rules[i];
             if ((r->needs_f64 && !first.f64) ||
-                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
+                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != cr_cpu_device(dev)) ||
                 (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
                 (r->one_buffer && !env.one_buffer))
                 continue;

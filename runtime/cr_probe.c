@@ -7,10 +7,9 @@
  *
  * The cases are those of tests/check_cr.py, in a model small enough to run in a few
  * milliseconds: odd widths (67, 131, 45, none a multiple of a work-group, a panel, a tile or a
- * row block), 9 rows, and in the first layer special weights and input rows, so that every
- * output class the contract names is produced and compared:
- *   row 0, 8  plain normal inputs (row 0, output 0 of the last layer carries test hook
- *             corrupt-cl-cr's planted bit)
+ * row block; 13, 17, 5 on a simulator), 9 rows, and in the first layer special weights and input
+ * rows, so that every output class the contract names is produced and compared: row 0, 8  plain
+ * normal inputs (row 0, output 0 of the last layer carries test hook corrupt-cl-cr's planted bit)
  *   row 1     an input +inf (outputs ±inf, and inf · 0 = NaN where a weight is 0)
  *   row 2     an input NaN
  *   row 3     subnormal inputs (products below 2^-149: the accumulator's low digits)
@@ -35,18 +34,27 @@
 #include <string.h>
 
 /* Bumped when the probe's models or checks change: older verdicts are then not read. */
-#define CR_PROBE_VERSION "cr-probe 1"
+#define CR_PROBE_VERSION "cr-probe 2"
 #define CR_PROBE_SEED UINT64_C(0x637270726f6265) /* "crprobe" */
 #define CR_PROBE_ROWS 9
-#define CR_PROBE_IN 67
-#define CR_PROBE_MID 131
 
-/* The first layer's weights [131][67]: special rows 0..7 (above), the others random. */
-static void special_weights(float *w)
+/* The widths: 67, 131, 45; on a simulator (Oclgrind interprets, and the exact accumulator's
+ * outputs cost it thousands of operations each: the full probe took 222 s there with its checks
+ * on) 13, 17, 5, the same cases at 1/40 of the work. */
+struct cr_widths {
+    int in, mid, last;
+};
+static struct cr_widths cr_probe_widths(const cp_device *dev)
 {
-    const int in = CR_PROBE_IN;
+    return dev->simulator ? (struct cr_widths){13, 17, 5} : (struct cr_widths){67, 131, 45};
+}
+
+/* The first layer's weights [mid][in] (mid >= 8, in >= 12): special rows 0..7 (above), the
+ * others random. */
+static void special_weights(float *w, int in, int mid)
+{
     float bound = cp_gen_linear_bound(in);
-    for (size_t i = 0; i < (size_t)CR_PROBE_MID * (size_t)in; ++i)
+    for (size_t i = 0; i < (size_t)mid * (size_t)in; ++i)
         w[i] = cp_gen_weight(CR_PROBE_SEED, CP_TENSOR_WEIGHT(0), i, bound, 1.0f);
     memset(w, 0, 4 * (size_t)in * sizeof *w); /* outputs 0-3: only their special terms */
     w[0 * in + 0] = w[0 * in + 1] = w[0 * in + 2] = 1.0f;
@@ -65,10 +73,9 @@ static void special_weights(float *w)
         w7[k] *= 0x1p-140f; /* subnormal weights among normal ones */
 }
 
-/* The input [9][67], rows as in the first comment. */
-static void special_input(float *x)
+/* The input [9][in], rows as in the first comment. */
+static void special_input(float *x, int in)
 {
-    const int in = CR_PROBE_IN;
     for (size_t i = 0; i < (size_t)CR_PROBE_ROWS * (size_t)in; ++i)
         x[i] = cp_gen_normal(CR_PROBE_SEED, 0, i);
     float *r;
@@ -94,17 +101,17 @@ static void special_input(float *x)
 
 /* Model A (n_layers 1) or B (4): the special layer, then 131 -> 131 with a bias, ReLU and the
  * residual, 131 -> 45 with a bias and no activation, 45 -> 45 with ReLU and the residual. */
-static int cr_probe_model(int n_layers, cp_model *m)
+static int cr_probe_model(struct cr_widths wd, int n_layers, cp_model *m)
 {
-    static const struct {
+    const struct {
         int in, out;
         bool bias;
         int act;
         bool residual;
-    } layers[] = {{CR_PROBE_IN, CR_PROBE_MID, false, CP_ACT_NONE, false},
-                  {CR_PROBE_MID, CR_PROBE_MID, true, CP_ACT_RELU, true},
-                  {CR_PROBE_MID, 45, true, CP_ACT_NONE, false},
-                  {45, 45, false, CP_ACT_RELU, true}};
+    } layers[] = {{wd.in, wd.mid, false, CP_ACT_NONE, false},
+                  {wd.mid, wd.mid, true, CP_ACT_RELU, true},
+                  {wd.mid, wd.last, true, CP_ACT_NONE, false},
+                  {wd.last, wd.last, false, CP_ACT_RELU, true}};
     memset(m, 0, sizeof *m);
     int st = CP_OK;
     for (int l = 0; l < n_layers && st == CP_OK; ++l) {
@@ -115,7 +122,7 @@ static int cr_probe_model(int n_layers, cp_model *m)
         } else {
             float bound = cp_gen_linear_bound(layers[l].in);
             if (l == 0)
-                special_weights(w);
+                special_weights(w, wd.in, wd.mid);
             else
                 for (size_t i = 0; i < nw; ++i)
                     w[i] = cp_gen_weight(CR_PROBE_SEED, CP_TENSOR_WEIGHT(l), i, bound, 1.0f);
@@ -176,7 +183,8 @@ static int cr_probe_one(const cp_device *dev, const struct cr_probe_run_ctx *c, 
                         const float *x, enum cp_probe_verdict *v, char *why, size_t why_len)
 {
     cp_model m;
-    int st = cr_probe_model(n_layers, &m);
+    struct cr_widths wd = cr_probe_widths(dev);
+    int st = cr_probe_model(wd, n_layers, &m);
     if (st != CP_OK)
         return st;
     float *ref = NULL, *y = malloc((size_t)CR_PROBE_ROWS * (size_t)m.out_width * sizeof *y);
@@ -204,14 +212,18 @@ static int cr_probe_one(const cp_device *dev, const struct cr_probe_run_ctx *c, 
                 first = i;
         *v = bad ? CP_PROBE_FAIL : CP_PROBE_PASS;
         size_t ow = (size_t)m.out_width;
+        char widths[64];
+        int at = snprintf(widths, sizeof widths, "%d-%d", wd.in, wd.mid);
+        if (n_layers > 1 && at > 0)
+            snprintf(widths + at, sizeof widths - (size_t)at, "-%d-%d-%d", wd.mid, wd.last,
+                     wd.last);
         if (bad)
             snprintf(why, why_len,
-                     "probe (%s, widths 67-131%s, batch %d): %zu of %zu outputs differ from "
-                     "host:cr's bits, first row %zu output %zu: %a (%.9g) against %a (%.9g)",
-                     n_layers == 1 ? "special values" : "special values through 4 layers",
-                     n_layers == 1 ? "" : "-131-45-45", CR_PROBE_ROWS, bad, n, first / ow,
-                     first % ow, (double)y[first], (double)y[first], (double)ref[first],
-                     (double)ref[first]);
+                     "probe (%s, widths %s, batch %d): %zu of %zu outputs differ from host:cr's "
+                     "bits, first row %zu output %zu: %a (%.9g) against %a (%.9g)",
+                     n_layers == 1 ? "special values" : "special values through 4 layers", widths,
+                     CR_PROBE_ROWS, bad, n, first / ow, first % ow, (double)y[first],
+                     (double)y[first], (double)ref[first], (double)ref[first]);
         else
             snprintf(why, why_len, "probe passed");
     }
@@ -227,10 +239,11 @@ static int cr_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class c
 {
     (void)cls; /* cl:cr's kernels do not change with the model's class: the key names the
                 * variant's build options instead */
-    float *x = malloc((size_t)CR_PROBE_ROWS * CR_PROBE_IN * sizeof *x);
+    int in = cr_probe_widths(dev).in;
+    float *x = malloc((size_t)CR_PROBE_ROWS * (size_t)in * sizeof *x);
     if (!x)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for cl:cr's probe");
-    special_input(x);
+    special_input(x, in);
     *v = CP_PROBE_FAIL;
     int st = cr_probe_one(dev, ctx, 1, x, v, why, why_len);
     if (st == CP_OK && *v == CP_PROBE_PASS)
