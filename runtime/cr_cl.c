@@ -593,6 +593,17 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
     return CP_OK;
 }
 
+/* cr.cl's build options for c's settings. */
+static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
+{
+    snprintf(opts, len,
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
+             c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
+             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
+             c->path == CR_STREAM ? " -DCR_STREAM" : "",
+             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+}
+
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
  * *short_of is 0 where each kernel takes the variant's work-group on this device, else the
  * most that one of them takes (a kernel's own limit may be below the device's: llvmpipe's is
@@ -603,12 +614,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     struct cr_cl *c = s->cr;
     const struct cr_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
-    snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
-             c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
-             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
-             c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+    cr_options(c, dev, opts, len);
     int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
     if (st != CP_OK)
         return st;
@@ -709,10 +715,14 @@ struct cr_forced {
 };
 static _Thread_local const struct cr_forced *cr_forced;
 
-/* Sets c up for variant ch: its settings, the device's limits, the build and the loop budget;
- * a usage error names what does not fit. forced: a probe's engine (its settings as given). */
+/* Sets c up for variant ch: its settings, the device's limits, and with build the build and
+ * the loop budget; a usage error names what does not fit. f: a probe's engine (the settings of
+ * the engine being set up, before its build). Without build, c->opts holds the options the build
+ * would start from: the key of the variant's probe, whose engine then builds (the first build
+ * of a variant happens in its probe, as cl:own's). */
 static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
-                        const struct cr_env *env, struct cr_choice ch, const struct cr_forced *f)
+                        const struct cr_env *env, struct cr_choice ch, const struct cr_forced *f,
+                        bool build)
 {
     const cp_model *m = e->model;
     struct cr_cl *c = s->cr;
@@ -726,7 +736,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     /* corrupt-cl-cr plants after the probe (the comparisons must see it); corrupt-cl-cr:<name>
      * in the probe's build too */
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
-    bool wg_set = f ? true : env->wg_set;
+    bool wg_set = env->wg_set;
     const struct cr_path_ops *ops = &cr_paths[c->path];
     if (c->path == CR_STREAM && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
@@ -734,13 +744,16 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           m->n_params, dev->name, (unsigned long long)dev->max_alloc);
-    if (!f)
-        cr_width_defaults(&c->tune, c->path, m->max_width);
+    cr_width_defaults(&c->tune, c->path, m->max_width); /* a probe's: set already, kept */
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     int st;
     if ((st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
+    if (!build) {
+        cr_options(c, dev, c->opts, sizeof c->opts);
+        return CP_OK;
+    }
     /* Where a kernel takes fewer work-items than the default work-group, the largest power of
      * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8, must
      * fit as it is. */
@@ -857,13 +870,14 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
         char name[CP_PATH_NAME], why[CP_PROBE_WHY - 32]; /* room for "does not apply: " */
         cr_choice_name(cand[i], name, sizeof name);
         enum cp_probe_verdict v = CP_PROBE_NA;
-        st = cr_configure(e, s, dev, env, cand[i], NULL);
+        st = cr_configure(e, s, dev, env, cand[i], NULL, false);
         if (st == CP_FAIL_USAGE && i > 0) /* the first choice's misfit is the run's error */
             snprintf(why, sizeof why, "%s", cp_err_msg());
         else if (st != CP_OK)
             return st;
         else {
-            /* the build above is the build's time; the probe's own runs are the probe's */
+            /* the probe's time, its engine's build included (the variant's first build, as
+             * cl:own's paths'); the build after it hits the program cache */
             double t0 = cp_now();
             st = cr_probe_configured(dev, s->cr, &v, why, sizeof why);
             r->probe_s += cp_now() - t0;
@@ -872,13 +886,15 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
         }
         if (v == CP_PROBE_PASS) {
             r->exact = 1;
-            break;
+            return cr_configure(e, s, dev, env, cand[i], NULL, true);
         }
+        if (forced && v == CP_PROBE_NA) /* it does not fit the device: a usage error, as ever */
+            return cp_err_set(CP_FAIL_USAGE, "%s", why);
         if (forced)
             return cp_err_set(CP_FAIL_RUNTIME, /* this result fails, the others go on */
                               "cl:cr: variant %s, forced by CLPARITY_CR_TUNE, failed its probe on "
-                              "%s: %s%s",
-                              name, dev->name, v == CP_PROBE_NA ? "does not apply: " : "", why);
+                              "%s: %s",
+                              name, dev->name, why);
         if (r->n_rejected < CP_PATHS_MAX) {
             snprintf(r->rejected[r->n_rejected].path, CP_PATH_NAME, "%s", name);
             snprintf(r->rejected[r->n_rejected].why, CP_PROBE_WHY, "%s%s",
@@ -886,7 +902,7 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
             ++r->n_rejected;
         }
     }
-    return r->exact == 0 ? cr_configure(e, s, dev, env, first, NULL) : CP_OK;
+    return cr_configure(e, s, dev, env, first, NULL, true); /* none passed: marked, exact 0 */
 }
 
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
@@ -912,7 +928,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         return st;
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
     if (s->probing && cr_forced) /* a probe's engine: the variant and settings given */
-        return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced);
+        return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
     struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact};
     if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
@@ -930,7 +946,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.probe_off = true;
-        return cr_configure(e, s, dev, &env, first, NULL);
+        return cr_configure(e, s, dev, &env, first, NULL, true);
     }
     return cr_select_probed(e, s, dev, &env, first);
 }
