@@ -13,8 +13,12 @@
 #          error naming the variant and the probe's reason (exit 3), never another variant
 #          nor a number; unplanted, each forced variant passes its probe (exit 0).
 #   own:   cl:own with every path planted (kernel-bit:all): `run` exits 1 naming cl:own.
+#   ties:  a real bug instead of a planted bit: cr.cl's rounding with ties away from zero (its
+#          copy in CLPARITY_KERNEL_DIR, KDIR the sources): compare --expect cr at d=67 L=3 B=5
+#          meets no tie and would pass (shown, not asserted, with CLPARITY_OWN_PROBE=off); the
+#          probe's ties reject every variant, and compare exits 1, its cr verdict FAIL.
 set -u
-clp=$1 out=$2 mode=$3
+clp=$1 out=$2 mode=$3 kdir=${4:-}
 base=$out/cr_probe_$mode
 rm -f "$base".*
 ok=1
@@ -23,13 +27,14 @@ fail() {
     ok=0
 }
 shape=(--d-model 67 --layers 3 --batch 5 --runs 1 --warmup 0)
-# compare --expect cr under hook $1: $2 the status expected; the output in $base.$3.txt
+# compare --expect cr under hook $1: $2 the status expected (any: not checked); the output in
+# $base.$3.txt
 compare() {
     CLPARITY_TEST_HOOK=$1 "$clp" compare -d 0 -d host --engines cl:cr,host:cr --expect cr \
         "${shape[@]}" >"$base.$3.txt" 2>&1
     local got=$?
     cat "$base.$3.txt"
-    [ "$got" = "$2" ] || fail "compare ($3) exited $got, expected $2"
+    [ "$2" = any ] || [ "$got" = "$2" ] || fail "compare ($3) exited $got, expected $2"
 }
 has() { grep -Eq -- "$1" "$2" || fail "no line '$1' in $2"; }
 hasnt() { ! grep -Eq -- "$1" "$2" || fail "a line '$1' in $2"; }
@@ -83,6 +88,18 @@ own)
     has "cl:own on .*NOT EXACT: no path passed its probe" "$base.run.txt"
     has "^clparity run: 1 result failed its probe on every kernel path \(.*cl:own\)" \
         "$base.run.txt"
+    ;;
+ties)
+    mut=$base.kernels
+    rm -rf "$mut" && cp -r "$kdir" "$mut" || fail "cannot copy $kdir"
+    sed -i 's/if (half_bit \&\& (sticky || (r \& 1u)))/if (half_bit)/' "$mut/cr.cl"
+    grep -q '^ *if (half_bit)$' "$mut/cr.cl" || fail "cr.cl's rounding line was not found to mutate"
+    CLPARITY_OWN_PROBE=off CLPARITY_KERNEL_DIR=$mut compare "" any unprobed >/dev/null
+    echo "without the probe: $(grep -E '^  cr ' "$base.unprobed.txt")"
+    CLPARITY_KERNEL_DIR=$mut compare "" 1 probed
+    for v in cpu gemv gemv-exact; do has "^ +rejected $v: $reason" "$base.probed.txt"; done
+    has "^  cr +FAIL" "$base.probed.txt"
+    has "cl:cr: no kernel path passed its probe on this device" "$base.probed.txt"
     ;;
 *)
     fail "unknown mode"
