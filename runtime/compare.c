@@ -274,15 +274,16 @@ static bool judged(const cp_compare_item *it, enum cp_preset p)
     return p != CP_PRESET_CR || cr_judged(it);
 }
 
-/* Whether item it fails preset p: a mismatch, or for bitwise a cl:own result on a device where
- * no kernel path passed its probe, or for cr no host:cr output to judge it by, or it did not
- * run. A result that p does not judge never fails it. */
+/* Whether item it fails preset p: a mismatch, or for bitwise (cl:own) and cr (cl:cr) a result on
+ * a device where no kernel path passed its probe, or for cr no host:cr output to judge it by, or it
+ * did not run. A result that p does not judge never fails it. */
 static bool preset_fails(const cp_comparison *s, const cp_compare_item *it, enum cp_preset p)
 {
     if (!judged(it, p))
         return false;
     return failed(it) ||
-           (is_f32(it) && (it->mismatches[p] || (p == CP_PRESET_BITWISE && it->path_inexact) ||
+           (is_f32(it) && (it->mismatches[p] ||
+                           ((p == CP_PRESET_BITWISE || p == CP_PRESET_CR) && it->path_inexact) ||
                            (p == CP_PRESET_CR && !s->cr)));
 }
 
@@ -544,7 +545,7 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
             if (failed(it))
                 fprintf(f, "    R%-2zu %s %s: did not run (error: see its row)\n", i + 1, it->label,
                         it->engine);
-            if (p == CP_PRESET_BITWISE && is_f32(it) && it->path_inexact)
+            if ((p == CP_PRESET_BITWISE || p == CP_PRESET_CR) && is_f32(it) && it->path_inexact)
                 fprintf(f,
                         "    R%-2zu %s %s: no kernel path passed its probe on this device "
                         "(see builds:), so exactness is not promised\n",

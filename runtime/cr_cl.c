@@ -12,6 +12,7 @@
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
  * the exact integer accumulator for every output. The routine string says which. */
 #include "engine-cl-impl.h"
+#include "own-impl.h"
 #include "program-impl.h"
 #include "tune-impl.h"
 #include "clparity/env.h"
@@ -84,6 +85,7 @@ struct cr_cl {
     size_t launched;   /* stream: work-groups of the last launch */
     size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
+    char opts[320]; /* the build options of the variant set up (its probe's key) */
 };
 
 typedef int (*cr_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
@@ -602,6 +604,17 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
     return CP_OK;
 }
 
+/* cr.cl's build options for c's settings. */
+static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
+{
+    snprintf(opts, len,
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
+             c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
+             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
+             c->path == CR_STREAM ? " -DCR_STREAM" : "",
+             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+}
+
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
  * *short_of is 0 where each kernel takes the variant's work-group on this device, else the
  * most that one of them takes (a kernel's own limit may be below the device's: llvmpipe's is
@@ -612,12 +625,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     struct cr_cl *c = s->cr;
     const struct cr_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
-    snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
-             c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
-             c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
-             c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+    cr_options(c, dev, opts, len);
     char label[CP_PATH_NAME + 4];
     snprintf(label, sizeof label, "cr:%s", ops->name);
     e->build_cache.path = label;
@@ -664,70 +672,110 @@ static void cr_release_program(struct cr_cl *c)
     }
 }
 
-int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
-{
-    const cp_model *m = e->model;
-    struct cr_cl *c = calloc(1, sizeof *c);
-    if (!c)
-        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
-    s->cr = c;
-    bool wg_set = false, has_f64 = false;
-    int src = 0;
+/* What every variant's setup reads of the device and the settings, once. */
+struct cr_env {
+    struct cr_tune tune; /* the defaults, the stored settings, CLPARITY_CR_TUNE */
+    bool wg_set;         /* CLPARITY_CR_TUNE names wg */
+    int src;             /* cr_tune_src */
+    bool has_f64;        /* cl_khr_fp64 */
     size_t max_wg;
     cl_ulong local_mem;
-    int st = cr_check_inputs(m, "cl:cr");
-    if (st == CP_OK)
-        st = cr_tune_get(dev, &c->tune, e->max_batch, &wg_set, &src);
-    if (st == CP_OK)
-        st = cr_device_f64(dev, &has_f64);
-    if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg,
-                            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
-    if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem,
-                            "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
-    if (st != CP_OK)
-        return st;
-    c->f64 = has_f64 && !c->tune.exact;
-    c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
-    c->planted = cp_test_hook("corrupt-cl-cr");
-    /* stream reads every layer from one buffer: the weights must fit one (engine_cl.c's
-     * plan_chunks then makes one) */
-    bool one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
-    if (c->tune.path) {
-        c->path = (enum cr_path)(c->tune.path - 1);
-    } else {
-        for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
-            const struct cr_rule *r = &cr_rules[i];
-            if ((r->needs_f64 && !c->f64) ||
-                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != own_cpu_device(dev)) ||
-                (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
-                (r->one_buffer && !one_buffer))
-                continue;
-            c->path = r->path;
-            break;
-        }
+    bool one_buffer; /* the weights fit one buffer (stream reads them from one) */
+};
+
+/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator). */
+struct cr_choice {
+    enum cr_path path;
+    bool f64;
+};
+
+/* "gemv", or "gemv-exact" for the exact integer accumulator: the variant's name in the report,
+ * the probe's key and test hook corrupt-cl-cr:<names>. */
+static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", cr_paths[ch.path].name, ch.f64 ? "" : "-exact");
+}
+
+/* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
+ * their probes' included, so that the probe must reject them. */
+static bool cr_hook_names(const char *name)
+{
+    const char *h = getenv("CLPARITY_TEST_HOOK");
+    const char *pre = "corrupt-cl-cr:";
+    if (!h || strncmp(h, pre, strlen(pre)) != 0)
+        return false;
+    size_t n = strlen(name);
+    for (const char *p = h + strlen(pre); *p;) {
+        size_t len = strcspn(p, "+");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == '+');
     }
+    return false;
+}
+
+/* Whether the rules and fallbacks take dev as a CPU (own_cpu_device: PoCL). The token gpu in
+ * test hook corrupt-cl-cr:<names> makes them take it as a GPU, so that the tests walk the
+ * GPUs' list (stream, gemm, gemv, gemv-exact) on PoCL. */
+static bool cr_cpu_device(const cp_device *dev)
+{
+    return own_cpu_device(dev) && !cr_hook_names("gpu");
+}
+
+/* The settings a probe's engine takes (cr_probe_make): the variant and settings of the engine
+ * being set up, so that the probe builds and runs the same program. */
+struct cr_forced {
+    struct cr_choice ch;
+    struct cr_tune tune;
+};
+static _Thread_local const struct cr_forced *cr_forced;
+
+/* Sets c up for variant ch: its settings, the device's limits, and with build the build and
+ * the loop budget; a usage error names what does not fit. f: a probe's engine (the settings of
+ * the engine being set up, before its build). Without build, c->opts holds the options the build
+ * would start from: the key of the variant's probe, whose engine then builds (the first build
+ * of a variant happens in its probe, as cl:own's). */
+static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
+                        const struct cr_env *env, struct cr_choice ch, const struct cr_forced *f,
+                        bool build)
+{
+    const cp_model *m = e->model;
+    struct cr_cl *c = s->cr;
+    cr_release_program(c);
+    c->tune = f ? f->tune : env->tune;
+    c->path = ch.path;
+    c->f64 = ch.f64;
+    c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
+    char name[CP_PATH_NAME];
+    cr_choice_name(ch, name, sizeof name);
+    /* corrupt-cl-cr plants after the probe (the comparisons must see it); corrupt-cl-cr:<name>
+     * in the probe's build too */
+    c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
+    bool wg_set = env->wg_set;
     const struct cr_path_ops *ops = &cr_paths[c->path];
-    if (c->path == CR_STREAM && !one_buffer)
+    if (c->path == CR_STREAM && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: path stream reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           m->n_params, dev->name, (unsigned long long)dev->max_alloc);
-    cr_width_defaults(&c->tune, c->path, m->max_width);
+    cr_width_defaults(&c->tune, c->path, m->max_width); /* a probe's: set already, kept */
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
-    if ((st = cr_choose_wg(c, wg_set, max_wg, local_mem)) != CP_OK ||
+    int st;
+    if ((st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem)) != CP_OK ||
         (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
+    if (!build) {
+        cr_options(c, dev, c->opts, sizeof c->opts);
+        return CP_OK;
+    }
     /* Where a kernel takes fewer work-items than the default work-group, the largest power of
      * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8, must
      * fit as it is. */
-    char opts[320];
     for (;;) {
         size_t short_of;
         const char *kname = "";
-        if ((st = cr_build(e, s, dev, opts, sizeof opts, &short_of, &kname)) != CP_OK)
+        if ((st = cr_build(e, s, dev, c->opts, sizeof c->opts, &short_of, &kname)) != CP_OK)
             return st;
         if (!short_of)
             break;
@@ -745,15 +793,177 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     }
     if ((st = cr_check_loops(e, c, dev)) != CP_OK)
         return st;
-
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
-             cr_tune_src[src], opts);
+             cr_tune_src[env->src], c->opts);
     snprintf(e->routine, sizeof e->routine, "cr.cl %s: %s%s", ops->name,
              c->f64          ? "float64 certified + exact fallback"
              : c->tune.exact ? "exact integer accumulator (exact=1)"
+             : env->has_f64  ? "exact integer accumulator (probe fallback)"
                              : "exact integer accumulator (no cl_khr_fp64)",
              c->ftz ? ", no float denormals" : "");
+    snprintf(e->paths.used, sizeof e->paths.used, "%s", name);
     return CP_OK;
+}
+
+/* The probe's engine: cl:cr with the variant and settings of make_ctx (a struct cr_forced). */
+static int cr_probe_make(const cp_device *dev, const void *make_ctx, const cp_model *m, int batch,
+                         cp_engine **out)
+{
+    const struct cr_forced *f = make_ctx;
+    cr_forced = f;
+    int st = cp_cl_create_probing("cl:cr", dev, m, batch, (int)f->ch.path, out);
+    cr_forced = NULL;
+    return st;
+}
+
+/* The probe of the variant c is set up for (cp_cr_probe), keyed by its build options and its
+ * launch's groups (stream). */
+static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
+                               enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    struct cr_forced f = {{c->path, c->f64}, c->tune};
+    char name[CP_PATH_NAME + 8], key[CP_PROBE_KEY_EXTRA - 32];
+    char vname[CP_PATH_NAME];
+    cr_choice_name(f.ch, vname, sizeof vname);
+    snprintf(name, sizeof name, "cr:%s", vname);
+    snprintf(key, sizeof key, "%s sg=%d", c->opts, c->tune.sg);
+    return cp_cr_probe(dev, CP_PROBE_ID_CR(c->path, !c->f64), name, key, cr_probe_make, &f, v, why,
+                       why_len);
+}
+
+/* Where the first choice fails its probe, the next of its device's list that applies and
+ * passes is taken, down to gemv with the exact integer accumulator (no double compiled: the
+ * form that leans on the least, and on llvmpipe the only one). */
+static const struct {
+    bool cpu; /* own_cpu_device */
+    enum cr_path order[CR_N_PATHS];
+    size_t n;
+} cr_fallbacks[] = {
+    {true, {CR_CPU, CR_GEMV}, 2},
+    {false, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
+};
+
+/* The candidates after the first choice: the double variants after it in the device's list,
+ * then the exact accumulator. */
+static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct cr_choice *out)
+{
+    size_t n = 0;
+    out[n++] = first;
+    for (size_t i = 0; first.f64 && i < sizeof cr_fallbacks / sizeof *cr_fallbacks; ++i) {
+        if (cr_fallbacks[i].cpu != cr_cpu_device(dev))
+            continue;
+        size_t from = 0;
+        for (size_t j = 0; j < cr_fallbacks[i].n; ++j)
+            if (cr_fallbacks[i].order[j] == first.path)
+                from = j + 1;
+        for (size_t j = from; j < cr_fallbacks[i].n; ++j)
+            out[n++] = (struct cr_choice){cr_fallbacks[i].order[j], true};
+    }
+    if (first.f64 || first.path != CR_GEMV)
+        out[n++] = (struct cr_choice){CR_GEMV, false};
+    return n;
+}
+
+/* Probes the first choice and, where it fails, the candidates after it; sets up the first that
+ * passes and records in e->paths which were rejected and why. Where none passes, the first
+ * choice is set up and the result marked (e->paths.exact = 0): `run` and `compare` then say
+ * so and exit 1. A variant forced by CLPARITY_CR_TUNE (path= or exact=1) is the only
+ * candidate: its failed probe is the result's error (a row 'error: ...' with the reason, exit
+ * status 3, the other results kept), never a silent change of variant nor a wrong number. */
+static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *dev,
+                            const struct cr_env *env, struct cr_choice first)
+{
+    cp_path_report *r = &e->paths;
+    struct cr_choice cand[CR_N_PATHS + 2];
+    bool forced = env->tune.path || env->tune.exact;
+    size_t n = forced ? 1 : cr_candidates(dev, first, cand);
+    cand[0] = first;
+    r->exact = 0;
+    r->n_rejected = 0;
+    int st = CP_OK;
+    for (size_t i = 0; i < n; ++i) {
+        char name[CP_PATH_NAME], why[CP_PROBE_WHY - 32]; /* room for "does not apply: " */
+        cr_choice_name(cand[i], name, sizeof name);
+        enum cp_probe_verdict v = CP_PROBE_NA;
+        st = cr_configure(e, s, dev, env, cand[i], NULL, false);
+        if (st == CP_FAIL_USAGE && i > 0) /* the first choice's misfit is the run's error */
+            snprintf(why, sizeof why, "%s", cp_err_msg());
+        else if (st != CP_OK)
+            return st;
+        else {
+            /* the probe's time, its engine's build included (the variant's first build, as
+             * cl:own's paths'); the build after it hits the program cache */
+            double t0 = cp_now();
+            st = cr_probe_configured(dev, s->cr, &v, why, sizeof why);
+            r->probe_s += cp_now() - t0;
+            if (st != CP_OK)
+                return st;
+        }
+        if (v == CP_PROBE_PASS) {
+            r->exact = 1;
+            return cr_configure(e, s, dev, env, cand[i], NULL, true);
+        }
+        if (forced && v == CP_PROBE_NA) /* it does not fit the device: a usage error, as ever */
+            return cp_err_set(CP_FAIL_USAGE, "%s", why);
+        if (forced)
+            return cp_err_set(CP_FAIL_RUNTIME, /* this result fails, the others go on */
+                              "cl:cr: variant %s, forced by CLPARITY_CR_TUNE, failed its probe on "
+                              "%s: %s",
+                              name, dev->name, why);
+        if (r->n_rejected < CP_PATHS_MAX) {
+            snprintf(r->rejected[r->n_rejected].path, CP_PATH_NAME, "%s", name);
+            snprintf(r->rejected[r->n_rejected].why, CP_PROBE_WHY, "%s%s",
+                     v == CP_PROBE_NA ? "does not apply: " : "", why);
+            ++r->n_rejected;
+        }
+    }
+    return cr_configure(e, s, dev, env, first, NULL, true); /* none passed: marked, exact 0 */
+}
+
+int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
+{
+    const cp_model *m = e->model;
+    struct cr_cl *c = calloc(1, sizeof *c);
+    if (!c)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
+    s->cr = c;
+    struct cr_env env = {0};
+    int st = cr_check_inputs(m, "cl:cr");
+    if (st == CP_OK)
+        st = cr_tune_get(dev, &env.tune, e->max_batch, &env.wg_set, &env.src);
+    if (st == CP_OK)
+        st = cr_device_f64(dev, &env.has_f64);
+    if (st == CP_OK)
+        st = cr_device_info(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg, &env.max_wg,
+                            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    if (st == CP_OK)
+        st = cr_device_info(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem, &env.local_mem,
+                            "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+    if (st != CP_OK)
+        return st;
+    env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
+    if (s->probing && cr_forced) /* a probe's engine: the variant and settings given */
+        return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
+    struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact};
+    if (env.tune.path) {
+        first.path = (enum cr_path)(env.tune.path - 1);
+    } else {
+        for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
+            const struct cr_rule *r = &cr_rules[i];
+            if ((r->needs_f64 && !first.f64) ||
+                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != cr_cpu_device(dev)) ||
+                (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
+                (r->one_buffer && !env.one_buffer))
+                continue;
+            first.path = r->path;
+            break;
+        }
+    }
+    if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
+        e->paths.probe_off = true;
+        return cr_configure(e, s, dev, &env, first, NULL, true);
+    }
+    return cr_select_probed(e, s, dev, &env, first);
 }
 
 /* ---- buffers, forward, release ------------------------------------------------------------ */

@@ -40,14 +40,17 @@ bool cp_isolate_in_child(void);
  * all it needs (no weights uploaded). */
 bool cp_isolate_setup_only(void);
 
-/* Keeps verdict v of probe (id, name, cls) on dev for this process and, where persist, in the
- * program cache (own_probe.c): the parent's record of a path whose probe or build crashed. */
-void cp_probe_record(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
-                     enum cp_probe_verdict v, const char *why, bool persist);
+/* Keeps verdict v of probe (id, name, extra, cls) on dev for this process and, where persist,
+ * in the program cache (own_probe.c): the parent's record of a path whose probe or build
+ * crashed. extra is cp_probe_cached_ex's key beyond the class (cl:cr's variant settings), NULL
+ * or "" for none. */
+void cp_probe_record(const cp_device *dev, int id, const char *name, const char *extra,
+                     struct cp_probe_class cls, enum cp_probe_verdict v, const char *why,
+                     bool persist);
 
-/* In the child: a probe of (id, name, cls) is about to run, or gave verdict v. */
-void cp_isolate_probe_begin(int id, const char *name, struct cp_probe_class cls);
-void cp_isolate_probe_end(int id, const char *name, struct cp_probe_class cls,
+/* In the child: a probe of (id, name, extra, cls) is about to run, or gave verdict v. */
+void cp_isolate_probe_begin(int id, const char *name, const char *extra, struct cp_probe_class cls);
+void cp_isolate_probe_end(int id, const char *name, const char *extra, struct cp_probe_class cls,
                           enum cp_probe_verdict v, const char *why);
 
 /* Test hooks build-abort:<path>, build-segv:<path> and build-hang:<path> (<path> a kernel path's

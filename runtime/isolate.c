@@ -71,12 +71,24 @@ bool cp_isolate_may_compile(const char *what)
     return false;
 }
 
-void cp_isolate_probe_begin(int id, const char *name, struct cp_probe_class cls)
+/* A probe's extra key (cl:cr's build options and launch groups) as one protocol word: "-" when
+ * empty, its spaces as '\x1e' (no space for sscanf's %s); extra_decode undoes it in place. */
+static void extra_encode(const char *extra, char *out, size_t len)
 {
-    if (!child_mode)
-        return;
-    printf("probe %d %d %d %d %d %s\n", id, cls.wide, cls.big_batch, cls.square, cls.flags, name);
-    fflush(stdout);
+    snprintf(out, len, "%s", extra && extra[0] ? extra : "-");
+    for (char *p = out; *p; ++p)
+        if (*p == ' ' || *p == '\n' || *p == '\t')
+            *p = '\x1e';
+}
+
+static const char *extra_decode(char *word)
+{
+    if (strcmp(word, "-") == 0)
+        return "";
+    for (char *p = word; *p; ++p)
+        if (*p == '\x1e')
+            *p = ' ';
+    return word;
 }
 
 /* why on one line: the protocol's and the report's */
@@ -87,16 +99,28 @@ static void one_line(char *s)
             *s = ' ';
 }
 
-void cp_isolate_probe_end(int id, const char *name, struct cp_probe_class cls,
+void cp_isolate_probe_begin(int id, const char *name, const char *extra, struct cp_probe_class cls)
+{
+    if (!child_mode)
+        return;
+    char x[CP_PROBE_KEY_EXTRA];
+    extra_encode(extra, x, sizeof x);
+    printf("probe %d %d %d %d %d %s %s\n", id, cls.wide, cls.big_batch, cls.square, cls.flags, name,
+           x);
+    fflush(stdout);
+}
+
+void cp_isolate_probe_end(int id, const char *name, const char *extra, struct cp_probe_class cls,
                           enum cp_probe_verdict v, const char *why)
 {
     if (!child_mode)
         return;
-    char w[CP_PROBE_WHY];
+    char w[CP_PROBE_WHY], x[CP_PROBE_KEY_EXTRA];
     snprintf(w, sizeof w, "%s", why);
     one_line(w);
-    printf("verdict %d %d %d %d %d %d %s %s\n", id, cls.wide, cls.big_batch, cls.square, cls.flags,
-           (int)v, name, w);
+    extra_encode(extra, x, sizeof x);
+    printf("verdict %d %d %d %d %d %d %s %s %s\n", id, cls.wide, cls.big_batch, cls.square,
+           cls.flags, (int)v, name, x, w);
     fflush(stdout);
 }
 
@@ -167,17 +191,18 @@ static int read_model(FILE *in, cp_model *m)
 /* "verdict ..." lines: the parent's records (paths that crashed in an earlier child) */
 static void read_verdicts(FILE *in, const cp_device *dev)
 {
-    char line[CP_PROBE_WHY + 128];
+    char line[CP_PROBE_WHY + CP_PROBE_KEY_EXTRA + 128];
     while (fgets(line, sizeof line, in)) {
         int id, wide, big, square, flags, v, at = 0;
-        char name[64];
+        char name[64], extra[CP_PROBE_KEY_EXTRA];
         line[strcspn(line, "\n")] = '\0';
-        if (sscanf(line, "verdict %d %d %d %d %d %d %63s %n", &id, &wide, &big, &square, &flags, &v,
-                   name, &at) < 7 ||
+        if (sscanf(line, "verdict %d %d %d %d %d %d %63s %511s %n", &id, &wide, &big, &square,
+                   &flags, &v, name, extra, &at) < 8 ||
             at == 0)
             continue;
         struct cp_probe_class cls = {wide != 0, big != 0, square != 0, flags};
-        cp_probe_record(dev, id, name, cls, (enum cp_probe_verdict)v, line + at, false);
+        cp_probe_record(dev, id, name, extra_decode(extra), cls, (enum cp_probe_verdict)v,
+                        line + at, false);
     }
 }
 
@@ -230,6 +255,7 @@ struct announced {
     int id;
     struct cp_probe_class cls;
     char name[64];
+    char extra[CP_PROBE_KEY_EXTRA]; /* as the protocol carries it (extra_encode) */
 };
 
 /* What one child did: exited with status (ended), died by signal sig, or ran past the
@@ -332,21 +358,23 @@ static int write_input(FILE *f, const cp_model *m, const char *verdicts)
 static void parse_line(char *line, const cp_device *dev, struct child_end *c)
 {
     int id, wide, big, square, flags, v, at = 0;
-    char name[64];
+    char name[64], extra[CP_PROBE_KEY_EXTRA];
     if (strncmp(line, "done ", 5) == 0) {
         c->done = true;
     } else if (strncmp(line, "note ", 5) == 0) {
         snprintf(c->note, sizeof c->note, "%s", line + 5);
-    } else if (sscanf(line, "probe %d %d %d %d %d %63s", &id, &wide, &big, &square, &flags, name) ==
-               6) {
-        c->last = (struct announced){true, id, {wide != 0, big != 0, square != 0, flags}, ""};
+    } else if (sscanf(line, "probe %d %d %d %d %d %63s %511s", &id, &wide, &big, &square, &flags,
+                      name, extra) == 7) {
+        c->last = (struct announced){true, id, {wide != 0, big != 0, square != 0, flags}, "", ""};
         snprintf(c->last.name, sizeof c->last.name, "%s", name);
-    } else if (sscanf(line, "verdict %d %d %d %d %d %d %63s %n", &id, &wide, &big, &square, &flags,
-                      &v, name, &at) >= 7 &&
+        snprintf(c->last.extra, sizeof c->last.extra, "%s", extra);
+    } else if (sscanf(line, "verdict %d %d %d %d %d %d %63s %511s %n", &id, &wide, &big, &square,
+                      &flags, &v, name, extra, &at) >= 8 &&
                at > 0 && v >= CP_PROBE_PASS && v <= CP_PROBE_NA) {
         /* kept for the in-process setup that follows (the child stored it in the cache too) */
         struct cp_probe_class cls = {wide != 0, big != 0, square != 0, flags};
-        cp_probe_record(dev, id, name, cls, (enum cp_probe_verdict)v, line + at, false);
+        cp_probe_record(dev, id, name, extra_decode(extra), cls, (enum cp_probe_verdict)v,
+                        line + at, false);
     }
 }
 
@@ -533,11 +561,13 @@ static int setup_in_children(const cp_engine *e, const cp_device *dev, double *s
         snprintf(why, sizeof why,
                  "the OpenCL compiler %.56s building or probing it; its stderr ended: %.220s", what,
                  c.tail[0] ? c.tail : "(nothing)");
-        cp_probe_record(dev, c.last.id, c.last.name, c.last.cls, CP_PROBE_FAIL, why,
-                        !c.timed_out && crash_signal(c.sig));
-        fprintf(vf, "verdict %d %d %d %d %d %d %s %s\n", c.last.id, c.last.cls.wide,
+        char extra[CP_PROBE_KEY_EXTRA];
+        snprintf(extra, sizeof extra, "%s", c.last.extra);
+        cp_probe_record(dev, c.last.id, c.last.name, extra_decode(extra), c.last.cls, CP_PROBE_FAIL,
+                        why, !c.timed_out && crash_signal(c.sig));
+        fprintf(vf, "verdict %d %d %d %d %d %d %s %s %s\n", c.last.id, c.last.cls.wide,
                 c.last.cls.big_batch, c.last.cls.square, c.last.cls.flags, (int)CP_PROBE_FAIL,
-                c.last.name, why);
+                c.last.name, c.last.extra, why);
         size_t n = strlen(crashed);
         snprintf(crashed + n, sizeof crashed - n, "%s%s", n ? ", " : "", c.last.name);
         if (round + 1 == ROUNDS_MAX)

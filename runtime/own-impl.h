@@ -84,6 +84,13 @@ typedef int (*cp_probe_fn)(const cp_device *dev, void *ctx, struct cp_probe_clas
 int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
                     cp_probe_fn run, void *ctx, enum cp_probe_verdict *v, char *why,
                     size_t why_len);
+/* The same, for a probe whose verdict depends on more than the class: `extra` (at most
+ * CP_PROBE_KEY_EXTRA - 1 characters, NULL for none) goes into the key of the verdict kept for
+ * the process and into the program cache's (cl:cr: its variant's build options). */
+#define CP_PROBE_KEY_EXTRA 512
+int cp_probe_cached_ex(const cp_device *dev, int id, const char *name, const char *extra,
+                       struct cp_probe_class cls, cp_probe_fn run, void *ctx,
+                       enum cp_probe_verdict *v, char *why, size_t why_len);
 /* The probe's model of class cls, its batch and its input (malloc'd, batch x in_width). */
 int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m, int *batch,
                    float **x);
@@ -92,5 +99,20 @@ int cp_probe_model(const cp_device *dev, struct cp_probe_class cls, cp_model *m,
  * Kept like cp_own_probe's verdicts, under its own key. */
 int cp_relaxed_probe(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                      enum cp_probe_verdict *v, char *why, size_t why_len);
+
+/* cl:cr's probe (cr_probe.c) of one kernel variant: `make` creates cl:cr on dev for model m
+ * and batch rows with that variant and its settings (cr_cl.c), making no probe of its own;
+ * CP_FAIL_USAGE where the variant does not apply to the device. */
+typedef int (*cp_cr_probe_make)(const cp_device *dev, const void *make_ctx, const cp_model *m,
+                                int batch, cp_engine **out);
+/* Runs the variant on cl:cr's probe models (special values, cancellation, ties, odd sizes:
+ * cr_probe.c's first comment) and compares every output with host:cr's bits (a NaN with any
+ * NaN). The verdict is kept as cp_own_probe's, under id (CP_PROBE_ID_CR) and name, keyed also
+ * by `key` (the variant's build options and launch settings). CP_OK with *v set; an error
+ * where the variant's program fails to build or the host runs out of memory. */
+#define CP_PROBE_ID_CR(p, exact) (-200 - 2 * (p) - ((exact) ? 1 : 0))
+int cp_cr_probe(const cp_device *dev, int id, const char *name, const char *key,
+                cp_cr_probe_make make, const void *make_ctx, enum cp_probe_verdict *v, char *why,
+                size_t why_len);
 
 #endif

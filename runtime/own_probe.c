@@ -319,6 +319,7 @@ struct memo {
     cl_device_id dev;
     int path;
     struct cp_probe_class cls;
+    char extra[CP_PROBE_KEY_EXTRA];
     enum cp_probe_verdict v;
     char why[CP_PROBE_WHY];
 };
@@ -326,7 +327,7 @@ static struct memo *memos;
 static size_t n_memos;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
+static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
                       enum cp_probe_verdict *v, char *why, size_t why_len)
 {
     bool found = false;
@@ -334,7 +335,8 @@ static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
     for (size_t i = 0; i < n_memos && !found; ++i)
         if (memos[i].dev == dev->device_id && memos[i].path == path &&
             memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch &&
-            memos[i].cls.square == cls.square && memos[i].cls.flags == cls.flags) {
+            memos[i].cls.square == cls.square && memos[i].cls.flags == cls.flags &&
+            strcmp(memos[i].extra, extra ? extra : "") == 0) {
             *v = memos[i].v;
             snprintf(why, why_len, "%s", memos[i].why);
             found = true;
@@ -343,7 +345,7 @@ static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
     return found;
 }
 
-static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls,
+static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
                      enum cp_probe_verdict v, const char *why)
 {
     pthread_mutex_lock(&memo_lock);
@@ -353,6 +355,7 @@ static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls,
         memos[n_memos].dev = dev->device_id;
         memos[n_memos].path = path;
         memos[n_memos].cls = cls;
+        snprintf(memos[n_memos].extra, sizeof memos[n_memos].extra, "%s", extra ? extra : "");
         memos[n_memos].v = v;
         snprintf(memos[n_memos].why, sizeof memos[n_memos].why, "%s", why);
         ++n_memos;
@@ -396,8 +399,8 @@ static void sources_hash(void)
 /* The verdict's key: the kernel sources, the path, the class and what shapes the path's build
  * (tune settings, compute units, work-group size), with the device's and driver's strings
  * (cp_cache_key_for). */
-static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_class cls,
-                       struct cp_cache_key *k)
+static int verdict_key(const cp_device *dev, const char *name, const char *extra,
+                       struct cp_probe_class cls, struct cp_cache_key *k)
 {
     cl_uint pref_vec = 0;
     size_t max_wg = 0;
@@ -413,14 +416,15 @@ static int verdict_key(const cp_device *dev, const char *name, struct cp_probe_c
     int st = cp_tune_get(dev, pref_vec, &t, &src);
     if (st != CP_OK)
         return st;
-    char tune[256], opts[512];
+    char tune[256], opts[512 + CP_PROBE_KEY_EXTRA];
     cp_tune_format(&t, tune, sizeof tune);
     snprintf(opts, sizeof opts,
              "%s path=%s wide=%d big_batch=%d square=%d flags=%d light=%d cus=%u wg=%zu vec=%u "
-             "tune=%s hook=%s",
+             "tune=%s hook=%s%s%s",
              PROBE_VERSION, name, cls.wide, cls.big_batch, cls.square, cls.flags, dev->simulator,
              dev->compute_units, max_wg, pref_vec, tune,
-             cp_test_hook_active() ? getenv("CLPARITY_TEST_HOOK") : "");
+             cp_test_hook_active() ? getenv("CLPARITY_TEST_HOOK") : "",
+             extra && extra[0] ? " " : "", extra ? extra : ""); /* NULL and "" are one key */
     pthread_once(&sources_once, sources_hash);
     if (!sources_ok)
         return cp_err_set(CP_FAIL_RUNTIME, "probe key: SHA-256 of the kernel sources failed");
@@ -473,15 +477,22 @@ static void verdict_store(const struct cp_cache_key *k, enum cp_probe_verdict v,
 int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
                     cp_probe_fn run, void *ctx, enum cp_probe_verdict *v, char *why, size_t why_len)
 {
-    if (memo_find(dev, id, cls, v, why, why_len))
+    return cp_probe_cached_ex(dev, id, name, NULL, cls, run, ctx, v, why, why_len);
+}
+
+int cp_probe_cached_ex(const cp_device *dev, int id, const char *name, const char *extra,
+                       struct cp_probe_class cls, cp_probe_fn run, void *ctx,
+                       enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    if (memo_find(dev, id, cls, extra, v, why, why_len))
         return CP_OK;
     struct cp_cache_key k = {0};
     bool cacheable = verdict_cacheable();
-    if (cacheable && verdict_key(dev, name, cls, &k) != CP_OK)
+    if (cacheable && verdict_key(dev, name, extra, cls, &k) != CP_OK)
         cacheable = false; /* probed, not stored */
     if (cacheable && verdict_load(&k, v, why, why_len)) {
         cp_cache_key_free(&k);
-        memo_add(dev, id, cls, *v, why);
+        memo_add(dev, id, cls, extra, *v, why);
         return CP_OK;
     }
     if (!cp_isolate_may_compile("a probe")) {
@@ -490,7 +501,7 @@ int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_pr
     }
     /* The programs built for the probe enter the program cache only once it passed: a binary
      * of a build that then crashes, or gives wrong bits, is never found there. */
-    cp_isolate_probe_begin(id, name, cls);
+    cp_isolate_probe_begin(id, name, extra, cls);
     cp_program_cache_hold(true);
     cp_test_suspend(true);
     int st = run(dev, ctx, cls, v, why, why_len);
@@ -500,22 +511,23 @@ int cp_probe_cached(const cp_device *dev, int id, const char *name, struct cp_pr
     if (st == CP_OK) {
         if (cacheable && *v != CP_PROBE_NA)
             verdict_store(&k, *v, why);
-        memo_add(dev, id, cls, *v, why);
-        cp_isolate_probe_end(id, name, cls, *v, why);
+        memo_add(dev, id, cls, extra, *v, why);
+        cp_isolate_probe_end(id, name, extra, cls, *v, why);
     }
     cp_cache_key_free(&k);
     return st;
 }
 
-void cp_probe_record(const cp_device *dev, int id, const char *name, struct cp_probe_class cls,
-                     enum cp_probe_verdict v, const char *why, bool persist)
+void cp_probe_record(const cp_device *dev, int id, const char *name, const char *extra,
+                     struct cp_probe_class cls, enum cp_probe_verdict v, const char *why,
+                     bool persist)
 {
     struct cp_cache_key k = {0};
     if (persist && v != CP_PROBE_NA && verdict_cacheable() &&
-        verdict_key(dev, name, cls, &k) == CP_OK)
+        verdict_key(dev, name, extra, cls, &k) == CP_OK)
         verdict_store(&k, v, why);
     cp_cache_key_free(&k);
-    memo_add(dev, id, cls, v, why);
+    memo_add(dev, id, cls, extra, v, why);
 }
 
 static int own_probe_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
@@ -634,15 +646,15 @@ int cp_relaxed_probe(const cp_device *dev, int path, const char *name, struct cp
 bool cp_own_probe_kept(const cp_device *dev, int path, const char *name, struct cp_probe_class cls,
                        enum cp_probe_verdict *v, char *why, size_t why_len)
 {
-    if (memo_find(dev, path, cls, v, why, why_len))
+    if (memo_find(dev, path, cls, NULL, v, why, why_len))
         return true;
     struct cp_cache_key k = {0};
-    if (!verdict_cacheable() || verdict_key(dev, name, cls, &k) != CP_OK)
+    if (!verdict_cacheable() || verdict_key(dev, name, NULL, cls, &k) != CP_OK)
         return false;
     bool found = verdict_load(&k, v, why, why_len);
     cp_cache_key_free(&k);
     if (found)
-        memo_add(dev, path, cls, *v, why);
+        memo_add(dev, path, cls, NULL, *v, why);
     return found;
 }
 
@@ -677,10 +689,10 @@ int cp_own_loop_check(const cp_device *dev, long *ran)
     snprintf(why, sizeof why, "%ld", *ran);
     v = *ran == LOOP_CHECK_N ? CP_PROBE_PASS : CP_PROBE_FAIL;
     struct cp_cache_key k = {0};
-    if (verdict_cacheable() && verdict_key(dev, "loops", none, &k) == CP_OK)
+    if (verdict_cacheable() && verdict_key(dev, "loops", NULL, none, &k) == CP_OK)
         verdict_store(&k, CP_PROBE_FAIL, why); /* "fail" carries the count, pass or not */
     cp_cache_key_free(&k);
-    memo_add(dev, -1, none, v, why);
+    memo_add(dev, -1, none, NULL, v, why);
     return CP_OK;
 }
 

@@ -46,9 +46,9 @@ static void compare_help(void)
     job_opts_help(&o);
     printf("\n"
            "exit status: 0 success (or --expect met), 1 --expect not met (stderr names the\n"
-           "results), 2 usage or input error, 3 runtime error (a result whose engine failed\n"
-           "is a row 'error: <cause>', fails every verdict, and the others are kept and\n"
-           "written; 3 over 1)\n");
+           "results) or a result whose kernel probe failed on every path, 2 usage or input\n"
+           "error, 3 runtime error (a result whose engine failed is a row 'error: <cause>',\n"
+           "fails every verdict, and the others are kept and written; 3 over 1)\n");
 }
 
 void compare_print_devices(FILE *f, const struct job *j, const char *prefix)
@@ -136,7 +136,7 @@ int cmd_compare(int argc, char **argv)
                           cp_preset_name((enum cp_preset)j.o.expect), fails, fails > 1 ? "s" : "",
                           names);
     }
-    st = job_failed_status(&j, st);
+    st = job_failed_status(&j, job_probe_status(&j, st));
 out:
     cp_comparison_destroy(cmp);
     job_free(&j);

@@ -29,9 +29,11 @@ static void run_help(void)
     struct job_opts o = {.compare = false};
     job_opts_help(&o);
     printf("\n"
-           "exit status: 0 success, 2 usage or input error (including a model too large for a\n"
-           "device or for host memory, refused before any work), 3 runtime error (a result\n"
-           "whose engine failed is a row 'error: <cause>'; the others are kept and written)\n");
+           "exit status: 0 success, 1 a result whose kernel probe failed on every path (its\n"
+           "numbers are not promised: builds: says why), 2 usage or input error (including a\n"
+           "model too large for a device or for host memory, refused before any work), 3\n"
+           "runtime error (a result whose engine failed is a row 'error: <cause>'; the\n"
+           "others are kept and written)\n");
 }
 
 static void print_row(FILE *out, const cp_job_result *r)
@@ -113,7 +115,7 @@ int cmd_run(int argc, char **argv)
     if (st == CP_OK)
         st = job_write_tables(&j, NULL);
     if (st == CP_OK)
-        st = job_failed_status(&j, st);
+        st = job_failed_status(&j, job_probe_status(&j, st));
 out:
     job_free(&j);
     return st;

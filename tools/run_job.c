@@ -512,6 +512,31 @@ int job_failed_status(const struct job *j, int st)
                     j->o.json || j->o.save ? ", and the files say which failed" : "");
 }
 
+int job_probe_status(const struct job *j, int st)
+{
+    if (st != CP_OK)
+        return st; /* the check that already failed, or the run's error, is the status */
+    char names[2048] = "";
+    size_t n = 0, total = cp_job_result_count(j->cj);
+    for (size_t i = 0, used = 0; i < total; ++i) {
+        const cp_job_result *r = cp_job_result_at(j->cj, i);
+        if (r->error[0] || r->paths.exact != 0)
+            continue;
+        char label[300];
+        cp_device_label(r->dev, label, sizeof label);
+        ++n;
+        if (used < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s %s", used ? ", " : "",
+                                     label, r->eng->name);
+    }
+    if (n == 0)
+        return st;
+    return cli_fail(j->cmd, CP_FAIL_CHECK,
+                    "%zu result%s failed %s probe on every kernel path (%s): %s numbers are not "
+                    "promised; builds: says why",
+                    n, n > 1 ? "s" : "", n > 1 ? "their" : "its", names, n > 1 ? "their" : "its");
+}
+
 void job_free(struct job *j)
 {
     cp_job_destroy(j->cj);

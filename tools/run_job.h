@@ -81,6 +81,10 @@ int job_execute(struct job *j);
 /* st, or, when results failed, CP_FAIL_RUNTIME after a last stderr line naming them (3 takes
  * precedence over --expect's 1). */
 int job_failed_status(const struct job *j, int st);
+/* st, or, when st is CP_OK and a result's probe rejected every kernel path (cl:own, cl:cr,
+ * cl:relaxed: cp_path_report's exact 0), CP_FAIL_CHECK after a last stderr line naming them:
+ * a number no probe vouched for is never printed with status 0. */
+int job_probe_status(const struct job *j, int st);
 /* --out FILE (the one result, as .npy), --save DIR (x.npy, weights.npy, one .npy per result,
  * index.json, and what save_more adds, as one folder that replaces DIR whole), then --json FILE:
  * the job's JSON with "command", and what add puts after it (NULL: nothing; false: out of memory).

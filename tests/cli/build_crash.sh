@@ -16,6 +16,9 @@
 #             it, and the status is 3
 #             (a result failed; DESIGN.md), in a second run on that cache too
 #   cr        cl:cr's build segfaults: its row says so, host:cr's is measured, status 3
+#   cr_variant  SIGSEGV in the build of cl:cr's default variant (cr:<variant>): that variant is
+#             rejected with the signal in builds:, the next variant passes its probe and is
+#             host:cr's bits (--expect cr: exit 0), cold and warm
 #   timeout   CLPARITY_SETUP_TIMEOUT=abc: a usage error (status 2) naming the variable
 #   held      a program built for a probe enters the cache only once the probe passed: with
 #             kernel-bit:<the default path> (a flipped bit planted in that path's build, which its
@@ -90,7 +93,7 @@ all | cr)
         host='^R2  host +host:exact +[0-9.]+ '
     else
         hook=build-segv:all engines=cl:cr,host:cr
-        want="cl:cr +error: the OpenCL compiler crashed \(SIGSEGV\) setting up cl:cr; its stderr ended: .*test hook build-segv: the build of cr:"
+        want="cl:cr +error: the OpenCL compiler crashed \(SIGSEGV\) setting up cl:cr(, on every kernel path \\([^)]*\\))?; its stderr ended: .*test hook build-segv: the build of cr:"
         host='^R2  host +host:cr +[0-9.]+ '
     fi
     for round in cold warm; do
@@ -104,6 +107,23 @@ all | cr)
             "$base/out.txt" || fail "cold: R1 does not list every kernel path"
     done
     echo "ok: $hook: R1 failed (the compiler crashed), R2 measured, exit 3, cold and warm"
+    ;;
+cr_variant)
+    XDG_CACHE_HOME=$base/plain cmp --engines cl:cr,host:cr
+    [ "$rc" = 0 ] || fail "the plain run exits $rc"
+    v=$(sed -n 's/^builds: cl:cr .*kernel path \([a-z0-9-]*\),.*/\1/p' "$base/out.txt")
+    [ -n "$v" ] || fail "no cl:cr kernel path in builds:"
+    for round in cold warm; do
+        CLPARITY_TEST_HOOK=build-segv:cr:$v cmp --engines cl:cr,host:cr --expect cr
+        [ "$rc" = 0 ] || fail "$round: exit $rc, not 0 (build-segv:cr:$v)"
+        grep -q "rejected $v: the OpenCL compiler crashed (SIGSEGV) building or probing it" \
+            "$base/out.txt" || fail "$round: $v is not rejected for the crash"
+        grep -qE "^builds: cl:cr .*kernel path [a-z0-9-]+, passed its probe" "$base/out.txt" ||
+            fail "$round: the next variant did not pass its probe"
+        grep -q "kernel path $v," "$base/out.txt" && fail "$round: $v still ran"
+        grep -q "cr       PASS" "$base/out.txt" || fail "$round: --expect cr did not pass"
+    done
+    echo "ok: build-segv:cr:$v rejected, the next variant host:cr's bits, cold and warm"
     ;;
 timeout)
     CLPARITY_SETUP_TIMEOUT=abc cmp --engines cl:own,host:exact
