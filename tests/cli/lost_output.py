@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""A report that cannot be written is an error (issue 32, "Lost output"): stdout is flushed
+and closed at exit, gnulib's close_stdout (tools/main.c), and a failed write is status 3 with
+one line on stderr naming stdout. Usage: lost_output.py CLPARITY SHIM WORKDIR CASE, CASE one of:
+
+full_run, full_devices, full_diff, full_help, full_version, full_run_help
+        the command with stdout on /dev/full (skipped, 77, where there is none);
+disk_fsize
+        run > out.txt on a disk that takes no byte more: RLIMIT_FSIZE 0 with SIGXFSZ ignored,
+        so the kernel refuses every write to the file (EFBIG), no root or mount needed;
+disk_shim
+        the same with the fault shim (tests/faults/shim.c) failing clparity's first fflush
+        with ENOSPC, as a full disk does: the buffer is lost and the stream's error flag set.
+Before the fix each of these exited 0 with nothing on stderr (a 0-byte out.txt).
+"""
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+
+clp, shim, work, case = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4]
+RUN = ["run", "-d", "host", "--engines", "host:exact", "--runs", "1", "--warmup", "0",
+       "--d-model", "16", "--layers", "2"]
+os.makedirs(work, exist_ok=True)
+
+
+def check(args, stdout, env=None, preexec=None):
+    res = subprocess.run([clp, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, **(env or {})}, preexec_fn=preexec)
+    print(f"$ clparity {' '.join(args)} -> {res.returncode}\n{res.stderr.rstrip()}")
+    bad = []
+    if res.returncode != 3:
+        bad.append(f"exit {res.returncode}, want 3")
+    lines = [l for l in res.stderr.splitlines() if re.search(r"cannot write the report to stdout", l)]
+    if len(lines) != 1:
+        bad.append(f"{len(lines)} lines 'cannot write the report to stdout' on stderr, want 1")
+    return bad
+
+
+def no_fsize():
+    # Ignored, SIGXFSZ leaves write() failing with EFBIG instead of killing the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+if case.startswith("full_"):
+    if not os.path.exists("/dev/full"):
+        print("skipped: no /dev/full")
+        sys.exit(77)
+    args = {"full_run": RUN, "full_devices": ["devices"], "full_diff": None,
+            "full_help": ["--help"], "full_version": ["--version"],
+            "full_run_help": ["run", "--help"]}[case]
+    if args is None:
+        save = os.path.join(work, "save")
+        subprocess.run([clp, *RUN, "--save", save], check=True, stdout=subprocess.DEVNULL)
+        args = ["diff", save, save]
+    with open("/dev/full", "w") as full:
+        bad = check(args, full)
+elif case in ("disk_fsize", "disk_shim"):
+    out = os.path.join(work, "out.txt")
+    with open(out, "w") as f:
+        if case == "disk_fsize":
+            bad = check(RUN, f, preexec=no_fsize)
+        else:
+            bad = check(RUN, f, env={"LD_PRELOAD": shim, "CLPARITY_FAULT_CLASS": "fflush",
+                                     "CLPARITY_FAULT_N": "1"})
+    print(f"out.txt: {os.path.getsize(out)} bytes")
+else:
+    sys.exit(f"lost_output.py: unknown case '{case}'")
+for b in bad:
+    print(f"FAIL: {b}")
+sys.exit(1 if bad else 0)
