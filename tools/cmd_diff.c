@@ -523,8 +523,10 @@ int cmd_diff(int argc, char **argv)
     for (size_t i = 0; i < d.set.n; ++i)
         timed = timed || d.set.v[i].wall.n > 0;
     cp_comparison_print(d.cmp, out, timed, expect);
-    if (timed)
-        cp_comparison_print_speed(d.cmp, out); /* the saved timings and the verdict over them */
+    if (timed && (st = cp_comparison_print_speed(d.cmp, out)) != CP_OK) {
+        st = cli_fail("diff", st, "%s", cp_err_msg()); /* the saved timings and their verdict */
+        goto out;
+    }
     fflush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();

@@ -104,7 +104,8 @@ int cmd_run(int argc, char **argv)
                 nonfinite);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
-    job_print_speed(out, &j);
+    int speed = job_print_speed(out, &j);
+    st = st != CP_OK ? st : speed;
     fflush(out);
     if (st != CP_OK)
         goto out;
