@@ -332,7 +332,7 @@ static int cache_list(int argc, char **argv)
                 "note: CLPARITY_CACHE_MAX_MB='%s' is not a number >= 0: the default cap "
                 "applies\n",
                 getenv("CLPARITY_CACHE_MAX_MB"));
-    fflush(out);
+    cli_flush(out);
 
     st = CP_OK;
     if (json) {

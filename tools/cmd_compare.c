@@ -127,7 +127,7 @@ int cmd_compare(int argc, char **argv)
     int speed = cp_comparison_print_speed(cmp, out);
     if (st == CP_OK && speed != CP_OK)
         st = cli_fail("compare", speed, "%s", cp_err_msg());
-    fflush(out);
+    cli_flush(out);
     if (st != CP_OK)
         goto out;
     if (j.o.expect >= 0) {

@@ -527,7 +527,7 @@ int cmd_diff(int argc, char **argv)
         st = cli_fail("diff", st, "%s", cp_err_msg()); /* the saved timings and their verdict */
         goto out;
     }
-    fflush(out);
+    cli_flush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();
         cJSON *cmp = cp_comparison_json(d.cmp);

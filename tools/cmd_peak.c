@@ -234,7 +234,7 @@ int cmd_peak(int argc, char **argv)
             goto out;
         }
         perf_peak_row(tab, &devs.v[i], &peaks[i]);
-        fflush(tab);
+        cli_flush(tab);
     }
     perf_peak_note(tab, peaks, devs.n);
     if (json) {

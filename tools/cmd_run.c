@@ -106,7 +106,7 @@ int cmd_run(int argc, char **argv)
     st = labels_print(out, &lab);
     int speed = job_print_speed(out, &j);
     st = st != CP_OK ? st : speed;
-    fflush(out);
+    cli_flush(out);
     if (st != CP_OK)
         goto out;
 

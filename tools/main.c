@@ -82,7 +82,9 @@ static int close_stdout(int status)
         failed = true;
     }
     if (failed) {
-        /* Without errno, the write that failed was an earlier one: its error is gone. */
+        /* The cause: this flush's, or a command's flush of its report (cli_flush); without
+         * either, a write inside printf failed, and its errno is gone. */
+        e = e ? e : cli_stdout_errno();
         fprintf(stderr, "clparity: cannot write the report to stdout: %s\n",
                 e ? strerror(e) : "a write failed, and part of it is lost");
         status = status == CP_OK ? CP_FAIL_RUNTIME : status;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A report that cannot be written is an error (issue 32, "Lost output"): stdout is flushed
 and closed at exit, gnulib's close_stdout (tools/main.c), and a failed write is status 3 with
-one line on stderr naming stdout. Usage: lost_output.py CLPARITY SHIM WORKDIR CASE, CASE one of:
+one line on stderr naming stdout and the cause (errno's text). Usage: lost_output.py CLPARITY SHIM WORKDIR CASE, CASE one of:
 
 full_run, full_devices, full_diff, full_help, full_version, full_run_help
         the command with stdout on /dev/full (skipped, 77, where there is none);
@@ -14,7 +14,6 @@ disk_shim
 Before the fix each of these exited 0 with nothing on stderr (a 0-byte out.txt).
 """
 import os
-import re
 import resource
 import signal
 import subprocess
@@ -26,16 +25,17 @@ RUN = ["run", "-d", "host", "--engines", "host:exact", "--runs", "1", "--warmup"
 os.makedirs(work, exist_ok=True)
 
 
-def check(args, stdout, env=None, preexec=None):
+def check(args, stdout, cause, env=None, preexec=None):
     res = subprocess.run([clp, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, **(env or {})}, preexec_fn=preexec)
     print(f"$ clparity {' '.join(args)} -> {res.returncode}\n{res.stderr.rstrip()}")
     bad = []
     if res.returncode != 3:
         bad.append(f"exit {res.returncode}, want 3")
-    lines = [l for l in res.stderr.splitlines() if re.search(r"cannot write the report to stdout", l)]
-    if len(lines) != 1:
-        bad.append(f"{len(lines)} lines 'cannot write the report to stdout' on stderr, want 1")
+    want = f"clparity: cannot write the report to stdout: {cause}"
+    lines = [l for l in res.stderr.splitlines() if "cannot write the report to stdout" in l]
+    if lines != [want]:
+        bad.append(f"stderr's lines about stdout are {lines}, want [{want!r}]")
     return bad
 
 
@@ -57,15 +57,16 @@ if case.startswith("full_"):
         subprocess.run([clp, *RUN, "--save", save], check=True, stdout=subprocess.DEVNULL)
         args = ["diff", save, save]
     with open("/dev/full", "w") as full:
-        bad = check(args, full)
+        bad = check(args, full, "No space left on device")
 elif case in ("disk_fsize", "disk_shim"):
     out = os.path.join(work, "out.txt")
     with open(out, "w") as f:
         if case == "disk_fsize":
-            bad = check(RUN, f, preexec=no_fsize)
+            bad = check(RUN, f, "File too large", preexec=no_fsize)
         else:
-            bad = check(RUN, f, env={"LD_PRELOAD": shim, "CLPARITY_FAULT_CLASS": "fflush",
-                                     "CLPARITY_FAULT_N": "1"})
+            bad = check(RUN, f, "No space left on device",
+                        env={"LD_PRELOAD": shim, "CLPARITY_FAULT_CLASS": "fflush",
+                             "CLPARITY_FAULT_N": "1"})
     print(f"out.txt: {os.path.getsize(out)} bytes")
 else:
     sys.exit(f"lost_output.py: unknown case '{case}'")
