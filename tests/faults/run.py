@@ -223,14 +223,24 @@ def kind_of(b):
 
 def report_lines(out, d):
     """stdout as the stdout check compares it: the point's folder as <dir>, numbers as #, runs
-    of blanks as one (a column's width follows its numbers), and in the speed section, which
-    orders the results by time, each result as <engine>."""
-    lines, speed = [], False
+    of blanks as one (a column's width follows its numbers), in the speed section, which
+    orders the results by time, each result as <engine>, and the cache's and kernel path's
+    details of the builds: and ran: lines left out."""
+    lines, speed, ran = [], False, False
     for l in out.replace(d, "<dir>").splitlines():
         # The speed section ranks the results by their times: which comes first varies.
         speed = l.startswith("speed (") or (speed and l.strip() != "")
         if speed:
             l = re.sub(r"\b(R\d+ )?(cl|host):[a-z0-9]+", "<engine>", l)
+        # What the program cache did, the kernel path taken and the paths rejected: a fault
+        # may change them and the run still be right (a bad entry rebuilt, a path whose build
+        # failed passed over); the run after the point checks the cache, the hashes the result.
+        if re.match(r"\s+rejected ", l):
+            continue
+        l = re.sub(r" \(cache .*", " (cache ...)", l)
+        ran = l.startswith("ran:") or (ran and l.startswith(" "))
+        if ran:
+            l = re.sub(r"^((ran:)?\s+cl:[a-z0-9]+ on [^:]*):.*", r"\1: ...", l)
         # A peak that could not be read from its cache is measured again: either is whole.
         l = re.sub(r"\((measured now|cached)\b", "(<peak>", l)
         lines.append(re.sub(r"\s+", " ", re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)?", "#", l)).strip())
