@@ -293,6 +293,12 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v)
         cJSON_AddNumberToObject(obj, key, v);
 }
 
+void cp_json_add(void *obj, const char *key, void *item)
+{
+    if (!cJSON_AddItemToObject(obj, key, item))
+        cJSON_Delete(item);
+}
+
 void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len)
 {
     if (b >= (1ULL << 30))

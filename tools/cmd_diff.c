@@ -540,7 +540,7 @@ int cmd_diff(int argc, char **argv)
         }
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddStringToObject(root, "command", "diff");
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        cp_json_add(root, "provenance", cp_provenance_json(""));
         for (size_t i = 0; i < d.nf; ++i)
             cJSON_AddItemToArray(dirs, cJSON_CreateString(d.f[i].dir));
         cJSON_AddItemToObject(root, "model", cJSON_Duplicate(m, 1));

@@ -594,7 +594,7 @@ int cmd_tune(int argc, char **argv)
     }
     if (st == CP_OK && o.json) {
         cJSON_AddNumberToObject(root, "schema", 1);
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        cp_json_add(root, "provenance", cp_provenance_json(""));
         st = cp_json_write(o.json, root);
         if (st != CP_OK)
             cli_fail("tune", st, "%s", cp_err_msg());

@@ -363,7 +363,7 @@ int cmd_ulp(int argc, char **argv)
         cJSON_AddNumberToObject(sample, "special_pairs", (double)cp_ulp_special_count(div));
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddStringToObject(root, "command", CMD);
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
+        cp_json_add(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
     }
     FILE *tab = o.json && strcmp(o.json, "-") == 0 ? stderr : stdout;
     header(tab);

@@ -61,8 +61,8 @@ static void usage(FILE *f)
  * closes the descriptor, where NFS and other file systems report a write they could not
  * complete (EIO, EDQUOT). As gnulib's close_stream, an fclose that fails with EBADF when
  * nothing was left to write is stdout closed by the caller (>&-) on a command that wrote
- * nothing: not an error. A failure turns a success into status 3 (an I/O error); a status
- * that already says a failure is kept, its cause having been named first.
+ * nothing: not an error. A failure is status 3 (an I/O error), over a success and over a
+ * failed check (1), as 3 takes precedence over 1 everywhere; any other status is kept.
  * stderr is flushed and checked but left open: ASan and LeakSanitizer write their reports
  * there after main returns (gnulib leaves it open under sanitizers for the same reason).
  * When it failed the status says so. */
@@ -87,12 +87,12 @@ static int close_stdout(int status)
         e = e ? e : cli_stdout_errno();
         fprintf(stderr, "clparity: cannot write the report to stdout: %s\n",
                 e ? strerror(e) : "a write failed, and part of it is lost");
-        status = status == CP_OK ? CP_FAIL_RUNTIME : status;
+        status = status == CP_OK || status == CP_FAIL_CHECK ? CP_FAIL_RUNTIME : status;
     }
     if (fflush(stderr) != 0 || ferror(stderr)) {
         /* Likely lost too, but where the failure passed it names the cause. */
         fprintf(stderr, "clparity: cannot write to stderr\n");
-        status = status == CP_OK ? CP_FAIL_RUNTIME : status;
+        status = status == CP_OK || status == CP_FAIL_CHECK ? CP_FAIL_RUNTIME : status;
     }
     return status;
 }

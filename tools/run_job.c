@@ -562,7 +562,7 @@ void *job_json(const struct job *j)
     cJSON *root = cp_job_json(j->cj);
     struct labels_in lab = labels_of_job(j);
     if (root && j->labels)
-        cJSON_AddItemToObject(root, "labels", labels_json(&lab));
+        cp_json_add(root, "labels", labels_json(&lab));
     return root;
 }
 

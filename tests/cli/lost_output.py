@@ -5,6 +5,9 @@ one line on stderr naming stdout and the cause (errno's text). Usage: lost_outpu
 
 full_run, full_devices, full_diff, full_help, full_version, full_run_help
         the command with stdout on /dev/full (skipped, 77, where there is none);
+full_check
+        compare --expect bitwise failing (CLPARITY_TEST_HOOK=corrupt-run: status 1) with its
+        report on /dev/full: 3, which takes precedence over 1 (before: 1, the report lost);
 disk_fsize
         run > out.txt on a disk that takes no byte more: RLIMIT_FSIZE 0 with SIGXFSZ ignored,
         so the kernel refuses every write to the file (EFBIG), no root or mount needed;
@@ -34,6 +37,8 @@ def check(args, stdout, cause, env=None, preexec=None):
         bad.append(f"exit {res.returncode}, want 3")
     want = f"clparity: cannot write the report to stdout: {cause}"
     lines = [l for l in res.stderr.splitlines() if "cannot write the report to stdout" in l]
+    if res.stderr.splitlines()[-1:] != [want]:
+        bad.append("the line about stdout is not stderr's last")
     if lines != [want]:
         bad.append(f"stderr's lines about stdout are {lines}, want [{want!r}]")
     return bad
@@ -51,13 +56,17 @@ if case.startswith("full_"):
         sys.exit(77)
     args = {"full_run": RUN, "full_devices": ["devices"], "full_diff": None,
             "full_help": ["--help"], "full_version": ["--version"],
-            "full_run_help": ["run", "--help"]}[case]
+            "full_run_help": ["run", "--help"],
+            "full_check": ["compare", "-d", "host", "--engines", "host:exact", "--runs", "2",
+                           "--warmup", "0", "--d-model", "16", "--layers", "2", "--expect",
+                           "bitwise"]}[case]
     if args is None:
         save = os.path.join(work, "save")
         subprocess.run([clp, *RUN, "--save", save], check=True, stdout=subprocess.DEVNULL)
         args = ["diff", save, save]
     with open("/dev/full", "w") as full:
-        bad = check(args, full, "No space left on device")
+        hook = {"CLPARITY_TEST_HOOK": "corrupt-run"} if case == "full_check" else {}
+        bad = check(args, full, "No space left on device", env=hook)
 elif case in ("disk_fsize", "disk_shim"):
     out = os.path.join(work, "out.txt")
     with open(out, "w") as f:
