@@ -607,17 +607,19 @@ static bool speed_arrays(const cp_comparison *s, const cp_stats ***st, const cha
     return true;
 }
 
-void cp_comparison_print_speed(const cp_comparison *s, FILE *f)
+int cp_comparison_print_speed(const cp_comparison *s, FILE *f)
 {
     const cp_stats **st;
     const char **nm;
     char(*names)[400];
-    if (!speed_arrays(s, &st, &nm, &names))
-        return;
+    if (!speed_arrays(s, &st, &nm, &names)) /* a report without its timing table is no report */
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "the report is incomplete: out of memory printing the timing table");
     cp_timing_print(f, st, nm, s->n);
     free(names);
     free(st);
     free(nm);
+    return CP_OK;
 }
 
 static void *speed_json(const cp_comparison *s)

@@ -1017,7 +1017,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     if (!o)
         return NULL;
     char buf[128];
-    cJSON_AddItemToObjectCS(o, "device", device_json(r->dev));
+    cp_json_add(o, "device", device_json(r->dev));
     cJSON_AddStringToObject(o, "engine", r->eng->name);
     cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(r->eng->dtype));
     if (r->error[0]) { /* it failed: its cause, and no numbers */
@@ -1029,7 +1029,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
     cJSON_AddBoolToObject(o, "deterministic", r->deterministic);
     cJSON_AddStringToObject(o, "routine", r->routine);
     if (r->paths.used[0])
-        cJSON_AddItemToObjectCS(o, "own_path", cp_path_report_json(&r->paths));
+        cp_json_add(o, "own_path", cp_path_report_json(&r->paths));
     cJSON *t = timing_json(j, r);
     if (t)
         cJSON_AddItemToObject(o, "timing", t);
@@ -1088,8 +1088,8 @@ void *cp_job_json(const cp_job *j)
     if (!root)
         return NULL;
     cJSON_AddNumberToObject(root, "schema", 1);
-    cJSON_AddItemToObjectCS(root, "provenance", cp_provenance_json(j->build_options));
-    cJSON_AddItemToObjectCS(root, "model", model_json(j));
+    cp_json_add(root, "provenance", cp_provenance_json(j->build_options));
+    cp_json_add(root, "model", model_json(j));
     if (j->ref)
         cJSON_AddStringToObject(root, "reference", "host:f64");
     else
@@ -1194,8 +1194,8 @@ int cp_job_save_files(const cp_job *j, const char *dir)
         cJSON_DetachItemViaPointer(index, results);
         cJSON_AddNumberToObject(index, "schema", 1);
         cJSON_AddStringToObject(index, "version", cp_version());
-        cJSON_AddItemToObjectCS(index, "provenance", cp_provenance_json(j->build_options));
-        cJSON_AddItemToObjectCS(index, "model", model_json(j));
+        cp_json_add(index, "provenance", cp_provenance_json(j->build_options));
+        cp_json_add(index, "model", model_json(j));
         char hash[32];
         if (j->ref) {
             snprintf(hash, sizeof hash, "%016llx",

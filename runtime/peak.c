@@ -275,9 +275,9 @@ static void cache_store(const char *path, const char *key, const cp_peak *p, cha
         cJSON_AddNullToObject(o, "latency_us");
     cJSON *spread = cJSON_AddObjectToObject(o, "spread");
     if (spread) {
-        cJSON_AddItemToObject(spread, "fma_gflops", spread_json(&p->fma));
-        cJSON_AddItemToObject(spread, "bandwidth_gbs", spread_json(&p->bandwidth));
-        cJSON_AddItemToObject(spread, "latency_us", spread_json(&p->latency));
+        cp_json_add(spread, "fma_gflops", spread_json(&p->fma));
+        cp_json_add(spread, "bandwidth_gbs", spread_json(&p->bandwidth));
+        cp_json_add(spread, "latency_us", spread_json(&p->latency));
     }
     cJSON_AddStringToObject(o, "measured_at", p->measured_at);
     cJSON_AddStringToObject(o, "clparity_version", cp_version());

@@ -220,8 +220,11 @@ void cp_atomic_abort(const char *tmp, const char *path)
 static int write_atomic(const char *path, const void *data, size_t len, bool guarded)
 {
     if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-            return cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            int st = cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
+            clearerr(stdout); /* named here: clparity's exit check (tools/main.c) need not */
+            return st;
+        }
         return CP_OK;
     }
     int st = guarded ? cp_output_check(NULL, path) : CP_OK;
@@ -338,6 +341,12 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v)
         cJSON_AddNullToObject(obj, key);
     else
         cJSON_AddNumberToObject(obj, key, v);
+}
+
+void cp_json_add(void *obj, const char *key, void *item)
+{
+    if (!cJSON_AddItemToObject(obj, key, item))
+        cJSON_Delete(item);
 }
 
 void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len)

@@ -581,3 +581,18 @@ int cli_read_text(const char *cmd, const char *path, char **out)
     *out = buf;
     return CP_OK;
 }
+
+/* The errno of the first failed flush of stdout: glibc drops the buffer of a failed write and
+ * keeps only the error flag, so the exit check would otherwise not know the cause. */
+static int stdout_errno;
+
+void cli_flush(FILE *f)
+{
+    if (fflush(f) != 0 && f == stdout && stdout_errno == 0)
+        stdout_errno = errno;
+}
+
+int cli_stdout_errno(void)
+{
+    return stdout_errno;
+}

@@ -82,6 +82,12 @@ int cli_write_json(const char *cmd, const char *opt, const char *path, void *roo
 /* After a failed kernel build: the compiler's log on stderr, when there is one. */
 void cli_print_build_log(void);
 
+/* fflush for a command's report: when f is stdout and the flush fails, its errno is kept for
+ * clparity's exit check (tools/main.c), which fails the run and names the cause. */
+void cli_flush(FILE *f);
+/* That errno, 0 when no flush of stdout through cli_flush failed. */
+int cli_stdout_errno(void);
+
 /* Whether an executable gnuplot is in PATH (for --plot). */
 bool cli_gnuplot_in_path(void);
 

@@ -225,7 +225,7 @@ static cJSON *listing_json(const char *dir, const cp_cache_listing *l, bool writ
         return NULL;
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "command", "cache list");
-    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+    cp_json_add(root, "provenance", cp_provenance_json(""));
     cJSON_AddStringToObject(root, "folder", dir);
     cJSON_AddBoolToObject(root, "enabled", cp_cache_enabled());
     cJSON_AddBoolToObject(root, "writable", writable);
@@ -332,7 +332,7 @@ static int cache_list(int argc, char **argv)
                 "note: CLPARITY_CACHE_MAX_MB='%s' is not a number >= 0: the default cap "
                 "applies\n",
                 getenv("CLPARITY_CACHE_MAX_MB"));
-    fflush(out);
+    cli_flush(out);
 
     st = CP_OK;
     if (json) {

@@ -124,8 +124,10 @@ int cmd_compare(int argc, char **argv)
     job_print_builds(out, &j);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
-    cp_comparison_print_speed(cmp, out);
-    fflush(out);
+    int speed = cp_comparison_print_speed(cmp, out);
+    if (st == CP_OK && speed != CP_OK)
+        st = cli_fail("compare", speed, "%s", cp_err_msg());
+    cli_flush(out);
     if (st != CP_OK)
         goto out;
     if (j.o.expect >= 0) {

@@ -523,9 +523,11 @@ int cmd_diff(int argc, char **argv)
     for (size_t i = 0; i < d.set.n; ++i)
         timed = timed || d.set.v[i].wall.n > 0;
     cp_comparison_print(d.cmp, out, timed, expect);
-    if (timed)
-        cp_comparison_print_speed(d.cmp, out); /* the saved timings and the verdict over them */
-    fflush(out);
+    if (timed && (st = cp_comparison_print_speed(d.cmp, out)) != CP_OK) {
+        st = cli_fail("diff", st, "%s", cp_err_msg()); /* the saved timings and their verdict */
+        goto out;
+    }
+    cli_flush(out);
     if (json_path) {
         cJSON *root = cJSON_CreateObject();
         cJSON *cmp = cp_comparison_json(d.cmp);
@@ -538,7 +540,7 @@ int cmd_diff(int argc, char **argv)
         }
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddStringToObject(root, "command", "diff");
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        cp_json_add(root, "provenance", cp_provenance_json(""));
         for (size_t i = 0; i < d.nf; ++i)
             cJSON_AddItemToArray(dirs, cJSON_CreateString(d.f[i].dir));
         cJSON_AddItemToObject(root, "model", cJSON_Duplicate(m, 1));

@@ -88,9 +88,9 @@ void *perf_peak_json(const cp_peak *p)
     cp_json_add_num_or_null(o, "latency_us", p->available ? p->latency_us : -1.0);
     cJSON *spread = cJSON_AddObjectToObject(o, "spread");
     if (spread) {
-        cJSON_AddItemToObject(spread, "fma_gflops", cp_peak_spread_json(&p->fma));
-        cJSON_AddItemToObject(spread, "bandwidth_gbs", cp_peak_spread_json(&p->bandwidth));
-        cJSON_AddItemToObject(spread, "latency_us", cp_peak_spread_json(&p->latency));
+        cp_json_add(spread, "fma_gflops", cp_peak_spread_json(&p->fma));
+        cp_json_add(spread, "bandwidth_gbs", cp_peak_spread_json(&p->bandwidth));
+        cp_json_add(spread, "latency_us", cp_peak_spread_json(&p->latency));
     }
     cJSON_AddBoolToObject(o, "noisy", p->available && p->noisy);
     if (p->available) {
@@ -234,7 +234,7 @@ int cmd_peak(int argc, char **argv)
             goto out;
         }
         perf_peak_row(tab, &devs.v[i], &peaks[i]);
-        fflush(tab);
+        cli_flush(tab);
     }
     perf_peak_note(tab, peaks, devs.n);
     if (json) {
@@ -246,15 +246,15 @@ int cmd_peak(int argc, char **argv)
         }
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddStringToObject(root, "command", "peak");
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
+        cp_json_add(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
         for (size_t i = 0; i < devs.n; ++i) {
             if (!chosen[i])
                 continue;
             cJSON *o = cJSON_CreateObject();
             if (!o)
                 break;
-            cJSON_AddItemToObject(o, "device", perf_device_json(&devs.v[i]));
-            cJSON_AddItemToObject(o, "peak", perf_peak_json(&peaks[i]));
+            cp_json_add(o, "device", perf_device_json(&devs.v[i]));
+            cp_json_add(o, "peak", perf_peak_json(&peaks[i]));
             cJSON_AddItemToArray(arr, o);
         }
         /* "devices" after the provenance, for a reader's eye. */

@@ -106,8 +106,9 @@ int cmd_run(int argc, char **argv)
                 nonfinite);
     struct labels_in lab = labels_of_job(&j);
     st = labels_print(out, &lab);
-    job_print_speed(out, &j);
-    fflush(out);
+    int speed = job_print_speed(out, &j);
+    st = st != CP_OK ? st : speed;
+    cli_flush(out);
     if (st != CP_OK)
         goto out;
 

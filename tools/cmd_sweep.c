@@ -302,7 +302,7 @@ int cmd_sweep(int argc, char **argv)
                     pk->noisy ? "; noisy: clparity peak --remeasure on an idle machine" : "");
     }
     sweep_print_header(s.out);
-    fflush(s.out);
+    cli_flush(s.out);
     size_t done = 0;
     for (size_t r = 0; r < s.rounds && !sweep_stop_signal; ++r)
         for (size_t p = 0; p < s.npts && !sweep_stop_signal; ++p)
@@ -328,7 +328,7 @@ int cmd_sweep(int argc, char **argv)
     }
     sweep_print_pct_note(&s);
     sweep_print_crossovers(&s);
-    fflush(s.out);
+    cli_flush(s.out);
     if (s.o.csv && (st = sweep_write_csv(&s)) != CP_OK)
         goto out;
     if (s.o.json && (st = sweep_write_json(&s)) != CP_OK)

@@ -703,7 +703,7 @@ int train_verdict(const struct train *T)
     bool csv_out = T->o.csv && strcmp(T->o.csv, "-") == 0;
     FILE *out = json_out || csv_out ? stderr : stdout;
     train_print_tables(out, T);
-    fflush(out);
+    cli_flush(out);
     if (T->o.save && (st = train_save(T)) != CP_OK)
         return st;
     if (T->o.json && (st = train_write_json(T)) != CP_OK)

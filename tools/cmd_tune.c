@@ -377,7 +377,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
             fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s refused: %s\n", dev->plat_idx,
                     dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng], tu->path,
                     o->spec_w, label, cp_err_msg());
-            fflush(o->tab);
+            cli_flush(o->tab);
             cJSON *jr = cJSON_CreateObject();
             cJSON_AddStringToObject(jr, "engine", engine_names[eng]);
             cJSON_AddStringToObject(jr, "path", tu->path);
@@ -403,7 +403,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
                 same             ? ""
                 : eng == TUNE_CR ? "  OUTPUT DIFFERS from host:cr"
                                  : "  OUTPUT DIFFERS from the first setting");
-        fflush(o->tab);
+        cli_flush(o->tab);
         cJSON *jr = cJSON_CreateObject();
         cJSON_AddStringToObject(jr, "engine", engine_names[eng]);
         cJSON_AddStringToObject(jr, "path", tu->path);
@@ -578,7 +578,7 @@ int cmd_tune(int argc, char **argv)
     /* "shapes": how many shapes each time sums (tune --help names them); d, L, B: the first. */
     fprintf(o.tab, "%-*s %-6s %-6s %-*s %6s %5s %5s %5s %12s %10s\n", o.dev_w + 6, "device",
             "engine", "path", o.spec_w, "setting", "shapes", "d", "L", "B", "median ms", "GFLOP/s");
-    fflush(o.tab);
+    cli_flush(o.tab);
     cJSON *root = cJSON_CreateObject(), *jdevs = cJSON_AddArrayToObject(root, "devices");
     int check = 0;
     for (size_t i = 0; i < devs.n && st == CP_OK; ++i) {
@@ -599,7 +599,7 @@ int cmd_tune(int argc, char **argv)
     }
     if (st == CP_OK && o.json) {
         cJSON_AddNumberToObject(root, "schema", 1);
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json(""));
+        cp_json_add(root, "provenance", cp_provenance_json(""));
         st = cp_json_write(o.json, root);
         if (st != CP_OK)
             cli_fail("tune", st, "%s", cp_err_msg());

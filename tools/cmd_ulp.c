@@ -261,7 +261,7 @@ static int measure_device(const cp_device *dev, const bool *use, const struct ul
             break;
         }
         row(tab, label, c, &r);
-        fflush(tab);
+        cli_flush(tab);
         int check = c->exact && r.available ? r.bits_differ == 0 : -1;
         if (check == 0) {
             char x[64], y[64], got[64], want[64];
@@ -269,7 +269,7 @@ static int measure_device(const cp_device *dev, const bool *use, const struct ul
             hexf(y, sizeof y, r.worst_y);
             hexf(got, sizeof got, r.worst_got);
             hexf(want, sizeof want, r.worst_want);
-            fflush(tab);
+            cli_flush(tab);
             fprintf(stderr,
                     "ulp: %s: %s (%s) is promised correctly rounded, and %zu of %zu results "
                     "differ, e.g. %s%s%s%s gave %s, not %s\n",
@@ -363,7 +363,7 @@ int cmd_ulp(int argc, char **argv)
         cJSON_AddNumberToObject(sample, "special_pairs", (double)cp_ulp_special_count(div));
         cJSON_AddNumberToObject(root, "schema", 1);
         cJSON_AddStringToObject(root, "command", CMD);
-        cJSON_AddItemToObject(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
+        cp_json_add(root, "provenance", cp_provenance_json("-cl-std=CL1.2"));
     }
     FILE *tab = o.json && strcmp(o.json, "-") == 0 ? stderr : stdout;
     header(tab);
@@ -400,7 +400,7 @@ int cmd_ulp(int argc, char **argv)
             "normal inputs\n"
             "  with a normal result only. Sample: seed %llu, %ld inputs per row.\n",
             (unsigned long long)o.seed, o.samples);
-    fflush(tab);
+    cli_flush(tab);
     if (root) {
         cJSON_AddItemToObject(root, "devices", darr);
         darr = NULL;

@@ -384,8 +384,9 @@ static int report(struct job *j, struct wire *all, int n)
         cp_job_print_model(j->cj, out);
         print_ranks(out, v, n);
         cp_comparison_print(cmp, out, true, j->o.expect);
-        cp_comparison_print_speed(cmp, out);
-        fflush(out);
+        if ((st = cp_comparison_print_speed(cmp, out)) != CP_OK)
+            st = cli_fail(CMD, st, "%s", cp_err_msg());
+        cli_flush(out);
     }
     for (int r = 1; r < n && st == CP_OK; ++r)
         if (v[r].st != CP_OK) {

@@ -7,6 +7,8 @@
 #include "clparity/env.h"
 #include "clparity/report.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +56,52 @@ static void usage(FILE *f)
                "             3 runtime error (OpenCL, allocation, I/O)\n");
 }
 
-int main(int argc, char **argv)
+/* gnulib's close_stdout, on main's way out, so that every command, --help and --version is
+ * covered: the report is written to stdout through its buffer, and a write that fails (a full
+ * disk, /dev/full, a closed pipe) sets the stream's error flag and loses that part of the
+ * buffer; nothing else ever looks, so without this the run exits 0 with its report cut short
+ * or empty. The flag says an earlier write failed; fflush writes what is left; fclose then
+ * closes the descriptor, where NFS and other file systems report a write they could not
+ * complete (EIO, EDQUOT). As gnulib's close_stream, an fclose that fails with EBADF when
+ * nothing was left to write is stdout closed by the caller (>&-) on a command that wrote
+ * nothing: not an error. A failure is status 3 (an I/O error), over a success and over a
+ * failed check (1), as 3 takes precedence over 1 everywhere; any other status is kept.
+ * stderr is flushed and checked but left open: ASan and LeakSanitizer write their reports
+ * there after main returns (gnulib leaves it open under sanitizers for the same reason).
+ * When it failed the status says so. */
+static int close_stdout(int status)
 {
-    cp_provenance_set_argv(argc, argv);
+    const char *hook = getenv("CLPARITY_TEST_HOOK");
+    if (hook && strcmp(hook, "skip-stdout-check") == 0) /* the fault loop's planted defect */
+        return status;
+    bool failed = ferror(stdout) != 0;
+    int e = 0;
+    if (fflush(stdout) != 0) {
+        failed = true;
+        e = errno;
+    }
+    if (fclose(stdout) != 0 && (failed || errno != EBADF)) {
+        e = e ? e : errno;
+        failed = true;
+    }
+    if (failed) {
+        /* The cause: this flush's, or a command's flush of its report (cli_flush); without
+         * either, a write inside printf failed, and its errno is gone. */
+        e = e ? e : cli_stdout_errno();
+        fprintf(stderr, "clparity: cannot write the report to stdout: %s\n",
+                e ? strerror(e) : "a write failed, and part of it is lost");
+        status = status == CP_OK || status == CP_FAIL_CHECK ? CP_FAIL_RUNTIME : status;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr)) {
+        /* Likely lost too, but where the failure passed it names the cause. */
+        fprintf(stderr, "clparity: cannot write to stderr\n");
+        status = status == CP_OK || status == CP_FAIL_CHECK ? CP_FAIL_RUNTIME : status;
+    }
+    return status;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         fprintf(stderr, "clparity: no command given\n");
         usage(stderr);
@@ -93,4 +138,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "clparity: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CP_FAIL_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    cp_provenance_set_argv(argc, argv);
+    return close_stdout(dispatch(argc, argv));
 }

@@ -274,7 +274,7 @@ static int mpi_fail(const char *what, int rc)
 /* Ranks > 0 print nothing: standard output to /dev/null, standard error to a file. */
 static void capture_output(void)
 {
-    fflush(stdout);
+    cli_flush(stdout);
     fflush(stderr);
     FILE *null = fopen("/dev/null", "w");
     if (null) {

@@ -587,7 +587,7 @@ void *job_json(const struct job *j)
     cJSON *root = cp_job_json(j->cj);
     struct labels_in lab = labels_of_job(j);
     if (root && j->labels)
-        cJSON_AddItemToObject(root, "labels", labels_json(&lab));
+        cp_json_add(root, "labels", labels_json(&lab));
     return root;
 }
 
@@ -645,7 +645,7 @@ void job_runs_text(const struct job_opts *o, char *buf, size_t len)
                  CP_RUNS_MIN, o->min_time, CP_RUNS_MAX, o->warmup);
 }
 
-void job_print_speed(FILE *out, const struct job *j)
+int job_print_speed(FILE *out, const struct job *j)
 {
     size_t n = cp_job_result_count(j->cj);
     const cp_stats **st = calloc(n + 1, sizeof *st);
@@ -662,7 +662,12 @@ void job_print_speed(FILE *out, const struct job *j)
         }
         cp_timing_print(out, st, nm, n);
     }
+    int rc = st && nm && names
+                 ? CP_OK
+                 : cli_fail(j->cmd, CP_FAIL_RUNTIME,
+                            "the report is incomplete: out of memory printing the timing table");
     free(st);
     free(nm);
     free(names);
+    return rc;
 }

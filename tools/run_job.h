@@ -107,7 +107,8 @@ void *job_json(const struct job *j);
  * reason. Then the "ran:" lines: per result, the kernel path or library routine that ran
  * (cp_engine_routine). */
 void job_print_builds(FILE *out, const struct job *j);
-/* run's timing table and speed verdict (cp_timing_print) over the results that ran. */
-void job_print_speed(FILE *out, const struct job *j);
+/* run's timing table and speed verdict (cp_timing_print) over the results that ran; status 3,
+ * printed, when there is no memory to print them. */
+int job_print_speed(FILE *out, const struct job *j);
 
 #endif

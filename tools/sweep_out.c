@@ -355,8 +355,8 @@ static cJSON *crossovers_json(const struct sweep *s)
             cJSON *o = cJSON_CreateObject();
             if (!o)
                 break;
-            cJSON_AddItemToObject(o, "a", series_ref(s, a));
-            cJSON_AddItemToObject(o, "b", series_ref(s, b));
+            cp_json_add(o, "a", series_ref(s, a));
+            cp_json_add(o, "b", series_ref(s, b));
             cJSON_AddNumberToObject(o, "common_points", (double)common);
             if (first < 0)
                 cJSON_AddNullToObject(o, "faster_first");
@@ -397,7 +397,7 @@ int sweep_write_json(const struct sweep *s)
         return cli_fail("sweep", CP_FAIL_RUNTIME, "out of memory building JSON");
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "command", "sweep");
-    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(build_options_of(s)));
+    cp_json_add(root, "provenance", cp_provenance_json(build_options_of(s)));
     cJSON *sw = cJSON_AddObjectToObject(root, "sweep");
     if (sw) {
         cJSON_AddStringToObject(sw, "vary", vary_names[o->vary]);
@@ -438,14 +438,14 @@ int sweep_write_json(const struct sweep *s)
         cJSON *d = cJSON_CreateObject();
         if (!d)
             break;
-        cJSON_AddItemToObject(d, "device", perf_device_json(&s->devs.v[i]));
-        cJSON_AddItemToObject(d, "peak", perf_peak_json(&s->peaks[i]));
+        cp_json_add(d, "device", perf_device_json(&s->devs.v[i]));
+        cp_json_add(d, "peak", perf_peak_json(&s->peaks[i]));
         cJSON_AddItemToArray(devs, d);
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; res && i < s->nrows; ++i)
         cJSON_AddItemToArray(res, row_json(s, &s->rows[i]));
-    cJSON_AddItemToObject(root, "crossovers", crossovers_json(s));
+    cp_json_add(root, "crossovers", crossovers_json(s));
     return cli_write_json("sweep", "--json", o->json, root);
 }
 

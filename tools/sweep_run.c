@@ -134,6 +134,7 @@ static bool run_row(struct sweep *s, const cp_model *m, const float *x, const st
     if (!y || !r->t || !blk) {
         r->status = ROW_ERROR;
         snprintf(r->reason, sizeof r->reason, "out of memory for the output");
+        s->status = CP_FAIL_RUNTIME; /* an error row, as a failed forward's below */
         goto out;
     }
     double *wall = r->t, *e2e = r->t + r->cap, *kern = r->t + 2 * r->cap;
@@ -186,7 +187,7 @@ static void print_row(struct sweep *s, struct row *r)
 {
     progress_clear();
     sweep_print_row(s, r);
-    fflush(s->out);
+    cli_flush(s->out);
     r->printed = true;
 }
 

@@ -192,7 +192,7 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddStringToObject(m, "seed", seed);
     cJSON_AddNumberToObject(m, "steps", (double)o->steps);
     cJSON_AddNumberToObject(m, "lr", (double)(float)o->lr);
-    cJSON_AddItemToObject(m, "optimizer", optim_json(&o->opt));
+    cp_json_add(m, "optimizer", optim_json(&o->opt));
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
     char hex[65];
@@ -276,8 +276,8 @@ int train_write_json(const struct train *T)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "command", "train");
-    cJSON_AddItemToObject(root, "provenance", cp_provenance_json(T->build_options));
-    cJSON_AddItemToObject(root, "model", model_json(T));
+    cp_json_add(root, "provenance", cp_provenance_json(T->build_options));
+    cp_json_add(root, "model", model_json(T));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < T->nrecs; ++i) {
         const struct rec *rc = &T->recs[i];
@@ -390,8 +390,8 @@ static int save_files(const struct train *T, const char *dir)
     cJSON_AddNumberToObject(index, "schema", 1);
     cJSON_AddStringToObject(index, "version", cp_version());
     cJSON_AddStringToObject(index, "command", "train");
-    cJSON_AddItemToObject(index, "provenance", cp_provenance_json(T->build_options));
-    cJSON_AddItemToObject(index, "model", model_json(T));
+    cp_json_add(index, "provenance", cp_provenance_json(T->build_options));
+    cp_json_add(index, "model", model_json(T));
     cJSON *res = cJSON_AddArrayToObject(index, "results");
     for (size_t i = 0; i < T->nr; ++i)
         if (T->r[i].w) /* not a result of a rank that failed (--mpi) */

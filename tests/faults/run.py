@@ -4,7 +4,10 @@ failing (tests/faults/shim.c, LD_PRELOAD), for N = 1, 2, ... up to the number of
 run without a fault makes, and check every run:
 
   - the exit status is 0, 2 or 3, never a signal, never 1 (a check failed), never a sanitizer's 86;
-  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout;
+  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout
+    (unless clparity says that stdout could not be written whole or that the report is
+    incomplete, when stdout holds a part of it, or that stderr failed, which its exit check
+    finds after every verdict);
   - every output that existed before (made by a clean run with another seed) is byte for byte
     as it was, or the new one is complete (the same files as a clean run with this seed, each
     .npy byte-equal to that run's, each JSON loading, index.json's hashes matching its files);
@@ -22,9 +25,21 @@ from the calls in between. The summary prints, per pair, C, the points tried and
 violations; the exit status is 1 when there is any violation (each one is listed with its
 command, class, N and what was wrong), 2 on a usage error, 0 otherwise.
 
---plant truncate-rename: the shim truncates every file of ours that a rename puts in place;
-the harness must then find violations, and exits 0 only if it does (a harness that cannot
-fail is a defect).
+A run that exits 0 must also have printed its whole report: its stdout, with the point's
+folder named <dir> and every number masked (timings differ from run to run), must have the
+same lines as the fault-free run of the same command and class (N = 0, the count run, which
+starts from the same outputs and cache). A report cut short with exit 0 is the bug that
+clparity's exit check (tools/main.c, gnulib's close_stdout) prevents.
+
+--plant: a planted defect; the harness must then find violations, and exits 0 only if it
+does (a harness that cannot fail is a defect):
+  truncate-rename             the shim truncates every file of ours that a rename puts in place;
+  skip-stdout-check           CLPARITY_TEST_HOOK: clparity skips its exit check of stdout
+                              (caught by the stdout and fflush classes: exit 0, report cut);
+  save-ignore-exchange-error  CLPARITY_TEST_HOOK: --save takes a failed renameat2 swap for a
+                              done one (caught by the renameat2 class: exit 0, old folder kept).
+  guard-off                   CLPARITY_TEST_HOOK: the folder guard is off (caught by the
+                              guard-* scenarios: the user's files replaced).
 
 The folder guard (issue 32), scenarios guard-save (run --save), guard-train (train --save) and
 guard-files (run --json, --csv, --out): a save onto a folder that holds an earlier save of
@@ -47,7 +62,7 @@ import time
 
 MODEL = ["--d-model", "13", "--layers", "2", "--batch", "3"]
 TIMES = ["--runs", "1", "--warmup", "0"]
-FILE_CLASSES = ["malloc", "open", "write", "fsync", "rename"]
+FILE_CLASSES = ["malloc", "open", "write", "fsync", "rename", "renameat2", "stdout", "fflush"]
 CL_CLASSES = ["cl-buffer", "cl-enqueue", "cl-build", "cl-finish"]
 ALL_CLASSES = FILE_CLASSES + CL_CLASSES
 POCL = ["-d", "0,host", "--engines", "cl:own,host:exact"]
@@ -95,6 +110,8 @@ def scenarios():
 
 
 OLD_SEED, NEW_SEED = "11", "12"
+SHIM_PLANTS = ["truncate-rename"]
+HOOK_PLANTS = ["skip-stdout-check", "save-ignore-exchange-error", "guard-off"]
 OLD_TUNE_KEY = "faults-harness|old entry|kept"
 # The guard-* scenarios: a file of the user's in an earlier save's folder, and files of the
 # user's where a file output goes.
@@ -239,6 +256,8 @@ def kind_of(b):
     """A violation's kind, for the summary."""
     if b.startswith("mix"):
         return "mix: a save folder with old and new files (a non-atomic --save)"
+    if b.startswith("exit 0 with a cut report"):
+        return "exit 0 with stdout not the whole report"
     if b.startswith("exit 0") and re.search(r"keys \[|results, a clean run", b):
         return "exit 0 with a JSON file missing parts (a cJSON_Add* whose allocation failed, unchecked)"
     return b.split(":")[0]
@@ -248,6 +267,32 @@ def is_temporary(name):
     """clparity's temporary names: ".<name>.clparity-tmp.<pid>" (and a save's
     ".<name>.clparity-old.<pid>"), the program cache's "<key>.bin.tmp.<pid>"."""
     return ".tmp." in name or ".clparity-tmp." in name or ".clparity-old." in name
+
+
+def report_lines(out, d):
+    """stdout as the stdout check compares it: the point's folder as <dir>, numbers as #, runs
+    of blanks as one (a column's width follows its numbers), in the speed section, which
+    orders the results by time, each result as <engine>, and the cache's and kernel path's
+    details of the builds: and ran: lines left out."""
+    lines, speed, ran = [], False, False
+    for l in out.replace(d, "<dir>").splitlines():
+        # The speed section ranks the results by their times: which comes first varies.
+        speed = l.startswith("speed (") or (speed and l.strip() != "")
+        if speed:
+            l = re.sub(r"\b(R\d+ )?(cl|host):[a-z0-9]+", "<engine>", l)
+        # What the program cache did, the kernel path taken and the paths rejected: a fault
+        # may change them and the run still be right (a bad entry rebuilt, a path whose build
+        # failed passed over); the run after the point checks the cache, the hashes the result.
+        if re.match(r"\s+rejected ", l):
+            continue
+        l = re.sub(r" \(cache .*", " (cache ...)", l)
+        ran = l.startswith("ran:") or (ran and l.startswith(" "))
+        if ran:
+            l = re.sub(r"^((ran:)?\s+cl:[a-z0-9]+ on [^:]*):.*", r"\1: ...", l)
+        # A peak that could not be read from its cache is measured again: either is whole.
+        l = re.sub(r"\((measured now|cached)\b", "(<peak>", l)
+        lines.append(re.sub(r"\s+", " ", re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)?", "#", l)).strip())
+    return lines
 
 
 def litter(path):
@@ -266,6 +311,7 @@ class Harness:
         self.violations = []
         self.tracer_retries = 0
         self.index = 0
+        self.reports = {}  # (scenario, class) -> the count run's stdout (report_lines)
 
     def env(self, cache, fclass=None, n=0, report=None, asan=False):
         e = dict(os.environ)
@@ -278,10 +324,10 @@ class Harness:
         if fclass:
             e.update({"LD_PRELOAD": self.a.shim, "CLPARITY_FAULT_CLASS": fclass,
                       "CLPARITY_FAULT_N": str(n), "CLPARITY_FAULT_REPORT": report})
-            if self.a.plant == "guard-off":
-                e["CLPARITY_TEST_HOOK"] = "guard-off"
-            elif self.a.plant:
+            if self.a.plant in SHIM_PLANTS:
                 e["CLPARITY_FAULT_PLANT"] = self.a.plant
+            elif self.a.plant in HOOK_PLANTS:
+                e["CLPARITY_TEST_HOOK"] = self.a.plant
             # An ASan build (here, or in .ci/run's asan job) accepts the shim before its runtime.
             if e.get("ASAN_OPTIONS"):
                 e["ASAN_OPTIONS"] += ":verify_asan_link_order=0"
@@ -404,11 +450,28 @@ class Harness:
             bad.append(f"exit {rc}, not 0, 2 or 3: {err.strip()[-300:]}")
         if rc != 0 and not re.search(r"[A-Za-z]{3,}", err):
             bad.append(f"exit {rc} with no cause on stderr ({err.strip()[:100]!r})")
-        if rc != 0 and re.search(r"\bPASS\b", out):
+        # A report that clparity says it could not write whole (or print whole: out of memory
+        # for the timing table) may hold a PASS of its part; a
+        # failed stderr, checked at exit, comes after every verdict.
+        if rc != 0 and re.search(r"\bPASS\b", out) and not re.search(
+                r"cannot write (the report )?to std(out|err)|the report is incomplete", err):
             bad.append(f"exit {rc}, yet stdout says PASS")
         if mode == "guard":
             bad += check_guarded(st["old"], {k: snapshot(p) if os.path.exists(p) else {}
                                              for k, p in paths.items()}, rc, injected)
+        # The whole report after exit 0: the count run's (N = 0) lines, numbers masked.
+        lines = report_lines(out, d)
+        if n == 0 and rc == 0:
+            self.reports[(name, fclass)] = lines
+        elif rc == 0 and (name, fclass) in self.reports:
+            ref = self.reports[(name, fclass)]
+            if lines != ref:
+                i = next((k for k, (a, b) in enumerate(zip(lines, ref)) if a != b),
+                         min(len(lines), len(ref)))
+                bad.append(f"exit 0 with a cut report: stdout has {len(lines)} lines, the "
+                           f"fault-free run {len(ref)}; line {i + 1}: "
+                           f"{(lines[i] if i < len(lines) else '(none)')[:80]!r}, want "
+                           f"{(ref[i] if i < len(ref) else '(none)')[:80]!r}")
         for k, kind in ({} if mode == "guard" else outs).items():
             p = paths[k]
             now = snapshot(p) if os.path.exists(p) else {}
@@ -465,6 +528,10 @@ class Harness:
                            f"hashes {h2} (clean: {want}): {err2.strip()[:300]}")
         if not bad and not self.a.keep:
             shutil.rmtree(d, ignore_errors=True)
+        else:  # what the point printed, for inspection
+            for f, text in (("stdout.txt", out), ("stderr.txt", err)):
+                with open(os.path.join(d, f), "w") as fh:
+                    fh.write(text)
         return calls, injected, bad
 
     def quota(self, name):
@@ -532,11 +599,16 @@ class Harness:
                   f"crashed and its run went again {self.tracer_retries} times")
         print(f"{'command':14s} {'class':11s} {'calls':>6s} {'tried':>6s} {'asan':>5s} {'violations':>10s}")
         total = asan = 0
+        per_class = {}
         for (name, c), (calls, tried, nbad, noinj, na) in self.results.items():
             total += tried
             asan += na
+            per_class[c] = [x + y for x, y in zip(per_class.get(c, [0, 0, 0]), [tried, na, nbad])]
             note = f"  ({noinj} ran with no failure injected)" if noinj else ""
             print(f"{name:14s} {c:11s} {calls:6d} {tried:6d} {na:5d} {nbad:10d}{note}")
+        print("per class:")
+        for c, (tried, na, nbad) in per_class.items():
+            print(f"{'':14s} {c:11s} {'':6s} {tried:6d} {na:5d} {nbad:10d}")
         print(f"total: {total} failure points ({asan} under ASan) in {secs:.0f} s, "
               f"{len(self.violations)} violations")
         kinds = {}
@@ -570,7 +642,7 @@ def parse():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--scenarios", help="comma list (default all)")
     p.add_argument("--classes", help="comma list (default all)")
-    p.add_argument("--plant", choices=["truncate-rename", "guard-off"])
+    p.add_argument("--plant", choices=SHIM_PLANTS + HOOK_PLANTS)
     p.add_argument("--keep", action="store_true", help="keep every point's folder")
     p.add_argument("--min-points", type=int, default=0)
     p.add_argument("--timeout", type=int, default=120)

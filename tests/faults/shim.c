@@ -1,3 +1,4 @@
+/* clang-format off */
 /* Fault injection, SQLite's way: an LD_PRELOAD shim that makes the N-th call of one class
  * fail, for tests/faults/run.py. Only calls made by clparity's own code count: the caller's
  * return address must lie in the main executable (build/clparity, which links the runtime
@@ -5,12 +6,23 @@
  * from PoCL, LLVM, OpenBLAS, CLBlast or glibc itself pass through untouched: those abort on
  * out-of-memory by design, and their behaviour is not ours to test.
  *
- *   CLPARITY_FAULT_CLASS   malloc   malloc, calloc, realloc, strdup, strndup, open_memstream
- *                                   (NULL, ENOMEM)
- *                          open     open, fopen, fopen64 (-1 / NULL, ENOSPC when creating, else
- * EIO) write    write, fwrite, and the fclose of a FILE opened for writing (the flush of its
- * buffer): ENOSPC fsync    fsync, fdatasync: EIO rename   rename: EIO cl-buffer   clCreateBuffer:
- * CL_MEM_OBJECT_ALLOCATION_FAILURE cl-enqueue  every clEnqueue* clparity calls: CL_OUT_OF_RESOURCES
+ *   CLPARITY_FAULT_CLASS   malloc      malloc, calloc, realloc, strdup, strndup, open_memstream
+ *                                      (NULL, ENOMEM)
+ *                          open        open, fopen, fopen64 (-1 / NULL, ENOSPC when creating,
+ *                                      else EIO)
+ *                          write       write, fwrite, and the fclose of a FILE opened for
+ *                                      writing (the flush of its buffer): ENOSPC, a stream's
+ *                                      error flag set
+ *                          fsync       fsync, fdatasync: EIO
+ *                          rename      rename: EIO
+ *                          renameat2   renameat2 (--save's RENAME_EXCHANGE): EIO
+ *                          stdout      printf, vprintf, fprintf and vfprintf on stdout, puts,
+ *                                      fputs, fputc, putc and putchar on stdout: nothing
+ *                                      written, stdout's error flag set, ENOSPC
+ *                          fflush      fflush of any stream: its buffer lost, its error flag
+ *                                      set, ENOSPC (fflush(NULL): stdout's)
+ *                          cl-buffer   clCreateBuffer: CL_MEM_OBJECT_ALLOCATION_FAILURE
+ *                          cl-enqueue  every clEnqueue* clparity calls: CL_OUT_OF_RESOURCES
  *                          cl-build    clBuildProgram: CL_BUILD_PROGRAM_FAILURE
  *                          cl-finish   clFinish: CL_OUT_OF_RESOURCES
  *   CLPARITY_FAULT_N       the call that fails (1, 2, ...); 0 or unset: count only
@@ -22,6 +34,7 @@
  *
  * The shim acts only in a process whose executable is named clparity, so that a compiler or
  * linker that a runtime starts with the same environment is left alone. */
+/* clang-format on */
 #define _GNU_SOURCE
 #include <CL/cl.h>
 #include <dlfcn.h>
@@ -34,6 +47,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,13 +65,18 @@ enum fault_class {
     FC_CL_ENQUEUE,
     FC_CL_BUILD,
     FC_CL_FINISH,
+    FC_RENAMEAT2,
+    FC_STDOUT,
+    FC_FFLUSH,
+    FC_COUNT,
 };
 
 static const char *const class_names[] = {
     [FC_NONE] = "none",           [FC_MALLOC] = "malloc",         [FC_OPEN] = "open",
     [FC_WRITE] = "write",         [FC_FSYNC] = "fsync",           [FC_RENAME] = "rename",
     [FC_CL_BUFFER] = "cl-buffer", [FC_CL_ENQUEUE] = "cl-enqueue", [FC_CL_BUILD] = "cl-build",
-    [FC_CL_FINISH] = "cl-finish",
+    [FC_CL_FINISH] = "cl-finish", [FC_RENAMEAT2] = "renameat2",   [FC_STDOUT] = "stdout",
+    [FC_FFLUSH] = "fflush",
 };
 
 /* Address ranges of the code whose calls count. */
@@ -171,7 +190,7 @@ static void setup(void)
     active = 0;
     const char *c = getenv("CLPARITY_FAULT_CLASS");
     if (c && exe_is_clparity()) {
-        for (int k = FC_MALLOC; k <= FC_CL_FINISH; ++k)
+        for (int k = FC_MALLOC; k < FC_COUNT; ++k)
             if (strcmp(c, class_names[k]) == 0)
                 fclass = (enum fault_class)k;
         const char *n = getenv("CLPARITY_FAULT_N");
@@ -421,6 +440,15 @@ FILE *fopen64(const char *path, const char *mode)
     return do_fopen(real, path, mode, __builtin_return_address(0));
 }
 
+/* A stream whose write failed, as glibc leaves it: the error flag set (ferror), errno ENOSPC.
+ * glibc's struct is public (<bits/types/struct_FILE.h>); no standard call sets the flag. */
+static void stream_fail(FILE *f)
+{
+    if (f)
+        f->_flags |= _IO_ERR_SEEN;
+    errno = ENOSPC;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
     static ssize_t (*real)(int, const void *, size_t);
@@ -437,7 +465,7 @@ size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
     static size_t (*real)(const void *, size_t, size_t, FILE *);
     LOAD(real, "fwrite");
     if (active == 1 && should_fail(FC_WRITE, __builtin_return_address(0))) {
-        errno = ENOSPC;
+        stream_fail(f);
         return 0;
     }
     return real(p, size, n, f);
@@ -457,6 +485,124 @@ int fclose(FILE *f)
         }
     }
     return real(f);
+}
+
+/* fflush: a full disk loses what the buffer held (glibc empties it after a failed write) and
+ * sets the error flag. fflush(NULL), every stream: stdout's fails, the others are flushed. */
+int fflush(FILE *f)
+{
+    static int (*real)(FILE *);
+    LOAD(real, "fflush");
+    if (active == 1 && should_fail(FC_FFLUSH, __builtin_return_address(0))) {
+        FILE *lost = f ? f : stdout;
+        __fpurge(lost);
+        if (!f)
+            real(NULL);
+        stream_fail(lost);
+        return EOF;
+    }
+    return real(f);
+}
+
+/* ---- the printf family on stdout (the report) --------------------------------------------- */
+/* The failed call writes nothing and leaves stdout as a failed write does (stream_fail). Calls
+ * on other streams (stderr, files) pass through uncounted. */
+
+static bool stdout_fails(FILE *f, const void *ra)
+{
+    if (active != 1 || f != stdout || !should_fail(FC_STDOUT, ra))
+        return false;
+    stream_fail(f);
+    return true;
+}
+
+int vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+    static int (*real)(FILE *, const char *, va_list);
+    LOAD(real, "vfprintf");
+    if (stdout_fails(f, __builtin_return_address(0)))
+        return -1;
+    return real(f, fmt, ap);
+}
+
+int fprintf(FILE *f, const char *fmt, ...)
+{
+    static int (*real)(FILE *, const char *, va_list);
+    LOAD(real, "vfprintf");
+    if (stdout_fails(f, __builtin_return_address(0)))
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int r = real(f, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int vprintf(const char *fmt, va_list ap)
+{
+    static int (*real)(FILE *, const char *, va_list);
+    LOAD(real, "vfprintf");
+    if (stdout_fails(stdout, __builtin_return_address(0)))
+        return -1;
+    return real(stdout, fmt, ap);
+}
+
+int printf(const char *fmt, ...)
+{
+    static int (*real)(FILE *, const char *, va_list);
+    LOAD(real, "vfprintf");
+    if (stdout_fails(stdout, __builtin_return_address(0)))
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int r = real(stdout, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int puts(const char *str)
+{
+    static int (*real)(const char *);
+    LOAD(real, "puts");
+    if (stdout_fails(stdout, __builtin_return_address(0)))
+        return EOF;
+    return real(str);
+}
+
+int fputs(const char *str, FILE *f)
+{
+    static int (*real)(const char *, FILE *);
+    LOAD(real, "fputs");
+    if (stdout_fails(f, __builtin_return_address(0)))
+        return EOF;
+    return real(str, f);
+}
+
+int fputc(int c, FILE *f)
+{
+    static int (*real)(int, FILE *);
+    LOAD(real, "fputc");
+    if (stdout_fails(f, __builtin_return_address(0)))
+        return EOF;
+    return real(c, f);
+}
+
+int putc(int c, FILE *f)
+{
+    static int (*real)(int, FILE *);
+    LOAD(real, "putc");
+    if (stdout_fails(f, __builtin_return_address(0)))
+        return EOF;
+    return real(c, f);
+}
+
+int putchar(int c)
+{
+    static int (*real)(int);
+    LOAD(real, "putchar");
+    if (stdout_fails(stdout, __builtin_return_address(0)))
+        return EOF;
+    return real(c);
 }
 
 int fsync(int fd)
@@ -497,6 +643,18 @@ int rename(const char *from, const char *to)
             (void)truncate(to, sb.st_size / 2);
     }
     return r;
+}
+
+/* --save's swap of two folders (runtime/savedir.c, RENAME_EXCHANGE). */
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned int flags)
+{
+    static int (*real)(int, const char *, int, const char *, unsigned int);
+    LOAD(real, "renameat2");
+    if (active == 1 && should_fail(FC_RENAMEAT2, __builtin_return_address(0))) {
+        errno = EIO;
+        return -1;
+    }
+    return real(from_dir, from, to_dir, to, flags);
 }
 
 /* ---- OpenCL ------------------------------------------------------------------------------ */

@@ -118,8 +118,8 @@ void cp_free(void *p);
  * (void *; cJSON_Delete it), NULL when out of memory. */
 void *cp_comparison_json(const cp_comparison *c);
 /* The timing table and the speed verdict over the items that have timings (cp_timing_print);
- * nothing when none has. */
-void cp_comparison_print_speed(const cp_comparison *c, FILE *f);
+ * nothing when none has. CP_FAIL_RUNTIME (out of memory) when it cannot print them. */
+int cp_comparison_print_speed(const cp_comparison *c, FILE *f);
 /* The speed verdict, compare --json's "speed", as JSON text in *out (malloc'd: free it with
  * cp_free): {"basis", "fastest", "fastest_name", "others": [{"index", "name", "ratio",
  * "ratio_sd", "within_noise", "text"}]}, or "null" with fewer than two timed results. For

@@ -112,6 +112,12 @@ int cp_save_abort(cp_save *s, int st);
 /* Adds key: v to a cJSON object, or key: null when v is negative or not finite (unknown). */
 void cp_json_add_num_or_null(void *obj, const char *key, double v);
 
+/* cJSON_AddItemToObject(obj, key, item), deleting item when it cannot be added (no obj, or no
+ * memory for the key's copy): cJSON leaves it to the caller, so a document built in one
+ * expression, add(obj, key, make()), leaked it. The failed allocation still counts
+ * (cp_json_incomplete), and the document is not written. */
+void cp_json_add(void *obj, const char *key, void *item);
+
 /* "1.50 GiB" at or above 1 GiB, else "12.5 MiB". With small, below 1 MiB: "3.0 KiB", and
  * below 1 KiB: "512 B". */
 void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
