@@ -46,31 +46,34 @@ cmp() {
     rc=$?
 }
 
-# The path that cl:own takes here without any hook (a cache of its own).
-default_path() {
-    XDG_CACHE_HOME=$base/plain cmp --engines cl:own,host:exact
+# The path that an engine (cl:own, by default, or cl:cr) takes here without any hook (a cache
+# of its own).
+default_path() { # [engine host-twin]
+    local eng=${1:-cl:own} twin=${2:-host:exact}
+    XDG_CACHE_HOME=$base/plain cmp --engines "$eng,$twin"
     [ "$rc" = 0 ] || fail "the plain run exits $rc"
-    sed -n 's/^builds: cl:own .*kernel path \([a-z0-9]*\),.*/\1/p' "$base/out.txt"
+    sed -n "s/^builds: $eng .*kernel path \([a-z0-9-]*\),.*/\1/p" "$base/out.txt"
 }
 
-# A path rejected for the crash, another one exact: the run goes on, exit 0.
-one_path() { # hook signal-text
-    local path
-    path=$(default_path)
-    [ -n "$path" ] || fail "no kernel path in builds:"
+# A path rejected for the crash, another one exact: the run goes on, exit 0. For cl:cr the hook
+# names the variant as cr:<variant> and the verdict is --expect cr (host:cr's bits).
+one_path() { # hook signal-text [engine host-twin expect prefix]
+    local eng=${3:-cl:own} twin=${4:-host:exact} expect=${5:-bitwise} prefix=${6:-} path
+    path=$(default_path "$eng" "$twin")
+    [ -n "$path" ] || fail "no $eng kernel path in builds:"
     for round in cold warm; do
-        CLPARITY_TEST_HOOK=$1:$path cmp --engines cl:own,host:exact --expect bitwise
-        [ "$rc" = 0 ] || fail "$round: exit $rc, not 0 ($1:$path)"
+        CLPARITY_TEST_HOOK=$1:$prefix$path cmp --engines "$eng,$twin" --expect "$expect"
+        [ "$rc" = 0 ] || fail "$round: exit $rc, not 0 ($1:$prefix$path)"
         grep -q "rejected $path: the OpenCL compiler $2 building or probing it" "$base/out.txt" ||
             fail "$round: $path is not rejected for '$2'"
-        grep -q "clparity: test hook $1: the build of $path" "$base/out.txt" ||
+        grep -q "clparity: test hook $1: the build of $prefix$path" "$base/out.txt" ||
             fail "$round: the crashed build's stderr line is not in builds:"
-        grep -qE "^builds: cl:own .*kernel path [a-z0-9]+, passed its probe" "$base/out.txt" ||
+        grep -qE "^builds: $eng .*kernel path [a-z0-9-]+, passed its probe" "$base/out.txt" ||
             fail "$round: the next path did not pass its probe"
         grep -q "kernel path $path," "$base/out.txt" && fail "$round: $path still ran"
-        grep -q "bitwise  PASS" "$base/out.txt" || fail "$round: --expect bitwise did not pass"
+        grep -qE "^  $expect +PASS" "$base/out.txt" || fail "$round: --expect $expect did not pass"
     done
-    echo "ok: $1:$path rejected ('$2'), the next path exact, cold and warm"
+    echo "ok: $1:$prefix$path rejected ('$2'), the next path exact, cold and warm"
 }
 
 case $scenario in
@@ -108,23 +111,7 @@ all | cr)
     done
     echo "ok: $hook: R1 failed (the compiler crashed), R2 measured, exit 3, cold and warm"
     ;;
-cr_variant)
-    XDG_CACHE_HOME=$base/plain cmp --engines cl:cr,host:cr
-    [ "$rc" = 0 ] || fail "the plain run exits $rc"
-    v=$(sed -n 's/^builds: cl:cr .*kernel path \([a-z0-9-]*\),.*/\1/p' "$base/out.txt")
-    [ -n "$v" ] || fail "no cl:cr kernel path in builds:"
-    for round in cold warm; do
-        CLPARITY_TEST_HOOK=build-segv:cr:$v cmp --engines cl:cr,host:cr --expect cr
-        [ "$rc" = 0 ] || fail "$round: exit $rc, not 0 (build-segv:cr:$v)"
-        grep -q "rejected $v: the OpenCL compiler crashed (SIGSEGV) building or probing it" \
-            "$base/out.txt" || fail "$round: $v is not rejected for the crash"
-        grep -qE "^builds: cl:cr .*kernel path [a-z0-9-]+, passed its probe" "$base/out.txt" ||
-            fail "$round: the next variant did not pass its probe"
-        grep -q "kernel path $v," "$base/out.txt" && fail "$round: $v still ran"
-        grep -q "cr       PASS" "$base/out.txt" || fail "$round: --expect cr did not pass"
-    done
-    echo "ok: build-segv:cr:$v rejected, the next variant host:cr's bits, cold and warm"
-    ;;
+cr_variant) one_path build-segv "crashed (SIGSEGV)" cl:cr host:cr cr cr: ;;
 timeout)
     CLPARITY_SETUP_TIMEOUT=abc cmp --engines cl:own,host:exact
     [ "$rc" = 2 ] || fail "exit $rc, not 2"
