@@ -631,6 +631,7 @@ int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int
         }
         st = create(e, dev, m, max_batch);
         e->build_s += secs;
+        e->paths.in_child = !unprotected;
         /* built by the child, loaded here: a miss for this run, as without the isolation */
         if (e->build_cache.state == CP_CACHE_HIT && !unprotected) {
             e->build_cache.state = CP_CACHE_MISS;

@@ -963,6 +963,7 @@ void *cp_path_report_json(const cp_path_report *p)
     cJSON_AddStringToObject(o, "used", p->used);
     cJSON_AddBoolToObject(o, "exact", p->exact == 1);
     cJSON_AddNumberToObject(o, "probe_s", p->probe_s);
+    cJSON_AddBoolToObject(o, "setup_child", p->in_child);
     cJSON *rej = cJSON_AddArrayToObject(o, "rejected");
     for (int i = 0; rej && i < p->n_rejected; ++i) {
         cJSON *x = cJSON_CreateObject();

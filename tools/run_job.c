@@ -610,13 +610,18 @@ void job_print_builds(FILE *out, const struct job *j)
             continue;
         }
         bool relaxed = strcmp(r->eng->name, "cl:relaxed") == 0;
-        fprintf(out, "; kernel path %s, %s (probes %.3f s)\n", p->used,
+        char probes[64];
+        if (p->in_child) /* the child's probe time is in the build time above, not known apart */
+            snprintf(probes, sizeof probes, "built and probed in a setup child");
+        else
+            snprintf(probes, sizeof probes, "probes %.3f s", p->probe_s);
+        fprintf(out, "; kernel path %s, %s (%s)\n", p->used,
                 p->probe_off    ? "NOT PROBED (CLPARITY_OWN_PROBE=off)"
                 : p->exact == 1 ? "passed its probe"
                 : p->exact == 0 ? (relaxed ? "FAILED its probe: its outputs are not to be trusted"
                                            : "NOT EXACT: no path passed its probe on this device")
                                 : "within its probe's bound (fast math, never exact)",
-                p->probe_s);
+                probes);
         for (int k = 0; k < p->n_rejected; ++k)
             fprintf(out, "%-7s   rejected %s: %s\n", "", p->rejected[k].path, p->rejected[k].why);
     }

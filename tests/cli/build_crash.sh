@@ -71,6 +71,12 @@ one_path() { # hook signal-text [engine host-twin expect prefix]
         grep -qE "^builds: $eng .*kernel path [a-z0-9-]+, passed its probe" "$base/out.txt" ||
             fail "$round: the next path did not pass its probe"
         grep -q "kernel path $path," "$base/out.txt" && fail "$round: $path still ran"
+        # cold, the probes ran in the child, their time within the build's: no probe time of
+        # this process's (0.000) is shown as theirs; warm, no child ran
+        want="\\(built and probed in a setup child\\)"
+        [ $round = warm ] && want="\\(probes [0-9.]+ s\\)"
+        grep -qE "^builds: $eng .*passed its probe $want" "$base/out.txt" ||
+            fail "$round: builds: does not say '$want'"
         grep -qE "^  $expect +PASS" "$base/out.txt" || fail "$round: --expect $expect did not pass"
     done
     echo "ok: $1:$prefix$path rejected ('$2'), the next path exact, cold and warm"

@@ -91,6 +91,8 @@ typedef struct cp_path_report {
                               * promised to be host:exact's; -1: not probed (other engines) */
     bool probe_off;          /* CLPARITY_OWN_PROBE=off: the path was taken unchecked */
     double probe_s;          /* seconds spent probing (not in the build time) */
+    bool in_child;           /* built and probed in a setup child (isolate): its probes' time
+                              * is in the build time, and probe_s is this process's only */
     int n_rejected;
     struct {
         char path[CP_PATH_NAME];
