@@ -289,8 +289,9 @@ def report_lines(out, d):
         ran = l.startswith("ran:") or (ran and l.startswith(" "))
         if ran:
             l = re.sub(r"^((ran:)?\s+cl:[a-z0-9]+ on [^:]*):.*", r"\1: ...", l)
-        # A peak that could not be read from its cache is measured again: either is whole.
-        l = re.sub(r"\((measured now|cached)\b", "(<peak>", l)
+        # A peak that could not be read from its cache is measured again: either is whole, and
+        # a peak measured now may be noisy where the cached one was not (or the reverse).
+        l = re.sub(r"\((measured now|cached)\b[^)]*\)?", "(<peak>)", l)
         lines.append(re.sub(r"\s+", " ", re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)?", "#", l)).strip())
     return lines
 
