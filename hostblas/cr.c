@@ -84,7 +84,7 @@
  *    in host:exact after its sum. So each output has exactly one right answer, and the fast
  *    path (2-4) and the accumulator (5-7) give it whatever the order, threads or instruction
  *    set. */
-#include "cr-impl.h"
+#include "hostblas/cr.h"
 
 #include "clparity/error.h"
 #include "clparity/model.h"

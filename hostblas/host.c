@@ -3,7 +3,7 @@
  * cl:own depends on every multiply-add being the explicit fmaf below. */
 #define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET: the pool's pinning */
 #include "../runtime/engine-impl.h"
-#include "cr-impl.h"
+#include "hostblas/cr.h"
 #include "clparity/env.h"
 
 #include <cblas.h>

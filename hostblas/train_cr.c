@@ -5,7 +5,7 @@
  * update fma(−lr, g, w), the residual add) are float arithmetic, each correctly rounded by
  * IEEE 754. cl:cr's trainer (clkernels/cr.cl, CR_TRAIN) computes the same values, so the two
  * give the same bits at every step. Built, like every file, with -ffp-contract=off. */
-#include "cr-impl.h"
+#include "hostblas/cr.h"
 #include "train-impl.h"
 
 #include <math.h>

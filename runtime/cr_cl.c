@@ -16,7 +16,7 @@
 #include "program-impl.h"
 #include "tune-impl.h"
 #include "clparity/env.h"
-#include "../hostblas/cr-impl.h"
+#include "hostblas/cr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

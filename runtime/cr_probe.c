@@ -26,7 +26,7 @@
 #include "own-impl.h"
 
 #include "clparity/gen.h"
-#include "../hostblas/cr-impl.h"
+#include "hostblas/cr.h"
 
 #include <math.h>
 #include <stdio.h>

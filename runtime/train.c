@@ -9,7 +9,7 @@
 #include "program-impl.h"
 #include "train-impl.h"
 #include "ulp-impl.h"
-#include "../hostblas/cr-impl.h"
+#include "hostblas/cr.h"
 
 #include "clparity/error.h"
 

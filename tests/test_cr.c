@@ -13,7 +13,7 @@
 #include "cr_util.h"
 #include "engine_util.h"
 
-#include "../hostblas/cr-impl.h"
+#include "hostblas/cr.h"
 #include "clparity/error.h"
 #include "clparity/gen.h"
 

@@ -1,10 +1,14 @@
-/* Private: host:cr's arithmetic (hostblas/cr.c), correctly rounded layers (issue 23). Each
- * output is RN(sum_k x[k]·W[o][k] + b[o]), the exact sum rounded once to the nearest float32
- * (ties to even), then the activation and the residual add: cr.c's first comment has the
- * contract and the proof. Written with fixed-width integers, no __int128 and no library call
- * but sqrt, so that clkernels/cr.cl can follow it line by line. */
-#ifndef CLPARITY_CR_IMPL_H
-#define CLPARITY_CR_IMPL_H
+/* Internal, not installed: host:cr's arithmetic (hostblas/cr.c), correctly rounded layers
+ * (issue 23), shared by hostblas/ (host:cr and its training) and runtime/ (cl:cr, its probe,
+ * training) as `#include "hostblas/cr.h"`: hostblas/include is on the include path of
+ * clparity_rt (and of the tests that need it), so that no folder reaches into another's private
+ * headers with "../" (issue 33). It needs only the public clparity/model.h.
+ * Each output is RN(sum_k x[k]·W[o][k] + b[o]), the exact sum rounded once to the nearest
+ * float32 (ties to even), then the activation and the residual add: cr.c's first comment has
+ * the contract and the proof. Written with fixed-width integers, no __int128 and no library
+ * call but sqrt, so that clkernels/cr.cl can follow it line by line. */
+#ifndef CLPARITY_HOSTBLAS_CR_H
+#define CLPARITY_HOSTBLAS_CR_H
 
 #include "clparity/model.h"
 
