@@ -31,13 +31,14 @@ def main():
     os.makedirs(objdir)
     if not no_build:
         for d in DIRS.split(","):
-            for name in sorted(os.listdir(os.path.join(src, d))):
-                if not name.endswith(".c"):
-                    continue
-                obj = os.path.join(objdir, d, name + ".o")
-                os.makedirs(os.path.dirname(obj), exist_ok=True)
-                subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-c", "-MD", "-MF",
-                                obj + ".d", "-o", obj, os.path.join(src, d, name)], check=True)
+            for root, subdirs, names in os.walk(os.path.join(src, d)):
+                subdirs.sort()
+                for name in sorted(n for n in names if n.endswith(".c")):
+                    c = os.path.join(root, name)
+                    obj = os.path.join(objdir, os.path.relpath(c, src) + ".o")
+                    os.makedirs(os.path.dirname(obj), exist_ok=True)
+                    subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-c", "-MD", "-MF",
+                                    obj + ".d", "-o", obj, c], check=True)
     # from inside WORK, so that the output names it "." on every machine
     p = subprocess.run([os.path.abspath(check), "--src", src, "--dirs", DIRS, "."], cwd=work,
                        capture_output=True, text=True)

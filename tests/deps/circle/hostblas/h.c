@@ -1,5 +1,5 @@
 #include "h.h"
-#include "../runtime/d.h"
+#include "../runtime/jobs/d.h"
 
 int h_twice(int x)
 {

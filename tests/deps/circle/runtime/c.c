@@ -1,8 +1,0 @@
-/* runtime -> hostblas (a call), while hostblas/h.c includes runtime/d.h: a folder circle that
- * is no file circle (d.h has no d.c: a node of its own). */
-#include "../hostblas/h.h"
-
-int c_four(int x)
-{
-    return h_twice(h_twice(x));
-}
