@@ -7,13 +7,13 @@
 #include "engine-impl.h"
 #include "file-impl.h" /* cp_json_write_entry */
 #include "program-impl.h"
-#include "peak-impl.h"
 
 #include "clparity/report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +22,19 @@
 
 /* Part of every key: a change of method (kernels, sizes, units) makes old entries miss. */
 #define PEAK_METHOD 4
+/* Repetitions of each measurement: at least PEAK_REPS, and more while the spread (p90 - p10)
+ * / median stays above half of CP_PEAK_NOISY, up to PEAK_REPS_MAX. The median is the figure;
+ * min, p10, p90 and max are kept beside it. */
+#define PEAK_REPS 7
+#define PEAK_REPS_MAX 21
 /* The cache file's layout: 2 added the spread. Entries of schema 1 (a median of 5, no
  * spread) are stale. */
 #define PEAK_CACHE_SCHEMA 2
+/* Each timed repetition of the fma and triad measurements aims at about this long. */
+#define PEAK_TARGET_S 0.04
 #define LATENCY_REPS 200
+/* The triad's three arrays together: far above any cache, within any max allocation. */
+#define TRIAD_BYTES (192ull << 20)
 /* Why an entry of an older clparity is measured again. */
 #define PEAK_STALE "an older entry without a spread"
 
@@ -124,7 +133,7 @@ static double quantile(const double *v, size_t n, double q)
 }
 
 /* The rates work / t[i] of n timed repetitions: their median, and their spread in *s. */
-double peak_rate_stats(const double *t, size_t n, double work, cp_peak_spread *s)
+static double rate_stats(const double *t, size_t n, double work, cp_peak_spread *s)
 {
     double r[PEAK_REPS_MAX > LATENCY_REPS ? PEAK_REPS_MAX : LATENCY_REPS];
     for (size_t i = 0; i < n; ++i)
@@ -140,7 +149,7 @@ double peak_rate_stats(const double *t, size_t n, double work, cp_peak_spread *s
 
 /* True while n timings (n >= PEAK_REPS) spread more than half of CP_PEAK_NOISY: worth one
  * more repetition, up to PEAK_REPS_MAX. */
-bool peak_want_more(const double *t, size_t n)
+static bool want_more(const double *t, size_t n)
 {
     if (n < PEAK_REPS)
         return true;
@@ -378,13 +387,13 @@ static int cl_fma(struct cl_peak *s, const cp_device *dev, int width, double *gf
     st = set_arg(s->fma, 3, sizeof iters, &iters, "cp_peak_fma");
     double t[PEAK_REPS_MAX];
     size_t n = 0;
-    while (st == CP_OK && peak_want_more(t, n))
+    while (st == CP_OK && want_more(t, n))
         st = launch(s, s->fma, global, "cp_peak_fma", &t[n++]);
     if (st != CP_OK)
         return st;
     /* 8 chains (CP_PEAK_CHAINS in peak.cl) of width floats, 2 flops per fma. */
     double flops = (double)global * (double)iters * 8.0 * (double)width * 2.0;
-    *gflops = peak_rate_stats(t, n, flops / 1e9, spread);
+    *gflops = rate_stats(t, n, flops / 1e9, spread);
     return CP_OK;
 }
 
@@ -431,7 +440,7 @@ static int cl_triad(struct cl_peak *s, const cp_device *dev, double *gbs, cp_pea
     int k = want < 1.0 ? 1 : want > 1000.0 ? 1000 : (int)want;
     double t[PEAK_REPS_MAX];
     size_t n = 0;
-    for (; st == CP_OK && peak_want_more(t, n); ++n) {
+    for (; st == CP_OK && want_more(t, n); ++n) {
         double t0 = cp_now();
         for (int i = 0; i < k && st == CP_OK; ++i) {
             size_t global = n4;
@@ -449,7 +458,7 @@ static int cl_triad(struct cl_peak *s, const cp_device *dev, double *gbs, cp_pea
     }
     if (st != CP_OK)
         return st;
-    *gbs = peak_rate_stats(t, n, 3.0 * (double)bytes / 1e9, spread);
+    *gbs = rate_stats(t, n, 3.0 * (double)bytes / 1e9, spread);
     return CP_OK;
 }
 
@@ -508,6 +517,234 @@ out:
     return st;
 }
 
+/* ---- host --------------------------------------------------------------------------------- */
+
+/* Independent fma chains, one vector register each: no chain waits on another, so every fma
+ * unit stays busy. Each step is HOST_CHAINS fmas of the vector width. x86 gets explicit
+ * AVX-512 or AVX2+FMA code, picked by what the CPU supports at run time; elsewhere (and on x86
+ * without FMA) the compiler's fmaf. */
+#define HOST_CHAINS 8
+
+static double host_fma_plain(long iters, float m, float c, float seed, int *lanes)
+{
+    float acc[HOST_CHAINS][4];
+    for (int i = 0; i < HOST_CHAINS; ++i)
+        for (int l = 0; l < 4; ++l)
+            acc[i][l] = seed + (float)(i * 4 + l) * 1e-3f;
+    for (long it = 0; it < iters; ++it)
+        for (int i = 0; i < HOST_CHAINS; ++i)
+            for (int l = 0; l < 4; ++l)
+                acc[i][l] = fmaf(acc[i][l], m, c);
+    double s = 0.0;
+    for (int i = 0; i < HOST_CHAINS; ++i)
+        for (int l = 0; l < 4; ++l)
+            s += acc[i][l];
+    *lanes = 4;
+    return s;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static double host_fma_avx512(long iters, float m, float c,
+                                                                 float seed, int *lanes)
+{
+    __m512 acc[HOST_CHAINS];
+    for (int i = 0; i < HOST_CHAINS; ++i)
+        acc[i] = _mm512_set1_ps(seed + (float)i * 1e-3f);
+    const __m512 vm = _mm512_set1_ps(m), vc = _mm512_set1_ps(c);
+    for (long it = 0; it < iters; ++it)
+        for (int i = 0; i < HOST_CHAINS; ++i)
+            acc[i] = _mm512_fmadd_ps(acc[i], vm, vc);
+    double s = 0.0;
+    for (int i = 0; i < HOST_CHAINS; ++i)
+        s += _mm512_reduce_add_ps(acc[i]);
+    *lanes = 16;
+    return s;
+}
+
+__attribute__((target("avx2,fma"))) static double host_fma_avx2(long iters, float m, float c,
+                                                                float seed, int *lanes)
+{
+    __m256 acc[HOST_CHAINS];
+    for (int i = 0; i < HOST_CHAINS; ++i)
+        acc[i] = _mm256_set1_ps(seed + (float)i * 1e-3f);
+    const __m256 vm = _mm256_set1_ps(m), vc = _mm256_set1_ps(c);
+    for (long it = 0; it < iters; ++it)
+        for (int i = 0; i < HOST_CHAINS; ++i)
+            acc[i] = _mm256_fmadd_ps(acc[i], vm, vc);
+    float lane[8];
+    double s = 0.0;
+    for (int i = 0; i < HOST_CHAINS; ++i) {
+        _mm256_storeu_ps(lane, acc[i]);
+        for (int l = 0; l < 8; ++l)
+            s += lane[l];
+    }
+    *lanes = 8;
+    return s;
+}
+#endif
+
+/* The widest loop this CPU runs; *lanes is its vector width. */
+static double host_fma_loop(long iters, float m, float c, float seed, int *lanes)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return host_fma_avx512(iters, m, c, seed, lanes);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return host_fma_avx2(iters, m, c, seed, lanes);
+#endif
+    return host_fma_plain(iters, m, c, seed, lanes);
+}
+
+struct host_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool go, abort;
+};
+
+struct host_task {
+    long iters;
+    double result;
+    float *a, *b, *c; /* triad */
+    size_t n;
+    struct host_gate *gate;
+};
+
+/* Waits until every thread has been created; false when the run was called off. */
+static bool host_wait(struct host_gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    while (!g->go)
+        pthread_cond_wait(&g->cv, &g->mu);
+    bool run = !g->abort;
+    pthread_mutex_unlock(&g->mu);
+    return run;
+}
+
+static void *host_fma_thread(void *arg)
+{
+    struct host_task *t = arg;
+    if (host_wait(t->gate)) {
+        int lanes;
+        t->result = host_fma_loop(t->iters, 0.999999f, 1e-3f, (float)t->result, &lanes);
+    }
+    return NULL;
+}
+
+static void *host_triad_thread(void *arg)
+{
+    struct host_task *t = arg;
+    if (host_wait(t->gate))
+        for (size_t i = 0; i < t->n; ++i)
+            t->a[i] = t->b[i] + 3.0f * t->c[i];
+    return NULL;
+}
+
+/* Runs fn on nthreads threads released together; the seconds from release to the last join. */
+static int host_parallel(void *(*fn)(void *), struct host_task *tasks, long nthreads, double *sec)
+{
+    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+    if (!th)
+        return cp_err_set(CP_FAIL_RUNTIME, "peak: out of memory");
+    struct host_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false};
+    long started = 0;
+    int st = CP_OK;
+    for (; started < nthreads; ++started) {
+        tasks[started].gate = &gate;
+        int rc = pthread_create(&th[started], NULL, fn, &tasks[started]);
+        if (rc != 0) {
+            st = cp_err_set(CP_FAIL_RUNTIME, "peak: pthread_create failed: %s", strerror(rc));
+            break;
+        }
+    }
+    double t0 = cp_now();
+    pthread_mutex_lock(&gate.mu);
+    gate.go = true;
+    gate.abort = st != CP_OK; /* the threads that did start return at once */
+    pthread_cond_broadcast(&gate.cv);
+    pthread_mutex_unlock(&gate.mu);
+    for (long i = 0; i < started; ++i)
+        pthread_join(th[i], NULL);
+    *sec = cp_now() - t0;
+    free(th);
+    return st;
+}
+
+static int measure_host(cp_peak *p)
+{
+    long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1)
+        nthreads = 1;
+    struct host_task *tasks = calloc((size_t)nthreads, sizeof *tasks);
+    if (!tasks)
+        return cp_err_set(CP_FAIL_RUNTIME, "peak: out of memory");
+    /* One thread alone first, to size the loop. */
+    long iters = 1 << 14;
+    double sec = 0.0;
+    int lanes = 1;
+    for (;;) {
+        double t0 = cp_now();
+        volatile double sink = host_fma_loop(iters, 0.999999f, 1e-3f, 0.5f, &lanes);
+        (void)sink;
+        sec = cp_now() - t0;
+        if (sec >= PEAK_TARGET_S / 4 || iters >= (1L << 40))
+            break;
+        iters *= 2;
+    }
+    iters = (long)((double)iters * PEAK_TARGET_S / (sec > 1e-9 ? sec : 1e-9));
+    double t[PEAK_REPS_MAX + 1];
+    size_t nt = 0;
+    int st = CP_OK;
+    while (st == CP_OK && want_more(t, nt)) {
+        for (long i = 0; i < nthreads; ++i) {
+            tasks[i].iters = iters;
+            tasks[i].result = 0.5 + (double)i;
+        }
+        st = host_parallel(host_fma_thread, tasks, nthreads, &t[nt++]);
+    }
+    if (st != CP_OK)
+        goto out;
+    p->fma_gflops = rate_stats(
+        t, nt, (double)nthreads * (double)iters * HOST_CHAINS * lanes * 2.0 / 1e9, &p->fma);
+
+    size_t n = (size_t)(TRIAD_BYTES / 3 / sizeof(float));
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    if (!a || !b || !c) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "peak: out of memory for the triad's %llu MiB",
+                        TRIAD_BYTES >> 20);
+    } else {
+        size_t per = (n + (size_t)nthreads - 1) / (size_t)nthreads;
+        for (long i = 0; i < nthreads; ++i) {
+            size_t lo = (size_t)i * per < n ? (size_t)i * per : n;
+            size_t hi = lo + per < n ? lo + per : n;
+            tasks[i].a = a + lo;
+            tasks[i].b = b + lo;
+            tasks[i].c = c + lo;
+            tasks[i].n = hi - lo;
+        }
+        /* b and c are filled here; the first, untimed pass faults a's pages in. */
+        for (size_t i = 0; i < n; ++i) {
+            b[i] = 1.0f;
+            c[i] = 2.0f;
+        }
+        st = host_parallel(host_triad_thread, tasks, nthreads, &t[0]);
+        for (nt = 0; st == CP_OK && want_more(t + 1, nt); ++nt)
+            st = host_parallel(host_triad_thread, tasks, nthreads, &t[1 + nt]);
+        if (st == CP_OK)
+            p->bandwidth_gbs =
+                rate_stats(t + 1, nt, 3.0 * (double)n * sizeof(float) / 1e9, &p->bandwidth);
+    }
+    free(a);
+    free(b);
+    free(c);
+    p->latency_us = -1.0;
+out:
+    free(tasks);
+    return st;
+}
+
 /* ---- the entry point ---------------------------------------------------------------------- */
 
 static double round6(double v)
@@ -554,7 +791,7 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
         else if (strcmp(why, "no entry") != 0)
             snprintf(out->cache_note, sizeof out->cache_note, "bad entry replaced: %s", why);
     }
-    int st = dev->kind == CP_DEV_HOST ? peak_measure_host(out) : measure_cl(dev, out);
+    int st = dev->kind == CP_DEV_HOST ? measure_host(out) : measure_cl(dev, out);
     if (st != CP_OK)
         return st;
     /* Six significant digits, far finer than the noise: the cached numbers then read back
