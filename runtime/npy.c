@@ -3,7 +3,7 @@
 #include "clparity/error.h"
 #include "clparity/report.h"
 #include "file-impl.h"
-#include "npy-impl.h"
+#include "npy-header-impl.h"
 
 #include <errno.h>
 #include <stdarg.h>

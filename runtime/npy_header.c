@@ -1,6 +1,6 @@
 /* The header of a .npy file: a Python dict literal, parsed by hand, strictly and within its
  * bounds (npy.c reads the file around it). */
-#include "npy-impl.h"
+#include "npy-header-impl.h"
 #include "clparity/error.h"
 
 #include <stddef.h>

@@ -1,7 +1,7 @@
-/* Private: what the .npy writer and reader (npy.c) share with the header's parser
- * (npy_header.c). */
-#ifndef CLPARITY_NPY_IMPL_H
-#define CLPARITY_NPY_IMPL_H
+/* Private: the .npy header's parser (npy_header.c), which the reader (npy.c) calls, and the
+ * byte order that both read by. */
+#ifndef CLPARITY_NPY_HEADER_IMPL_H
+#define CLPARITY_NPY_HEADER_IMPL_H
 
 #include "clparity/npy.h"
 
