@@ -4,7 +4,6 @@
 #include "run_job.h"
 
 #include "cli.h"
-#include "labels.h"
 #include "opts.h"
 #include "progress.h"
 

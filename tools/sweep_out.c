@@ -17,6 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The names that the table, the crossovers and the files print (the command, cmd_sweep.c, uses
+ * them too). */
+const char *const vary_names[N_VARY] = {"batch", "width", "depth", "params"};
+const char *const vary_symbol[N_VARY] = {"batch", "d", "L", "d"};
+const char *const row_status_names[3] = {"ok", "refused", "error"};
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 static void ms_or_na(char *buf, size_t len, double s)
