@@ -1,7 +1,10 @@
 #include "clparity/metrics.h"
 
 #include "clparity/error.h"
+#include "clparity/report.h"
+#include "metrics-impl.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,4 +202,22 @@ size_t cp_preset_mismatches(enum cp_preset p, const float *a, const double *r, c
             bad += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
     }
     return bad;
+}
+
+void cp_metrics_json_fill(void *obj, const cp_metrics *m, double base_bitwise)
+{
+    cJSON_AddNumberToObject(obj, "compared", (double)m->compared);
+    cp_json_add_num_or_null(obj, "max_ulp", m->compared ? (double)m->max_ulp : NAN);
+    cp_json_add_num_or_null(obj, "median_ulp", m->compared ? m->median_ulp : NAN);
+    cp_json_add_num_or_null(obj, "max_abs", m->max_abs);
+    cp_json_add_num_or_null(obj, "max_rel", m->max_rel);
+    cp_json_add_num_or_null(obj, "rel_to_max", m->rel_to_max);
+    cp_json_add_num_or_null(obj, "norm_rel", m->norm_rel);
+    cJSON_AddNumberToObject(obj, "bitwise", m->bitwise);
+    if (!isnan(base_bitwise))
+        cJSON_AddNumberToObject(obj, "baseline_bitwise", base_bitwise);
+    cJSON_AddNumberToObject(obj, "argmax", m->argmax);
+    cJSON_AddNumberToObject(obj, "nan", (double)m->nan);
+    cJSON_AddNumberToObject(obj, "inf", (double)m->inf);
+    cJSON_AddNumberToObject(obj, "nan_mismatch", (double)m->nan_mismatch);
 }

@@ -7,6 +7,7 @@
 #include "engine-impl.h"
 #include "file-impl.h" /* cp_json_write_entry */
 #include "program-impl.h"
+#include "peak-stats-impl.h"
 
 #include "clparity/report.h"
 
@@ -22,17 +23,11 @@
 
 /* Part of every key: a change of method (kernels, sizes, units) makes old entries miss. */
 #define PEAK_METHOD 4
-/* Repetitions of each measurement: at least PEAK_REPS, and more while the spread (p90 - p10)
- * / median stays above half of CP_PEAK_NOISY, up to PEAK_REPS_MAX. The median is the figure;
- * min, p10, p90 and max are kept beside it. */
-#define PEAK_REPS 7
-#define PEAK_REPS_MAX 21
 /* The cache file's layout: 2 added the spread. Entries of schema 1 (a median of 5, no
  * spread) are stale. */
 #define PEAK_CACHE_SCHEMA 2
 /* Each timed repetition of the fma and triad measurements aims at about this long. */
 #define PEAK_TARGET_S 0.04
-#define LATENCY_REPS 200
 /* The triad's three arrays together: far above any cache, within any max allocation. */
 #define TRIAD_BYTES (192ull << 20)
 /* Why an entry of an older clparity is measured again. */
@@ -111,103 +106,6 @@ static bool read_file(const char *path, char **text, char *why, size_t why_len)
     return true;
 }
 
-static bool positive_number(const cJSON *o, const char *name, double *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble <= 0.0)
-        return false;
-    *out = v->valuedouble;
-    return true;
-}
-
-/* The q-quantile of n sorted values, interpolated linearly between neighbours. */
-static double quantile(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return -1.0;
-    double at = q * (double)(n - 1);
-    size_t lo = (size_t)at;
-    if (lo + 1 >= n)
-        return v[n - 1];
-    return v[lo] + (at - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
-/* The rates work / t[i] of n timed repetitions: their median, and their spread in *s. */
-static double rate_stats(const double *t, size_t n, double work, cp_peak_spread *s)
-{
-    double r[PEAK_REPS_MAX > LATENCY_REPS ? PEAK_REPS_MAX : LATENCY_REPS];
-    for (size_t i = 0; i < n; ++i)
-        r[i] = work / (t[i] > 1e-12 ? t[i] : 1e-12);
-    cp_stats st = cp_stats_of(r, n); /* sorts r */
-    s->min = st.min;
-    s->max = st.max;
-    s->p10 = quantile(r, n, 0.1);
-    s->p90 = quantile(r, n, 0.9);
-    s->reps = (int)n;
-    return st.median;
-}
-
-/* True while n timings (n >= PEAK_REPS) spread more than half of CP_PEAK_NOISY: worth one
- * more repetition, up to PEAK_REPS_MAX. */
-static bool want_more(const double *t, size_t n)
-{
-    if (n < PEAK_REPS)
-        return true;
-    if (n >= PEAK_REPS_MAX)
-        return false;
-    double v[PEAK_REPS_MAX];
-    memcpy(v, t, n * sizeof *v);
-    double med = cp_stats_of(v, n).median;
-    return med > 0.0 && (quantile(v, n, 0.9) - quantile(v, n, 0.1)) / med > CP_PEAK_NOISY / 2;
-}
-
-static void spread_none(cp_peak_spread *s)
-{
-    s->min = s->p10 = s->p90 = s->max = -1.0;
-    s->reps = 0;
-}
-
-static bool spread_noisy(const cp_peak_spread *s, double median)
-{
-    return s->reps > 0 && median > 0.0 && (s->p90 - s->p10) / median > CP_PEAK_NOISY;
-}
-
-static cJSON *spread_json(const cp_peak_spread *s)
-{
-    if (s->reps <= 0)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddNumberToObject(o, "min", s->min);
-    cJSON_AddNumberToObject(o, "p10", s->p10);
-    cJSON_AddNumberToObject(o, "p90", s->p90);
-    cJSON_AddNumberToObject(o, "max", s->max);
-    cJSON_AddNumberToObject(o, "reps", s->reps);
-    return o;
-}
-
-/* A spread as cached: positive, ordered min <= p10 <= median <= p90 <= max (within rounding),
- * and at least 2 repetitions. */
-static bool spread_load(const cJSON *o, double median, cp_peak_spread *s)
-{
-    const cJSON *reps = cJSON_GetObjectItemCaseSensitive(o, "reps");
-    if (!cJSON_IsObject(o) || !positive_number(o, "min", &s->min) ||
-        !positive_number(o, "p10", &s->p10) || !positive_number(o, "p90", &s->p90) ||
-        !positive_number(o, "max", &s->max) || !cJSON_IsNumber(reps) || reps->valuedouble < 2 ||
-        reps->valuedouble > 1e6)
-        return false;
-    s->reps = (int)reps->valuedouble;
-    double slack = 1e-5 * median;
-    return s->min <= s->p10 + slack && s->p10 <= median + slack && median <= s->p90 + slack &&
-           s->p90 <= s->max + slack;
-}
-
-void *cp_peak_spread_json(const cp_peak_spread *s)
-{
-    return spread_json(s);
-}
-
 /* A sound entry for this key: valid JSON, the same key, finite positive numbers. */
 static bool cache_load(const char *path, const char *key, bool host, cp_peak *p, char *why,
                        size_t why_len)
@@ -230,16 +128,16 @@ static bool cache_load(const char *path, const char *key, bool host, cp_peak *p,
         snprintf(why, why_len, "%s", PEAK_STALE);
     else if (!cJSON_IsNumber(schema) || schema->valuedouble != PEAK_CACHE_SCHEMA)
         snprintf(why, why_len, "unknown schema");
-    else if (!positive_number(root, "fma_gflops", &p->fma_gflops) ||
-             !positive_number(root, "bandwidth_gbs", &p->bandwidth_gbs) ||
-             (!host && !positive_number(root, "latency_us", &p->latency_us)))
+    else if (!peak_positive_number(root, "fma_gflops", &p->fma_gflops) ||
+             !peak_positive_number(root, "bandwidth_gbs", &p->bandwidth_gbs) ||
+             (!host && !peak_positive_number(root, "latency_us", &p->latency_us)))
         snprintf(why, why_len, "missing or bad values");
-    else if (!spread_load(cJSON_GetObjectItemCaseSensitive(spread, "fma_gflops"), p->fma_gflops,
-                          &p->fma) ||
-             !spread_load(cJSON_GetObjectItemCaseSensitive(spread, "bandwidth_gbs"),
-                          p->bandwidth_gbs, &p->bandwidth) ||
-             (!host && !spread_load(cJSON_GetObjectItemCaseSensitive(spread, "latency_us"),
-                                    p->latency_us, &p->latency)))
+    else if (!peak_spread_load(cJSON_GetObjectItemCaseSensitive(spread, "fma_gflops"),
+                               p->fma_gflops, &p->fma) ||
+             !peak_spread_load(cJSON_GetObjectItemCaseSensitive(spread, "bandwidth_gbs"),
+                               p->bandwidth_gbs, &p->bandwidth) ||
+             (!host && !peak_spread_load(cJSON_GetObjectItemCaseSensitive(spread, "latency_us"),
+                                         p->latency_us, &p->latency)))
         snprintf(why, why_len, "missing or bad spread");
     else {
         ok = true;
@@ -275,9 +173,9 @@ static void cache_store(const char *path, const char *key, const cp_peak *p, cha
         cJSON_AddNullToObject(o, "latency_us");
     cJSON *spread = cJSON_AddObjectToObject(o, "spread");
     if (spread) {
-        cp_json_add(spread, "fma_gflops", spread_json(&p->fma));
-        cp_json_add(spread, "bandwidth_gbs", spread_json(&p->bandwidth));
-        cp_json_add(spread, "latency_us", spread_json(&p->latency));
+        cp_json_add(spread, "fma_gflops", peak_spread_json(&p->fma));
+        cp_json_add(spread, "bandwidth_gbs", peak_spread_json(&p->bandwidth));
+        cp_json_add(spread, "latency_us", peak_spread_json(&p->latency));
     }
     cJSON_AddStringToObject(o, "measured_at", p->measured_at);
     cJSON_AddStringToObject(o, "clparity_version", cp_version());
@@ -387,13 +285,13 @@ static int cl_fma(struct cl_peak *s, const cp_device *dev, int width, double *gf
     st = set_arg(s->fma, 3, sizeof iters, &iters, "cp_peak_fma");
     double t[PEAK_REPS_MAX];
     size_t n = 0;
-    while (st == CP_OK && want_more(t, n))
+    while (st == CP_OK && peak_want_more(t, n))
         st = launch(s, s->fma, global, "cp_peak_fma", &t[n++]);
     if (st != CP_OK)
         return st;
     /* 8 chains (CP_PEAK_CHAINS in peak.cl) of width floats, 2 flops per fma. */
     double flops = (double)global * (double)iters * 8.0 * (double)width * 2.0;
-    *gflops = rate_stats(t, n, flops / 1e9, spread);
+    *gflops = peak_rate_stats(t, n, flops / 1e9, spread);
     return CP_OK;
 }
 
@@ -440,7 +338,7 @@ static int cl_triad(struct cl_peak *s, const cp_device *dev, double *gbs, cp_pea
     int k = want < 1.0 ? 1 : want > 1000.0 ? 1000 : (int)want;
     double t[PEAK_REPS_MAX];
     size_t n = 0;
-    for (; st == CP_OK && want_more(t, n); ++n) {
+    for (; st == CP_OK && peak_want_more(t, n); ++n) {
         double t0 = cp_now();
         for (int i = 0; i < k && st == CP_OK; ++i) {
             size_t global = n4;
@@ -458,7 +356,7 @@ static int cl_triad(struct cl_peak *s, const cp_device *dev, double *gbs, cp_pea
     }
     if (st != CP_OK)
         return st;
-    *gbs = rate_stats(t, n, 3.0 * (double)bytes / 1e9, spread);
+    *gbs = peak_rate_stats(t, n, 3.0 * (double)bytes / 1e9, spread);
     return CP_OK;
 }
 
@@ -476,8 +374,8 @@ static int cl_latency(struct cl_peak *s, double *us, cp_peak_spread *spread)
     *us = 1e6 * ts.median;
     spread->min = 1e6 * ts.min;
     spread->max = 1e6 * ts.max;
-    spread->p10 = 1e6 * quantile(t, LATENCY_REPS, 0.1);
-    spread->p90 = 1e6 * quantile(t, LATENCY_REPS, 0.9);
+    spread->p10 = 1e6 * peak_quantile(t, LATENCY_REPS, 0.1);
+    spread->p90 = 1e6 * peak_quantile(t, LATENCY_REPS, 0.9);
     spread->reps = LATENCY_REPS;
     return CP_OK;
 }
@@ -697,7 +595,7 @@ static int measure_host(cp_peak *p)
     double t[PEAK_REPS_MAX + 1];
     size_t nt = 0;
     int st = CP_OK;
-    while (st == CP_OK && want_more(t, nt)) {
+    while (st == CP_OK && peak_want_more(t, nt)) {
         for (long i = 0; i < nthreads; ++i) {
             tasks[i].iters = iters;
             tasks[i].result = 0.5 + (double)i;
@@ -706,7 +604,7 @@ static int measure_host(cp_peak *p)
     }
     if (st != CP_OK)
         goto out;
-    p->fma_gflops = rate_stats(
+    p->fma_gflops = peak_rate_stats(
         t, nt, (double)nthreads * (double)iters * HOST_CHAINS * lanes * 2.0 / 1e9, &p->fma);
 
     size_t n = (size_t)(TRIAD_BYTES / 3 / sizeof(float));
@@ -730,11 +628,11 @@ static int measure_host(cp_peak *p)
             c[i] = 2.0f;
         }
         st = host_parallel(host_triad_thread, tasks, nthreads, &t[0]);
-        for (nt = 0; st == CP_OK && want_more(t + 1, nt); ++nt)
+        for (nt = 0; st == CP_OK && peak_want_more(t + 1, nt); ++nt)
             st = host_parallel(host_triad_thread, tasks, nthreads, &t[1 + nt]);
         if (st == CP_OK)
             p->bandwidth_gbs =
-                rate_stats(t + 1, nt, 3.0 * (double)n * sizeof(float) / 1e9, &p->bandwidth);
+                peak_rate_stats(t + 1, nt, 3.0 * (double)n * sizeof(float) / 1e9, &p->bandwidth);
     }
     free(a);
     free(b);
@@ -759,9 +657,9 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
     double t0 = cp_now();
     memset(out, 0, sizeof *out);
     out->latency_us = -1.0;
-    spread_none(&out->fma);
-    spread_none(&out->bandwidth);
-    spread_none(&out->latency);
+    peak_spread_none(&out->fma);
+    peak_spread_none(&out->bandwidth);
+    peak_spread_none(&out->latency);
     if (dev->kind == CP_DEV_OPENCL && dev->simulator)
         return CP_OK; /* available stays false: a simulator has no peak */
     out->available = true;
@@ -776,16 +674,16 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
     if (cache && !remeasure) {
         if (cache_load(out->cache_file, key, dev->kind == CP_DEV_HOST, out, why, sizeof why)) {
             out->cached = true;
-            out->noisy = spread_noisy(&out->fma, out->fma_gflops) ||
-                         spread_noisy(&out->bandwidth, out->bandwidth_gbs);
+            out->noisy = peak_spread_noisy(&out->fma, out->fma_gflops) ||
+                         peak_spread_noisy(&out->bandwidth, out->bandwidth_gbs);
             out->seconds = cp_now() - t0;
             return CP_OK;
         }
         /* What a failed load may have filled in is not this measurement's. */
         out->latency_us = -1.0;
-        spread_none(&out->fma);
-        spread_none(&out->bandwidth);
-        spread_none(&out->latency);
+        peak_spread_none(&out->fma);
+        peak_spread_none(&out->bandwidth);
+        peak_spread_none(&out->latency);
         if (strcmp(why, PEAK_STALE) == 0)
             snprintf(out->cache_note, sizeof out->cache_note, "%s, measured again", PEAK_STALE);
         else if (strcmp(why, "no entry") != 0)
@@ -808,8 +706,8 @@ int cp_peak_get(const cp_device *dev, bool remeasure, cp_peak *out)
             spreads[i]->p90 = round6(spreads[i]->p90);
             spreads[i]->max = round6(spreads[i]->max);
         }
-    out->noisy = spread_noisy(&out->fma, out->fma_gflops) ||
-                 spread_noisy(&out->bandwidth, out->bandwidth_gbs);
+    out->noisy = peak_spread_noisy(&out->fma, out->fma_gflops) ||
+                 peak_spread_noisy(&out->bandwidth, out->bandwidth_gbs);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

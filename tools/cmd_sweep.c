@@ -32,10 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const vary_names[N_VARY] = {"batch", "width", "depth", "params"};
-const char *const vary_symbol[N_VARY] = {"batch", "d", "L", "d"};
-const char *const row_status_names[3] = {"ok", "refused", "error"};
-
 static void on_signal(int sig)
 {
     sweep_stop_signal = sig;

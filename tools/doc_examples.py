@@ -243,7 +243,7 @@ def mask_tables(lines):
 # length and its hyphens do not matter. A name cut to a table's column ("0:0 pthread-skylake-
 # avx512-AMD sqrt") is masked before, by machine_rx's prefixes of the keys' names.
 POCL_NAME = re.compile(r"(?<![\w-])(?:pthread|cpu|basic|tbb)-\S.*?(?=:|\s\s|\s(?:cl|host):|$)")
-# host:exact's instruction-set levels (hostblas/host.c's isa_words), the description that
+# host:exact's instruction-set levels (hostblas/exact.c's isa_words), the description that
 # devices prints after the level ("avx2 (AVX2 + FMA)", "avx512 (AVX-512 F)") and the list of
 # the CPU's levels ("avx512, avx2, baseline" against "avx2, baseline"): one <isa> each.
 ISA_WORD = r"(?:avx512|avx2|baseline)"

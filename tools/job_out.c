@@ -1,7 +1,9 @@
-/* run's and compare's --csv and --plot: one CSV row per device × engine with its timings and
- * its metrics against host:f64, and a plot of both. */
+/* run's and compare's outputs: --out, --save and --json (job_write_files), the timing table, and
+ * --csv and --plot: one CSV row per device × engine with its timings and its metrics against
+ * host:f64, and a plot of both. */
 #include "cli.h"
 #include "csv.h"
+#include "labels.h"
 #include "run_job.h"
 
 #include "clparity/compare.h"
@@ -206,4 +208,87 @@ int job_write_tables(const struct job *j, const cp_comparison *cmp)
     if (st == CP_OK && j->o.plot)
         st = write_plot(j, cmp);
     return st;
+}
+/* --out, --save, then --json, each as asked. */
+int job_write_files(const struct job *j, bool (*add)(void *root, const struct job *j, void *ctx),
+                    void *ctx)
+{
+    int st = CP_OK;
+    if (j->o.out && cp_job_result_count(j->cj) == 1 && !cp_job_failed_count(j->cj)) {
+        st = cp_job_write_output(j->cj, 0, j->o.out);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "--out: %s", cp_err_msg());
+    }
+    if (j->o.save) {
+        cp_save *s;
+        st = cp_save_begin(j->o.save, &s);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "%s", cp_err_msg());
+        st = cp_job_save_files(j->cj, cp_save_dir(s));
+        if (st == CP_OK && j->save_more && (st = j->save_more(j, cp_save_dir(s), j->save_ctx))) {
+            cp_save_abort(s, st); /* save_more printed its problem */
+            return cli_fail(j->cmd, st, "--save: %s is left as it was", j->o.save);
+        }
+        st = st == CP_OK ? cp_save_commit(s) : cp_save_abort(s, st);
+        if (st != CP_OK)
+            return cli_fail(j->cmd, st, "%s", cp_err_msg());
+    }
+    if (!j->o.json)
+        return CP_OK;
+    cJSON *root = job_json(j);
+    if (root)
+        cJSON_AddStringToObject(root, "command", j->cmd);
+    if (root && add && !add(root, j, ctx)) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return cli_write_json(j->cmd, "--json", j->o.json, root);
+}
+
+void *job_json(const struct job *j)
+{
+    cJSON *root = cp_job_json(j->cj);
+    struct labels_in lab = labels_of_job(j);
+    if (root && j->labels)
+        cp_json_add(root, "labels", labels_json(&lab));
+    return root;
+}
+
+void job_runs_text(const struct job_opts *o, char *buf, size_t len)
+{
+    if (o->runs > 0)
+        snprintf(buf, len, "%ld run%s after %ld warm-up", o->runs, o->runs == 1 ? "" : "s",
+                 o->warmup);
+    else
+        snprintf(buf, len,
+                 "adaptive runs (at least %d and %g s timed per result, at most %d) after %ld "
+                 "warm-up",
+                 CP_RUNS_MIN, o->min_time, CP_RUNS_MAX, o->warmup);
+}
+
+int job_print_speed(FILE *out, const struct job *j)
+{
+    size_t n = cp_job_result_count(j->cj);
+    const cp_stats **st = calloc(n + 1, sizeof *st);
+    const char **nm = calloc(n + 1, sizeof *nm);
+    char(*names)[400] = calloc(n + 1, sizeof *names);
+    if (st && nm && names) {
+        for (size_t i = 0; i < n; ++i) {
+            const cp_job_result *r = cp_job_result_at(j->cj, i);
+            char label[300];
+            cp_device_label(r->dev, label, sizeof label);
+            snprintf(names[i], sizeof names[i], "%s on %s", r->eng->name, label);
+            nm[i] = names[i];
+            st[i] = r->error[0] ? NULL : &r->wall;
+        }
+        cp_timing_print(out, st, nm, n);
+    }
+    int rc = st && nm && names
+                 ? CP_OK
+                 : cli_fail(j->cmd, CP_FAIL_RUNTIME,
+                            "the report is incomplete: out of memory printing the timing table");
+    free(st);
+    free(nm);
+    free(names);
+    return rc;
 }

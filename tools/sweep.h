@@ -1,6 +1,6 @@
 /* clparity sweep's parts (tools/cmd_sweep.c: options and the command; sweep_grid.c: the grid
  * and its points; sweep_run.c: running them; sweep_out.c: the table, the crossovers and the
- * JSON, CSV and plot files). */
+ * JSON and CSV files; sweep_plot.c: the plot). */
 #ifndef CLPARITY_SWEEP_H
 #define CLPARITY_SWEEP_H
 
@@ -142,6 +142,10 @@ void sweep_print_crossovers(const struct sweep *s);
 void sweep_print_pct_note(const struct sweep *s);
 int sweep_write_json(const struct sweep *s);
 int sweep_write_csv(const struct sweep *s);
+/* "cl:own on 0:0 NVIDIA H100": series i's engine and device, as the crossovers and the plot
+ * name it. */
+void sweep_series_name(const struct sweep *s, size_t i, char *buf, size_t len);
+/* sweep_plot.c */
 int sweep_write_plot(const struct sweep *s);
 
 #endif

@@ -1,4 +1,5 @@
-/* clparity sweep: the table, the crossovers, and the JSON, CSV and plot files. */
+/* clparity sweep: the table, the crossovers, and the JSON and CSV files (the plot is in
+ * sweep_plot.c). */
 #include "cli.h"
 #include "csv.h"
 #include "perf.h"
@@ -15,6 +16,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The names that the table, the crossovers and the files print (the command, cmd_sweep.c, uses
+ * them too). */
+const char *const vary_names[N_VARY] = {"batch", "width", "depth", "params"};
+const char *const vary_symbol[N_VARY] = {"batch", "d", "L", "d"};
+const char *const row_status_names[3] = {"ok", "refused", "error"};
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
@@ -141,7 +148,7 @@ static bool noise_list(const struct sweep *s, const bool *noise, char *buf, size
     return k > 0;
 }
 
-static void series_name(const struct sweep *s, size_t i, char *buf, size_t len)
+void sweep_series_name(const struct sweep *s, size_t i, char *buf, size_t len)
 {
     char label[300];
     cp_device_label(s->ser[i].dev, label, sizeof label);
@@ -179,7 +186,7 @@ static void summary_text(const struct sweep *s, size_t a, size_t b, size_t commo
         snprintf(buf, len, "never (equal or within noise at every common point)");
         return;
     }
-    series_name(s, first == 0 ? a : b, name, sizeof name);
+    sweep_series_name(s, first == 0 ? a : b, name, sizeof name);
     if (nn)
         snprintf(buf, len,
                  "never (%s is faster at every one of the %zu common point%s outside the noise; "
@@ -236,8 +243,8 @@ void sweep_print_crossovers(const struct sweep *s)
             int first;
             size_t common = crossings_of(s, a, b, cx, &n, &first, noise);
             char na[400], nb[400], text[1024], nl[1024];
-            series_name(s, a, na, sizeof na);
-            series_name(s, b, nb, sizeof nb);
+            sweep_series_name(s, a, na, sizeof na);
+            sweep_series_name(s, b, nb, sizeof nb);
             bool any_noise = noise_list(s, noise, nl, sizeof nl);
             if (n == 0) {
                 summary_text(s, a, b, common, first, n, noise, text, sizeof text);
@@ -505,85 +512,6 @@ int sweep_write_csv(const struct sweep *s)
         csv_field(&t, ok && r->pct_peak >= 0.0 ? (r->pct_peak_suspect ? "1" : "0") : "", true);
     }
     return csv_write("sweep", s->o.csv, &t);
-}
-
-/* The blog post's plot: median wall time against the varied parameter, log axes, one line
- * per device x engine. gnuplot reads the script on its stdin and writes a temporary file,
- * renamed when it succeeded. */
-int sweep_write_plot(const struct sweep *s)
-{
-    const struct sweep_opts *o = &s->o;
-    struct cli_plot pl;
-    int st = cli_plot_open("sweep", o->plot, &pl);
-    if (st != CP_OK)
-        return st;
-    FILE *gp = pl.gp;
-    char title[256];
-    switch (o->vary) {
-    case VARY_BATCH:
-        snprintf(title, sizeof title, "time against batch (d = %ld, L = %ld)", o->d, o->layers);
-        break;
-    case VARY_WIDTH:
-        snprintf(title, sizeof title, "time against width d (L = %ld, B = %ld)", o->layers,
-                 o->batch);
-        break;
-    case VARY_DEPTH:
-        snprintf(title, sizeof title, "time against depth L (d = %ld, B = %ld)", o->d, o->batch);
-        break;
-    default:
-        snprintf(title, sizeof title,
-                 "time against width d at %.0f parameters (L = params/d², B = %ld)", o->params,
-                 o->batch);
-        break;
-    }
-    fprintf(gp, "\nset title ");
-    cli_gp_quoted(gp, title);
-    fprintf(gp, "\nset xlabel ");
-    cli_gp_quoted(gp, o->vary == VARY_BATCH   ? "batch size B"
-                      : o->vary == VARY_DEPTH ? "layers L"
-                                              : "width d");
-    fprintf(gp, "\nset ylabel \"median wall time (ms)\"\n"
-                "set logscale xy\nset grid xtics ytics mxtics mytics\n"
-                "set key below\nset pointsize 1\n");
-    /* One data block per series with at least one finished point. */
-    size_t nplot = 0;
-    for (size_t k = 0; k < s->nser; ++k) {
-        bool any = false;
-        for (size_t i = 0; i < s->nrows; ++i)
-            any = any || (s->rows[i].series == k && s->rows[i].status == ROW_OK);
-        if (!any)
-            continue;
-        fprintf(gp, "$s%zu << EOD\n", k);
-        for (size_t i = 0; i < s->nrows; ++i) {
-            const struct row *r = &s->rows[i];
-            if (r->series == k && r->status == ROW_OK)
-                fprintf(gp, "%ld %.9g\n", s->pts[r->point].x, 1e3 * r->wall.median);
-        }
-        fprintf(gp, "EOD\n");
-        nplot++;
-    }
-    if (nplot == 0) {
-        /* Nothing finished: an empty frame says so rather than no file at all. */
-        fprintf(gp, "set label 1 \"no finished results\" at graph 0.5, graph 0.5 center\n"
-                    "unset logscale\nplot [0:1] [0:1] NaN notitle\n");
-    } else {
-        fprintf(gp, "plot ");
-        const char *sep = "";
-        for (size_t k = 0; k < s->nser; ++k) {
-            bool any = false;
-            for (size_t i = 0; i < s->nrows; ++i)
-                any = any || (s->rows[i].series == k && s->rows[i].status == ROW_OK);
-            if (!any)
-                continue;
-            char name[400];
-            series_name(s, k, name, sizeof name);
-            fprintf(gp, "%s$s%zu using 1:2 with linespoints lw 2 title ", sep, k);
-            cli_gp_quoted(gp, name);
-            sep = ", \\\n     ";
-        }
-        fprintf(gp, "\n");
-    }
-    return cli_plot_close("sweep", &pl);
 }
 
 void sweep_print_intro(const struct sweep *s)

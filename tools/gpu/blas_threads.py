@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 13 on the GPU machine's 16 cores: where host:openblas's thread choice loses to the
 bare OpenBLAS loop, time each point with every thread count, so that the thresholds come from
-measurements on 16 cores (those in hostblas/host.c were chosen on 2).
+measurements on 16 cores (those in hostblas/blas.c were chosen on 2).
 
   python3 tools/gpu/blas_threads.py [--rounds R] [--out FILE]
 

@@ -93,7 +93,7 @@ double cr_err_scale(int in);
  * finite, |s| < 2^127 and RN(s) != 0. False: the exact accumulator must decide. */
 bool cr_certify(double s, double err, float *v);
 
-/* host:cr's panels are host:exact's (hostblas/host.c, XP): W packed as Wp[o / 16][k][o % 16],
+/* host:cr's panels are host:exact's (hostblas/exact.c, XP): W packed as Wp[o / 16][k][o % 16],
  * out padded to a multiple of 16 with zeros. */
 #define CR_PANEL 16
 
@@ -116,7 +116,7 @@ typedef struct cr_layer_args {
  * fallback. */
 typedef long (*cr_unit_fn)(const cr_layer_args *a, int r0, int r1, int p0, int p1);
 
-/* The units, by instruction set (hostblas/host.c picks one the CPU has): the portable loop
+/* The units, by instruction set (hostblas/exact.c picks one the CPU has): the portable loop
  * compiled for the baseline, for AVX2 + FMA or for AVX-512 F, or the AVX2 + FMA intrinsics
  * kernel. Every unit gives the same bits: the certificate holds for any order of the double
  * sum, and the fallback is exact. */

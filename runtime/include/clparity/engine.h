@@ -134,7 +134,7 @@ int cp_engine_roundtrip(cp_engine *e, int *ok);
  * without a thread setting. */
 int cp_engine_threads(cp_engine *e, int n);
 
-/* What `clparity devices` says of the host engines' setup (hostblas/host.c). */
+/* What `clparity devices` says of the host engines' setup (hostblas/exact.c). */
 typedef struct cp_host_about {
     /* The most threads host:openblas and host:exact share a layer over: CLPARITY_HOST_THREADS,
      * else the cores (at most 16); 0 when CLPARITY_HOST_THREADS is not 1 to 16. */

@@ -1,0 +1,54 @@
+# ---- unit tests: cmocka, one file per module (runtime/*, tools/*) -----------------------------
+function(cp_unit name)
+  add_executable(test_${name} test_${name}.c)
+  target_link_libraries(test_${name} PRIVATE clparity_rt PkgConfig::CMOCKA)
+endfunction()
+
+foreach(t error npy select gen metrics engines exact relaxed safetensors stats)
+  cp_unit(${t})
+endforeach()
+
+add_test(NAME runtime/error COMMAND test_error)
+add_test(NAME runtime/npy COMMAND test_npy)
+add_test(NAME runtime/safetensors COMMAND test_safetensors)
+# tools/labels.c (accuracy, agreement, flips) on results made up here.
+add_executable(test_labels test_labels.c ${CMAKE_SOURCE_DIR}/tools/labels.c
+               ${CMAKE_SOURCE_DIR}/tools/run_job.c ${CMAKE_SOURCE_DIR}/tools/opts.c
+               ${CMAKE_SOURCE_DIR}/tools/cli.c ${CMAKE_SOURCE_DIR}/tools/progress.c)
+target_include_directories(test_labels PRIVATE ${CMAKE_SOURCE_DIR}/tools)
+target_link_libraries(test_labels PRIVATE clparity_rt PkgConfig::CMOCKA)
+add_test(NAME tools/labels COMMAND test_labels)
+add_test(NAME runtime/select COMMAND test_select)
+add_test(NAME runtime/gen COMMAND test_gen)
+add_test(NAME runtime/metrics COMMAND test_metrics)
+add_test(NAME runtime/stats COMMAND test_stats)
+add_test(NAME runtime/engines_pocl COMMAND test_engines)
+set_tests_properties(runtime/engines_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     SKIP_RETURN_CODE 77 LABELS "opencl;heavy")
+add_test(NAME runtime/exact_pocl COMMAND test_exact)
+set_tests_properties(runtime/exact_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     SKIP_RETURN_CODE 77 LABELS opencl)
+add_test(NAME runtime/exact_oclgrind COMMAND test_exact)
+set_tests_properties(runtime/exact_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};${ENV_CACHE}" SKIP_RETURN_CODE 77
+                     LABELS "opencl;oclgrind")
+# cl:relaxed on each of cl:own's paths: the bound, determinism, the path that ran; and the
+# planted error (test hook relaxed-wrong) caught by the probe and the bound.
+add_test(NAME runtime/relaxed_pocl COMMAND test_relaxed)
+set_tests_properties(runtime/relaxed_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     SKIP_RETURN_CODE 77 LABELS "opencl;heavy")
+add_test(NAME runtime/relaxed_planted_pocl COMMAND test_relaxed planted)
+set_tests_properties(runtime/relaxed_planted_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=relaxed-wrong"
+                     SKIP_RETURN_CODE 77 LABELS opencl)
+add_test(NAME runtime/relaxed_oclgrind COMMAND test_relaxed)
+set_tests_properties(runtime/relaxed_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};${ENV_CACHE}" SKIP_RETURN_CODE 77
+                     LABELS "opencl;oclgrind")
+
+# The program-binary cache: its files in build/test-out/cache-unit, its engine tests on PoCL.
+cp_unit(cache)
+target_include_directories(test_cache PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+add_test(NAME runtime/cache COMMAND test_cache ${CMAKE_BINARY_DIR}/test-out/cache-unit)
+set_tests_properties(runtime/cache PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     LABELS opencl)
