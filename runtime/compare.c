@@ -1,6 +1,7 @@
 /* The comparison report shared by `compare` (results computed now) and `diff` (results read
  * from --save folders): rows, the pairwise matrix, the worst elements, the verdicts. */
 #include "clparity/compare.h"
+#include "clparity/engine.h"
 
 #include "clparity/error.h"
 #include "clparity/report.h"
@@ -52,8 +53,8 @@ static bool is_f32(const cp_compare_item *it)
 
 bool cp_engine_correctly_rounded(const char *engine)
 {
-    size_t len = strlen(engine);
-    return len > 3 && strcmp(engine + len - 3, ":cr") == 0;
+    const cp_engine_info *info = cp_engine_find(engine);
+    return info && info->correctly_rounded;
 }
 
 /* A result that --expect cr judges: a correctly rounded engine's (cl:cr, host:cr). */
@@ -244,7 +245,9 @@ int cp_comparison_pair(const cp_comparison *c, size_t i, size_t k, double *bitwi
 
 bool cp_engine_promises_exact(const char *engine)
 {
-    return strcmp(engine, "cl:own") == 0 || strcmp(engine, "host:exact") == 0;
+    const cp_engine_info *info = cp_engine_find(engine);
+    const cp_engine_info *twin = info && info->twin ? cp_engine_find(info->twin) : NULL;
+    return (info && info->role == CP_ROLE_BASELINE) || (twin && twin->role == CP_ROLE_BASELINE);
 }
 
 /* A fraction as a percentage that never rounds up to a false 100%. */

@@ -4,6 +4,7 @@
 
 #include "clparity/engine.h"
 #include "program-impl.h"
+#include "testhook-impl.h" /* the engines plant their faults through it */
 
 #include <time.h>
 
@@ -46,21 +47,6 @@ extern const struct cp_engine_ops cp_engine_ops_host_openblas;
 extern const struct cp_engine_ops cp_engine_ops_host_exact;
 extern const struct cp_engine_ops cp_engine_ops_host_cr;
 extern const struct cp_engine_ops cp_engine_ops_host_f64;
-
-/* True when CLPARITY_TEST_HOOK names this hook: the tests' way to plant a fault. */
-bool cp_test_hook(const char *name);
-
-/* Test hooks "fail-enqueue:N" and "fail-alloc:N": counts the calls of one kind ("enqueue",
- * "alloc") and is true for the Nth, whose OpenCL call the engine then reports as failed, as a
- * device that runs out of resources mid-run would. */
-bool cp_test_fail(const char *what);
-
-/* While on (the probe's own runs), cp_test_fail counts nothing and fails nothing, so that the
- * hooks fail-alloc:N and fail-enqueue:N name the Nth call of the run itself. */
-void cp_test_suspend(bool on);
-
-/* True when any CLPARITY_TEST_HOOK is set. */
-bool cp_test_hook_active(void);
 
 static inline double cp_now(void)
 {

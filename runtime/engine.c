@@ -1,40 +1,146 @@
 #include "engine-impl.h"
 #include "isolate-impl.h"
+#include "clparity/format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const cp_engine_info engines[] = {
-    {"cl:own", CP_DEV_OPENCL, CP_F32,
-     "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of host:exact)",
-     false},
-    {"cl:clblast", CP_DEV_OPENCL, CP_F32,
-     "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel", false},
-    {"cl:relaxed", CP_DEV_OPENCL, CP_F32,
-     "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math -cl-mad-enable: what "
-     "exactness costs",
-     false},
-    {"host:openblas", CP_DEV_HOST, CP_F32,
-     "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
-     "+ C epilogue",
-     false},
-    {"host:exact", CP_DEV_HOST, CP_F32,
-     "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)", false},
-    {"host:f64", CP_DEV_HOST, CP_F64, "double precision: the reference", false},
-    /* Only by name for now: the defaults' reports stay as they are until the report knows it
-     * (issue 23, part 3). */
-    {"host:cr", CP_DEV_HOST, CP_F32,
-     "correctly rounded: each output's exact sum rounded once (RN); the same bits on every "
-     "correct implementation",
-     true},
-    {"cl:cr", CP_DEV_OPENCL, CP_F32,
-     "correctly rounded on the OpenCL device: host:cr's bits, any split", true},
-};
+/* The footprints (cp_engine_footprint): f holds the default when they are called, the weights
+ * once in the engine's dtype and two activation buffers. */
 
-static const struct cp_engine_ops *const engine_ops[] = {
-    &cp_engine_ops_cl_own,        &cp_engine_ops_cl_clblast, &cp_engine_ops_cl_relaxed,
-    &cp_engine_ops_host_openblas, &cp_engine_ops_host_exact, &cp_engine_ops_host_f64,
-    &cp_engine_ops_host_cr,       &cp_engine_ops_cl_cr,
+/* cl:own and cl:relaxed (its kernels) keep the weights as uploaded (for the round-trip checks)
+ * and a copy in their kernels' layout (transposed or blocked); their one-launch path transposes
+ * every layer into one host buffer before the upload. */
+static void footprint_own(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)batch;
+    f->weights *= 2;
+    f->staging += (unsigned long long)m->n_params * 4ULL;
+}
+
+static void footprint_clblast(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)m;
+    (void)batch;
+    f->buffers = 3;
+}
+
+/* host:openblas reads the model's float weights in place. */
+static void footprint_openblas(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)m;
+    (void)batch;
+    f->weights = 0;
+    f->buffers = 3;
+}
+
+/* host:exact keeps the weights packed in panels of 16 outputs (padded: at most 15 rows more a
+ * layer). */
+static void footprint_exact(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)batch;
+    f->weights +=
+        15ULL * (unsigned long long)m->max_width * (unsigned long long)m->n_layers * sizeof(float);
+}
+
+/* host:cr: host:exact's panels, and each output's weight norm and the activations in double. */
+static void footprint_host_cr(const cp_model *m, int batch, cp_footprint *f)
+{
+    footprint_exact(m, batch, f);
+    f->weights += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL;
+    f->buffers += 4;
+}
+
+/* cl:cr: the weights as stored, each output's weight norm and each row's sum of squares (its
+ * split-k partial sums, CLPARITY_CR_TUNE=path=splitk, are checked when it is created). */
+static void footprint_cl_cr(const cp_model *m, int batch, cp_footprint *f)
+{
+    f->weights += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL +
+                  (unsigned long long)batch * 8ULL;
+}
+
+/* The registry: one entry an engine, its traits as fields. */
+static const cp_engine_info engines[] = {
+    {
+        .name = "cl:own",
+        .kind = CP_DEV_OPENCL,
+        .dtype = CP_F32,
+        .summary = "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of "
+                   "host:exact)",
+        .twin = "host:exact",
+        .in_sweep = true,
+        .footprint = footprint_own,
+        .ops = &cp_engine_ops_cl_own,
+    },
+    {
+        .name = "cl:clblast",
+        .kind = CP_DEV_OPENCL,
+        .dtype = CP_F32,
+        .summary = "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel",
+        .footprint = footprint_clblast,
+        .ops = &cp_engine_ops_cl_clblast,
+    },
+    {
+        .name = "cl:relaxed",
+        .kind = CP_DEV_OPENCL,
+        .dtype = CP_F32,
+        .summary = "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math "
+                   "-cl-mad-enable: what exactness costs",
+        .footprint = footprint_own,
+        .ops = &cp_engine_ops_cl_relaxed,
+    },
+    {
+        .name = "host:openblas",
+        .kind = CP_DEV_HOST,
+        .dtype = CP_F32,
+        .summary = "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
+                   "+ C epilogue",
+        .in_sweep = true,
+        .footprint = footprint_openblas,
+        .ops = &cp_engine_ops_host_openblas,
+    },
+    {
+        .name = "host:exact",
+        .kind = CP_DEV_HOST,
+        .dtype = CP_F32,
+        .summary = "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)",
+        .role = CP_ROLE_BASELINE,
+        .footprint = footprint_exact,
+        .ops = &cp_engine_ops_host_exact,
+    },
+    {
+        /* the default footprint: the weights in double */
+        .name = "host:f64",
+        .kind = CP_DEV_HOST,
+        .dtype = CP_F64,
+        .summary = "double precision: the reference",
+        .ops = &cp_engine_ops_host_f64,
+    },
+    {
+        /* Only by name for now: the defaults' reports stay as they are until the report knows
+         * it (issue 23, part 3). */
+        .name = "host:cr",
+        .kind = CP_DEV_HOST,
+        .dtype = CP_F32,
+        .summary = "correctly rounded: each output's exact sum rounded once (RN); the same bits "
+                   "on every correct implementation",
+        .by_name = true,
+        .correctly_rounded = true,
+        .role = CP_ROLE_CR_ANSWER,
+        .footprint = footprint_host_cr,
+        .ops = &cp_engine_ops_host_cr,
+    },
+    {
+        .name = "cl:cr",
+        .kind = CP_DEV_OPENCL,
+        .dtype = CP_F32,
+        .summary = "correctly rounded on the OpenCL device: host:cr's bits, any split",
+        .by_name = true,
+        .correctly_rounded = true,
+        .twin = "host:cr",
+        .footprint = footprint_cl_cr,
+        .ops = &cp_engine_ops_cl_cr,
+    },
 };
 
 size_t cp_engine_count(void)
@@ -55,11 +161,25 @@ const cp_engine_info *cp_engine_find(const char *name)
     return NULL;
 }
 
+/* *f for this engine, model and batch; returns the bytes of one element of its dtype. */
+static unsigned long long footprint_of(const cp_engine_info *info, const cp_model *m, int batch,
+                                       cp_footprint *f)
+{
+    unsigned long long esz = info->dtype == CP_F64 ? 8 : 4;
+    f->weights = (unsigned long long)m->n_params * esz;
+    f->buffers = 2;
+    f->staging = 0;
+    if (info->footprint)
+        info->footprint(m, batch, f);
+    return esz;
+}
+
 void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batch,
                          unsigned long long *total, unsigned long long *largest)
 {
     unsigned long long act = (unsigned long long)batch * (unsigned long long)m->max_width;
-    unsigned long long esz = info->dtype == CP_F64 ? 8 : 4;
+    cp_footprint f;
+    unsigned long long esz = footprint_of(info, m, batch, &f);
     unsigned long long layer_max = 0;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *L = &m->layers[l];
@@ -69,30 +189,7 @@ void cp_engine_footprint(const cp_engine_info *info, const cp_model *m, int batc
         if (b > layer_max)
             layer_max = b;
     }
-    unsigned long long params = (unsigned long long)m->n_params * esz;
-    unsigned long long buffers =
-        strcmp(info->name, "cl:clblast") == 0 || strcmp(info->name, "host:openblas") == 0 ? 3 : 2;
-    /* cl:own and cl:relaxed (its kernels) keep the weights as uploaded (for the round-trip
-     * checks) and a copy in their kernels' layout (transposed or blocked). */
-    if (strcmp(info->name, "cl:own") == 0 || strcmp(info->name, "cl:relaxed") == 0)
-        params *= 2;
-    /* host:openblas reads the model's float weights in place; host:f64 keeps a double copy,
-     * host:exact one packed in panels of 16 outputs (padded: at most 15 rows more a layer). */
-    if (strcmp(info->name, "host:openblas") == 0)
-        params = 0;
-    if (strcmp(info->name, "host:exact") == 0 || strcmp(info->name, "host:cr") == 0)
-        params += 15ULL * (unsigned long long)m->max_width * (unsigned long long)m->n_layers * esz;
-    /* host:cr also keeps each output's weight norm and the activations in double; cl:cr
-     * the weights as stored, each output's weight norm and each row's sum of squares (its
-     * split-k partial sums, CLPARITY_CR_TUNE=path=splitk, are checked when it is created). */
-    if (strcmp(info->name, "host:cr") == 0) {
-        params += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL;
-        buffers += 4;
-    }
-    if (strcmp(info->name, "cl:cr") == 0)
-        params += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL +
-                  (unsigned long long)batch * 8ULL;
-    *total = params + buffers * act * esz;
+    *total = f.weights + f.buffers * act * esz;
     *largest = layer_max > act * esz ? layer_max : act * esz;
 }
 
@@ -106,19 +203,10 @@ unsigned long long cp_engine_host_footprint(const cp_engine_info *info, const cp
     unsigned long long host = 0;
     if (dev->type & CL_DEVICE_TYPE_CPU)
         host += total;
-    /* cl:own's one-launch path (cl:relaxed's too) transposes every layer into one host buffer
-     * before the upload. */
-    if (strcmp(info->name, "cl:own") == 0 || strcmp(info->name, "cl:relaxed") == 0)
-        host += (unsigned long long)m->n_params * 4ULL;
-    return host;
-}
-
-static void fmt_size(unsigned long long b, char *buf, size_t len)
-{
-    if (b >= (1ULL << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
-    else
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
+    /* the staging copy (cl:own's and cl:relaxed's transposed weights) */
+    cp_footprint f;
+    footprint_of(info, m, batch, &f);
+    return host + f.staging;
 }
 
 int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, const cp_model *m,
@@ -129,8 +217,8 @@ int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, con
     char need[32], have[32], label[300];
     cp_device_label(dev, label, sizeof label);
     if (dev->kind == CP_DEV_OPENCL && largest > dev->max_alloc) {
-        fmt_size(largest, need, sizeof need);
-        fmt_size(dev->max_alloc, have, sizeof have);
+        cp_fmt_bytes(largest, false, need, sizeof need);
+        cp_fmt_bytes(dev->max_alloc, false, have, sizeof have);
         return cp_err_set(CP_FAIL_USAGE,
                           "model too large for %s: %s: one buffer needs %s (%llu bytes) > "
                           "CL_DEVICE_MAX_MEM_ALLOC_SIZE %s (%llu bytes)",
@@ -138,8 +226,8 @@ int cp_engine_check_memory(const cp_engine_info *info, const cp_device *dev, con
                           (unsigned long long)dev->max_alloc);
     }
     if (dev->kind == CP_DEV_OPENCL && total > dev->global_mem) {
-        fmt_size(total, need, sizeof need);
-        fmt_size(dev->global_mem, have, sizeof have);
+        cp_fmt_bytes(total, false, need, sizeof need);
+        cp_fmt_bytes(dev->global_mem, false, have, sizeof have);
         return cp_err_set(CP_FAIL_USAGE,
                           "model too large for %s: %s needs %s (%llu bytes) > "
                           "CL_DEVICE_GLOBAL_MEM_SIZE %s (%llu bytes)",
@@ -160,7 +248,7 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
     if (!e)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory creating engine %s", info->name);
     e->info = info;
-    e->ops = engine_ops[info - engines];
+    e->ops = info->ops;
     e->model = m;
     e->max_batch = max_batch;
     e->paths.exact = -1;
@@ -172,55 +260,6 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
     }
     *out = e;
     return CP_OK;
-}
-
-bool cp_test_hook(const char *name)
-{
-    const char *h = getenv("CLPARITY_TEST_HOOK");
-    return h && strcmp(h, name) == 0;
-}
-
-/* "fail-<what>:N" (N >= 1, default 1): the Nth call of that kind in this process fails. The
- * counters are per process: the commands run one engine at a time on one thread. */
-static _Thread_local bool test_suspended;
-
-void cp_test_suspend(bool on)
-{
-    test_suspended = on;
-}
-
-bool cp_test_fail(const char *what)
-{
-    static long enqueues, allocs;
-    if (test_suspended)
-        return false;
-    long *count = strcmp(what, "enqueue") == 0 ? &enqueues
-                  : strcmp(what, "alloc") == 0 ? &allocs
-                                               : NULL;
-    if (!count)
-        return false;
-    ++*count;
-    const char *h = getenv("CLPARITY_TEST_HOOK");
-    size_t n = strlen(what);
-    if (!h || strncmp(h, "fail-", 5) != 0 || strncmp(h + 5, what, n) != 0)
-        return false;
-    const char *rest = h + 5 + n;
-    long want = 1;
-    if (rest[0] == ':') {
-        char *end;
-        want = strtol(rest + 1, &end, 10);
-        if (end == rest + 1 || *end != '\0')
-            return false;
-    } else if (rest[0] != '\0') {
-        return false;
-    }
-    return *count == want;
-}
-
-bool cp_test_hook_active(void)
-{
-    const char *h = getenv("CLPARITY_TEST_HOOK");
-    return h && h[0];
 }
 
 int cp_engine_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
@@ -247,8 +286,8 @@ int cp_host_about_get(cp_host_about *a)
 {
     memset(a, 0, sizeof *a);
     for (size_t i = 0; i < cp_engine_count(); ++i)
-        if (engine_ops[i]->about) {
-            engine_ops[i]->about(a);
+        if (engines[i].ops->about) {
+            engines[i].ops->about(a);
             return CP_OK;
         }
     return cp_err_set(CP_FAIL_USAGE, "no engine says how the host is set up");

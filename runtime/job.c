@@ -271,7 +271,7 @@ static int check_invariance(cp_job *j, cp_job_result *r, cp_engine *e)
         }
         r->batch_inv_checked = rows;
     }
-    if (st == CP_OK && strcmp(r->eng->name, "host:openblas") == 0) {
+    if (st == CP_OK && cp_engine_threads(e, 0) >= 0) {
         int all = cp_engine_threads(e, 1);
         st = cp_engine_forward(e, j->x, batch, y1, &tm);
         cp_engine_threads(e, all);
@@ -469,8 +469,8 @@ static void bg_start(cp_job *j)
     bool ref_listed = false, base_listed = false, cr_listed = false;
     for (size_t i = 0; i < j->nres; ++i) {
         ref_listed = ref_listed || j->res[i].eng->dtype == CP_F64;
-        base_listed = base_listed || strcmp(j->res[i].eng->name, "host:exact") == 0;
-        cr_listed = cr_listed || strcmp(j->res[i].eng->name, "host:cr") == 0;
+        base_listed = base_listed || j->res[i].eng->role == CP_ROLE_BASELINE;
+        cr_listed = cr_listed || j->res[i].eng->role == CP_ROLE_CR_ANSWER;
     }
     w->want_ref = !ref_listed && !j->o.no_reference;
     w->want_base = j->o.compare && !base_listed && !j->o.no_reference;
@@ -548,8 +548,8 @@ static bool needed(const cp_job *j, const cp_job_result *r)
 {
     if (j->o.no_reference)
         return false;
-    return r->eng->dtype == CP_F64 || (j->o.compare && (strcmp(r->eng->name, "host:exact") == 0 ||
-                                                        strcmp(r->eng->name, "host:cr") == 0));
+    return r->eng->dtype == CP_F64 || (j->o.compare && (r->eng->role == CP_ROLE_BASELINE ||
+                                                        r->eng->role == CP_ROLE_CR_ANSWER));
 }
 
 /* *out: the output of the first listed result of engine name, else of a hidden run of it. */

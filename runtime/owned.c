@@ -11,8 +11,8 @@
 #include "clparity/error.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
-#include "engine-impl.h" /* cp_test_hook */
-#include "file-impl.h"   /* cp_fopen_regular */
+#include "testhook-impl.h" /* cp_test_hook */
+#include "file-impl.h"     /* cp_fopen_regular */
 
 #include <cjson/cJSON.h>
 #include <errno.h>

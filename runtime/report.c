@@ -349,18 +349,6 @@ void cp_json_add(void *obj, const char *key, void *item)
         cJSON_Delete(item);
 }
 
-void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len)
-{
-    if (b >= (1ULL << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
-    else if (!small || b >= (1ULL << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-    else
-        snprintf(buf, len, "%llu B", b);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -16,8 +16,8 @@
 
 #include "clparity/error.h"
 #include "clparity/metrics.h"
-#include "engine-impl.h" /* cp_test_hook */
-#include "file-impl.h"   /* cp_fopen_regular */
+#include "testhook-impl.h" /* cp_test_hook */
+#include "file-impl.h"     /* cp_fopen_regular */
 
 #include <cjson/cJSON.h>
 

@@ -6,6 +6,7 @@
 #include "opts.h"
 
 #include "clparity/compare.h"
+#include "clparity/engine.h"
 #include "clparity/npy.h"
 #include "clparity/report.h"
 
@@ -324,6 +325,13 @@ static int saved_check(const char *dir, const cJSON *r, const char *key, int *ou
     return CP_OK;
 }
 
+/* Whether the engine a folder names (a registered one, else none) plays role r in compare. */
+static bool plays(const char *engine, enum cp_engine_role r)
+{
+    const cp_engine_info *info = cp_engine_find(engine);
+    return info && info->role == r;
+}
+
 static int load_all(struct diff *d)
 {
     size_t total = 0;
@@ -419,11 +427,11 @@ static int load_all(struct diff *d)
     }
     /* Without a saved host:cr, a host:cr result serves; with neither, =cr is n/a. */
     for (size_t i = 0; i < d->set.n && !d->set.cr; ++i)
-        if (strcmp(d->set.v[i].engine, "host:cr") == 0 && d->set.v[i].y)
+        if (plays(d->set.v[i].engine, CP_ROLE_CR_ANSWER) && d->set.v[i].y)
             d->set.cr = d->set.v[i].y;
     /* Without a saved baseline, a host:exact result serves (same bits by definition). */
     for (size_t i = 0; i < d->set.n && !d->set.base; ++i)
-        if (strcmp(d->set.v[i].engine, "host:exact") == 0 && d->set.v[i].y)
+        if (plays(d->set.v[i].engine, CP_ROLE_BASELINE) && d->set.v[i].y)
             d->set.base = d->set.v[i].y;
     if (!d->set.ref)
         return cli_fail("diff", CP_FAIL_USAGE, "no folder holds the host:f64 reference");

@@ -160,7 +160,7 @@ int sweep_choose_engines(struct sweep *s)
     bool any = false;
     for (size_t e = 0; e < cp_engine_count(); ++e) {
         const cp_engine_info *info = cp_engine_at(e);
-        if (strcmp(info->name, "cl:own") != 0 && strcmp(info->name, "host:openblas") != 0)
+        if (!info->in_sweep)
             continue;
         for (size_t i = 0; i < s->devs.n; ++i)
             if (s->chosen[i] && s->devs.v[i].kind == info->kind)

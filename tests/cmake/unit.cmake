@@ -52,3 +52,7 @@ target_include_directories(test_cache PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
 add_test(NAME runtime/cache COMMAND test_cache ${CMAKE_BINARY_DIR}/test-out/cache-unit)
 set_tests_properties(runtime/cache PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS opencl)
+
+# runtime/engine_info: the engine registry's traits and footprints as data (issue 33); no device.
+cp_unit(engine_info)
+add_test(NAME runtime/engine_info COMMAND test_engine_info)

@@ -8,6 +8,7 @@
 #include "clparity/engine.h"
 #include "clparity/env.h"
 #include "clparity/error.h"
+#include "clparity/format.h"
 #include "clparity/job.h"
 #include "clparity/metrics.h"
 #include "clparity/model.h"

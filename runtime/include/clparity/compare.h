@@ -95,13 +95,13 @@ bool cp_comparison_verdict(const cp_comparison *c, int p);
  * report's n/a), true for every other p. */
 bool cp_comparison_preset_applies(const cp_comparison *c, int p);
 
-/* Whether an engine is correctly rounded (its name ends in ":cr": cl:cr, host:cr): the results
- * that --expect cr judges against host:cr. */
+/* Whether an engine is correctly rounded (cp_engine_info.correctly_rounded: cl:cr, host:cr): the
+ * results that --expect cr judges against host:cr. False for a name that no engine has. */
 bool cp_engine_correctly_rounded(const char *engine);
 
-/* Whether an engine promises results bit-identical to host:exact (cl:own, host:exact): the
- * others reorder sums or contract, and a bitwise difference of theirs is no failure unless
- * it was asked for (--expect bitwise). */
+/* Whether an engine promises results bit-identical to host:exact (cl:own, host:exact: the
+ * baseline, CP_ROLE_BASELINE, or its twin): the others reorder sums or contract, and a bitwise
+ * difference of theirs is no failure unless it was asked for (--expect bitwise). */
 bool cp_engine_promises_exact(const char *engine);
 
 /* compare's report: the rows (with the median time when show_time), invariance, the

@@ -69,7 +69,8 @@ void cp_device_type_str(cl_device_type t, char *buf, size_t len);
  * NULL when there is nothing to say. */
 const char *cp_host_blas_warning(const cp_device *host);
 
-/* clinfo -l's shape with the properties of DESIGN.md, from one table. */
+/* clinfo -l's shape with the properties of DESIGN.md, from one table. These two live in
+ * runtime/device_report.c, above the engines: the host row says how they are set up. */
 void cp_devlist_print(const cp_devlist *l, FILE *f);
 /* The same table as a cJSON array (returned as void * to keep cJSON out of this header). */
 void *cp_devlist_json(const cp_devlist *l);

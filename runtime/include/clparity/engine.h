@@ -12,12 +12,40 @@ CP_API_BEGIN
 
 typedef struct cp_engine cp_engine; /* opaque */
 
+/* What an engine holds for a model and a batch (cp_engine_footprint). Its footprint function
+ * (cp_engine_info.footprint) is handed the default, the weights once in the engine's dtype and
+ * two activation buffers, and changes what its engine holds beyond that. */
+typedef struct cp_footprint {
+    unsigned long long weights; /* bytes: the weights and what it keeps per layer or output */
+    unsigned long long buffers; /* activation buffers of batch x the widest layer, in its dtype */
+    unsigned long long staging; /* host bytes held during the upload only (OpenCL engines) */
+} cp_footprint;
+
+/* What compare needs an engine for besides its own result. */
+enum cp_engine_role {
+    CP_ROLE_NONE,
+    CP_ROLE_BASELINE,  /* the bits every float32 result is compared with (host:exact) */
+    CP_ROLE_CR_ANSWER, /* the correctly rounded answer that --expect cr judges by (host:cr) */
+};
+
+/* An engine's registry entry: its traits are data here, never a comparison of its name. */
 typedef struct cp_engine_info {
     const char *name;      /* "cl:own" */
     enum cp_dev_kind kind; /* the devices it applies to */
     enum cp_dtype dtype;   /* of its outputs */
     const char *summary;   /* one line for --help */
     bool by_name;          /* runs only where --engines names it, never by default (host:cr) */
+    /* Each output's exact sum rounded once (cl:cr, host:cr): the results --expect cr judges. */
+    bool correctly_rounded;
+    /* The engine whose bits it must give on every conforming device ("host:exact" for cl:own,
+     * "host:cr" for cl:cr); NULL where none is promised (cl:relaxed's kernel-path probe checks
+     * a bound instead). */
+    const char *twin;
+    enum cp_engine_role role;
+    bool in_sweep; /* sweep runs it where --engines is not given (cl:own, host:openblas) */
+    /* Changes *f (the default, above) to what the engine holds; NULL: the default. */
+    void (*footprint)(const cp_model *m, int batch, cp_footprint *f);
+    const struct cp_engine_ops *ops; /* how it runs: private to the library */
 } cp_engine_info;
 
 /* Seconds; a negative kernel_s means "not available" (the library hides its events). */

@@ -3,6 +3,7 @@
 #define CLPARITY_REPORT_H
 
 #include "clparity/export.h"
+#include "clparity/format.h" /* cp_fmt_bytes, which the reports' users print sizes with */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -117,10 +118,6 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v);
  * expression, add(obj, key, make()), leaked it. The failed allocation still counts
  * (cp_json_incomplete), and the document is not written. */
 void cp_json_add(void *obj, const char *key, void *item);
-
-/* "1.50 GiB" at or above 1 GiB, else "12.5 MiB". With small, below 1 MiB: "3.0 KiB", and
- * below 1 KiB: "512 B". */
-void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
 
 /* ---- timing statistics (docs/PERFORMANCE.md, "How times are measured") ----------------------
  * The statistics of n timed runs, in seconds: n may be 0 (every field zero). The interval for

@@ -1,0 +1,15 @@
+#include "clparity/format.h"
+
+#include <stdio.h>
+
+void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len)
+{
+    if (b >= (1ULL << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (double)(1ULL << 30));
+    else if (!small || b >= (1ULL << 20))
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(1ULL << 20));
+    else if (b >= 1024)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+    else
+        snprintf(buf, len, "%llu B", b);
+}

@@ -1,0 +1,19 @@
+/* Formatting numbers for people: shared by the device list, the memory checks and the reports,
+ * so it sits below them all (base layer: no other module of the library is called from it). */
+#ifndef CLPARITY_FORMAT_H
+#define CLPARITY_FORMAT_H
+
+#include "clparity/export.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+CP_API_BEGIN
+
+/* "1.50 GiB" at or above 1 GiB, else "12.5 MiB". With small, below 1 MiB: "3.0 KiB", and
+ * below 1 KiB: "512 B". */
+void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
+
+CP_API_END
+
+#endif
