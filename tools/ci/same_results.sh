@@ -96,7 +96,9 @@ for name in "${cases[@]}"; do
     a=$out/old/$name b=$out/new/$name
     files=$((files + $(find "$a" -type f | wc -l)))
     if ! diff -rq -x index.json "$a" "$b" >"$out/$name.diff" 2>&1; then
-        differ+=("$name: $(sed -e "s|$out/||g" "$out/$name.diff" | tr '\n' ';')")
+        while IFS= read -r line; do
+            differ+=("$name: ${line//$out\//}")
+        done <"$out/$name.diff"
     fi
     mask "$a/index.json" "$out/old/$name.index.masked.json" &&
         mask "$b/index.json" "$out/new/$name.index.masked.json" || exit 3
