@@ -26,14 +26,7 @@
 #ifndef CP_RB
 #define CP_RB 1
 #endif
-#define CP_NR (CP_VW * CP_NV)
-#define CP_VEC_(n) float##n
-#define CP_VEC(n) CP_VEC_(n)
-#define CP_VLOAD_(n) vload##n
-#define CP_VLOAD(n) CP_VLOAD_(n)
-#define CP_VSTORE_(n) vstore##n
-#define CP_VSTORE(n) CP_VSTORE_(n)
-typedef CP_VEC(CP_VW) cp_cvec;
+#include "reg_tile.cl"
 
 /* Rows m0 .. m0 + CP_RB - 1 (those < M) × the panel at wp (outputs n0 .. n0 + CP_NR - 1, those
  * < N) of y = epilogue(x · Wᵀ), rows of x ldx floats apart, of y ldy. Rows past M repeat row
@@ -46,32 +39,8 @@ void cp_cpu_block(__global const float *x, __global float *y, __global const flo
 #pragma unroll
     for (int r = 0; r < CP_RB; ++r)
         xr[r] = x + (size_t)min(m0 + r, M - 1) * (size_t)ldx;
-    cp_cvec acc[CP_RB][CP_NV];
-#pragma unroll
-    for (int r = 0; r < CP_RB; ++r)
-#pragma unroll
-        for (int j = 0; j < CP_NV; ++j)
-            acc[r][j] = (cp_cvec)(0.0f);
-    for (int k = 0; k < K; ++k) {
-        cp_cvec w[CP_NV];
-#pragma unroll
-        for (int j = 0; j < CP_NV; ++j)
-            w[j] = CP_VLOAD(CP_VW)(0, wp + (size_t)k * CP_NR + j * CP_VW);
-#pragma unroll
-        for (int r = 0; r < CP_RB; ++r) {
-            const cp_cvec a = (cp_cvec)(xr[r][k]);
-#pragma unroll
-            for (int j = 0; j < CP_NV; ++j)
-                acc[r][j] = CP_MAC(a, w[j], acc[r][j]);
-        }
-    }
-    /* The epilogue from a copy, in loops that are not unrolled (PoCL compiles them faster). */
     float out[CP_RB * CP_NR];
-#pragma unroll
-    for (int r = 0; r < CP_RB; ++r)
-#pragma unroll
-        for (int j = 0; j < CP_NV; ++j)
-            CP_VSTORE(CP_VW)(acc[r][j], r * CP_NV + j, out);
+    cp_reg_tile(xr, wp, K, out);
     const int nn = min(CP_NR, N - n0);
 #pragma unroll 1
     for (int r = 0; r < CP_RB && m0 + r < M; ++r) {

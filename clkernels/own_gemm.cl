@@ -115,14 +115,7 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
 #ifndef CP_RB
 #define CP_RB 8 /* rows per register tile */
 #endif
-#define CP_NR (CP_VW * CP_NV) /* columns per work-item: the width of a packed panel */
-#define CP_VEC_(n) float##n
-#define CP_VEC(n) CP_VEC_(n)
-#define CP_VLOAD_(n) vload##n
-#define CP_VLOAD(n) CP_VLOAD_(n)
-#define CP_VSTORE_(n) vstore##n
-#define CP_VSTORE(n) CP_VSTORE_(n)
-typedef CP_VEC(CP_VW) cp_vec;
+#include "reg_tile.cl"
 
 /* cp_gemm_vec: work-item (g0, g1) computes columns g0·CP_NR.. (one panel) of rows g1·mc..
  * (mc a multiple of CP_RB), CP_RB rows × CP_NR columns at a time in vector registers. The
@@ -148,33 +141,8 @@ __kernel void cp_gemm_vec(__global const float *restrict x, __global float *rest
 #pragma unroll
         for (int r = 0; r < CP_RB; ++r) /* rows past M repeat the last one; never stored */
             xr[r] = x + (size_t)min(m0 + r, M - 1) * (size_t)K;
-        cp_vec acc[CP_RB][CP_NV];
-#pragma unroll
-        for (int r = 0; r < CP_RB; ++r)
-#pragma unroll
-            for (int j = 0; j < CP_NV; ++j)
-                acc[r][j] = (cp_vec)(0.0f);
-        for (int k = 0; k < K; ++k) {
-            cp_vec w[CP_NV];
-#pragma unroll
-            for (int j = 0; j < CP_NV; ++j)
-                w[j] = CP_VLOAD(CP_VW)(0, wp + (size_t)k * CP_NR + j * CP_VW);
-#pragma unroll
-            for (int r = 0; r < CP_RB; ++r) {
-                const cp_vec a = (cp_vec)(xr[r][k]);
-#pragma unroll
-                for (int j = 0; j < CP_NV; ++j)
-                    acc[r][j] = CP_MAC(a, w[j], acc[r][j]);
-            }
-        }
-        /* The epilogue from a copy, in loops that are not unrolled: it is a small part of the
-         * time, and unrolled it multiplied PoCL's compile time. */
         float out[CP_RB * CP_NR];
-#pragma unroll
-        for (int r = 0; r < CP_RB; ++r)
-#pragma unroll
-            for (int j = 0; j < CP_NV; ++j)
-                CP_VSTORE(CP_VW)(acc[r][j], r * CP_NV + j, out);
+        cp_reg_tile(xr, wp, K, out);
         const int nn = min(CP_NR, N - n0);
 #pragma unroll 1
         for (int r = 0; r < CP_RB && m0 + r < M; ++r) {

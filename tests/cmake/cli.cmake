@@ -115,3 +115,11 @@ set_tests_properties(exact/host_isa_levels PROPERTIES ENVIRONMENT "${ENV_POCL};$
                      LABELS "exact;opencl")
 cli_status(exact_host_bad_isa "CLPARITY_HOST_ISA=sse9" 2
            "CLPARITY_HOST_ISA: 'sse9' is not avx512, avx2 or baseline" run -d host --engines host:exact)
+
+# ---- issue 33's before/after proof (tools/ci/same_results.sh) -------------------------------
+# One binary against itself comes out the same (the mask covers what differs between runs),
+# and against a planted bit of host:exact's output (a wrapper with corrupt-exact) exits 1
+# naming the saved file (tests/cli/same_results.sh).
+add_test(NAME cli/same_results
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/same_results.sh ${CLP} ${OUT}/same-results)
+set_tests_properties(cli/same_results PROPERTIES ENVIRONMENT "${ENV_POCL}" LABELS "cli;opencl")
