@@ -1,5 +1,6 @@
 #include "engine-impl.h"
 #include "isolate-impl.h"
+#include "train-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,28 +8,28 @@
 static const cp_engine_info engines[] = {
     {"cl:own", CP_DEV_OPENCL, CP_F32,
      "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of host:exact)",
-     false},
+     false, &train_ops_cl_own},
     {"cl:clblast", CP_DEV_OPENCL, CP_F32,
-     "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel", false},
+     "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel", false, &train_ops_cl_clblast},
     {"cl:relaxed", CP_DEV_OPENCL, CP_F32,
      "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math -cl-mad-enable: what "
      "exactness costs",
-     false},
+     false, &train_ops_cl_relaxed},
     {"host:openblas", CP_DEV_HOST, CP_F32,
      "OpenBLAS cblas_sgemv at batch 1, cblas_sgemm beyond, "
      "+ C epilogue",
-     false},
+     false, &train_ops_host_openblas},
     {"host:exact", CP_DEV_HOST, CP_F32,
-     "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)", false},
-    {"host:f64", CP_DEV_HOST, CP_F64, "double precision: the reference", false},
+     "plain C in cl:own's order with fmaf, -ffp-contract=off (the baseline)", false, &train_ops_host_exact},
+    {"host:f64", CP_DEV_HOST, CP_F64, "double precision: the reference", false, &train_ops_host_f64},
     /* Only by name for now: the defaults' reports stay as they are until the report knows it
      * (issue 23, part 3). */
     {"host:cr", CP_DEV_HOST, CP_F32,
      "correctly rounded: each output's exact sum rounded once (RN); the same bits on every "
      "correct implementation",
-     true},
+     true, &train_ops_host_cr},
     {"cl:cr", CP_DEV_OPENCL, CP_F32,
-     "correctly rounded on the OpenCL device: host:cr's bits, any split", true},
+     "correctly rounded on the OpenCL device: host:cr's bits, any split", true, &train_ops_cl_cr},
 };
 
 static const struct cp_engine_ops *const engine_ops[] = {

@@ -11,6 +11,7 @@
 CP_API_BEGIN
 
 typedef struct cp_engine cp_engine; /* opaque */
+struct cp_train_ops;                /* opaque: runtime/train-impl.h */
 
 typedef struct cp_engine_info {
     const char *name;      /* "cl:own" */
@@ -18,6 +19,7 @@ typedef struct cp_engine_info {
     enum cp_dtype dtype;   /* of its outputs */
     const char *summary;   /* one line for --help */
     bool by_name;          /* runs only where --engines names it, never by default (host:cr) */
+    const struct cp_train_ops *train; /* its training (clparity/train.h); NULL: not trainable */
 } cp_engine_info;
 
 /* Seconds; a negative kernel_s means "not available" (the library hides its events). */
