@@ -259,6 +259,7 @@ int cmd_train(int argc, char **argv)
     int st = mpi ? mpi_begin(CMD) : CP_OK;
     if (st == CP_OK)
         st = parse(argc, argv, &T.o, &handled);
+    train_setup(&T);
     if (st == CP_OK && !handled && mpi)
         st = train_mpi(&T);
     else if (st == CP_OK && !handled && (st = train_prepare(&T)) == CP_OK &&

@@ -44,9 +44,11 @@ struct train {
     cp_train_run R;
 };
 
-/* tools/train_prep.c: the options' paths, devices, engines and model into T->R, checked (every
+/* tools/train_prep.c: the run's settings from the parsed options (before anything else); the
+ * options' paths, devices, engines and model into T->R, checked (every
  * rank of --mpi); the trainers (a failure printed, with the build log); the status of a
  * library call, its message printed where it failed; T's release. */
+void train_setup(struct train *T);
 int train_prepare(struct train *T);
 int train_start(struct train *T);
 int train_failed(int st);

@@ -64,8 +64,7 @@ static void train_progress(const cp_train_run *R, enum cp_train_event_kind kind,
     }
 }
 
-/* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
-int train_prepare(struct train *T)
+void train_setup(struct train *T)
 {
     const struct opts *o = &T->o;
     cp_train_run *R = &T->R;
@@ -78,6 +77,13 @@ int train_prepare(struct train *T)
     R->opt = o->opt;
     R->progress = train_progress;
     R->progress_ctx = T;
+}
+
+/* Devices, engines, the simulator guard and the model: everything that can refuse the run. */
+int train_prepare(struct train *T)
+{
+    const struct opts *o = &T->o;
+    cp_train_run *R = &T->R;
     /* Every path against the others, before any work (rank 0's, under --mpi). */
     const struct cli_path paths[] = {
         {"--model", o->model, CLI_IN_FILE}, {"--plot", o->plot, CLI_OUT_FILE},
