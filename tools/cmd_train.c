@@ -4,31 +4,20 @@
 #include "cli.h"
 #include "cmds.h"
 #include "train_cli.h"
-#include "csv.h"
 #include "mpi.h"
 #include "opts.h"
 #include "progress.h"
 
 #include "clparity/error.h"
-#include "clparity/gen.h"
-#include "clparity/metrics.h"
 #include "clparity/model.h"
-#include "clparity/npy.h"
-#include "clparity/report.h"
-#include "clparity/select.h"
 #include "clparity/train.h"
+#include "clparity/train_run.h"
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TO(field) OPT_AT(struct opts, field)
 #define TO_SHAPE OPT_SEEN(struct opts, shape_set)
