@@ -105,3 +105,30 @@ int train_blas_step(struct train_host *h, double *loss)
         train_host_optim_f32(h);
     return CP_OK;
 }
+
+static int blas_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    (void)dev;
+    return train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+}
+
+static int blas_step(cp_trainer *tr, double *loss)
+{
+    return train_blas_step(&tr->h, loss);
+}
+
+static int blas_roundtrip(cp_trainer *tr, void *y, int *ok)
+{
+    return train_host_roundtrip(tr, y, ok, train_blas_forward);
+}
+
+const struct cp_train_ops train_ops_host_openblas = {
+    .dtype = CP_F32,
+    .create = blas_create,
+    .step = blas_step,
+    .weights = train_host_weights,
+    .state = train_host_state,
+    .poke_ulp = train_host_poke_ulp,
+    .roundtrip = blas_roundtrip,
+    .destroy = train_host_destroy,
+};

@@ -89,3 +89,33 @@ void train_cr_step(struct train_host *h, double *loss)
         gn = tmp;
     }
 }
+
+static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    (void)dev;
+    int st = train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+    return st == CP_OK ? cr_check_inputs(tr->m, tr->engine) : st;
+}
+
+static int cr_step(cp_trainer *tr, double *loss)
+{
+    train_cr_step(&tr->h, loss);
+    return CP_OK;
+}
+
+static int cr_roundtrip(cp_trainer *tr, void *y, int *ok)
+{
+    return train_host_roundtrip(tr, y, ok, train_cr_forward);
+}
+
+const struct cp_train_ops train_ops_host_cr = {
+    .traits = {.role = CP_TRAIN_CR_BASE, .cr = true},
+    .dtype = CP_F32,
+    .create = cr_create,
+    .step = cr_step,
+    .weights = train_host_weights,
+    .state = train_host_state,
+    .poke_ulp = train_host_poke_ulp,
+    .roundtrip = cr_roundtrip,
+    .destroy = train_host_destroy,
+};

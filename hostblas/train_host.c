@@ -122,3 +122,115 @@ void train_host_free(struct train_host *h)
 #undef FMA
 #undef SQRT
 #undef SFX
+
+int train_host_weights(cp_trainer *tr, void *dst)
+{
+    memcpy(dst, tr->h.p, tr->m->n_params * cp_dtype_size(tr->ops->dtype));
+    return CP_OK;
+}
+
+int train_host_state(cp_trainer *tr, size_t k, void *dst)
+{
+    memcpy(dst, tr->h.st[k], tr->m->n_params * cp_dtype_size(tr->ops->dtype));
+    return CP_OK;
+}
+
+int train_host_poke_ulp(cp_trainer *tr, size_t i)
+{
+    if (tr->ops->dtype == CP_F64) {
+        double *p = tr->h.p;
+        p[i] = nextafter(p[i], INFINITY);
+    } else {
+        float *p = tr->h.p;
+        p[i] = nextafterf(p[i], INFINITY);
+    }
+    return CP_OK;
+}
+
+int train_host_roundtrip(cp_trainer *tr, void *y, int *ok,
+                         void (*forward)(struct train_host *h, const void *p))
+{
+    const cp_model *m = tr->m;
+    size_t es = cp_dtype_size(tr->ops->dtype);
+    size_t n = m->n_params, nt = (size_t)tr->batch * (size_t)m->out_width;
+    void *w = malloc((n ? n : 1) * es), *y1 = malloc((nt ? nt : 1) * es);
+    if (!w || !y1) {
+        free(w);
+        free(y1);
+        return cp_err_set(CP_FAIL_RUNTIME, "round trip: out of memory");
+    }
+    const char *yo = (const char *)tr->h.acts + (size_t)m->n_layers * tr->h.stride * es;
+    memcpy(w, tr->h.p, n * es);
+    forward(&tr->h, tr->h.p);
+    memcpy(y1, yo, nt * es);
+    forward(&tr->h, w);
+    memcpy(y, yo, nt * es);
+    *ok = memcmp(y1, y, nt * es) == 0;
+    free(w);
+    free(y1);
+    return CP_OK;
+}
+
+void train_host_destroy(cp_trainer *tr)
+{
+    train_host_free(&tr->h);
+}
+
+/* host:exact and host:f64's ops. */
+static int exact_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    (void)dev;
+    return train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+}
+
+static int exact_step(cp_trainer *tr, double *loss)
+{
+    train_host_step_f32(&tr->h, loss);
+    return CP_OK;
+}
+
+static int exact_roundtrip(cp_trainer *tr, void *y, int *ok)
+{
+    return train_host_roundtrip(tr, y, ok, train_host_forward_f32);
+}
+
+static int f64_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    (void)dev;
+    return train_host_create_f64(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+}
+
+static int f64_step(cp_trainer *tr, double *loss)
+{
+    train_host_step_f64(&tr->h, loss);
+    return CP_OK;
+}
+
+static int f64_roundtrip(cp_trainer *tr, void *y, int *ok)
+{
+    return train_host_roundtrip(tr, y, ok, train_host_forward_f64);
+}
+
+const struct cp_train_ops train_ops_host_exact = {
+    .traits = {.role = CP_TRAIN_BASELINE, .by_default = true},
+    .dtype = CP_F32,
+    .create = exact_create,
+    .step = exact_step,
+    .weights = train_host_weights,
+    .state = train_host_state,
+    .poke_ulp = train_host_poke_ulp,
+    .roundtrip = exact_roundtrip,
+    .destroy = train_host_destroy,
+};
+
+const struct cp_train_ops train_ops_host_f64 = {
+    .traits = {.role = CP_TRAIN_REFERENCE, .by_default = true},
+    .dtype = CP_F64,
+    .create = f64_create,
+    .step = f64_step,
+    .weights = train_host_weights,
+    .state = train_host_state,
+    .poke_ulp = train_host_poke_ulp,
+    .roundtrip = f64_roundtrip,
+    .destroy = train_host_destroy,
+};

@@ -1,6 +1,7 @@
 #include "engine-impl.h"
 #include "isolate-impl.h"
 #include "clparity/format.h"
+#include "train-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ static const cp_engine_info engines[] = {
         .in_sweep = true,
         .footprint = footprint_own,
         .ops = &cp_engine_ops_cl_own,
+        .train = &train_ops_cl_own,
     },
     {
         .name = "cl:clblast",
@@ -79,6 +81,7 @@ static const cp_engine_info engines[] = {
         .summary = "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel",
         .footprint = footprint_clblast,
         .ops = &cp_engine_ops_cl_clblast,
+        .train = &train_ops_cl_clblast,
     },
     {
         .name = "cl:relaxed",
@@ -88,6 +91,7 @@ static const cp_engine_info engines[] = {
                    "-cl-mad-enable: what exactness costs",
         .footprint = footprint_own,
         .ops = &cp_engine_ops_cl_relaxed,
+        .train = &train_ops_cl_relaxed,
     },
     {
         .name = "host:openblas",
@@ -98,6 +102,7 @@ static const cp_engine_info engines[] = {
         .in_sweep = true,
         .footprint = footprint_openblas,
         .ops = &cp_engine_ops_host_openblas,
+        .train = &train_ops_host_openblas,
     },
     {
         .name = "host:exact",
@@ -107,6 +112,7 @@ static const cp_engine_info engines[] = {
         .role = CP_ROLE_BASELINE,
         .footprint = footprint_exact,
         .ops = &cp_engine_ops_host_exact,
+        .train = &train_ops_host_exact,
     },
     {
         /* the default footprint: the weights in double */
@@ -115,6 +121,7 @@ static const cp_engine_info engines[] = {
         .dtype = CP_F64,
         .summary = "double precision: the reference",
         .ops = &cp_engine_ops_host_f64,
+        .train = &train_ops_host_f64,
     },
     {
         /* Only by name for now: the defaults' reports stay as they are until the report knows
@@ -129,6 +136,7 @@ static const cp_engine_info engines[] = {
         .role = CP_ROLE_CR_ANSWER,
         .footprint = footprint_host_cr,
         .ops = &cp_engine_ops_host_cr,
+        .train = &train_ops_host_cr,
     },
     {
         .name = "cl:cr",
@@ -140,6 +148,7 @@ static const cp_engine_info engines[] = {
         .twin = "host:cr",
         .footprint = footprint_cl_cr,
         .ops = &cp_engine_ops_cl_cr,
+        .train = &train_ops_cl_cr,
     },
 };
 

@@ -1,7 +1,9 @@
-/* Private: the host trainers (hostblas/train_host.c), one per element type. */
+/* Private: the trainer and its engines' training ops (runtime/train.c, runtime/train_cl.c), and
+ * the host trainers (hostblas/train_host.c), one per element type. */
 #ifndef CLPARITY_TRAIN_IMPL_H
 #define CLPARITY_TRAIN_IMPL_H
 
+#include "clparity/engine.h"
 #include "clparity/model.h"
 #include "clparity/train.h"
 
@@ -37,6 +39,14 @@ enum train_divsqrt { TRAIN_DIVSQRT_DEVICE, TRAIN_DIVSQRT_DOUBLE, TRAIN_DIVSQRT_F
  * (each first guess up to 3 ULP off: the correction must still give the bits) and
  * divsqrt-no-correction (that and no correction: the planted error). */
 void train_divsqrt_options(enum train_divsqrt way, char *buf, size_t len);
+/* The way adam and adamw divide and take square roots on dev (runtime/train_divsqrt.c):
+ * CLPARITY_TRAIN_DIVSQRT's where set (CP_FAIL_USAGE where the device cannot take it), else the
+ * device's own correctly rounded ones, else double, else float; and the report's name of a way
+ * (cp_trainer_div_sqrt). */
+int train_divsqrt_way(const cp_device *dev, enum train_divsqrt *way);
+const char *train_divsqrt_name(enum train_divsqrt way);
+/* Whether o divides and takes square roots: adam and adamw. */
+bool train_divides(const cp_optim *o);
 
 /* The number of state tensors of kind (0, 1 or 2) and their PyTorch names. */
 size_t train_state_count(enum cp_optim_kind kind);
@@ -91,5 +101,62 @@ void train_cr_step(struct train_host *h, double *loss);
 /* The loss of DESIGN: Σ ((double)y − (double)t)² / n, i ascending. */
 double train_loss_f32(const float *y, const float *t, size_t n);
 double train_loss_f64(const double *y, const double *t, size_t n);
+
+struct train_cl; /* runtime/train_cl.c: an OpenCL trainer's context, kernels and buffers */
+
+/* A trainer (clparity/train.h): what every engine shares, and its engine's state. */
+struct cp_trainer {
+    const struct cp_train_ops *ops;
+    const char *engine; /* its name, for messages */
+    const cp_model *m;
+    int batch;
+    float lr;
+    cp_optim opt;
+    bool needs_grad; /* not the fused plain SGD update */
+    long step;       /* steps done (cl:own, cl:clblast) */
+    const char *div_sqrt;
+    int div_way; /* enum train_divsqrt of adam and adamw on cl:own and cl:clblast; -1 none */
+    struct train_host h;
+    struct train_cl *c;
+    char build_options[256];
+    int probe; /* cl:own: 1 its kernels passed the training probe, 0 failed; -1 n/a */
+    char probe_why[CP_PROBE_WHY];
+};
+
+/* An engine's training: its traits and its steps (cp_engine_info's .train). create fills the
+ * engine's part of tr (tr->h or tr->c) from x and t; state and poke_ulp get a k and an i in
+ * range; destroy releases what create made, also after a create that failed part way. */
+struct cp_train_ops {
+    cp_train_traits traits;
+    enum cp_dtype dtype; /* of the weights */
+    int (*create)(cp_trainer *tr, const cp_device *dev, const float *x, const float *t);
+    int (*step)(cp_trainer *tr, double *loss);
+    int (*weights)(cp_trainer *tr, void *dst);
+    int (*state)(cp_trainer *tr, size_t k, void *dst);
+    int (*poke_ulp)(cp_trainer *tr, size_t i);
+    int (*roundtrip)(cp_trainer *tr, void *y, int *ok);
+    void (*destroy)(cp_trainer *tr);
+};
+
+/* The engines' training ops, which runtime/engine.c's table points to. */
+extern const struct cp_train_ops train_ops_cl_own, train_ops_cl_clblast, train_ops_cl_relaxed,
+    train_ops_cl_cr;                                                       /* runtime/train_cl.c */
+extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_host.c */
+extern const struct cp_train_ops train_ops_host_openblas;                  /* train_blas.c */
+extern const struct cp_train_ops train_ops_host_cr;                        /* train_cr.c */
+
+/* cp_trainer_create_optim for the engine of ops, named engine (runtime/train.c). */
+int train_create(const struct cp_train_ops *ops, const char *engine, const cp_device *dev,
+                 const cp_model *m, int batch, const float *x, const float *t, const cp_optim *o,
+                 cp_trainer **out);
+
+/* The host trainers' ops (hostblas/train_host.c): the weights, the state, the test hook's
+ * poke and the release of tr->h; the round trip with the engine's forward. */
+int train_host_weights(cp_trainer *tr, void *dst);
+int train_host_state(cp_trainer *tr, size_t k, void *dst);
+int train_host_poke_ulp(cp_trainer *tr, size_t i);
+int train_host_roundtrip(cp_trainer *tr, void *y, int *ok,
+                         void (*forward)(struct train_host *h, const void *p));
+void train_host_destroy(cp_trainer *tr);
 
 #endif

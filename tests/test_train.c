@@ -12,10 +12,11 @@
 #include <cmocka.h>
 
 #include "clparity/device.h"
+#include "clparity/engine.h"
 #include "clparity/error.h"
 #include "clparity/train.h"
 
-#include "train-impl.h" /* train_pow_n */
+#include "train-impl.h" /* train_pow_n, struct cp_train_ops */
 
 #include <stdio.h>
 #include <string.h>
@@ -452,6 +453,53 @@ static void test_optim_check(void **state)
     assert_null(tr);
 }
 
+/* The training traits of the registry's engines (cp_engine_info's .train), which train's
+ * report, checks and defaults read instead of engine names: the roles, the twins, the
+ * defaults, the correctly rounded and the fast-math ones; the dtype of the weights. */
+static void test_traits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *engine;
+        enum cp_train_role role, twin;
+        bool by_default, cr, drifts;
+        enum cp_dtype dtype;
+    } want[] = {
+        {"cl:own", CP_TRAIN_PLAIN, CP_TRAIN_BASELINE, true, false, false, CP_F32},
+        {"cl:clblast", CP_TRAIN_PLAIN, CP_TRAIN_PLAIN, false, false, false, CP_F32},
+        {"cl:relaxed", CP_TRAIN_PLAIN, CP_TRAIN_PLAIN, false, false, true, CP_F32},
+        {"cl:cr", CP_TRAIN_PLAIN, CP_TRAIN_CR_BASE, false, true, false, CP_F32},
+        {"host:exact", CP_TRAIN_BASELINE, CP_TRAIN_PLAIN, true, false, false, CP_F32},
+        {"host:f64", CP_TRAIN_REFERENCE, CP_TRAIN_PLAIN, true, false, false, CP_F64},
+        {"host:openblas", CP_TRAIN_PLAIN, CP_TRAIN_PLAIN, false, false, false, CP_F32},
+        {"host:cr", CP_TRAIN_CR_BASE, CP_TRAIN_PLAIN, false, true, false, CP_F32},
+    };
+    size_t trainable = 0;
+    for (size_t i = 0; i < cp_engine_count(); ++i) {
+        const cp_engine_info *e = cp_engine_at(i);
+        assert_int_equal(cp_train_engine_supported(e->name), e->train != NULL);
+        trainable += e->train != NULL;
+    }
+    assert_int_equal(trainable, sizeof want / sizeof *want);
+    assert_null(cp_train_traits_of(NULL));
+    for (size_t i = 0; i < sizeof want / sizeof *want; ++i) {
+        const cp_engine_info *e = cp_engine_find(want[i].engine);
+        assert_non_null(e);
+        const cp_train_traits *t = cp_train_traits_of(e->train);
+        assert_non_null(t);
+        if (t->role != want[i].role || t->twin != want[i].twin ||
+            t->by_default != want[i].by_default || t->cr != want[i].cr ||
+            t->drifts != want[i].drifts || e->train->dtype != want[i].dtype) {
+            print_error("%s: role %d twin %d by_default %d cr %d drifts %d dtype %d, want %d %d "
+                        "%d %d %d %d\n",
+                        want[i].engine, t->role, t->twin, t->by_default, t->cr, t->drifts,
+                        e->train->dtype, want[i].role, want[i].twin, want[i].by_default, want[i].cr,
+                        want[i].drifts, want[i].dtype);
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     if (cp_devlist_enumerate(&devs) != CP_OK) {
@@ -467,7 +515,8 @@ int main(void)
                                        cmocka_unit_test(test_adamw),
                                        cmocka_unit_test(test_momentum_nesterov_sgd_wd),
                                        cmocka_unit_test(test_pow),
-                                       cmocka_unit_test(test_optim_check)};
+                                       cmocka_unit_test(test_optim_check),
+                                       cmocka_unit_test(test_traits)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cp_devlist_free(&devs);
     return rc;

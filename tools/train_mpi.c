@@ -10,6 +10,7 @@
 #include "clparity/engine.h"
 #include "clparity/error.h"
 #include "clparity/report.h"
+#include "clparity/train_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,12 @@ static void put_data(struct wire *w, int st, const struct train *T)
     wire_put_u64(w, (uint64_t)st);
     if (st != CP_OK)
         return;
-    size_t nx = (size_t)T->o.batch * (size_t)T->m.in_width * sizeof(float);
-    size_t nt = (size_t)T->o.batch * (size_t)T->m.out_width * sizeof(float);
+    size_t nx = (size_t)T->R.batch * (size_t)T->R.m.in_width * sizeof(float);
+    size_t nt = (size_t)T->R.batch * (size_t)T->R.m.out_width * sizeof(float);
     char sha[65];
-    wire_put_model(w, &T->m);
-    wire_put_bytes(w, T->x, nx);
-    wire_put_bytes(w, T->t, nt);
+    wire_put_model(w, &T->R.m);
+    wire_put_bytes(w, T->R.x, nx);
+    wire_put_bytes(w, T->R.t, nt);
     cp_sha256_hex(w->p, w->len, sha);
     wire_put_str(w, sha);
 }
@@ -34,7 +35,7 @@ static void put_data(struct wire *w, int st, const struct train *T)
 static int get_data(struct wire *w, struct train *T)
 {
     char sha[65];
-    int st = wire_get_model(w, &T->m);
+    int st = wire_get_model(w, &T->R.m);
     if (st != CP_OK)
         return cli_fail(CMD, st, "%s", cp_err_msg());
     size_t nx, nt;
@@ -42,17 +43,17 @@ static int get_data(struct wire *w, struct train *T)
     size_t end = w->pos;
     cp_sha256_hex(w->p, end, sha);
     const char *want = wire_get_str(w);
-    if (w->bad || nx != (size_t)T->o.batch * (size_t)T->m.in_width * sizeof(float) ||
-        nt != (size_t)T->o.batch * (size_t)T->m.out_width * sizeof(float) || !(T->x = malloc(nx)) ||
-        !(T->t = malloc(nt)))
+    if (w->bad || nx != (size_t)T->R.batch * (size_t)T->R.m.in_width * sizeof(float) ||
+        nt != (size_t)T->R.batch * (size_t)T->R.m.out_width * sizeof(float) ||
+        !(T->R.x = malloc(nx)) || !(T->R.t = malloc(nt)))
         return cli_fail(CMD, CP_FAIL_RUNTIME, "rank 0's data did not arrive whole");
     if (strcmp(sha, want) != 0)
         return cli_fail(CMD, CP_FAIL_RUNTIME,
                         "rank 0's model, input and target arrived with SHA-256 %s, but it sent %s",
                         sha, want);
-    memcpy(T->x, x, nx);
-    memcpy(T->t, t, nt);
-    T->given = true;
+    memcpy(T->R.x, x, nx);
+    memcpy(T->R.t, t, nt);
+    T->R.given = true;
     return CP_OK;
 }
 
@@ -61,7 +62,7 @@ struct rank_state {
     int st;
     char msg[512];
     char core[64];
-    size_t first, n; /* its results in T->r */
+    size_t first, n; /* its results in T->R.r */
 };
 
 /* Each rank's status and first error line; rank 0 marks ranks that failed since. */
@@ -102,15 +103,15 @@ static void put_results(struct wire *w, int st, const struct train *T)
 {
     put_status(w, st);
     const char *core = "";
-    for (size_t i = 0; i < T->devs.n; ++i)
-        if (T->devs.v[i].kind == CP_DEV_HOST)
-            core = T->devs.v[i].blas_core;
+    for (size_t i = 0; i < T->R.devs.n; ++i)
+        if (T->R.devs.v[i].kind == CP_DEV_HOST)
+            core = T->R.devs.v[i].blas_core;
     wire_put_str(w, core);
-    wire_put_u64(w, st == CP_OK ? T->nr : 0);
-    for (size_t i = 0; st == CP_OK && i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    wire_put_u64(w, st == CP_OK ? T->R.nr : 0);
+    for (size_t i = 0; st == CP_OK && i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         char label[300], tag[48];
-        train_label(r, label, sizeof label);
+        cp_train_result_label(r, label, sizeof label);
         cp_device_tag(r->dev, tag, sizeof tag);
         wire_put_str(w, label);
         wire_put_str(w, tag);
@@ -121,24 +122,24 @@ static void put_results(struct wire *w, int st, const struct train *T)
     }
 }
 
-/* Rank 0: another rank's results join T->r, with buffers for their weights. */
+/* Rank 0: another rank's results join T->R.r, with buffers for their weights. */
 static int add_remote(struct train *T, struct wire *w, int rank, struct rank_state *rs)
 {
     snprintf(rs->core, sizeof rs->core, "%s", wire_get_str(w));
     uint64_t n = wire_get_u64(w);
     if (w->bad || n > 4096)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "rank %d's results did not arrive whole", rank);
-    struct result *v = realloc(T->r, (T->nr + (size_t)n + 1) * sizeof *v);
+    cp_train_result *v = realloc(T->R.r, (T->R.nr + (size_t)n + 1) * sizeof *v);
     if (!v)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
-    T->r = v;
-    rs->first = T->nr;
+    T->R.r = v;
+    rs->first = T->R.nr;
     rs->n = (size_t)n;
     char host[256];
     mpi_rank_label(rank, host, sizeof host);
-    size_t nt = (size_t)T->o.batch * (size_t)T->m.out_width;
+    size_t nt = (size_t)T->R.batch * (size_t)T->R.m.out_width;
     for (size_t i = 0; i < rs->n; ++i) {
-        struct result *r = &T->r[T->nr++];
+        cp_train_result *r = &T->R.r[T->R.nr++];
         memset(r, 0, sizeof *r);
         r->rank = rank;
         r->forward_base = -1;
@@ -151,11 +152,12 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
         r->dtype = (enum cp_dtype)wire_get_u64(w);
         snprintf(r->platform, sizeof r->platform, "%s", wire_get_str(w));
         snprintf(r->driver, sizeof r->driver, "%s", wire_get_str(w));
-        if (w->bad || !e || (r->dtype != CP_F32 && r->dtype != CP_F64))
+        if (w->bad || !e || !e->train || (r->dtype != CP_F32 && r->dtype != CP_F64))
             return cli_fail(CMD, CP_FAIL_RUNTIME, "rank %d's results did not arrive whole", rank);
         r->engine = e->name;
+        r->traits = cp_train_traits_of(e->train);
         size_t es = cp_dtype_size(r->dtype);
-        r->w = malloc((T->m.n_params ? T->m.n_params : 1) * es);
+        r->w = malloc((T->R.m.n_params ? T->R.m.n_params : 1) * es);
         r->y_rt = malloc((nt ? nt : 1) * es);
         if (!r->w || !r->y_rt)
             return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
@@ -167,9 +169,9 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
 static void drop_results(struct train *T, const struct rank_state *rs)
 {
     for (size_t i = rs->first; i < rs->first + rs->n; ++i) {
-        free(T->r[i].w);
-        free(T->r[i].y_rt);
-        T->r[i].w = T->r[i].y_rt = NULL;
+        free(T->R.r[i].w);
+        free(T->R.r[i].y_rt);
+        T->R.r[i].w = T->R.r[i].y_rt = NULL;
     }
 }
 
@@ -177,9 +179,9 @@ static void drop_results(struct train *T, const struct rank_state *rs)
 static void put_weights(struct wire *w, int st, const struct train *T)
 {
     put_status(w, st);
-    for (size_t i = 0; st == CP_OK && i < T->nr; ++i) {
-        wire_put_f64(w, T->r[i].loss);
-        wire_put_bytes(w, T->r[i].w, T->m.n_params * cp_dtype_size(T->r[i].dtype));
+    for (size_t i = 0; st == CP_OK && i < T->R.nr; ++i) {
+        wire_put_f64(w, T->R.r[i].loss);
+        wire_put_bytes(w, T->R.r[i].w, T->R.m.n_params * cp_dtype_size(T->R.r[i].dtype));
     }
 }
 
@@ -189,11 +191,11 @@ static void get_weights(struct train *T, struct wire *w, int rank, struct rank_s
     if (!get_status(w, rs))
         return;
     for (size_t i = rs->first; i < rs->first + rs->n; ++i) {
-        struct result *r = &T->r[i];
+        cp_train_result *r = &T->R.r[i];
         r->loss = wire_get_f64(w);
         size_t nb;
         const void *p = wire_get_bytes(w, &nb);
-        if (p && nb == T->m.n_params * cp_dtype_size(r->dtype))
+        if (p && nb == T->R.m.n_params * cp_dtype_size(r->dtype))
             memcpy(r->w, p, nb);
         else
             w->bad = true;
@@ -207,9 +209,9 @@ static void put_final(struct wire *w, int st, const struct train *T)
 {
     put_status(w, st);
     wire_put_str(w, mpi_captured()); /* rank 0 relays what this rank wrote to stderr */
-    size_t nt = (size_t)T->o.batch * (size_t)T->m.out_width;
-    for (size_t i = 0; st == CP_OK && i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    size_t nt = (size_t)T->R.batch * (size_t)T->R.m.out_width;
+    for (size_t i = 0; st == CP_OK && i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         wire_put_u64(w, (uint64_t)r->roundtrip);
         wire_put_u64(w, r->hash);
         wire_put_f64(w, r->first_s);
@@ -226,9 +228,9 @@ static void get_final(struct train *T, struct wire *w, int rank, struct rank_sta
     mpi_relay(label, wire_get_str(w));
     if (!ok)
         return;
-    size_t nt = (size_t)T->o.batch * (size_t)T->m.out_width;
+    size_t nt = (size_t)T->R.batch * (size_t)T->R.m.out_width;
     for (size_t i = rs->first; i < rs->first + rs->n; ++i) {
-        struct result *r = &T->r[i];
+        cp_train_result *r = &T->R.r[i];
         r->roundtrip = (int)wire_get_u64(w);
         r->hash = wire_get_u64(w);
         r->first_s = wire_get_f64(w);
@@ -239,10 +241,10 @@ static void get_final(struct train *T, struct wire *w, int rank, struct rank_sta
             memcpy(r->y_rt, p, nb);
         else
             w->bad = true;
-        if (!w->bad && strcmp(r->engine, "cl:own") == 0)
-            r->forward_base = memcmp(r->y_rt, T->r[T->base].y_rt, nt * sizeof(float)) == 0;
-        if (!w->bad && strcmp(r->engine, "cl:cr") == 0 && T->cr != SIZE_MAX)
-            r->forward_cr = memcmp(r->y_rt, T->r[T->cr].y_rt, nt * sizeof(float)) == 0;
+        if (!w->bad && r->traits->twin == CP_TRAIN_BASELINE)
+            r->forward_base = cp_train_run_twin_forward(&T->R, i, CP_TRAIN_BASELINE);
+        if (!w->bad && r->traits->twin == CP_TRAIN_CR_BASE && T->R.cr != SIZE_MAX)
+            r->forward_cr = cp_train_run_twin_forward(&T->R, i, CP_TRAIN_CR_BASE);
     }
     if (w->bad)
         mark_bad(rs);
@@ -300,36 +302,36 @@ int train_mpi(struct train *T)
         st = train_start(T);
     for (int r = 0; r < n; ++r)
         rs[r].st = CP_OK;
-    rs[0].n = T->nr;
+    rs[0].n = T->R.nr;
     put_results(&mine, st, T);
     rc = exchange(T, &mine, rs, get_described);
     if (root && st == CP_OK) {
-        for (size_t i = 0; i < T->devs.n; ++i)
-            if (T->devs.v[i].kind == CP_DEV_HOST)
-                snprintf(rs[0].core, sizeof rs[0].core, "%s", T->devs.v[i].blas_core);
+        for (size_t i = 0; i < T->R.devs.n; ++i)
+            if (T->R.devs.v[i].kind == CP_DEV_HOST)
+                snprintf(rs[0].core, sizeof rs[0].core, "%s", T->R.devs.v[i].blas_core);
         char host[256], dev[300];
         mpi_rank_label(0, host, sizeof host);
         for (size_t i = 0; i < rs[0].n; ++i) { /* rank 0's own rows: "host#0/1:0 ..." too */
-            cp_device_label(T->r[i].dev, dev, sizeof dev);
-            snprintf(T->r[i].label, sizeof T->r[i].label, "%.90s/%.200s", host, dev);
+            cp_device_label(T->R.r[i].dev, dev, sizeof dev);
+            snprintf(T->R.r[i].label, sizeof T->R.r[i].label, "%.90s/%.200s", host, dev);
         }
     }
     bool poked = false;
-    for (long step = 1; rc == CP_OK && step <= T->o.steps; ++step) {
+    for (long step = 1; rc == CP_OK && step <= T->R.steps; ++step) {
         if (st == CP_OK)
-            st = train_step(T, step, &poked);
-        if (!train_recorded(T, step))
+            st = train_failed(cp_train_run_step(&T->R, step, &poked));
+        if (!cp_train_run_recorded(&T->R, step))
             continue;
         if (st == CP_OK)
-            st = train_read_weights(T);
+            st = train_failed(cp_train_run_read_weights(&T->R));
         put_weights(&mine, st, T);
         rc = exchange(T, &mine, rs, get_weights);
         if (rc == CP_OK && root && st == CP_OK)
-            st = train_record(T, step);
+            st = train_failed(cp_train_run_record(&T->R, step));
     }
     progress_clear();
     if (rc == CP_OK && st == CP_OK)
-        st = train_finish(T);
+        st = train_failed(cp_train_run_finish(&T->R));
     if (rc == CP_OK) {
         put_final(&mine, st, T);
         rc = exchange(T, &mine, rs, get_final);

@@ -47,12 +47,12 @@ static void print_model(FILE *f, const struct train *T)
     optim_desc(&o->opt, opt, sizeof opt);
     if (o->model) {
         char desc[512];
-        cp_model_describe(&T->m, desc, sizeof desc);
+        cp_model_describe(&T->R.m, desc, sizeof desc);
         fprintf(f,
                 "model: %s (%s; %s), batch %ld, seed %llu; %s %ld steps, lr %.9g (float), MSE "
                 "against %s targets\n",
-                o->model, desc, T->arch_from, o->batch, (unsigned long long)o->seed, opt, o->steps,
-                (double)(float)o->lr, o->target_zeros ? "zero" : "random");
+                o->model, desc, T->R.arch_from, o->batch, (unsigned long long)o->seed, opt,
+                o->steps, (double)(float)o->lr, o->target_zeros ? "zero" : "random");
         return;
     }
     fprintf(f,
@@ -67,12 +67,12 @@ void train_print_tables(FILE *f, const struct train *T)
     print_model(f, T);
     fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
             "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
+    for (size_t i = 0; i < T->R.nrecs; ++i) {
+        const cp_train_rec *rc = &T->R.recs[i];
         char lb[300];
-        train_label(&T->r[rc->res], lb, sizeof lb);
+        cp_train_result_label(&T->R.r[rc->res], lb, sizeof lb);
         fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
-                T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                T->R.r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
     fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
@@ -81,13 +81,13 @@ void train_print_tables(FILE *f, const struct train *T)
     fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s %9s\n", "device", "engine",
             "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
             "= cr", "1st ms", "ms/step");
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         char lb[300], fd[32];
         if (!r->w) /* a rank that failed (--mpi): the ranks' table says why */
             continue;
-        train_label(r, lb, sizeof lb);
-        if (i == T->ref)
+        cp_train_result_label(r, lb, sizeof lb);
+        if (i == T->R.ref)
             snprintf(fd, sizeof fd, "ref");
         else if (r->first_div)
             snprintf(fd, sizeof fd, "%ld", r->first_div);
@@ -101,8 +101,8 @@ void train_print_tables(FILE *f, const struct train *T)
         else if (r->forward_cr == 1)
             snprintf(eqcr, sizeof eqcr, "yes");
         char mean[32] = "-";
-        if (T->o.steps > 1)
-            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->o.steps - 1));
+        if (T->R.steps > 1)
+            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->R.steps - 1));
         fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9.3f %9s\n", lb,
                 r->engine, r->loss, (unsigned long long)r->hash,
                 (unsigned long long)r->max_ulp_base, fd, r->roundtrip ? "ok" : "FAILED",
@@ -112,27 +112,27 @@ void train_print_tables(FILE *f, const struct train *T)
                 eqcr, 1e3 * r->first_s, mean);
     }
     /* how each OpenCL result divides and takes square roots in the optimizer (adam, adamw) */
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         char lb[300];
         if (!r->w || !r->div_sqrt || !r->div_sqrt[0])
             continue;
-        train_label(r, lb, sizeof lb);
+        cp_train_result_label(r, lb, sizeof lb);
         fprintf(f, "div/sqrt: %s %s: %s\n", lb, r->engine, r->div_sqrt);
     }
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         char lb[300];
-        if (!r->w || strcmp(r->engine, "cl:relaxed") != 0)
+        if (!r->w || !r->traits->drifts)
             continue;
-        train_label(r, lb, sizeof lb);
-        fprintf(f, "note: %s cl:relaxed: %s\n", lb, TRAIN_RELAXED_NOTE);
+        cp_train_result_label(r, lb, sizeof lb);
+        fprintf(f, "note: %s %s: %s\n", lb, r->engine, TRAIN_RELAXED_NOTE);
     }
 }
 
 /* "<tag>.<engine>.npy", or with state "<tag>.<engine>.<state>.npy" (an optimizer state
  * tensor). */
-static void result_file_of(const struct result *r, const char *state, char *buf, size_t len)
+static void result_file_of(const cp_train_result *r, const char *state, char *buf, size_t len)
 {
     char tag[64], eng[32];
     if (r->dev)
@@ -146,7 +146,7 @@ static void result_file_of(const struct result *r, const char *state, char *buf,
     snprintf(buf, len, "%s.%s%s%s.npy", tag, eng, state ? "." : "", state ? state : "");
 }
 
-static void result_file(const struct result *r, char *buf, size_t len)
+static void result_file(const cp_train_result *r, char *buf, size_t len)
 {
     result_file_of(r, NULL, buf, len);
 }
@@ -178,8 +178,8 @@ static cJSON *model_json(const struct train *T)
     if (o->model) {
         cJSON_AddStringToObject(m, "arch", "file");
         cJSON_AddStringToObject(m, "file", o->model);
-        cJSON_AddStringToObject(m, "model_sha256", T->model_sha256);
-        cJSON_AddStringToObject(m, "arch_from", T->arch_from);
+        cJSON_AddStringToObject(m, "model_sha256", T->R.model_sha256);
+        cJSON_AddStringToObject(m, "arch_from", T->R.arch_from);
     } else {
         cJSON_AddStringToObject(m, "arch", "dumb");
         cJSON_AddNumberToObject(m, "d", (double)o->d);
@@ -196,16 +196,16 @@ static cJSON *model_json(const struct train *T)
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
     char hex[65];
-    cp_sha256_hex(T->x, (size_t)o->batch * (size_t)T->m.in_width * sizeof(float), hex);
+    cp_sha256_hex(T->R.x, (size_t)o->batch * (size_t)T->R.m.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
-    cp_sha256_hex(T->t, (size_t)o->batch * (size_t)T->m.out_width * sizeof(float), hex);
+    cp_sha256_hex(T->R.t, (size_t)o->batch * (size_t)T->R.m.out_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "target_sha256", hex);
-    cp_sha256_hex(T->m.params, T->m.n_params * sizeof(float), hex); /* the initial weights */
+    cp_sha256_hex(T->R.m.params, T->R.m.n_params * sizeof(float), hex); /* the initial weights */
     cJSON_AddStringToObject(m, "weights_sha256", hex);
     /* Every layer, so that a reader can rebuild the model from the flat parameters. */
     cJSON *ls = cJSON_AddArrayToObject(m, "layer_list");
-    for (int l = 0; l < T->m.n_layers; ++l) {
-        const cp_layer *ly = &T->m.layers[l];
+    for (int l = 0; l < T->R.m.n_layers; ++l) {
+        const cp_layer *ly = &T->R.m.layers[l];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "in", ly->in);
         cJSON_AddNumberToObject(j, "out", ly->out);
@@ -219,11 +219,11 @@ static cJSON *model_json(const struct train *T)
     return m;
 }
 
-static cJSON *result_json(const struct train *T, const struct result *r)
+static cJSON *result_json(const struct train *T, const cp_train_result *r)
 {
     cJSON *j = cJSON_CreateObject();
     char lb[300], hash[32], file[160];
-    train_label(r, lb, sizeof lb);
+    cp_train_result_label(r, lb, sizeof lb);
     result_file(r, file, sizeof file);
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
     cJSON_AddStringToObject(j, "file", file);
@@ -244,8 +244,8 @@ static cJSON *result_json(const struct train *T, const struct result *r)
     cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
     cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
     cJSON_AddNumberToObject(j, "first_step_ms", 1e3 * r->first_s);
-    if (T->o.steps > 1)
-        cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->o.steps - 1));
+    if (T->R.steps > 1)
+        cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->R.steps - 1));
     if (r->forward_base >= 0)
         cJSON_AddBoolToObject(j, "forward_equals_baseline", r->forward_base == 1);
     if (r->forward_cr >= 0) { /* cl:cr against host:cr */
@@ -254,7 +254,7 @@ static cJSON *result_json(const struct train *T, const struct result *r)
     }
     if (r->div_sqrt && r->div_sqrt[0])
         cJSON_AddStringToObject(j, "div_sqrt", r->div_sqrt);
-    if (strcmp(r->engine, "cl:relaxed") == 0)
+    if (r->traits->drifts)
         cJSON_AddStringToObject(j, "note", TRAIN_RELAXED_NOTE);
     if (r->state_base >= 0)
         cJSON_AddBoolToObject(j, "state_equals_baseline", r->state_base == 1);
@@ -276,15 +276,15 @@ int train_write_json(const struct train *T)
         return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "command", "train");
-    cp_json_add(root, "provenance", cp_provenance_json(T->build_options));
+    cp_json_add(root, "provenance", cp_provenance_json(T->R.build_options));
     cp_json_add(root, "model", model_json(T));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
-        const struct result *r = &T->r[rc->res];
+    for (size_t i = 0; i < T->R.nrecs; ++i) {
+        const cp_train_rec *rc = &T->R.recs[i];
+        const cp_train_result *r = &T->R.r[rc->res];
         cJSON *s = cJSON_CreateObject();
         char lb[300];
-        train_label(r, lb, sizeof lb);
+        cp_train_result_label(r, lb, sizeof lb);
         cJSON_AddNumberToObject(s, "step", (double)rc->step);
         cJSON_AddStringToObject(s, "device", lb);
         cJSON_AddStringToObject(s, "engine", r->engine);
@@ -297,34 +297,34 @@ int train_write_json(const struct train *T)
         cJSON_AddItemToArray(steps, s);
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
-    for (size_t i = 0; i < T->nr; ++i)
-        if (T->r[i].w) /* not a result of a rank that failed (--mpi) */
-            cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    for (size_t i = 0; i < T->R.nr; ++i)
+        if (T->R.r[i].w) /* not a result of a rank that failed (--mpi) */
+            cJSON_AddItemToArray(res, result_json(T, &T->R.r[i]));
     return cli_write_json(CMD, "--json", T->o.json, root);
 }
 
 int train_write_csv(const struct train *T)
 {
     struct text t = {0};
-    csv_begin(&t, cp_provenance_json(T->build_options),
+    csv_begin(&t, cp_provenance_json(T->R.build_options),
               "step,device,engine,loss,base_max_abs,base_max_ulp,base_bitwise,f64_max_abs,"
               "f64_max_ulp\n");
-    for (size_t i = 0; i < T->nrecs; ++i) {
-        const struct rec *rc = &T->recs[i];
+    for (size_t i = 0; i < T->R.nrecs; ++i) {
+        const cp_train_rec *rc = &T->R.recs[i];
         char lb[300];
-        train_label(&T->r[rc->res], lb, sizeof lb);
+        cp_train_result_label(&T->R.r[rc->res], lb, sizeof lb);
         for (char *c = lb; *c; ++c)
             if (*c == ',' || *c == '"')
                 *c = ' ';
         text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g,%.17g,%llu\n", rc->step, lb,
-                 T->r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                 T->R.r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
                  rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
     return csv_write(CMD, T->o.csv, &t);
 }
 
 /* A local result's optimizer state tensors, each shaped as its weights. */
-static int save_state(const struct result *r, const char *dir, int ndims, const size_t *shape)
+static int save_state(const cp_train_result *r, const char *dir, int ndims, const size_t *shape)
 {
     size_t ns = r->tr ? cp_trainer_state_count(r->tr) : 0, n = 1;
     for (int d = 0; d < ndims; ++d)
@@ -355,14 +355,14 @@ static int save_files(const struct train *T, const char *dir)
     size_t shape[3] = {(size_t)o->layers, (size_t)o->d, (size_t)o->d};
     int wdims = 3;
     if (o->model) {
-        shape[0] = T->m.n_params;
+        shape[0] = T->R.m.n_params;
         wdims = 1;
     }
     /* The inputs of the training: x, the target and the initial weights. */
-    size_t xs[2] = {(size_t)o->batch, (size_t)T->m.in_width};
-    size_t ts[2] = {(size_t)o->batch, (size_t)T->m.out_width};
+    size_t xs[2] = {(size_t)o->batch, (size_t)T->R.m.in_width};
+    size_t ts[2] = {(size_t)o->batch, (size_t)T->R.m.out_width};
     const char *names[] = {"x.npy", "target.npy", "weights.npy"};
-    const float *data[] = {T->x, T->t, T->m.params};
+    const float *data[] = {T->R.x, T->R.t, T->R.m.params};
     const size_t *shapes[] = {xs, ts, shape};
     const int ndims[] = {2, 2, wdims};
     for (size_t i = 0; i < 3; ++i) {
@@ -371,8 +371,8 @@ static int save_files(const struct train *T, const char *dir)
         if (st != CP_OK)
             return cp_err_set(st, "--save: %s", cp_err_msg());
     }
-    for (size_t i = 0; i < T->nr; ++i) {
-        const struct result *r = &T->r[i];
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
         char file[160];
         if (!r->w)
             continue;
@@ -390,12 +390,12 @@ static int save_files(const struct train *T, const char *dir)
     cJSON_AddNumberToObject(index, "schema", 1);
     cJSON_AddStringToObject(index, "version", cp_version());
     cJSON_AddStringToObject(index, "command", "train");
-    cp_json_add(index, "provenance", cp_provenance_json(T->build_options));
+    cp_json_add(index, "provenance", cp_provenance_json(T->R.build_options));
     cp_json_add(index, "model", model_json(T));
     cJSON *res = cJSON_AddArrayToObject(index, "results");
-    for (size_t i = 0; i < T->nr; ++i)
-        if (T->r[i].w) /* not a result of a rank that failed (--mpi) */
-            cJSON_AddItemToArray(res, result_json(T, &T->r[i]));
+    for (size_t i = 0; i < T->R.nr; ++i)
+        if (T->R.r[i].w) /* not a result of a rank that failed (--mpi) */
+            cJSON_AddItemToArray(res, result_json(T, &T->R.r[i]));
     snprintf(path, sizeof path, "%s/index.json", dir);
     int st = cp_json_write(path, index);
     cJSON_Delete(index);
@@ -427,8 +427,8 @@ int train_write_plot(const struct train *T)
     FILE *gp = pl.gp;
     char title[300];
     bool any_div = false;
-    for (size_t i = 0; i < T->nr; ++i)
-        any_div = any_div || (i != T->ref && T->r[i].first_div);
+    for (size_t i = 0; i < T->R.nr; ++i)
+        any_div = any_div || (i != T->R.ref && T->R.r[i].first_div);
     snprintf(title, sizeof title, "weights during SGD: max |W - W(host:f64)|%s",
              any_div ? " (solid) and max |W - W(host:exact)| (dashed)"
                      : "; every result equals host:exact at every recorded step");
@@ -436,33 +436,90 @@ int train_write_plot(const struct train *T)
     cli_gp_quoted(gp, title);
     fprintf(gp, "\nset xlabel \"step\"\nset ylabel \"max abs weight difference\"\n"
                 "set logscale y\nset grid xtics ytics mytics\nset key below\n");
-    for (size_t i = 0; i < T->nr; ++i) {
-        if (i == T->ref)
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        if (i == T->R.ref)
             continue;
         fprintf(gp, "$r%zu << EOD\n", i);
-        for (size_t k = 0; k < T->nrecs; ++k)
-            if (T->recs[k].res == i)
-                fprintf(gp, "%ld %.9g %.9g\n", T->recs[k].step,
-                        T->recs[k].f64_abs > 0 ? T->recs[k].f64_abs : NAN,
-                        T->recs[k].base_abs > 0 ? T->recs[k].base_abs : NAN);
+        for (size_t k = 0; k < T->R.nrecs; ++k)
+            if (T->R.recs[k].res == i)
+                fprintf(gp, "%ld %.9g %.9g\n", T->R.recs[k].step,
+                        T->R.recs[k].f64_abs > 0 ? T->R.recs[k].f64_abs : NAN,
+                        T->R.recs[k].base_abs > 0 ? T->R.recs[k].base_abs : NAN);
         fprintf(gp, "EOD\n");
     }
     fprintf(gp, "plot ");
     const char *sep = "";
-    for (size_t i = 0; i < T->nr; ++i) {
-        if (i == T->ref)
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        if (i == T->R.ref)
             continue;
         char lb[300], name[400];
-        train_label(&T->r[i], lb, sizeof lb);
-        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->r[i].engine);
+        cp_train_result_label(&T->R.r[i], lb, sizeof lb);
+        snprintf(name, sizeof name, "%s %s vs host:f64", lb, T->R.r[i].engine);
         fprintf(gp, "%s$r%zu using 1:2 with linespoints lw 2 title ", sep, i);
         cli_gp_quoted(gp, name);
         sep = ", \\\n     ";
-        if (T->r[i].first_div) {
-            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->r[i].engine);
+        if (T->R.r[i].first_div) {
+            snprintf(name, sizeof name, "%s %s vs host:exact", lb, T->R.r[i].engine);
             fprintf(gp, "%s$r%zu using 1:3 with linespoints dt 2 lw 2 title ", sep, i);
             cli_gp_quoted(gp, name);
         }
     }
     return cli_plot_close(CMD, &pl);
+}
+
+/* The report, the files, then every check that failed, each named: the exit status. */
+int train_verdict(const struct train *T)
+{
+    int st = CP_OK;
+    bool json_out = T->o.json && strcmp(T->o.json, "-") == 0;
+    bool csv_out = T->o.csv && strcmp(T->o.csv, "-") == 0;
+    FILE *out = json_out || csv_out ? stderr : stdout;
+    train_print_tables(out, T);
+    cli_flush(out);
+    if (T->o.save && (st = train_save(T)) != CP_OK)
+        return st;
+    if (T->o.json && (st = train_write_json(T)) != CP_OK)
+        return st;
+    if (T->o.csv && (st = train_write_csv(T)) != CP_OK)
+        return st;
+    if (T->o.plot && (st = train_write_plot(T)) != CP_OK)
+        return st;
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
+        char lb[300];
+        cp_train_result_label(r, lb, sizeof lb);
+        /* host:exact's twin (cl:own), and host:exact itself */
+        bool exact = r->traits->twin == CP_TRAIN_BASELINE || r->traits->role == CP_TRAIN_BASELINE;
+        if (r->probe_failed)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: its training kernels failed their probe on this device",
+                          r->engine, lb);
+        if (exact && r->first_div) {
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s diverged from host:exact at step %ld (max %llu ULP)", r->engine,
+                          lb, r->first_div, (unsigned long long)r->max_ulp_base);
+        }
+        if (!r->roundtrip)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the final weights' round trip changed the forward output",
+                          r->engine, lb);
+        if (r->forward_base == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the forward of the final weights differs from host:exact's",
+                          r->engine, lb);
+        if (r->first_div_cr)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s diverged from host:cr at step %ld (its weights are not "
+                          "host:cr's bits)",
+                          r->engine, lb, r->first_div_cr);
+        if (r->forward_cr == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: the forward of the final weights differs from host:cr's",
+                          r->engine, lb);
+        if (r->state_base == 0)
+            st = cli_fail(CMD, CP_FAIL_CHECK,
+                          "%s on %s: its final optimizer state (%s) differs from host:exact's",
+                          r->engine, lb, r->state_diff);
+    }
+    return st;
 }

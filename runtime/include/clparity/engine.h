@@ -11,6 +11,7 @@
 CP_API_BEGIN
 
 typedef struct cp_engine cp_engine; /* opaque */
+struct cp_train_ops;                /* opaque: runtime/train-impl.h */
 
 /* What an engine holds for a model and a batch (cp_engine_footprint). Its footprint function
  * (cp_engine_info.footprint) is handed the default, the weights once in the engine's dtype and
@@ -46,6 +47,7 @@ typedef struct cp_engine_info {
     /* Changes *f (the default, above) to what the engine holds; NULL: the default. */
     void (*footprint)(const cp_model *m, int batch, cp_footprint *f);
     const struct cp_engine_ops *ops; /* how it runs: private to the library */
+    const struct cp_train_ops *train; /* its training (clparity/train.h); NULL: not trainable */
 } cp_engine_info;
 
 /* Seconds; a negative kernel_s means "not available" (the library hides its events). */

@@ -84,8 +84,33 @@ CP_API_BEGIN
 typedef struct cp_trainer cp_trainer; /* opaque */
 
 /* Whether train supports this engine name ("cl:own", "cl:clblast", "cl:relaxed", "cl:cr",
- * "host:exact", "host:f64", "host:cr", "host:openblas"). */
+ * "host:exact", "host:f64", "host:cr", "host:openblas"): whether its cp_engine_info has training
+ * ops (clparity/engine.h, .train). */
 bool cp_train_engine_supported(const char *engine);
+
+/* The part an engine's results play in a training run. */
+enum cp_train_role {
+    CP_TRAIN_PLAIN,     /* measured, never the measure */
+    CP_TRAIN_BASELINE,  /* host:exact: every result's weights are measured against its own */
+    CP_TRAIN_REFERENCE, /* host:f64: the float64 reference */
+    CP_TRAIN_CR_BASE,   /* host:cr: runs beside every correctly rounded engine, its twin */
+};
+
+/* An engine's training traits, data of its training ops (cp_train_traits_of). */
+typedef struct cp_train_traits {
+    enum cp_train_role role;
+    /* The result whose bits it must have at every recorded step, whose forward of the final
+     * weights it must give (and, for CP_TRAIN_BASELINE, whose optimizer state): cl:own
+     * CP_TRAIN_BASELINE, cl:cr CP_TRAIN_CR_BASE; CP_TRAIN_PLAIN: none. */
+    enum cp_train_role twin;
+    bool by_default; /* trained without --engines naming it: cl:own, host:exact, host:f64 */
+    bool cr;         /* correctly rounded (cl:cr, host:cr): plain SGD only */
+    bool drifts;     /* fast math (cl:relaxed): its weights may drift; reported, never checked */
+} cp_train_traits;
+
+struct cp_train_ops; /* runtime/train-impl.h */
+/* The traits of training ops (cp_engine_info's .train); NULL for NULL (not trainable). */
+const cp_train_traits *cp_train_traits_of(const struct cp_train_ops *ops);
 
 enum cp_optim_kind { CP_OPTIM_SGD, CP_OPTIM_MOMENTUM, CP_OPTIM_ADAM, CP_OPTIM_ADAMW };
 

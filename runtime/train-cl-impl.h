@@ -1,0 +1,35 @@
+/* Private: an OpenCL trainer's state (runtime/train_cl.c) and its probes
+ * (runtime/train_probe.c), which is given cl:own's ops rather than calling back. */
+#ifndef CLPARITY_TRAIN_CL_IMPL_H
+#define CLPARITY_TRAIN_CL_IMPL_H
+
+#include "train-impl.h"
+
+#include <CL/cl.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct train_cl {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k_fwd, k_outgrad, k_dz, k_dx, k_upw, k_upb, k_epi, k_add, k_axpy;
+    cl_kernel k_gw, k_gb, k_sgd, k_mom, k_adam; /* the optimizers other than plain SGD */
+    cl_mem p, acts, z, t, g, gn, dz, gw;        /* gw: cl:clblast's weight gradient (plain SGD) */
+    cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
+    bool clblast;
+    bool cr;      /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
+    bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
+    int plant;    /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
+    size_t stride;
+    float *y; /* host copy of the output, for the loss */
+    float *t_host;
+};
+
+/* cl:own's probes (tr->probe, tr->probe_why): the training kernels (three SGD steps of a
+ * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing
+ * with CLPARITY_OWN_PROBE=off, nor for the probe's own trainer. */
+int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own);
+
+#endif

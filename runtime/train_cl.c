@@ -1,0 +1,677 @@
+/* Training on OpenCL (clparity/train.h): cl:own, cl:clblast and cl:relaxed with train.cl's
+ * kernels (cl:clblast's products through CLBlast), cl:cr with cr.cl's CR_TRAIN kernels. The
+ * weights, activations and gradients stay on the device between steps. */
+#include "clparity/env.h"
+#include "clparity/train.h"
+
+#include "engine-cl-impl.h"
+#include "engine-impl.h"
+#include "own-impl.h"
+#include "program-impl.h"
+#include "train-cl-impl.h"
+#include "train-impl.h"
+#include "hostblas/cr.h"
+
+#include "clparity/error.h"
+
+#include <clblast_c.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t round_up(size_t n, size_t r)
+{
+    return (n + r - 1) / r * r;
+}
+
+static int enqueue(struct train_cl *c, cl_kernel k, const char *name, cl_uint dims, size_t g0,
+                   size_t g1)
+{
+    size_t gws[2] = {round_up(g0 ? g0 : 1, 8), g1 ? g1 : 1};
+    cl_int rc = own_enqueue_kernel(c->q, k, dims, NULL, gws, NULL, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
+static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out, const char *what)
+{
+    cl_int rc;
+    *out = own_create_buffer(c->ctx, CL_MEM_READ_WRITE, (n ? n : 1) * sizeof(float), NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
+                          cp_cl_error_name(rc), rc);
+    /* A write, not CL_MEM_COPY_HOST_PTR: Oclgrind's uninitialised-value check does not see
+     * the data a buffer was created with. */
+    if (init && n) {
+        rc = clEnqueueWriteBuffer(c->q, *out, CL_TRUE, 0, n * sizeof(float), init, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
+                              cp_cl_error_name(rc), rc);
+    }
+    return CP_OK;
+}
+
+/* The check of fma's signed zeros: probe.cl's cp_fma_cases on every a in ±0, b in ±1 and c in
+ * ±0, bit for bit against the host's fmaf (IEEE 754: +0 but for −0 + −0). Mesa's llvmpipe
+ * (rusticl 22.3) returns a·b for fma(a, b, ±0), −0 where IEEE gives +0: its verdict is a
+ * failure, and train.cl is then built with TR_FMA_ZERO_FIX. ctx is the trainer's train_cl. */
+#define FMA_ZERO_CASES 8
+
+static int fma_zero_run(const cp_device *dev, void *ctx, struct cp_probe_class cls,
+                        enum cp_probe_verdict *v, char *why, size_t why_len)
+{
+    (void)cls;
+    struct train_cl *c = ctx;
+    float in[3][FMA_ZERO_CASES], r[FMA_ZERO_CASES];
+    for (int i = 0; i < FMA_ZERO_CASES; ++i) {
+        in[0][i] = i & 1 ? -0.0f : 0.0f;
+        in[1][i] = i & 2 ? -1.0f : 1.0f;
+        in[2][i] = i & 4 ? -0.0f : 0.0f;
+    }
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem m[4] = {NULL, NULL, NULL, NULL};
+    cl_int rc = CL_SUCCESS;
+    int st = cp_program_build_ex(c->ctx, dev->device_id, "probe.cl", "-cl-std=CL1.2", &prog, NULL);
+    if (st == CP_OK && !(k = clCreateKernel(prog, "cp_fma_cases", &rc)))
+        st = cp_err_cl(rc, "clCreateKernel(cp_fma_cases)");
+    for (int i = 0; st == CP_OK && i < 4; ++i)
+        st = cl_buffer(c, FMA_ZERO_CASES, i < 3 ? in[i] : NULL, &m[i], "fma check");
+    for (cl_uint i = 0; st == CP_OK && i < 4; ++i)
+        if ((rc = clSetKernelArg(k, i, sizeof m[i], &m[i])) != CL_SUCCESS)
+            st = cp_err_cl(rc, "clSetKernelArg(cp_fma_cases)");
+    size_t n = FMA_ZERO_CASES;
+    if (st == CP_OK &&
+        (rc = own_enqueue_kernel(c->q, k, 1, NULL, &n, NULL, 0, NULL, NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_fma_cases)");
+    if (st == CP_OK && (rc = clEnqueueReadBuffer(c->q, m[3], CL_TRUE, 0, sizeof r, r, 0, NULL,
+                                                 NULL)) != CL_SUCCESS)
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(fma check)");
+    *v = CP_PROBE_PASS;
+    snprintf(why, why_len, "fma's signed zeros as IEEE 754's");
+    for (int i = 0; st == CP_OK && i < FMA_ZERO_CASES; ++i) {
+        float want = fmaf(in[0][i], in[1][i], in[2][i]);
+        if (memcmp(&r[i], &want, sizeof want) != 0 && *v == CP_PROBE_PASS) {
+            *v = CP_PROBE_FAIL;
+            snprintf(why, why_len,
+                     "fma(%g, %g, %g) gave %g, not %g: train.cl built with "
+                     "TR_FMA_ZERO_FIX",
+                     (double)in[0][i], (double)in[1][i], (double)in[2][i], (double)r[i],
+                     (double)want);
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+        if (m[i])
+            clReleaseMemObject(m[i]);
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    return st;
+}
+
+/* Whether train.cl needs TR_FMA_ZERO_FIX on dev (the check above, kept per device; never for
+ * cl:relaxed, nor with CLPARITY_OWN_PROBE=off). */
+static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
+{
+    *fix = false;
+    /* test hook fma-zero-nofix: the fix left out where the device needs it (the state check
+     * must then fail on rusticl) */
+    if (tr->c->relaxed || cp_own_probe_off() || cp_test_hook("fma-zero-nofix"))
+        return CP_OK;
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    char why[CP_PROBE_WHY];
+    int st =
+        cp_probe_cached(dev, -20, "fma-signed-zero", cls, fma_zero_run, tr->c, &v, why, sizeof why);
+    *fix = st == CP_OK && v == CP_PROBE_FAIL;
+    return st;
+}
+
+/* What cp_trainer_div_sqrt says of cl:relaxed with adam and adamw. */
+#define RELAXED_DIV_SQRT "native (native_divide, native_sqrt; fast math)"
+
+/* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
+#define TRAIN_PLANT_STEP 2
+
+/* train.cl's build options. adam and adamw divide and take square roots, which must be
+ * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. cl:relaxed builds with
+ * fast math and native_divide and native_sqrt instead. */
+static int cl_options(cp_trainer *tr, const cp_device *dev)
+{
+    static const char *const plants[] = {"train-plant-m", "train-plant-v", "train-plant-root"};
+    char extra[128] = "";
+    if (train_divides(&tr->opt) && tr->c->relaxed) {
+        tr->div_sqrt = RELAXED_DIV_SQRT;
+    } else if (train_divides(&tr->opt)) {
+        enum train_divsqrt way = TRAIN_DIVSQRT_DEVICE;
+        int st = train_divsqrt_way(dev, &way);
+        if (st != CP_OK)
+            return st;
+        train_divsqrt_options(way, extra, sizeof extra);
+        tr->div_sqrt = train_divsqrt_name(way);
+        tr->div_way = (int)way;
+        for (int i = 0; i < 3; ++i)
+            if (!tr->c->clblast && cp_test_hook(plants[i]))
+                tr->c->plant = i + 1;
+    }
+    char plant[32] = "";
+    if (tr->c->plant)
+        snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c->plant);
+    bool fix;
+    int st = fma_zero_fix(tr, dev, &fix);
+    if (st != CP_OK)
+        return st;
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s",
+             tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
+             fix ? " -DTR_FMA_ZERO_FIX" : "");
+    return CP_OK;
+}
+
+static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    cl_int rc;
+    int st = cp_cl_open(dev, 0, &c->ctx, &c->q);
+    if (st != CP_OK)
+        return st;
+    /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
+     * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.
+     * Plain SGD only (cp_trainer_create_optim refuses the rest). */
+    if (c->cr)
+        snprintf(tr->build_options, sizeof tr->build_options, "%s",
+                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM");
+    else if ((st = cl_options(tr, dev)) != CP_OK)
+        return st;
+    st = cp_program_build_ex(c->ctx, dev->device_id, c->cr ? "cr.cl" : "train.cl",
+                             tr->build_options, &c->prog, NULL);
+    if (st != CP_OK)
+        return st;
+    static const char *const names[] = {
+        "tr_forward",  "tr_outgrad", "tr_dz",           "tr_dx",      "tr_update_w",
+        "tr_update_b", "tr_fwd_epi", "tr_add",          "tr_axpy",    "tr_grad_w",
+        "tr_grad_b",   "tr_opt_sgd", "tr_opt_momentum", "tr_opt_adam"};
+    cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,   &c->k_upw,
+                       &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy, &c->k_gw,
+                       &c->k_gb,  &c->k_sgd,     &c->k_mom, &c->k_adam};
+    /* cr.cl has the first six: no CLBlast epilogues, no optimizers but plain SGD */
+    for (size_t i = 0; i < (c->cr ? 6 : sizeof ks / sizeof ks[0]); ++i) {
+        *ks[i] = clCreateKernel(c->prog, names[i], &rc);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
+                              cp_cl_error_name(rc), rc);
+    }
+    size_t B = (size_t)tr->batch, L = (size_t)m->n_layers;
+    c->stride = B * (size_t)m->max_width;
+    size_t nt = B * (size_t)m->out_width;
+    c->y = malloc((nt ? nt : 1) * sizeof(float));
+    c->t_host = malloc((nt ? nt : 1) * sizeof(float));
+    if (!c->y || !c->t_host)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    memcpy(c->t_host, t, nt * sizeof(float));
+    if ((st = cl_buffer(c, m->n_params, m->params, &c->p, "weights")) != CP_OK ||
+        (st = cl_buffer(c, (L + 1) * c->stride, NULL, &c->acts, "activations")) != CP_OK ||
+        (st = cl_buffer(c, L * c->stride, NULL, &c->z, "pre-activations")) != CP_OK ||
+        (st = cl_buffer(c, nt, t, &c->t, "target")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->g, "gradient")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
+        (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
+        return st;
+    if (tr->needs_grad) {
+        /* the gradient, then the state: zeros (PyTorch's zeros_like; the momentum buffer is
+         * set at the first step) */
+        size_t np = m->n_params ? m->n_params : 1;
+        float *zeros = calloc(np, sizeof *zeros);
+        if (!zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "training: out of memory");
+        st = cl_buffer(c, m->n_params, zeros, &c->G, "gradient");
+        for (size_t k = 0; st == CP_OK && k < train_state_count(tr->opt.kind); ++k)
+            st = cl_buffer(c, m->n_params, zeros, &c->st[k], train_state_name(tr->opt.kind, k));
+        free(zeros);
+        if (st != CP_OK)
+            return st;
+    } else if (c->clblast) {
+        size_t maxw = 0;
+        for (size_t l = 0; l < L; ++l) {
+            size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
+            maxw = nw > maxw ? nw : maxw;
+        }
+        if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
+            return st;
+    }
+    rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
+                              0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
+    return CP_OK;
+}
+
+/* The forward from weights buffer p into acts/z. */
+static int cl_forward(cp_trainer *tr, cl_mem p)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
+        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
+               res = ly->residual;
+        if (c->clblast) {
+            cl_command_queue q = c->q;
+            CLBlastStatusCode bs = CLBlastSgemm(
+                CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, (size_t)tr->batch,
+                (size_t)out, (size_t)in, 1.0f, c->acts, (size_t)x_off, (size_t)in, p, (size_t)w_off,
+                (size_t)in, 0.0f, c->z, (size_t)z_off, (size_t)out, &q, NULL);
+            if (bs != CLBlastSuccess)
+                return cp_err_set(CP_FAIL_RUNTIME,
+                                  "CLBlastSgemm (forward, layer %d) failed: %s (%d)", l,
+                                  cp_clblast_status_name(bs), (int)bs);
+        }
+        /* tr_fwd_epi (after CLBlast's GEMM) takes tr_forward's arguments but w_off. */
+        cl_kernel k = c->clblast ? c->k_epi : c->k_fwd;
+        const char *name = c->clblast ? "tr_fwd_epi" : "tr_forward";
+        const size_t sz[] = {sizeof c->acts, sizeof x_off, sizeof c->acts, sizeof y_off,
+                             sizeof c->z,    sizeof z_off, sizeof p,       sizeof w_off};
+        const void *const va[] = {&c->acts, &x_off, &c->acts, &y_off, &c->z, &z_off, &p, &w_off};
+        const size_t sz2[] = {sizeof in,    sizeof out, sizeof hb,
+                              sizeof b_off, sizeof act, sizeof res};
+        const void *const va2[] = {&in, &out, &hb, &b_off, &act, &res};
+        cl_uint n1 = c->clblast ? 7 : 8; /* w_off: tr_forward's only */
+        int st = own_set_args_at(k, name, 0, n1, sz, va);
+        if (st == CP_OK)
+            st = own_set_args_at(k, name, n1, 6, sz2, va2);
+        if (st == CP_OK)
+            st = enqueue(c, k, name, 2, (size_t)out, (size_t)tr->batch);
+        if (st != CP_OK)
+            return st;
+    }
+    return CP_OK;
+}
+
+static int cl_read_output(cp_trainer *tr, float *y)
+{
+    struct train_cl *c = tr->c;
+    size_t nt = (size_t)tr->batch * (size_t)tr->m->out_width;
+    cl_int rc = clEnqueueReadBuffer(c->q, c->acts, CL_TRUE,
+                                    (size_t)tr->m->n_layers * c->stride * sizeof(float),
+                                    nt * sizeof(float), y, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
+    return CP_OK;
+}
+
+/* The optimizer's update of every parameter from G, at step tr->step (clparity/train.h). */
+static int cl_optim(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    struct train_scalars s;
+    train_scalars_at(&tr->opt, tr->step, &s);
+    cl_int n = (cl_int)tr->m->n_params, decay_on = s.wd != 0.0, first = s.first,
+           nesterov = tr->opt.nesterov, decoupled = tr->opt.kind == CP_OPTIM_ADAMW,
+           plant = c->plant && tr->step == TRAIN_PLANT_STEP;
+    float neg_lr = (float)s.neg_lr, wd = (float)s.wd, mom = (float)s.mom, decay = (float)s.decay,
+          w1 = (float)s.w1, beta2 = (float)s.beta2, c2 = (float)s.c2, bc2_sqrt = (float)s.bc2_sqrt,
+          eps = (float)s.eps, nss = (float)s.nss;
+    /* every kernel's arguments in order: tr_opt_sgd's, tr_opt_momentum's, tr_opt_adam's */
+    const size_t sgd_sz[] = {sizeof c->p, sizeof c->G, sizeof n, sizeof neg_lr, sizeof wd};
+    const void *const sgd_va[] = {&c->p, &c->G, &n, &neg_lr, &wd};
+    const size_t mom_sz[] = {sizeof c->p,   sizeof c->G,     sizeof c->st[0], sizeof n,
+                             sizeof neg_lr, sizeof decay_on, sizeof wd,       sizeof mom,
+                             sizeof first,  sizeof nesterov};
+    const void *const mom_va[] = {&c->p,     &c->G, &c->st[0], &n,     &neg_lr,
+                                  &decay_on, &wd,   &mom,      &first, &nesterov};
+    const size_t adam_sz[] = {sizeof c->p,     sizeof c->G,     sizeof c->st[0],  sizeof c->st[1],
+                              sizeof n,        sizeof decay_on, sizeof decoupled, sizeof wd,
+                              sizeof decay,    sizeof w1,       sizeof beta2,     sizeof c2,
+                              sizeof bc2_sqrt, sizeof eps,      sizeof nss,       sizeof plant};
+    const void *const adam_va[] = {&c->p,      &c->G, &c->st[0], &c->st[1], &n,     &decay_on,
+                                   &decoupled, &wd,   &decay,    &w1,       &beta2, &c2,
+                                   &bc2_sqrt,  &eps,  &nss,      &plant};
+    cl_kernel k = c->k_adam;
+    const char *name = "tr_opt_adam";
+    size_t na = sizeof adam_sz / sizeof *adam_sz;
+    const size_t *sz = adam_sz;
+    const void *const *va = adam_va;
+    if (tr->opt.kind == CP_OPTIM_SGD) {
+        k = c->k_sgd;
+        name = "tr_opt_sgd";
+        na = sizeof sgd_sz / sizeof *sgd_sz;
+        sz = sgd_sz;
+        va = sgd_va;
+    } else if (tr->opt.kind == CP_OPTIM_MOMENTUM) {
+        k = c->k_mom;
+        name = "tr_opt_momentum";
+        na = sizeof mom_sz / sizeof *mom_sz;
+        sz = mom_sz;
+        va = mom_va;
+    }
+    int st = own_set_args_at(k, name, 0, na, sz, va);
+    if (st != CP_OK)
+        return st;
+    return enqueue(c, k, name, 1, (size_t)n, 0);
+}
+
+/* The plain SGD update of layer l's weights with cl:clblast's gW (axpy), or tr_update_w /
+ * tr_grad_w, then its bias's (tr_update_b / tr_grad_b). */
+static int cl_update_layer(cp_trainer *tr, const cp_layer *ly, cl_ulong off)
+{
+    struct train_cl *c = tr->c;
+    float neg_lr = -tr->lr;
+    cl_int batch = tr->batch, in = ly->in, out = ly->out;
+    cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+    int st = CP_OK;
+    /* tr_grad_w and tr_grad_b take tr_update_w's and tr_update_b's arguments but −lr,
+     * with G in place of the parameters */
+    cl_kernel kw = tr->needs_grad ? c->k_gw : c->k_upw, kb = tr->needs_grad ? c->k_gb : c->k_upb;
+    const char *nw_name = tr->needs_grad ? "tr_grad_w" : "tr_update_w",
+               *nb_name = tr->needs_grad ? "tr_grad_b" : "tr_update_b";
+    cl_mem dst = tr->needs_grad ? c->G : c->p;
+    size_t nlr = tr->needs_grad ? 0 : 1; /* −lr, the last argument: the updates' only */
+    if (c->clblast && !tr->needs_grad) {
+        cl_int nw = in * out;
+        const size_t sz[] = {sizeof c->p, sizeof w_off, sizeof c->gw, sizeof nw, sizeof neg_lr};
+        const void *const va[] = {&c->p, &w_off, &c->gw, &nw, &neg_lr};
+        st = own_set_args_at(c->k_axpy, "tr_axpy", 0, 5, sz, va);
+        if (st == CP_OK)
+            st = enqueue(c, c->k_axpy, "tr_axpy", 1, (size_t)nw, 0);
+    } else if (!c->clblast) {
+        const size_t sz[] = {sizeof c->dz, sizeof c->acts, sizeof off,   sizeof dst,   sizeof w_off,
+                             sizeof in,    sizeof out,     sizeof batch, sizeof neg_lr};
+        const void *const va[] = {&c->dz, &c->acts, &off, &dst, &w_off, &in, &out, &batch, &neg_lr};
+        st = own_set_args_at(kw, nw_name, 0, 8 + nlr, sz, va);
+        if (st == CP_OK)
+            st = enqueue(c, kw, nw_name, 2, (size_t)in, (size_t)out);
+    }
+    if (st == CP_OK && ly->has_bias) {
+        const size_t sz[] = {sizeof c->dz, sizeof dst,   sizeof b_off,
+                             sizeof out,   sizeof batch, sizeof neg_lr};
+        const void *const va[] = {&c->dz, &dst, &b_off, &out, &batch, &neg_lr};
+        st = own_set_args_at(kb, nb_name, 0, 5 + nlr, sz, va);
+        if (st == CP_OK)
+            st = enqueue(c, kb, nb_name, 1, (size_t)out, 0);
+    }
+    return st;
+}
+
+/* Layer l's backward: dz from g, then (l > 0) the next gradient gn, then its update or its
+ * gradient in G. */
+static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
+{
+    struct train_cl *c = tr->c;
+    const cp_layer *ly = &tr->m->layers[l];
+    cl_int batch = tr->batch;
+    cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
+    cl_int nz = batch * out;
+    cl_ulong off = (cl_ulong)l * c->stride, w_off = ly->w_off;
+    const size_t dz_sz[] = {sizeof g, sizeof c->z, sizeof off, sizeof c->dz, sizeof nz, sizeof act};
+    const void *const dz_va[] = {&g, &c->z, &off, &c->dz, &nz, &act};
+    int st = own_set_args_at(c->k_dz, "tr_dz", 0, 6, dz_sz, dz_va);
+    if (st == CP_OK)
+        st = enqueue(c, c->k_dz, "tr_dz", 1, (size_t)nz, 0);
+    if (st != CP_OK)
+        return st;
+    if (l > 0 && c->clblast) {
+        cl_command_queue q = c->q;
+        CLBlastStatusCode bs =
+            CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo,
+                         (size_t)batch, (size_t)in, (size_t)out, 1.0f, c->dz, 0, (size_t)out, c->p,
+                         (size_t)w_off, (size_t)in, 0.0f, gn, 0, (size_t)in, &q, NULL);
+        if (bs != CLBlastSuccess)
+            return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (dx, layer %d) failed: %s (%d)", l,
+                              cp_clblast_status_name(bs), (int)bs);
+        if (res) {
+            cl_int nx = batch * in;
+            const size_t sz[] = {sizeof gn, sizeof g, sizeof nx};
+            const void *const va[] = {&gn, &g, &nx};
+            if ((st = own_set_args_at(c->k_add, "tr_add", 0, 3, sz, va)) != CP_OK ||
+                (st = enqueue(c, c->k_add, "tr_add", 1, (size_t)nx, 0)) != CP_OK)
+                return st;
+        }
+    } else if (l > 0) {
+        const size_t sz[] = {sizeof c->dz, sizeof c->p, sizeof w_off, sizeof g,
+                             sizeof gn,    sizeof in,   sizeof out,   sizeof res};
+        const void *const va[] = {&c->dz, &c->p, &w_off, &g, &gn, &in, &out, &res};
+        if ((st = own_set_args_at(c->k_dx, "tr_dx", 0, 8, sz, va)) != CP_OK ||
+            (st = enqueue(c, c->k_dx, "tr_dx", 2, (size_t)in, (size_t)batch)) != CP_OK)
+            return st;
+    }
+    /* plain SGD updates W and the bias in place (neither is read again in this step);
+     * the other optimizers keep the whole gradient G for their update after the loop */
+    if (c->clblast) {
+        cl_command_queue q = c->q;
+        CLBlastStatusCode bs =
+            CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo,
+                         (size_t)out, (size_t)in, (size_t)batch, 1.0f, c->dz, 0, (size_t)out,
+                         c->acts, (size_t)off, (size_t)in, 0.0f, tr->needs_grad ? c->G : c->gw,
+                         tr->needs_grad ? (size_t)w_off : 0, (size_t)in, &q, NULL);
+        if (bs != CLBlastSuccess)
+            return cp_err_set(CP_FAIL_RUNTIME, "CLBlastSgemm (gW, layer %d) failed: %s (%d)", l,
+                              cp_clblast_status_name(bs), (int)bs);
+    }
+    return cl_update_layer(tr, ly, off);
+}
+
+static int cl_step(cp_trainer *tr, double *loss)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    int st = cl_forward(tr, c->p);
+    if (st != CP_OK)
+        return st;
+    cl_int n = tr->batch * m->out_width;
+    cl_ulong y_off = (cl_ulong)m->n_layers * c->stride;
+    float s = 2.0f / (float)n;
+    const size_t sz[] = {sizeof c->acts, sizeof y_off, sizeof c->t,
+                         sizeof c->g,    sizeof n,     sizeof s};
+    const void *const va[] = {&c->acts, &y_off, &c->t, &c->g, &n, &s};
+    if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
+        (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
+        return st;
+    cl_mem g = c->g, gn = c->gn;
+    for (int l = m->n_layers - 1; l >= 0; --l) {
+        if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)
+            return st;
+        cl_mem tmp = g;
+        g = gn;
+        gn = tmp;
+    }
+    ++tr->step;
+    if (tr->needs_grad && (st = cl_optim(tr)) != CP_OK)
+        return st;
+    /* The output was computed by this step's forward; reading it after the updates is safe:
+     * the backward never writes the last layer's activations. */
+    if ((st = cl_read_output(tr, c->y)) != CP_OK)
+        return st;
+    *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
+    return CP_OK;
+}
+
+static int cl_weights(cp_trainer *tr, void *dst)
+{
+    cl_int rc = clEnqueueReadBuffer(tr->c->q, tr->c->p, CL_TRUE, 0, tr->m->n_params * sizeof(float),
+                                    dst, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(weights)");
+    return CP_OK;
+}
+
+static int cl_state(cp_trainer *tr, size_t k, void *dst)
+{
+    cl_int rc = clEnqueueReadBuffer(tr->c->q, tr->c->st[k], CL_TRUE, 0,
+                                    tr->m->n_params * sizeof(float), dst, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(optimizer state)");
+    return CP_OK;
+}
+
+static int cl_poke_ulp(cp_trainer *tr, size_t i)
+{
+    float v;
+    cl_int rc =
+        clEnqueueReadBuffer(tr->c->q, tr->c->p, CL_TRUE, i * sizeof v, sizeof v, &v, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueReadBuffer(test hook)");
+    v = nextafterf(v, INFINITY);
+    rc = clEnqueueWriteBuffer(tr->c->q, tr->c->p, CL_TRUE, i * sizeof v, sizeof v, &v, 0, NULL,
+                              NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(test hook)");
+    return CP_OK;
+}
+
+static int cl_roundtrip(cp_trainer *tr, void *yv, int *ok)
+{
+    float *y = yv;
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    size_t n = m->n_params, nt = (size_t)tr->batch * (size_t)m->out_width;
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    float *back = malloc((n ? n : 1) * sizeof *back);
+    float *y1 = malloc((nt ? nt : 1) * sizeof *y1);
+    cl_mem p2 = NULL;
+    int st = CP_OK;
+    if (!w || !back || !y1) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "round trip: out of memory");
+        goto out;
+    }
+    if ((st = cl_weights(tr, w)) != CP_OK || (st = cl_forward(tr, c->p)) != CP_OK ||
+        (st = cl_read_output(tr, y1)) != CP_OK)
+        goto out;
+    if ((st = cl_buffer(c, n, NULL, &p2, "round-trip weights")) != CP_OK)
+        goto out;
+    cl_int rc = clEnqueueWriteBuffer(c->q, p2, CL_TRUE, 0, n * sizeof(float), w, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        st = cp_err_cl(rc, "clEnqueueWriteBuffer(round-trip weights)");
+        goto out;
+    }
+    rc = clEnqueueReadBuffer(c->q, p2, CL_TRUE, 0, n * sizeof(float), back, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        st = cp_err_cl(rc, "clEnqueueReadBuffer(round-trip weights)");
+        goto out;
+    }
+    if ((st = cl_forward(tr, p2)) != CP_OK || (st = cl_read_output(tr, y)) != CP_OK)
+        goto out;
+    *ok = memcmp(w, back, n * sizeof(float)) == 0 && memcmp(y1, y, nt * sizeof(float)) == 0;
+out:
+    if (p2)
+        clReleaseMemObject(p2);
+    free(w);
+    free(back);
+    free(y1);
+    return st;
+}
+
+static void cl_destroy(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    if (!c)
+        return;
+    cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,    &c->gn,
+                    &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1]};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
+        if (*ms[i])
+            clReleaseMemObject(*ms[i]);
+    cl_kernel ks[] = {c->k_fwd, c->k_outgrad, c->k_dz, c->k_dx, c->k_upw, c->k_upb, c->k_epi,
+                      c->k_add, c->k_axpy,    c->k_gw, c->k_gb, c->k_sgd, c->k_mom, c->k_adam};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
+        if (ks[i])
+            clReleaseKernel(ks[i]);
+    if (c->prog)
+        clReleaseProgram(c->prog);
+    if (c->q)
+        clReleaseCommandQueue(c->q);
+    if (c->ctx)
+        clReleaseContext(c->ctx);
+    free(c->y);
+    free(c->t_host);
+    free(c);
+    tr->c = NULL;
+}
+
+/* The engines: one create each, which names the kernels' variant; cl:own's runs its probes. */
+static int cl_create_variant(cp_trainer *tr, const cp_device *dev, const float *x, const float *t,
+                             bool clblast, bool relaxed, bool cr)
+{
+    tr->c = calloc(1, sizeof *tr->c);
+    if (!tr->c)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the trainer");
+    tr->c->clblast = clblast;
+    tr->c->relaxed = relaxed;
+    tr->c->cr = cr;
+    int st = cr ? cr_check_inputs(tr->m, tr->engine) : CP_OK;
+    return st == CP_OK ? cl_create(tr, dev, x, t) : st;
+}
+
+static int own_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    int st = cl_create_variant(tr, dev, x, t, false, false, false);
+    if (st == CP_OK)
+        st = train_cl_probe(tr, dev, &train_ops_cl_own);
+    return st;
+}
+
+static int clblast_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    return cl_create_variant(tr, dev, x, t, true, false, false);
+}
+
+static int relaxed_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    return cl_create_variant(tr, dev, x, t, false, true, false);
+}
+
+static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
+{
+    return cl_create_variant(tr, dev, x, t, false, false, true);
+}
+
+const struct cp_train_ops train_ops_cl_own = {
+    .traits = {.twin = CP_TRAIN_BASELINE, .by_default = true},
+    .dtype = CP_F32,
+    .create = own_create,
+    .step = cl_step,
+    .weights = cl_weights,
+    .state = cl_state,
+    .poke_ulp = cl_poke_ulp,
+    .roundtrip = cl_roundtrip,
+    .destroy = cl_destroy,
+};
+
+const struct cp_train_ops train_ops_cl_clblast = {
+    .dtype = CP_F32,
+    .create = clblast_create,
+    .step = cl_step,
+    .weights = cl_weights,
+    .state = cl_state,
+    .poke_ulp = cl_poke_ulp,
+    .roundtrip = cl_roundtrip,
+    .destroy = cl_destroy,
+};
+
+const struct cp_train_ops train_ops_cl_relaxed = {
+    .traits = {.drifts = true},
+    .dtype = CP_F32,
+    .create = relaxed_create,
+    .step = cl_step,
+    .weights = cl_weights,
+    .state = cl_state,
+    .poke_ulp = cl_poke_ulp,
+    .roundtrip = cl_roundtrip,
+    .destroy = cl_destroy,
+};
+
+const struct cp_train_ops train_ops_cl_cr = {
+    .traits = {.twin = CP_TRAIN_CR_BASE, .cr = true},
+    .dtype = CP_F32,
+    .create = cr_create,
+    .step = cl_step,
+    .weights = cl_weights,
+    .state = cl_state,
+    .poke_ulp = cl_poke_ulp,
+    .roundtrip = cl_roundtrip,
+    .destroy = cl_destroy,
+};
