@@ -2,7 +2,7 @@
 #include "clparity/engine.h"
 
 #include "clparity/report.h"
-#include "env-impl.h"
+#include "icd-impl.h"
 #include "clparity/env.h"
 
 #include <CL/cl_ext.h>
