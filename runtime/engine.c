@@ -1,5 +1,5 @@
 #include "engine-impl.h"
-#include "isolate-impl.h"
+#include "isolate-run-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
