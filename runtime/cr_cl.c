@@ -32,41 +32,6 @@ _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 /* The kernel variants. */
 enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
 
-/* CLPARITY_CR_TUNE's settings. */
-struct cr_tune {
-    int path;  /* 0 auto (the rules), else 1 + enum cr_path */
-    int wg;    /* work-items per group of gemv and splitk (a power of two) */
-    int ob;    /* outputs per work-group of gemv and splitk */
-    int split; /* splitk: ranges of k, each summed by its own work-groups */
-    int tk;    /* gemm: the tiles' depth */
-    int vw;    /* cpu: outputs per work-item (a double vector) */
-    int rb;    /* cpu: rows per work-item */
-    int exact; /* 1: every output through the exact accumulator (no double compiled) */
-    int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
-    int sg;    /* stream: work-groups launched per compute unit */
-};
-
-static const char *const cr_path_words[] = {"auto", "gemv", "splitk", "gemm", "cpu", "stream"};
-static const struct cp_param cr_params[] = {
-    {"path", offsetof(struct cr_tune, path), 6, {0}, cr_path_words},
-    {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
-    {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
-    {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
-    {"tk", offsetof(struct cr_tune, tk), 3, {8, 16, 32}, NULL},
-    {"vw", offsetof(struct cr_tune, vw), 3, {4, 8, 16}, NULL},
-    {"rb", offsetof(struct cr_tune, rb), 4, {1, 2, 4, 8}, NULL},
-    {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
-    {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
-    {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
-};
-
-int cp_cr_tune_check(const char *spec)
-{
-    struct cr_tune scratch;
-    memset(&scratch, 0, sizeof scratch);
-    return cp_params_parse(spec, cr_params, sizeof cr_params / sizeof *cr_params, &scratch);
-}
-
 struct cr_cl {
     enum cr_path path;
     struct cr_tune tune;

@@ -1,7 +1,7 @@
 #include "clparity/device.h"
 #include "device-impl.h"
 
-#include "env-impl.h"
+#include "icd-impl.h"
 #include "clparity/env.h"
 
 #include <CL/cl_ext.h>

@@ -1,5 +1,5 @@
 #include "engine-impl.h"
-#include "isolate-impl.h"
+#include "isolate-run-impl.h"
 #include "clparity/format.h"
 #include "train-impl.h"
 

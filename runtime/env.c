@@ -6,7 +6,7 @@
 #include "clparity/error.h"
 #include "clparity/train.h"
 #include "clparity/tune.h"
-#include "tune-impl.h"
+#include "params-impl.h"
 
 #include <errno.h>
 #include <math.h>

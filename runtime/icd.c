@@ -4,7 +4,7 @@
  * files are read here as the loader reads them, each library is opened as the loader opens it
  * (dlopen, RTLD_LAZY | RTLD_LOCAL: already loaded, it only gains a reference), and dlerror's
  * text is kept. */
-#include "env-impl.h"
+#include "icd-impl.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

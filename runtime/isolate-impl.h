@@ -20,14 +20,6 @@
 
 #include <stdbool.h>
 
-struct cp_engine_ops;
-
-/* cp_engine_create's create step of an engine that builds kernels (cl:own, cl:relaxed,
- * cl:cr): isolated as above where the isolation is on, else create() in-process. */
-int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch,
-                      int (*create)(cp_engine *e, const cp_device *dev, const cp_model *m,
-                                    int max_batch));
-
 /* Whether this thread may compile or run a probe now. False during the parent's first,
  * cache-only attempt: the caller then fails with the reason set here, and the parent runs the
  * child instead. */
@@ -57,5 +49,20 @@ void cp_isolate_probe_end(int id, const char *name, const char *extra, struct cp
  * name, "cr:<variant>" for cl:cr's, or "all"): the build of that path's program raises SIGABRT
  * or SIGSEGV, or never returns, as a compiler that crashes or hangs does. */
 void cp_isolate_test_crash(const char *path);
+
+/* The state (isolate.c) that the driver sets: the parent's side (isolate_run.c) and the
+ * child's (isolate_child.c); the functions above read it. */
+extern const char *cp_isolate_exe_path; /* cp_isolate_enable's; NULL: off */
+extern bool cp_isolate_child_mode;      /* this process is a "__setup" child */
+/* The parent's first attempt: programs and verdicts from the cache only. */
+extern _Thread_local bool cp_isolate_cache_only;
+extern _Thread_local bool cp_isolate_needs_child;
+/* cp_isolate_create's depth on this thread: the probes' own engines are set up in-process */
+extern _Thread_local int cp_isolate_depth;
+
+/* The protocol's word for a probe's extra key back as the key (in place; "-" is ""). */
+const char *cp_isolate_extra_decode(char *word);
+/* why on one line (in place): the protocol's and the report's */
+void cp_isolate_one_line(char *s);
 
 #endif

@@ -1,10 +1,172 @@
-/* The header of a .npy file: a Python dict literal, parsed by hand, strictly and within its
- * bounds (npy.c reads the file around it). */
+/* The header of a .npy file: its format as np.save() writes it (cp_npy_write's, npy.c), the
+ * check that a file is one that it wrote (owned.c's cp_output_check), and its dict, a Python dict
+ * literal, parsed by hand, strictly and within its bounds (npy.c reads the file around it). */
 #include "npy-header-impl.h"
 #include "clparity/error.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+const char *cp_dtype_descr(enum cp_dtype t)
+{
+    switch (t) {
+    case CP_F32:
+        return "<f4";
+    case CP_F64:
+        return "<f8";
+    case CP_I32:
+        return "<i4";
+    case CP_I64:
+        return "<i8";
+    }
+    return "?";
+}
+
+size_t cp_dtype_size(enum cp_dtype t)
+{
+    switch (t) {
+    case CP_F32:
+    case CP_I32:
+        return 4;
+    case CP_F64:
+    case CP_I64:
+        return 8;
+    }
+    return 0;
+}
+
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*len >= cap)
+        return -1;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *len)
+        return -1;
+    *len += (size_t)n;
+    return 0;
+}
+
+static int append_spaces(char *buf, size_t cap, size_t *len, size_t n)
+{
+    if (n > cap - *len)
+        return -1;
+    memset(buf + *len, ' ', n);
+    *len += n;
+    return 0;
+}
+
+/*
+ * Formats the preamble and header exactly as numpy 1.24's np.save() does, so that files are
+ * byte-for-byte comparable: keys sorted, the shape as Python's tuple repr, then spare spaces
+ * for 21 digits of shape[0] (numpy leaves them so that the array can grow in place), then
+ * padding to a 64-byte boundary and '\n'. Like numpy, a header that would already end on the
+ * boundary still gets a full 64 bytes of padding. Returns the total length, 0 if buf is small.
+ */
+size_t npy_format_header(char *buf, size_t cap, enum cp_dtype t, int ndim, const size_t *shape)
+{
+    size_t len = 10; /* magic, version, header length: filled in at the end */
+    size_t start, hlen, pad;
+
+    if (cap < len)
+        return 0;
+    start = len;
+    if (append(buf, cap, &len, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+               cp_dtype_descr(t)) != 0)
+        return 0;
+    for (int i = 0; i < ndim; i++) {
+        const char *sep = ndim == 1 ? "," : i + 1 < ndim ? ", " : "";
+
+        if (append(buf, cap, &len, "%zu%s", shape[i], sep) != 0)
+            return 0;
+    }
+    if (append(buf, cap, &len, "), }") != 0)
+        return 0;
+    if (ndim > 0) {
+        char digits[32];
+        int nd = snprintf(digits, sizeof(digits), "%zu", shape[0]);
+
+        if (nd < 0 || append_spaces(buf, cap, &len, NPY_GROWTH_DIGITS - (size_t)nd) != 0)
+            return 0;
+    }
+    pad = NPY_ALIGN - (len + 1) % NPY_ALIGN;
+    if (append_spaces(buf, cap, &len, pad) != 0 || len >= cap)
+        return 0;
+    buf[len++] = '\n';
+
+    hlen = len - start;
+    if (hlen > UINT16_MAX)
+        return 0;
+    memcpy(buf, npy_magic, NPY_MAGIC_LEN);
+    buf[6] = 1;
+    buf[7] = 0;
+    buf[8] = (char)(hlen & 0xff);
+    buf[9] = (char)(hlen >> 8);
+    return len;
+}
+
+bool cp_npy_header_is_own(const void *head, size_t n, unsigned long long file_size)
+{
+    /* The header's text is parsed loosely (dtype and shape), then formatted again as this
+     * writer would and compared byte for byte: any other header, or a file of another length,
+     * is not one that cp_npy_write wrote. */
+    const char *h = head;
+    char text[NPY_HEADER_CAP + 1];
+    size_t tn = n < NPY_HEADER_CAP ? n : NPY_HEADER_CAP;
+    if (n < 10 || memcmp(h, npy_magic, NPY_MAGIC_LEN) != 0)
+        return false;
+    memcpy(text, h, tn);
+    text[tn] = '\0';
+    for (size_t i = 0; i < tn; ++i)
+        if (text[i] == '\0')
+            text[i] = ' ';
+    static const enum cp_dtype types[] = {CP_F32, CP_F64, CP_I32, CP_I64};
+    const char *d = strstr(text + 10, "'descr': '");
+    const char *sh = strstr(text + 10, "'shape': (");
+    if (!d || !sh)
+        return false;
+    d += strlen("'descr': '");
+    enum cp_dtype t = CP_F32;
+    bool known = false;
+    for (size_t i = 0; !known && i < sizeof types / sizeof *types; ++i)
+        if (strncmp(d, cp_dtype_descr(types[i]), 3) == 0 && d[3] == '\'') {
+            t = types[i];
+            known = true;
+        }
+    size_t shape[CP_NPY_MAX_DIMS];
+    int ndim = 0;
+    const char *p = sh + strlen("'shape': (");
+    while (known && *p != ')') {
+        char *end;
+        if (ndim == CP_NPY_MAX_DIMS || *p < '0' || *p > '9')
+            return false;
+        unsigned long long v = strtoull(p, &end, 10);
+        shape[ndim++] = (size_t)v;
+        p = end;
+        if (*p == ',')
+            ++p;
+        if (*p == ' ')
+            ++p;
+    }
+    char want[NPY_HEADER_CAP];
+    size_t wn = known ? npy_format_header(want, sizeof want, t, ndim, shape) : 0;
+    size_t count;
+    if (wn == 0 || wn > n || memcmp(want, h, wn) != 0 ||
+        !shape_count(ndim, shape, cp_dtype_size(t), &count))
+        return false;
+    return file_size == (unsigned long long)wn + (unsigned long long)count * cp_dtype_size(t);
+}
 
 struct hdr_parser {
     const char *path;

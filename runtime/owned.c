@@ -224,3 +224,78 @@ int cp_plot_mark(const char *path)
     return ok ? CP_OK
               : cp_err_set(CP_FAIL_RUNTIME, "--plot: cannot write %s: %s", path, strerror(e));
 }
+
+const char *cp_version(void)
+{
+    return CLPARITY_VERSION;
+}
+
+/* guarded: only over a file of clparity's (cp_output_check); an entry of clparity's own cache
+ * folder is replaced whatever it holds (a damaged one must be). */
+static int write_atomic(const char *path, const void *data, size_t len, bool guarded)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            int st = cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
+            clearerr(stdout); /* named here: clparity's exit check (tools/main.c) need not */
+            return st;
+        }
+        return CP_OK;
+    }
+    int st = guarded ? cp_output_check(NULL, path) : CP_OK;
+    if (st != CP_OK)
+        return st;
+    char *tmp = cp_atomic_tmp_name(path);
+    if (!tmp)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        goto out_free;
+    }
+    bool ok = fwrite(data, 1, len, f) == len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        cp_atomic_abort(tmp, path);
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
+    } else if ((saved = cp_atomic_commit(tmp, path)) != 0) {
+        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
+    }
+out_free:
+    free(tmp);
+    return st;
+}
+
+int cp_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    return write_atomic(path, data, len, true);
+}
+
+static int json_write(const char *path, const void *json, bool guarded)
+{
+    if (cp_json_incomplete())
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "out of memory while building the JSON for %s: not written", path);
+    char *text = cJSON_Print((const cJSON *)json);
+    if (!text)
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);
+    size_t n = strlen(text);
+    text[n] = '\n'; /* cJSON's terminator becomes the final newline */
+    int st = write_atomic(path, text, n + 1, guarded);
+    cJSON_free(text);
+    return st;
+}
+
+int cp_json_write(const char *path, const void *json)
+{
+    return json_write(path, json, true);
+}
+
+int cp_json_write_entry(const char *path, const void *json)
+{
+    return json_write(path, json, false);
+}

@@ -2,14 +2,11 @@
 
 #include "clparity/device.h"
 #include "clparity/error.h"
-#include "file-impl.h" /* cp_leftover_pid */
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
-#include <openssl/evp.h>
 #include <dirent.h>
-#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,11 +19,6 @@
 extern char **environ;
 
 static char *argv_line;
-
-const char *cp_version(void)
-{
-    return CLPARITY_VERSION;
-}
 
 extern const char clparity_git_hash_text[]; /* git_hash.c, written at build time */
 
@@ -124,229 +116,6 @@ void *cp_provenance_json(const char *build_options)
         }
     cJSON_AddStringToObject(p, "kernel_build_options", build_options ? build_options : "");
     return p;
-}
-
-/* Removes the temporary files that killed writers of path left: ".<name>.clparity-tmp.<pid>"
- * beside it, regular files of pids no longer running. */
-static void remove_leftovers(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-             slash ? path : ".");
-    const char *base = slash ? slash + 1 : path;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        long pid = cp_leftover_pid(e->d_name, base, CP_TMP_TAG);
-        struct stat sb;
-        if (pid < 0 || pid == (long)getpid() || cp_pid_alive(pid) ||
-            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
-            continue;
-        (void)unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
-}
-
-char *cp_atomic_tmp_name(const char *path)
-{
-    struct stat sb;
-    size_t plen = strlen(path) + 48;
-    char *tmp = malloc(plen);
-    if (!tmp)
-        return NULL;
-    /* Hidden, in path's folder (a rename stays on one file system), and of a pattern no
-     * user's file is likely to take: ".<name>.clparity-tmp.<pid>". */
-    const char *slash = strrchr(path, '/');
-    int dl = slash ? (int)(slash - path) + 1 : 0;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        snprintf(tmp, plen, "%s", path);
-    } else {
-        remove_leftovers(path);
-        snprintf(tmp, plen, "%.*s.%s" CP_TMP_TAG "%ld", dl, path, path + dl, (long)getpid());
-    }
-    return tmp;
-}
-
-/* The folder that holds path, synced after a rename into it (EINVAL: a file system that
- * cannot sync folders). */
-static void sync_parent(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-int cp_atomic_commit(const char *tmp, const char *path)
-{
-    if (strcmp(tmp, path) == 0)
-        return 0;
-    /* The bytes reach the disk before the name does: after a crash, path is the old file or
-     * the whole new one, never a new name over missing data. */
-    int fd = open(tmp, O_RDONLY);
-    int e = fd < 0 ? errno : fsync(fd) == 0 ? 0 : errno;
-    if (fd >= 0)
-        close(fd);
-    if (e == 0 && rename(tmp, path) == 0) {
-        sync_parent(path);
-        return 0;
-    }
-    if (e == 0)
-        e = errno;
-    remove(tmp);
-    return e;
-}
-
-void cp_atomic_abort(const char *tmp, const char *path)
-{
-    if (strcmp(tmp, path) != 0)
-        remove(tmp);
-}
-
-/* guarded: only over a file of clparity's (cp_output_check); an entry of clparity's own cache
- * folder is replaced whatever it holds (a damaged one must be). */
-static int write_atomic(const char *path, const void *data, size_t len, bool guarded)
-{
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-            int st = cp_err_set(CP_FAIL_RUNTIME, "cannot write to stdout: %s", strerror(errno));
-            clearerr(stdout); /* named here: clparity's exit check (tools/main.c) need not */
-            return st;
-        }
-        return CP_OK;
-    }
-    int st = guarded ? cp_output_check(NULL, path) : CP_OK;
-    if (st != CP_OK)
-        return st;
-    char *tmp = cp_atomic_tmp_name(path);
-    if (!tmp)
-        return cp_err_set(CP_FAIL_RUNTIME, "out of memory writing %s", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(errno));
-        goto out_free;
-    }
-    bool ok = fwrite(data, 1, len, f) == len;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) {
-        cp_atomic_abort(tmp, path);
-        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
-    } else if ((saved = cp_atomic_commit(tmp, path)) != 0) {
-        st = cp_err_set(CP_FAIL_RUNTIME, "cannot write %s: %s", path, strerror(saved));
-    }
-out_free:
-    free(tmp);
-    return st;
-}
-
-/* cJSON's Add functions drop an item silently when an allocation fails, so a document built
- * out of memory can lack keys or results and still print. Every allocation of cJSON comes
- * through json_malloc (the hooks are set before main), which counts the failures; once one has
- * failed, no JSON document of this process is written as if it were whole. */
-static atomic_ulong json_oom;
-
-static void *json_malloc(size_t n)
-{
-    void *p = malloc(n);
-    if (!p)
-        atomic_fetch_add(&json_oom, 1);
-    return p;
-}
-
-__attribute__((constructor)) static void json_hooks(void)
-{
-    cJSON_Hooks h = {json_malloc, free};
-    cJSON_InitHooks(&h);
-}
-
-bool cp_json_incomplete(void)
-{
-    return atomic_load(&json_oom) != 0;
-}
-
-const char *cp_file_kind(unsigned int mode)
-{
-    mode_t m = (mode_t)mode;
-    return S_ISFIFO(m)   ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISDIR(m)  ? "a directory"
-                         : "not a regular file";
-}
-
-int cp_file_write_atomic(const char *path, const void *data, size_t len)
-{
-    return write_atomic(path, data, len, true);
-}
-
-static int json_write(const char *path, const void *json, bool guarded)
-{
-    if (cp_json_incomplete())
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "out of memory while building the JSON for %s: not written", path);
-    char *text = cJSON_Print((const cJSON *)json);
-    if (!text)
-        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);
-    size_t n = strlen(text);
-    text[n] = '\n'; /* cJSON's terminator becomes the final newline */
-    int st = write_atomic(path, text, n + 1, guarded);
-    cJSON_free(text);
-    return st;
-}
-
-int cp_json_write(const char *path, const void *json)
-{
-    return json_write(path, json, true);
-}
-
-int cp_json_write_entry(const char *path, const void *json)
-{
-    return json_write(path, json, false);
-}
-
-int cp_json_text(void *json, char **out)
-{
-    *out = NULL;
-    char *text = json ? cJSON_PrintUnformatted((const cJSON *)json) : NULL;
-    const char *src = json ? text : "null";
-    if (src && !cp_json_incomplete())
-        *out = strdup(src); /* malloc'd, for cp_free, whatever allocator cJSON uses */
-    cJSON_free(text);
-    cJSON_Delete((cJSON *)json);
-    if (!*out)
-        return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON");
-    return CP_OK;
-}
-
-void cp_json_add_num_or_null(void *obj, const char *key, double v)
-{
-    if (v < 0.0 || !isfinite(v))
-        cJSON_AddNullToObject(obj, key);
-    else
-        cJSON_AddNumberToObject(obj, key, v);
-}
-
-void cp_json_add(void *obj, const char *key, void *item)
-{
-    if (!cJSON_AddItemToObject(obj, key, item))
-        cJSON_Delete(item);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -717,15 +486,4 @@ void *cp_speed_json(const cp_stats *const *s, const char *const *names, size_t n
         cJSON_AddItemToArray(arr, x);
     }
     return o;
-}
-
-void cp_sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    out[0] = '\0';
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL))
-        return;
-    for (unsigned int i = 0; i < n && i < 32; ++i)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
 }

@@ -149,28 +149,6 @@ static int sync_tree(const char *path)
     return err;
 }
 
-/* A process of this pid exists (ours or another user's). */
-bool cp_pid_alive(long pid)
-{
-    if (pid <= 0 || pid > INT_MAX)
-        return false;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
-long cp_leftover_pid(const char *name, const char *base, const char *tag)
-{
-    size_t nb = strlen(base), nt = strlen(tag);
-    if (name[0] != '.' || strncmp(name + 1, base, nb) != 0 || strncmp(name + 1 + nb, tag, nt) != 0)
-        return -1;
-    const char *p = name + 1 + nb + nt;
-    if (!*p || strlen(p) > 9)
-        return -1;
-    for (const char *c = p; *c; ++c)
-        if (*c < '0' || *c > '9')
-            return -1;
-    return strtol(p, NULL, 10);
-}
-
 /* What an earlier save to this place left when it was killed: ".DIR.clparity-tmp.<pid>" and
  * ".DIR.clparity-old.<pid>" of processes that no longer run (nothing else: names of another
  * pattern, and those of older clparity versions, "DIR.tmp.<pid>", are left alone). Where DIR itself

@@ -1,7 +1,7 @@
 /* Why OpenCL shows less than the machine has: the ICD files the loader skipped and PoCL's
  * cache folder. Internal to the library: device.c fills cp_devlist.env_note from these. */
-#ifndef CLPARITY_ENV_IMPL_H
-#define CLPARITY_ENV_IMPL_H
+#ifndef CLPARITY_ICD_IMPL_H
+#define CLPARITY_ICD_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
