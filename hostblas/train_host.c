@@ -69,25 +69,6 @@ void train_scalars_at(const cp_optim *o, long t, struct train_scalars *s)
     s->first = t == 1;
 }
 
-size_t train_state_count(enum cp_optim_kind kind)
-{
-    return kind == CP_OPTIM_MOMENTUM ? 1 : kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW ? 2 : 0;
-}
-
-const char *train_state_name(enum cp_optim_kind kind, size_t k)
-{
-    if (kind == CP_OPTIM_MOMENTUM && k == 0)
-        return "momentum_buffer";
-    if ((kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW) && k < 2)
-        return k == 0 ? "exp_avg" : "exp_avg_sq";
-    return "";
-}
-
-bool train_needs_grad(const cp_optim *o)
-{
-    return o->kind != CP_OPTIM_SGD || o->weight_decay != 0.0;
-}
-
 void train_host_free(struct train_host *h)
 {
     free(h->grad);

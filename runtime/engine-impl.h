@@ -39,6 +39,16 @@ struct cp_engine {
     void *state;                  /* the engine's own */
 };
 
+/* How cp_engine_create sets up an engine whose ops are isolated: the setup child's driver
+ * (isolate-run-impl.h's cp_isolate_create), installed by cp_isolate_enable and by the child
+ * itself; NULL sets every engine up in this process. A hook, so that the engine object, below
+ * the driver, never calls up into it. */
+typedef int (*cp_isolated_setup_fn)(cp_engine *e, const cp_device *dev, const cp_model *m,
+                                    int max_batch,
+                                    int (*create)(cp_engine *e, const cp_device *dev,
+                                                  const cp_model *m, int max_batch));
+void cp_engine_set_isolation(cp_isolated_setup_fn setup);
+
 extern const struct cp_engine_ops cp_engine_ops_cl_own;
 extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
 extern const struct cp_engine_ops cp_engine_ops_cl_relaxed;

@@ -1,5 +1,6 @@
 /* Private: the parent's side of the isolated setup (isolate_run.c; isolate-impl.h says why
- * and how), which the engine registry calls. */
+ * and how), which the engine object reaches through its hook
+ * (cp_engine_set_isolation, installed by cp_isolate_enable and the setup child). */
 #ifndef CLPARITY_ISOLATE_RUN_IMPL_H
 #define CLPARITY_ISOLATE_RUN_IMPL_H
 

@@ -5,7 +5,7 @@
  * isolate_child.c (cp_isolate_child_main). */
 #include "isolate-impl.h"
 
-#include "engine-impl.h"
+#include "testhook-impl.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -20,11 +20,6 @@ _Thread_local bool cp_isolate_cache_only;
 _Thread_local bool cp_isolate_needs_child;
 /* cp_isolate_create's depth on this thread: the probes' own engines are set up in-process */
 _Thread_local int cp_isolate_depth;
-
-void cp_isolate_enable(const char *exe)
-{
-    cp_isolate_exe_path = exe;
-}
 
 bool cp_isolate_in_child(void)
 {

@@ -3,6 +3,7 @@
  * the engine through the registry, so that its builds and probes run here; isolate.c prints
  * their lines. */
 #include "isolate-impl.h"
+#include "isolate-run-impl.h"
 
 #include "clparity/env.h"
 #include "engine-impl.h"
@@ -68,6 +69,7 @@ int cp_isolate_child_main(int argc, char **argv)
     struct rlimit none = {0, 0};
     (void)setrlimit(RLIMIT_CORE, &none);
     cp_isolate_child_mode = true;
+    cp_engine_set_isolation(cp_isolate_create); /* counts the depth: the probes' own engines */
     cp_test_suspend(true); /* fail-alloc:N and the like count the parent's calls */
     int p, d, batch;
     if (argc != 4 || sscanf(argv[1], "%d:%d", &p, &d) != 2 || sscanf(argv[3], "%d", &batch) != 1 ||

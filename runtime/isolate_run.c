@@ -383,6 +383,14 @@ static void reset_engine(cp_engine *e)
     e->routine[0] = '\0';
 }
 
+/* Public (clparity/engine.h): the engine object reaches the driver through its hook only, so
+ * that engine.c never calls up into it. */
+void cp_isolate_enable(const char *exe)
+{
+    cp_isolate_exe_path = exe;
+    cp_engine_set_isolation(exe ? cp_isolate_create : NULL);
+}
+
 int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch,
                       int (*create)(cp_engine *e, const cp_device *dev, const cp_model *m,
                                     int max_batch))

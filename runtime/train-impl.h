@@ -48,12 +48,7 @@ const char *train_divsqrt_name(enum train_divsqrt way);
 /* Whether o divides and takes square roots: adam and adamw. */
 bool train_divides(const cp_optim *o);
 
-/* The number of state tensors of kind (0, 1 or 2) and their PyTorch names. */
-size_t train_state_count(enum cp_optim_kind kind);
-const char *train_state_name(enum cp_optim_kind kind, size_t k);
-/* Whether the step needs the whole gradient and the optimizer's update rather than the fused
- * plain SGD update W = fma(−lr, gW, W). */
-bool train_needs_grad(const cp_optim *o);
+#include "train-optim-impl.h" /* the optimizers' state: train_state_count & co */
 
 /* The host trainer's state; the arrays hold elements of float (host:exact) or double
  * (host:f64). */

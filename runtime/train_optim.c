@@ -1,7 +1,7 @@
 /* The optimizers' descriptions (clparity/train.h): PyTorch's defaults, names and checks. */
 #include "clparity/train.h"
 
-#include "train-impl.h"
+#include "train-optim-impl.h"
 
 #include "clparity/error.h"
 
@@ -69,4 +69,23 @@ int cp_optim_check(const cp_optim *o)
     if (adam && (!(o->eps > 0.0) || !isfinite(o->eps)))
         return cp_err_set(CP_FAIL_USAGE, "eps %g: must be a finite number > 0", o->eps);
     return CP_OK;
+}
+
+size_t train_state_count(enum cp_optim_kind kind)
+{
+    return kind == CP_OPTIM_MOMENTUM ? 1 : kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW ? 2 : 0;
+}
+
+const char *train_state_name(enum cp_optim_kind kind, size_t k)
+{
+    if (kind == CP_OPTIM_MOMENTUM && k == 0)
+        return "momentum_buffer";
+    if ((kind == CP_OPTIM_ADAM || kind == CP_OPTIM_ADAMW) && k < 2)
+        return k == 0 ? "exp_avg" : "exp_avg_sq";
+    return "";
+}
+
+bool train_needs_grad(const cp_optim *o)
+{
+    return o->kind != CP_OPTIM_SGD || o->weight_decay != 0.0;
 }
