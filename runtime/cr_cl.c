@@ -88,6 +88,12 @@ struct cr_cl {
     char opts[320]; /* the build options of the variant set up (its probe's key) */
 };
 
+/* cl:cr's state, behind its path's ops (s->priv). */
+static struct cr_cl *cr_state(const struct cl_state *s)
+{
+    return s->priv;
+}
+
 typedef int (*cr_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                            cl_mem out);
 
@@ -118,7 +124,7 @@ static void cr_layer_of(const cp_engine *e, const struct cl_state *s, int l, str
 {
     const cp_layer *L = &e->model->layers[l];
     own_stored_layer(e, s, l, &f->a);
-    f->flags = own_layer_flags(L) | (s->cr->planted && l == e->model->n_layers - 1 ? 8 : 0);
+    f->flags = own_layer_flags(L) | (cr_state(s)->planted && l == e->model->n_layers - 1 ? 8 : 0);
     f->wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
     double scale = cr_err_scale(L->in);
     memcpy(&f->scale_bits, &scale, sizeof f->scale_bits);
@@ -133,10 +139,11 @@ static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in,
     const struct stored_layer *a = &f.a;
     const size_t sizes[] = {sizeof in,       sizeof outb,        sizeof a->w,
                             sizeof a->w_off, sizeof a->b_off,    sizeof a->in,
-                            sizeof a->out,   sizeof f.flags,     sizeof s->cr->wnorm,
+                            sizeof a->out,   sizeof f.flags,     sizeof cr_state(s)->wnorm,
                             sizeof f.wn_off, sizeof f.scale_bits};
-    const void *const vals[] = {&in,     &outb,    &a->w,         &a->w_off, &a->b_off,    &a->in,
-                                &a->out, &f.flags, &s->cr->wnorm, &f.wn_off, &f.scale_bits};
+    const void *const vals[] = {&in,          &outb,   &a->w,    &a->w_off,           &a->b_off,
+                                &a->in,       &a->out, &f.flags, &cr_state(s)->wnorm, &f.wn_off,
+                                &f.scale_bits};
     return own_set_args(k, kname, 11, sizes, vals);
 }
 
@@ -163,7 +170,7 @@ static int cr_enqueue(struct cl_state *s, cl_kernel k, const char *kname, cl_uin
 
 static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
-    const struct cr_cl *c = s->cr;
+    const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
     size_t loc[3];
     cr_group_locals(c, loc);
@@ -183,7 +190,7 @@ static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
 static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                            cl_mem outb)
 {
-    const struct cr_cl *c = s->cr;
+    const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
     static const char *const names[2] = {"cr_split_part", "cr_split_finish"};
     cl_int split = c->tune.split;
@@ -210,7 +217,7 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
 
 static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
-    const struct cr_cl *c = s->cr;
+    const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
     cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
     int st;
@@ -246,7 +253,7 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
  * of any layer: more would leave at once), the barrier's counters zeroed first. */
 static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
 {
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     const cp_model *m = e->model;
     cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
     for (int l = 0; l < m->n_layers; ++l) {
@@ -277,7 +284,7 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
  * over its cores). */
 static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
-    const struct cr_cl *c = s->cr;
+    const struct cr_cl *c = cr_state(s);
     cl_int rows = batch;
     const size_t sizes[] = {sizeof rows, sizeof s->wt_layer[l]};
     const void *const vals[] = {&rows, &s->wt_layer[l]};
@@ -622,7 +629,7 @@ static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, 
 static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char *opts, size_t len,
                     size_t *short_of, const char **kname)
 {
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     const struct cr_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
     cr_options(c, dev, opts, len);
@@ -740,7 +747,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
                         bool build)
 {
     const cp_model *m = e->model;
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     cr_release_program(c);
     c->tune = f ? f->tune : env->tune;
     c->path = ch.path;
@@ -894,7 +901,7 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
             /* the probe's time, its engine's build included (the variant's first build, as
              * cl:own's paths'); the build after it hits the program cache */
             double t0 = cp_now();
-            st = cr_probe_configured(dev, s->cr, &v, why, sizeof why);
+            st = cr_probe_configured(dev, cr_state(s), &v, why, sizeof why);
             r->probe_s += cp_now() - t0;
             if (st != CP_OK)
                 return st;
@@ -926,7 +933,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     struct cr_cl *c = calloc(1, sizeof *c);
     if (!c)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
-    s->cr = c;
+    s->priv = c;
+    s->ops = &cl_path_cr;
     struct cr_env env = {0};
     int st = cr_check_inputs(m, "cl:cr");
     if (st == CP_OK)
@@ -1002,14 +1010,15 @@ static int cr_stream_upload(cp_engine *e, struct cl_state *s)
         dl[5] = f.wn_off;
         dl[6] = f.scale_bits;
     }
-    int st = own_upload(s, &s->cr->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
+    int st =
+        own_upload(s, &cr_state(s)->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
     free(d);
     return st == CP_OK ? own_create_ctl(s) : st;
 }
 
-int cr_cl_upload(cp_engine *e, struct cl_state *s)
+static int cr_cl_upload(cp_engine *e, struct cl_state *s)
 {
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     const cp_model *m = e->model;
     int st = CP_OK;
     if (c->f64) {
@@ -1046,29 +1055,29 @@ int cr_cl_upload(cp_engine *e, struct cl_state *s)
     return st;
 }
 
-int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+static int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
-    if (s->cr->path == CR_STREAM) {
+    if (cr_state(s)->path == CR_STREAM) {
         int st = cr_stream_model(e, s, batch);
         if (st != CP_OK)
             clFinish(s->q);
         return st;
     }
-    return own_enqueue_layers(e, s, batch, cr_paths[s->cr->path].layer);
+    return own_enqueue_layers(e, s, batch, cr_paths[cr_state(s)->path].layer);
 }
 
-int cr_cl_after_read(cp_engine *e, struct cl_state *s)
+static int cr_cl_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return s->cr->path == CR_STREAM
-               ? own_check_ctl(s, "cl:cr stream", s->cr->launched, "CLPARITY_CR_TUNE=path=gemv")
-               : CP_OK;
+    return cr_state(s)->path == CR_STREAM ? own_check_ctl(s, "cl:cr stream", cr_state(s)->launched,
+                                                          "CLPARITY_CR_TUNE=path=gemv")
+                                          : CP_OK;
 }
 
-void cr_cl_release(struct cl_state *s)
+static void cr_cl_release(struct cl_state *s)
 {
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     if (!c)
         return;
     cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
@@ -1077,5 +1086,18 @@ void cr_cl_release(struct cl_state *s)
             clReleaseMemObject(*bufs[i]);
     cr_release_program(c);
     free(c);
-    s->cr = NULL;
+    s->priv = NULL;
 }
+
+/* cl:cr as engine_cl.c sees it: one path whose variant cr_cl_setup chose. */
+const struct cl_path_ops cl_path_cr = {
+    .name = "cr",
+    .file = "cr.cl",
+    .reads_chunks = true,
+    .upload = cr_cl_upload,
+    .enqueue_model = cr_cl_enqueue,
+    .after_read = cr_cl_after_read,
+    .release = cr_cl_release,
+    .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+    .sets_routine = true,
+};

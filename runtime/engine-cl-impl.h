@@ -1,7 +1,8 @@
-/* Private: the OpenCL engines' state (engine_cl.c) and cl:own's kernel paths, one struct
- * own_path_ops per path (own_small.c, own_gemm.c, own_cpu.c), listed in own_paths[] and chosen
- * by the rule table of own_path.c. A new kernel is one entry there; a new vendor or size rule
- * one row of own_rules[]. cl:cr's kernels and their choice are cr_cl.c's. */
+/* Private: the OpenCL engines' state (engine_cl.c) and their kernel paths, one struct
+ * cl_path_ops per path: cl:own's and cl:relaxed's (own_small.c, own_gemm.c, own_cpu.c), listed
+ * in own_paths[] and chosen by the rule table of own_path.c, and cl:cr's (cr_cl.c, which picks
+ * its kernel variant itself). A new kernel is one entry there; a new vendor or size rule one
+ * row of own_rules[]. engine_cl.c knows a path only through its ops (s->ops). */
 #ifndef CLPARITY_ENGINE_CL_IMPL_H
 #define CLPARITY_ENGINE_CL_IMPL_H
 
@@ -57,7 +58,9 @@ struct cl_state {
     cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
     bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
     bool relaxed;        /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
-    struct cr_cl *cr;    /* cl:cr's own (cr_cl.c); NULL for the other engines */
+    const struct cl_path_ops *ops; /* the path that runs (the naive one's for cl:clblast) */
+    void *priv; /* the path's own state, behind its ops (cl:cr's struct cr_cl); its release
+                 * frees it */
 };
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
@@ -92,8 +95,8 @@ struct own_limits {
 typedef int (*own_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                             cl_mem out);
 
-/* One kernel path of cl:own. Optional operations are NULL. */
-struct own_path_ops {
+/* One kernel path of an OpenCL engine (cl:own, cl:relaxed, cl:cr). Optional operations are NULL. */
+struct cl_path_ops {
     const char *name; /* CLPARITY_OWN_KERNEL's word, the report's path, the test hook's */
     const char *file; /* its kernel source (clkernels/); NULL: block.cl, built by engine_cl.c */
     /* Whether the path can run e's model on dev; where not, writes why (the whole message). */
@@ -114,20 +117,33 @@ struct own_path_ops {
     own_layer_fn enqueue_layer;
     /* After the output is read: the check of a device-wide barrier's counters. */
     int (*after_read)(cp_engine *e, struct cl_state *s);
+    /* Frees what the path made beyond the state's shared members (s->priv), from cl_destroy. */
+    void (*release)(struct cl_state *s);
+    size_t events_per_layer; /* the kernel events a layer records (0: 1) */
+    bool sets_routine;       /* its setup writes e->routine (else "path <name>") */
 };
 
 /* Every path, indexed by enum own_path (own_path.c). */
-extern const struct own_path_ops *const own_paths[N_PATHS];
+extern const struct cl_path_ops *const own_paths[N_PATHS];
 
-extern const struct own_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
-extern const struct own_path_ops own_path_small, own_path_pipe, own_path_reg,
-    own_path_stream;                                                         /* own_small.c */
-extern const struct own_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
+extern const struct cl_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
+extern const struct cl_path_ops own_path_small, own_path_pipe, own_path_reg,
+    own_path_stream;                                                        /* own_small.c */
+extern const struct cl_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
 
 /* own_path.c: the path for e on dev (CLPARITY_OWN_KERNEL, the rule table, then the probe)
  * and its program; for cl:relaxed (s->relaxed) the same choice, checked by the relaxed probe,
  * and the program built with OWN_RELAXED_OPTIONS. */
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced);
+
+/* The rule table as a pure function of the device description, e's model and largest batch
+ * and the device's work-group limit: the first rule of own_rules[] that holds (its path), or -1
+ * where none does. */
+int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg);
+/* The order in which the probe tries the paths: first (the first choice), dflt (the rule
+ * table's, where first was forced) and the fallbacks of dev's kind after dflt. Returns how many
+ * were written to order. */
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS + 2]);
 
 /* Test hook kernel-bit:<path> (or :all) names s's path. */
 bool own_planted(const struct cl_state *s);
@@ -135,7 +151,7 @@ bool own_planted(const struct cl_state *s);
 /* The probe's class of e's model. */
 struct cp_probe_class own_probe_class(const cp_engine *e);
 
-/* engine_cl.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
+/* cl_shared.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
 cl_mem own_create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc);
 cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
                           const size_t *global, const size_t *local, cl_uint n_wait,
@@ -150,16 +166,12 @@ int own_set_args_at(cl_kernel k, const char *kname, cl_uint at, size_t n, const 
 int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
 
 /* cl:cr (cr_cl.c), whose kernels read the weights as stored (s->chunks). cr_cl_setup chooses
- * the kernel variant and builds its program (before the weights are uploaded); cr_cl_upload
- * makes the variant's own buffers (after); cr_cl_enqueue launches the forward's kernels, two
- * events per layer; cr_cl_release frees s->cr. */
+ * the kernel variant, builds its program (before the weights are uploaded) and sets s->ops to
+ * cl_path_cr, whose upload makes the variant's own buffers (after), whose enqueue launches the
+ * forward's kernels, two events per layer, and whose release frees s->priv. */
 #define CR_CL_EVENTS_PER_LAYER 2
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
-int cr_cl_upload(cp_engine *e, struct cl_state *s);
-int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
-/* After the output is read: stream's barrier counters (a wait given up: no result). */
-int cr_cl_after_read(cp_engine *e, struct cl_state *s);
-void cr_cl_release(struct cl_state *s);
+extern const struct cl_path_ops cl_path_cr;
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

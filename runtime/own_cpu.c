@@ -226,7 +226,7 @@ static int cpug_after_read(cp_engine *e, struct cl_state *s)
     return own_check_ctl(s, "cl:own cpug", (size_t)s->cus, "CLPARITY_OWN_KERNEL=cpu");
 }
 
-const struct own_path_ops own_path_cpu = {
+const struct cl_path_ops own_path_cpu = {
     .name = "cpu",
     .file = "own_cpu.cl",
     .fits = cpu_fits,
@@ -236,7 +236,7 @@ const struct own_path_ops own_path_cpu = {
     .enqueue_layer = cpu_layer,
 };
 
-const struct own_path_ops own_path_cpu1 = {
+const struct cl_path_ops own_path_cpu1 = {
     .name = "cpu1",
     .file = "own_cpu.cl",
     .fits = cpu1_fits,
@@ -246,7 +246,7 @@ const struct own_path_ops own_path_cpu1 = {
     .enqueue_model = cpu_enqueue_model,
 };
 
-const struct own_path_ops own_path_cpug = {
+const struct cl_path_ops own_path_cpug = {
     .name = "cpug",
     .file = "own_cpu.cl",
     .fits = cpug_fits,

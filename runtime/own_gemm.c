@@ -260,7 +260,7 @@ static int vec_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem 
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
 }
 
-const struct own_path_ops own_path_naive = {
+const struct cl_path_ops own_path_naive = {
     .name = "naive",
     .fits = always_fits,
     .plant = "-DCP_PLANT_BIT",
@@ -268,7 +268,7 @@ const struct own_path_ops own_path_naive = {
     .enqueue_layer = naive_layer,
 };
 
-const struct own_path_ops own_path_tiled = {
+const struct cl_path_ops own_path_tiled = {
     .name = "tiled",
     .file = "own_gemm.cl",
     .fits = tiled_fits,
@@ -280,7 +280,7 @@ const struct own_path_ops own_path_tiled = {
     .enqueue_layer = tiled_layer,
 };
 
-const struct own_path_ops own_path_vec = {
+const struct cl_path_ops own_path_vec = {
     .name = "vec",
     .file = "own_gemm.cl",
     .fits = always_fits,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct own_path_ops *const own_paths[N_PATHS] = {
+const struct cl_path_ops *const own_paths[N_PATHS] = {
     [PATH_NAIVE] = &own_path_naive,   [PATH_SMALL] = &own_path_small,
     [PATH_TILED] = &own_path_tiled,   [PATH_VEC] = &own_path_vec,
     [PATH_PIPE] = &own_path_pipe,     [PATH_REG] = &own_path_reg,
@@ -95,30 +95,6 @@ static enum own_kind device_kind(const cp_device *dev)
     return own_cpu_device(dev) ? OWN_CPU : OWN_OTHER;
 }
 
-/* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). On a CPU
- * (PoCL) the groups are the runtime's threads: a group that joined is always scheduled again,
- * but late where the cores are shared, and 2^26 polls (tens of milliseconds there) were given
- * up under ctest -j2 on 2 cores. There the bound is 2^34 polls, tens of seconds; GPUs and the
- * simulator keep grid_sync.cl's 2^26. */
-const char *own_spin_bound_options(const cp_device *dev)
-{
-    return own_cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "";
-}
-
-bool own_uniform_model(const cp_model *m, int *flags)
-{
-    if (m->n_layers < 1)
-        return false;
-    const cp_layer *L0 = &m->layers[0];
-    *flags = own_layer_flags(L0);
-    for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        if (L->in != L0->in || L->out != L0->in || own_layer_flags(L) != *flags)
-            return false;
-    }
-    return true;
-}
-
 struct cp_probe_class own_probe_class(const cp_engine *e)
 {
     const cp_model *m = e->model;
@@ -167,6 +143,40 @@ static bool rule_holds(const struct own_rule *r, const cp_engine *e, const cp_de
     return own_paths[r->path]->fits(e, dev, max_wg, why, sizeof why);
 }
 
+int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg)
+{
+    enum own_kind kind = device_kind(dev);
+    for (size_t i = 0; i < sizeof own_rules / sizeof *own_rules; ++i)
+        if (own_rules[i].kind == kind && rule_holds(&own_rules[i], e, dev, max_wg))
+            return (int)own_rules[i].path;
+    return -1;
+}
+
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS + 2])
+{
+    const enum own_path *fb = NULL;
+    size_t n_fb = 0;
+    for (size_t i = 0; i < sizeof own_fallbacks / sizeof *own_fallbacks; ++i)
+        if (own_fallbacks[i].kind == device_kind(dev)) {
+            fb = own_fallbacks[i].order;
+            n_fb = own_fallbacks[i].n;
+        }
+    /* the first choice, the device's own choice, then the paths after that in the list (all of
+     * them where it is not in the list) */
+    int n = 0;
+    order[n++] = first;
+    if (dflt != first)
+        order[n++] = dflt;
+    size_t from = 0;
+    for (size_t i = 0; i < n_fb; ++i)
+        if ((int)fb[i] == dflt)
+            from = i + 1;
+    for (size_t i = from; i < n_fb; ++i)
+        if ((int)fb[i] != first)
+            order[n++] = (int)fb[i];
+    return n;
+}
+
 /* Which kernel cl:own uses: the forced path of a probe, else CLPARITY_OWN_KERNEL when set
  * (tests and tuning), else the first rule of own_rules[] that holds. The probe
  * (select_probed) may then take another. */
@@ -195,12 +205,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_KERNEL: '%s' is not one of %s", force,
                           names);
     }
-    enum own_kind kind = device_kind(dev);
-    for (size_t i = 0; i < sizeof own_rules / sizeof *own_rules; ++i)
-        if (own_rules[i].kind == kind && rule_holds(&own_rules[i], e, dev, max_wg)) {
-            *path = (int)own_rules[i].path;
-            return CP_OK;
-        }
+    *path = own_rule_path(e, dev, max_wg);
+    if (*path >= 0)
+        return CP_OK;
     return cp_err_set(CP_FAIL_RUNTIME, "cl:own: no rule of own_rules[] applies to this device");
 }
 
@@ -232,26 +239,8 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
     cp_path_report *r = &e->paths;
     const cp_model *m = e->model;
     struct cp_probe_class cls = own_probe_class(e);
-    const enum own_path *fb = NULL;
-    size_t n_fb = 0;
-    for (size_t i = 0; i < sizeof own_fallbacks / sizeof *own_fallbacks; ++i)
-        if (own_fallbacks[i].kind == device_kind(dev)) {
-            fb = own_fallbacks[i].order;
-            n_fb = own_fallbacks[i].n;
-        }
-    /* the first choice, the device's own choice, then the paths after that in the list (all of
-     * them where it is not in the list) */
-    int order[N_PATHS + 2], n = 0;
-    order[n++] = *path;
-    if (dflt != *path)
-        order[n++] = dflt;
-    size_t from = 0;
-    for (size_t i = 0; i < n_fb; ++i)
-        if ((int)fb[i] == dflt)
-            from = i + 1;
-    for (size_t i = from; i < n_fb; ++i)
-        if ((int)fb[i] != *path)
-            order[n++] = (int)fb[i];
+    int order[N_PATHS + 2];
+    int n = own_probe_order(dev, *path, dflt, order);
     int max_in = 0;
     for (int l = 0; l < m->n_layers; ++l)
         max_in = m->layers[l].in > max_in ? m->layers[l].in : max_in;
@@ -321,7 +310,8 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
         st = select_probed(e, s, dev, lim.max_wg, &s->path);
     else if (st == CP_OK)
         snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[s->path]->name);
-    const struct own_path_ops *ops = own_paths[s->path];
+    const struct cl_path_ops *ops = own_paths[s->path];
+    s->ops = ops;
     if (st != CP_OK || !ops->options)
         return st; /* the naive path: block.cl, built by cl_create_common */
 

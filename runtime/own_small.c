@@ -353,7 +353,7 @@ static int one_launch_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_me
                             sizeof n_layers,  sizeof in0,       sizeof out_last, sizeof nb};
     const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,    &s->desc,
                                 &n_layers,  &in0,       &out_last, &nb};
-    int st = own_set_args(s->k_path, own_paths[s->path]->name, reg ? 8 : 7, sizes, vals);
+    int st = own_set_args(s->k_path, s->ops->name, reg ? 8 : 7, sizes, vals);
     if (st != CP_OK)
         return st;
     size_t groups =
@@ -432,7 +432,7 @@ static int stream_after_read(cp_engine *e, struct cl_state *s)
                      : CP_OK;
 }
 
-const struct own_path_ops own_path_small = {
+const struct cl_path_ops own_path_small = {
     .name = "small",
     .file = "own_small.cl",
     .fits = small_fits,
@@ -442,7 +442,7 @@ const struct own_path_ops own_path_small = {
     .enqueue_model = one_launch_enqueue,
 };
 
-const struct own_path_ops own_path_pipe = {
+const struct cl_path_ops own_path_pipe = {
     .name = "pipe",
     .file = "own_small.cl",
     .fits = pipe_fits,
@@ -452,7 +452,7 @@ const struct own_path_ops own_path_pipe = {
     .enqueue_model = one_launch_enqueue,
 };
 
-const struct own_path_ops own_path_reg = {
+const struct cl_path_ops own_path_reg = {
     .name = "reg",
     .file = "own_small.cl",
     .fits = reg_fits,
@@ -463,7 +463,7 @@ const struct own_path_ops own_path_reg = {
     .enqueue_model = one_launch_enqueue,
 };
 
-const struct own_path_ops own_path_stream = {
+const struct cl_path_ops own_path_stream = {
     .name = "stream",
     .file = "own_stream.cl",
     .fits = stream_fits,
