@@ -1,0 +1,145 @@
+/* runtime/paths: the rule table and the probe's fallback order of cl:own's kernel paths
+ * (own_path.c) as pure functions of a made-up device description, model and batch (no OpenCL
+ * needed): which path each kind of device gets, and in which order the probe tries the others.
+ * The expectations are the choices made before the tables became functions (issue 33): a
+ * change to own_rules[] or own_fallbacks[] that moves one of them fails here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "engine-cl-impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static cp_device make_device(cl_device_type type, bool sim, unsigned cus, cl_ulong max_alloc)
+{
+    cp_device d;
+    memset(&d, 0, sizeof d);
+    d.kind = CP_DEV_OPENCL;
+    d.type = type;
+    d.simulator = sim;
+    d.compute_units = cus;
+    d.max_alloc = max_alloc;
+    return d;
+}
+
+/* A GPU as the H100's numbers in own_path.c's comments: 132 compute units. */
+static cp_device gpu(void)
+{
+    return make_device(CL_DEVICE_TYPE_GPU, false, 132, (cl_ulong)20 << 30);
+}
+
+/* PoCL on a CPU of cus cores. */
+static cp_device pocl(unsigned cus)
+{
+    return make_device(CL_DEVICE_TYPE_CPU, false, cus, (cl_ulong)4 << 30);
+}
+
+/* Oclgrind: a simulator that reports every type. */
+static cp_device oclgrind(void)
+{
+    return make_device(CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR, true,
+                       1, (cl_ulong)1 << 30);
+}
+
+/* The rule table's path for the reference model of width d, n layers, batch b on dev. */
+static const char *rule_path(const cp_device *dev, size_t max_wg, int d, int n, int b)
+{
+    cp_model m;
+    assert_int_equal(cp_model_builtin_shape(&m, d, n, 1337, 1.0f), CP_OK);
+    cp_engine e;
+    memset(&e, 0, sizeof e);
+    e.model = &m;
+    e.max_batch = b;
+    int p = own_rule_path(&e, dev, max_wg);
+    cp_model_free(&m);
+    return p >= 0 && p < N_PATHS ? own_paths[p]->name : "none";
+}
+
+static void test_gpu_rules(void **state)
+{
+    (void)state;
+    cp_device g = gpu();
+    assert_string_equal(rule_path(&g, 1024, 128, 128, 1), "reg");
+    assert_string_equal(rule_path(&g, 1024, 128, 128, 2048), "reg");
+    assert_string_equal(rule_path(&g, 1024, 256, 16, 32), "reg");
+    assert_string_equal(rule_path(&g, 1024, 256, 16, 1), "stream");
+    assert_string_equal(rule_path(&g, 1024, 1024, 16, 64), "stream");
+    assert_string_equal(rule_path(&g, 1024, 1024, 4, 128), "tiled");
+    assert_string_equal(rule_path(&g, 1024, 512, 4, 128), "tiled");
+    assert_string_equal(rule_path(&g, 1024, 256, 4, 128), "reg");
+    /* work-groups of 128: reg up to width 128, then neither stream nor tiled: naive */
+    assert_string_equal(rule_path(&g, 128, 128, 16, 1), "reg");
+    assert_string_equal(rule_path(&g, 128, 2048, 4, 128), "naive");
+}
+
+static void test_pocl_rules(void **state)
+{
+    (void)state;
+    cp_device two = pocl(2), sixteen = pocl(16);
+    assert_string_equal(rule_path(&two, 4096, 128, 128, 1), "cpu1");
+    assert_string_equal(rule_path(&two, 4096, 128, 128, 16), "cpu1"); /* 4 blocks of 4 rows */
+    assert_string_equal(rule_path(&two, 4096, 128, 128, 32), "vec");  /* 8 blocks > 2 a core */
+    assert_string_equal(rule_path(&two, 4096, 1024, 16, 1), "cpu");
+    assert_string_equal(rule_path(&two, 4096, 1024, 16, 64), "vec");
+    assert_string_equal(rule_path(&sixteen, 4096, 128, 128, 1), "cpug");
+    assert_string_equal(rule_path(&sixteen, 4096, 128, 128, 32), "cpu1");
+}
+
+static void test_simulator_rules(void **state)
+{
+    (void)state;
+    /* Oclgrind claims the CPU type but runs no kernel natively: the GPUs' rules */
+    cp_device o = oclgrind();
+    assert_string_equal(rule_path(&o, 256, 128, 4, 1), "reg");
+    assert_string_equal(rule_path(&o, 256, 512, 4, 1), "stream");
+    /* a device of small work-groups gets the reference kernel */
+    cp_device acc = make_device(CL_DEVICE_TYPE_ACCELERATOR, false, 4, (cl_ulong)1 << 30);
+    assert_string_equal(rule_path(&acc, 64, 128, 4, 1), "naive");
+}
+
+/* The probe's order as names, comma-separated. */
+static void order_names(const cp_device *dev, int first, int dflt, char *buf, size_t len)
+{
+    int order[N_PATHS + 2];
+    int n = own_probe_order(dev, first, dflt, order);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < len; ++i)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", own_paths[order[i]]->name);
+}
+
+static void test_fallback_order(void **state)
+{
+    (void)state;
+    cp_device g = gpu(), c = pocl(2);
+    char buf[128];
+    order_names(&c, PATH_CPU1, PATH_CPU1, buf, sizeof buf);
+    assert_string_equal(buf, "cpu1,cpu,vec,naive");
+    order_names(&c, PATH_CPUG, PATH_CPUG, buf, sizeof buf);
+    assert_string_equal(buf, "cpug,cpu1,cpu,vec,naive");
+    /* CLPARITY_OWN_KERNEL=naive on a CPU: then the device's own choice and what follows it */
+    order_names(&c, PATH_NAIVE, PATH_CPUG, buf, sizeof buf);
+    assert_string_equal(buf, "naive,cpug,cpu1,cpu,vec");
+    order_names(&g, PATH_REG, PATH_REG, buf, sizeof buf);
+    assert_string_equal(buf, "reg,stream,tiled,naive");
+    order_names(&g, PATH_TILED, PATH_REG, buf, sizeof buf);
+    assert_string_equal(buf, "tiled,reg,stream,naive");
+    /* a forced path that is in no list (small): first, then the device's choice onwards */
+    order_names(&g, PATH_SMALL, PATH_STREAM, buf, sizeof buf);
+    assert_string_equal(buf, "small,stream,tiled,naive");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_rules),
+        cmocka_unit_test(test_pocl_rules),
+        cmocka_unit_test(test_simulator_rules),
+        cmocka_unit_test(test_fallback_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
