@@ -94,20 +94,6 @@ static struct cr_cl *cr_state(const struct cl_state *s)
     return s->priv;
 }
 
-typedef int (*cr_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
-                           cl_mem out);
-
-/* One kernel variant of cl:cr. */
-struct cr_path_ops {
-    const char *name;   /* path= of CLPARITY_CR_TUNE, and the routine's */
-    const char *kernel; /* cr.cl's kernels: the main one, and the one launched before or after */
-    const char *kernel2;
-    /* The most loop iterations one work-item runs in a launch for a layer of `in` inputs
-     * (a bound; the loop check of llvmpipe devices compares it with their budget). */
-    long (*loop_need)(const struct cr_cl *c, long in);
-    cr_layer_fn layer;
-};
-
 /* ---- the layers' launches ------------------------------------------------------------------ */
 
 /* Layer l as cr.cl's kernels take it: the weights as stored, the flags (cl:own's, and 8 on the
@@ -330,13 +316,15 @@ static long cr_sums_need(const struct cr_cl *c, long in)
     return c->f64 ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob : 0;
 }
 
-static long cr_gemv_need(const struct cr_cl *c, long in)
+static long cr_gemv_need(const void *priv, long in)
 {
+    const struct cr_cl *c = priv;
     return cr_sums_need(c, in) + c->tune.ob * cr_group_dot_need(c, in);
 }
 
-static long cr_splitk_need(const struct cr_cl *c, long in)
+static long cr_splitk_need(const void *priv, long in)
 {
+    const struct cr_cl *c = priv;
     long part = c->f64 ? cr_sums_need(c, in / c->tune.split + 1)
                        : c->tune.ob * cr_group_dot_need(c, in / c->tune.split + 1);
     long finish = 2L * c->tune.split * (CR_CL_DIGITS + 1) + CR_LOOPS_ROUND +
@@ -344,16 +332,18 @@ static long cr_splitk_need(const struct cr_cl *c, long in)
     return part > finish ? part : finish;
 }
 
-static long cr_gemm_need(const struct cr_cl *c, long in)
+static long cr_gemm_need(const void *priv, long in)
 {
+    const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
     long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
     /* every output of its 4 × 4 through cr_dot where the certificate fails */
     return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
 }
 
-static long cr_cpu_need(const struct cr_cl *c, long in)
+static long cr_cpu_need(const void *priv, long in)
 {
+    const struct cr_cl *c = priv;
     long outs = (long)c->tune.rb * c->tune.vw;
     long sums = c->f64 ? in * (c->tune.rb + (c->ftz ? c->tune.vw : 0) + 1) + 2 * outs : 0;
     return sums + outs * (in + 2 * CR_LOOPS_ROUND);
@@ -361,12 +351,73 @@ static long cr_cpu_need(const struct cr_cl *c, long in)
 
 /* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
  * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
-static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
-    [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
-    [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
-    [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
-    [CR_CPU] = {"cpu", "cr_cpu", NULL, cr_cpu_need, cr_cpu_layer},
-    [CR_STREAM] = {"stream", "cr_stream", NULL, cr_gemv_need, NULL},
+static int cr_cl_upload(cp_engine *e, struct cl_state *s);
+static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+static int cr_stream_after_read(cp_engine *e, struct cl_state *s);
+static void cr_cl_release(struct cl_state *s);
+
+/* cl:cr's kernel variants, rows of the OpenCL engines' one path type: each reads the weights as
+ * stored, uploads the weights' norms and its own buffers (cr_cl_upload), records two events a
+ * layer, and names its routine itself (cr_configure). name: path= of CLPARITY_CR_TUNE, and the
+ * routine's; kernel and kernel2: cr.cl's kernels, the main one and the one launched before or
+ * after it. */
+static const struct cl_path_ops cr_paths[CR_N_PATHS] = {
+    [CR_GEMV] = {.name = "gemv",
+                 .file = "cr.cl",
+                 .kernel = "cr_gemv",
+                 .kernel2 = NULL,
+                 .reads_chunks = true,
+                 .upload = cr_cl_upload,
+                 .enqueue_layer = cr_gemv_layer,
+                 .release = cr_cl_release,
+                 .loop_need = cr_gemv_need,
+                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                 .sets_routine = true},
+    [CR_SPLITK] = {.name = "splitk",
+                   .file = "cr.cl",
+                   .kernel = "cr_split_part",
+                   .kernel2 = "cr_split_finish",
+                   .reads_chunks = true,
+                   .upload = cr_cl_upload,
+                   .enqueue_layer = cr_splitk_layer,
+                   .release = cr_cl_release,
+                   .loop_need = cr_splitk_need,
+                   .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                   .sets_routine = true},
+    [CR_GEMM] = {.name = "gemm",
+                 .file = "cr.cl",
+                 .kernel = "cr_gemm",
+                 .kernel2 = "cr_row_squares",
+                 .reads_chunks = true,
+                 .upload = cr_cl_upload,
+                 .enqueue_layer = cr_gemm_layer,
+                 .release = cr_cl_release,
+                 .loop_need = cr_gemm_need,
+                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                 .sets_routine = true},
+    [CR_CPU] = {.name = "cpu",
+                .file = "cr.cl",
+                .kernel = "cr_cpu",
+                .kernel2 = NULL,
+                .reads_chunks = true,
+                .upload = cr_cl_upload,
+                .enqueue_layer = cr_cpu_layer,
+                .release = cr_cl_release,
+                .loop_need = cr_cpu_need,
+                .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                .sets_routine = true},
+    [CR_STREAM] = {.name = "stream",
+                   .file = "cr.cl",
+                   .kernel = "cr_stream",
+                   .kernel2 = NULL,
+                   .reads_chunks = true,
+                   .upload = cr_cl_upload,
+                   .enqueue_model = cr_stream_enqueue,
+                   .after_read = cr_stream_after_read,
+                   .release = cr_cl_release,
+                   .loop_need = cr_gemv_need,
+                   .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                   .sets_routine = true},
 };
 
 /* ---- the choice --------------------------------------------------------------------------- */
@@ -630,7 +681,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
                     size_t *short_of, const char **kname)
 {
     struct cr_cl *c = cr_state(s);
-    const struct cr_path_ops *ops = &cr_paths[c->path];
+    const struct cl_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
     cr_options(c, dev, opts, len);
     char label[CP_PATH_NAME + 4];
@@ -751,6 +802,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     cr_release_program(c);
     c->tune = f ? f->tune : env->tune;
     c->path = ch.path;
+    s->ops = &cr_paths[c->path];
     c->f64 = ch.f64;
     c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
     char name[CP_PATH_NAME];
@@ -759,7 +811,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
      * in the probe's build too */
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
-    const struct cr_path_ops *ops = &cr_paths[c->path];
+    const struct cl_path_ops *ops = &cr_paths[c->path];
     if (c->path == CR_STREAM && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: path stream reads the whole model from one buffer, and its %zu "
@@ -934,7 +986,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (!c)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
     s->priv = c;
-    s->ops = &cl_path_cr;
+    s->ops = &cr_paths[CR_GEMV]; /* its release frees c, whichever variant follows */
     struct cr_env env = {0};
     int st = cr_check_inputs(m, "cl:cr");
     if (st == CP_OK)
@@ -1055,24 +1107,22 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
     return st;
 }
 
-static int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+/* stream's forward: every layer in one launch (the other variants: a launch of their
+ * enqueue_layer per layer, by engine_cl.c). */
+static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
-    if (cr_state(s)->path == CR_STREAM) {
-        int st = cr_stream_model(e, s, batch);
-        if (st != CP_OK)
-            clFinish(s->q);
-        return st;
-    }
-    return own_enqueue_layers(e, s, batch, cr_paths[cr_state(s)->path].layer);
+    int st = cr_stream_model(e, s, batch);
+    if (st != CP_OK)
+        clFinish(s->q);
+    return st;
 }
 
-static int cr_cl_after_read(cp_engine *e, struct cl_state *s)
+/* After the output is read: stream's barrier counters (a wait given up: no result). */
+static int cr_stream_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return cr_state(s)->path == CR_STREAM ? own_check_ctl(s, "cl:cr stream", cr_state(s)->launched,
-                                                          "CLPARITY_CR_TUNE=path=gemv")
-                                          : CP_OK;
+    return own_check_ctl(s, "cl:cr stream", cr_state(s)->launched, "CLPARITY_CR_TUNE=path=gemv");
 }
 
 static void cr_cl_release(struct cl_state *s)
@@ -1088,16 +1138,3 @@ static void cr_cl_release(struct cl_state *s)
     free(c);
     s->priv = NULL;
 }
-
-/* cl:cr as engine_cl.c sees it: one path whose variant cr_cl_setup chose. */
-const struct cl_path_ops cl_path_cr = {
-    .name = "cr",
-    .file = "cr.cl",
-    .reads_chunks = true,
-    .upload = cr_cl_upload,
-    .enqueue_model = cr_cl_enqueue,
-    .after_read = cr_cl_after_read,
-    .release = cr_cl_release,
-    .events_per_layer = CR_CL_EVENTS_PER_LAYER,
-    .sets_routine = true,
-};

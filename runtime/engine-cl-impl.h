@@ -117,6 +117,11 @@ struct cl_path_ops {
     own_layer_fn enqueue_layer;
     /* After the output is read: the check of a device-wide barrier's counters. */
     int (*after_read)(cp_engine *e, struct cl_state *s);
+    const char *kernel; /* its main kernel, where fixed (cl:cr's; cl:own's options set k_name) */
+    /* The most loop iterations one work-item runs in a launch for a layer of `in` inputs, with
+     * the path's state priv (a bound; the loop check of llvmpipe devices compares it with their
+     * budget). NULL: not bounded (cl:own's, whose loop rule is own_probe.c's). */
+    long (*loop_need)(const void *priv, long in);
     /* Frees what the path made beyond the state's shared members (s->priv), from cl_destroy. */
     void (*release)(struct cl_state *s);
     size_t events_per_layer; /* the kernel events a layer records (0: 1) */
@@ -167,11 +172,10 @@ int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn
 
 /* cl:cr (cr_cl.c), whose kernels read the weights as stored (s->chunks). cr_cl_setup chooses
  * the kernel variant, builds its program (before the weights are uploaded) and sets s->ops to
- * cl_path_cr, whose upload makes the variant's own buffers (after), whose enqueue launches the
- * forward's kernels, two events per layer, and whose release frees s->priv. */
+ * the variant's row of cr_cl.c's paths, whose upload makes the variant's own buffers (after),
+ * whose launches record two events per layer, and whose release frees s->priv. */
 #define CR_CL_EVENTS_PER_LAYER 2
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
-extern const struct cl_path_ops cl_path_cr;
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */
