@@ -161,3 +161,52 @@ bool own_uniform_model(const cp_model *m, int *flags)
     }
     return true;
 }
+
+int own_device_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name)
+{
+    cl_int rc = clGetDeviceInfo(d, what, size, out, NULL);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
+}
+
+static bool rule_kind_is(enum cl_rule_kind kind, bool cpu)
+{
+    return kind == CL_RULE_ANY || (kind == CL_RULE_CPU) == cpu;
+}
+
+int cl_rule_first(const struct cl_rule *rules, size_t n, const struct cl_rule_input *in,
+                  cl_rule_fits_fn fits, const void *ctx)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const struct cl_rule *r = &rules[i];
+        if (!rule_kind_is(r->kind, in->cpu) || (r->w_over && in->width <= r->w_over) ||
+            (r->w_max && in->width > r->w_max) || (r->b_over && in->batch <= r->b_over) ||
+            (r->b_max && in->batch > r->b_max) || in->cus < r->min_cus ||
+            (r->blocks_per_cu && in->blocks > r->blocks_per_cu * (int)in->cus) ||
+            (r->needs_f64 && !in->f64) || (r->one_buffer && !in->one_buffer))
+            continue;
+        bool unless = false;
+        for (int p = 0; fits && p < 32 && !unless; ++p)
+            unless = (r->unless & (1u << p)) && fits(p, ctx);
+        if (unless || (fits && !fits(r->path, ctx)))
+            continue;
+        return r->path;
+    }
+    return -1;
+}
+
+size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool cpu, int after,
+                         int *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_lists; ++i) {
+        if (!rule_kind_is(lists[i].kind, cpu))
+            continue;
+        size_t from = 0;
+        for (size_t j = 0; j < lists[i].n; ++j)
+            if (lists[i].order[j] == after)
+                from = j + 1;
+        for (size_t j = from; j < lists[i].n && n < N_PATHS; ++j)
+            out[n++] = lists[i].order[j];
+    }
+    return n;
+}

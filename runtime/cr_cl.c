@@ -422,37 +422,37 @@ static const struct cl_path_ops cr_paths[CR_N_PATHS] = {
 
 /* ---- the choice --------------------------------------------------------------------------- */
 
-/* The default variant: the first rule whose conditions hold (a limit of 0 is none). */
-static const struct cr_rule {
-    bool needs_f64; /* only where the double path runs */
-    enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
-    int b_over;      /* the engine's largest batch above this */
-    int b_max;       /* ... and at most this */
-    bool one_buffer; /* only where the weights fit one buffer (stream) */
-    enum cr_path path;
-} cr_rules[] = {
+/* The default variant: the first rule whose conditions hold (cl_rule_first, engine-cl-impl.h:
+ * the rule type of cl:own's own_rules[]; a limit of 0 is none). */
+static const struct cl_rule cr_rules[] = {
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
      * 2-core EPYC (PoCL 3.1, 2026-11-26, ms per forward, loaded machine): d=128 L=128 B=1 cpu
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
-    {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
+    {.needs_f64 = true, .kind = CL_RULE_CPU, .path = CR_CPU},
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
-    {.needs_f64 = true,
-     .kind = CR_OTHER_DEVICE,
-     .b_max = 64,
-     .one_buffer = true,
-     .path = CR_STREAM},
+    {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_max = 64, .one_buffer = true, .path = CR_STREAM},
     /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */
-    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_over = 16, .path = CR_GEMM},
+    {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_over = 16, .path = CR_GEMM},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
      * not) */
-    {.path = CR_GEMV},
+    {.kind = CL_RULE_ANY, .path = CR_GEMV},
 };
+
+int cr_rule_variant(const struct cl_rule_input *in)
+{
+    return cl_rule_first(cr_rules, sizeof cr_rules / sizeof *cr_rules, in, NULL, NULL);
+}
+
+const char *cr_variant_name(int v)
+{
+    return v >= 0 && v < CR_N_PATHS ? cr_paths[v].name : NULL;
+}
 
 static bool cr_has_extension(const char *list, const char *name)
 {
@@ -461,13 +461,6 @@ static bool cr_has_extension(const char *list, const char *name)
         if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return true;
     return false;
-}
-
-static int cr_device_info(const cp_device *dev, cl_device_info what, size_t size, void *out,
-                          const char *name)
-{
-    cl_int rc = clGetDeviceInfo(dev->device_id, what, size, out, NULL);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
 }
 
 /* Whether dev has cl_khr_fp64. */
@@ -893,13 +886,9 @@ static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
 /* Where the first choice fails its probe, the next of its device's list that applies and
  * passes is taken, down to gemv with the exact integer accumulator (no double compiled: the
  * form that leans on the least, and on llvmpipe the only one). */
-static const struct {
-    bool cpu; /* own_cpu_device */
-    enum cr_path order[CR_N_PATHS];
-    size_t n;
-} cr_fallbacks[] = {
-    {true, {CR_CPU, CR_GEMV}, 2},
-    {false, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
+static const struct cl_fallback cr_fallbacks[] = {
+    {CL_RULE_CPU, {CR_CPU, CR_GEMV}, 2},
+    {CL_RULE_OTHER, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
 };
 
 /* The candidates after the first choice: the double variants after it in the device's list,
@@ -908,16 +897,13 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
 {
     size_t n = 0;
     out[n++] = first;
-    for (size_t i = 0; first.f64 && i < sizeof cr_fallbacks / sizeof *cr_fallbacks; ++i) {
-        if (cr_fallbacks[i].cpu != cr_cpu_device(dev))
-            continue;
-        size_t from = 0;
-        for (size_t j = 0; j < cr_fallbacks[i].n; ++j)
-            if (cr_fallbacks[i].order[j] == first.path)
-                from = j + 1;
-        for (size_t j = from; j < cr_fallbacks[i].n; ++j)
-            out[n++] = (struct cr_choice){cr_fallbacks[i].order[j], true};
-    }
+    int after[N_PATHS];
+    size_t n_after =
+        first.f64 ? cl_fallback_after(cr_fallbacks, sizeof cr_fallbacks / sizeof *cr_fallbacks,
+                                      cr_cpu_device(dev), (int)first.path, after)
+                  : 0;
+    for (size_t i = 0; i < n_after; ++i)
+        out[n++] = (struct cr_choice){(enum cr_path)after[i], true};
     if (first.f64 || first.path != CR_GEMV)
         out[n++] = (struct cr_choice){CR_GEMV, false};
     return n;
@@ -994,11 +980,11 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (st == CP_OK)
         st = cr_device_f64(dev, &env.has_f64);
     if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg, &env.max_wg,
-                            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg,
+                             &env.max_wg, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem, &env.local_mem,
-                            "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem,
+                             &env.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
     if (st != CP_OK)
         return st;
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
@@ -1008,16 +994,13 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
     } else {
-        for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
-            const struct cr_rule *r = &cr_rules[i];
-            if ((r->needs_f64 && !first.f64) ||
-                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != cr_cpu_device(dev)) ||
-                (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
-                (r->one_buffer && !env.one_buffer))
-                continue;
-            first.path = r->path;
-            break;
-        }
+        struct cl_rule_input in = {.cpu = cr_cpu_device(dev),
+                                   .cus = dev->compute_units,
+                                   .width = m->max_width,
+                                   .batch = e->max_batch,
+                                   .f64 = first.f64,
+                                   .one_buffer = env.one_buffer};
+        first.path = (enum cr_path)cr_rule_variant(&in);
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.probe_off = true;

@@ -141,6 +141,58 @@ extern const struct cl_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* o
  * and the program built with OWN_RELAXED_OPTIONS. */
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced);
 
+/* One rule type and one matcher for every OpenCL engine's default choice of path (cl:own's
+ * own_rules[], cl:cr's cr_rules[]): the first rule of the device's kind whose limits hold and,
+ * where a fits function is given, whose path fits gives the path. A limit of 0 is no limit. */
+enum cl_rule_kind {
+    CL_RULE_ANY,  /* every device */
+    CL_RULE_CPU,  /* a CPU that runs kernels natively (own_cpu_device: PoCL) */
+    CL_RULE_OTHER /* GPUs, accelerators and simulators (Oclgrind reports every type) */
+};
+
+/* What a rule is matched against: a description of the device, the model and the batch. */
+struct cl_rule_input {
+    bool cpu;        /* the device is of kind CL_RULE_CPU */
+    unsigned cus;    /* its compute units */
+    int width;       /* the model's widest layer */
+    int batch;       /* the engine's largest batch */
+    int blocks;      /* the batch's row blocks (own_cpu_rows rows each) */
+    bool f64;        /* cl:cr's double sums run */
+    bool one_buffer; /* the weights fit one buffer */
+};
+
+struct cl_rule {
+    enum cl_rule_kind kind;
+    int w_over, w_max; /* width in (w_over, w_max] */
+    int b_over, b_max; /* batch in (b_over, b_max] */
+    unsigned min_cus;  /* at least this many compute units */
+    int blocks_per_cu; /* at most this many row blocks per compute unit */
+    bool needs_f64;    /* only where the double sums run */
+    bool one_buffer;   /* only where the weights fit one buffer */
+    unsigned unless;   /* a mask of paths (1 << path): only where none of them fits */
+    int path;          /* an index into the engine's table of paths */
+};
+
+/* Whether path (an index into the engine's table) fits; ctx is the caller's. */
+typedef bool (*cl_rule_fits_fn)(int path, const void *ctx);
+
+/* The first of the n rules that holds for in (fits NULL: every path fits), its path; -1 where
+ * none does. */
+int cl_rule_first(const struct cl_rule *rules, size_t n, const struct cl_rule_input *in,
+                  cl_rule_fits_fn fits, const void *ctx);
+
+/* An ordered list of fallbacks for one kind of device. */
+struct cl_fallback {
+    enum cl_rule_kind kind;
+    int order[N_PATHS];
+    size_t n;
+};
+
+/* The paths after `after` in the list of the device's kind (cpu), all of them where `after` is
+ * not in it; written to out (at most N_PATHS), the count returned. */
+size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool cpu, int after,
+                         int *out);
+
 /* The rule table as a pure function of the device description, e's model and largest batch
  * and the device's work-group limit: the first rule of own_rules[] that holds (its path), or -1
  * where none does. */
@@ -157,6 +209,8 @@ bool own_planted(const struct cl_state *s);
 struct cp_probe_class own_probe_class(const cp_engine *e);
 
 /* cl_shared.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
+/* clGetDeviceInfo of one value, the call named on failure. */
+int own_device_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name);
 cl_mem own_create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc);
 cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
                           const size_t *global, const size_t *local, cl_uint n_wait,
@@ -176,6 +230,10 @@ int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn
  * whose launches record two events per layer, and whose release frees s->priv. */
 #define CR_CL_EVENTS_PER_LAYER 2
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
+/* cl:cr's rule table as a pure function: the default variant for in (never -1: its last rule
+ * holds everywhere), and a variant's name (NULL past the last). */
+int cr_rule_variant(const struct cl_rule_input *in);
+const char *cr_variant_name(int v);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

@@ -17,25 +17,9 @@ const struct cl_path_ops *const own_paths[N_PATHS] = {
     [PATH_STREAM] = &own_path_stream, [PATH_CPUG] = &own_path_cpug,
 };
 
-/* Which devices a rule or fallback list is for. */
-enum own_kind {
-    OWN_OTHER, /* GPUs, accelerators and simulators (Oclgrind reports every type) */
-    OWN_CPU    /* a CPU that runs kernels natively (own_cpu_device: PoCL) */
-};
-
-/* One rule of the default choice: the first rule of the device's kind whose limits hold and
- * whose path fits (its fits()) gives the path. A limit of 0 is no limit; widths are the
- * model's widest layer, batches the engine's largest batch. */
-struct own_rule {
-    enum own_kind kind;
-    int w_over, w_max; /* width in (w_over, w_max] */
-    int b_over, b_max; /* batch in (b_over, b_max] */
-    unsigned min_cus;  /* at least this many compute units */
-    int blocks_per_cu; /* at most this many row blocks (own_cpu_rows) per compute unit */
-    unsigned unless;   /* a mask of paths (1 << PATH_x): only where none of them fits */
-    enum own_path path;
-};
-
+/* The default choice is the first rule of own_rules[] (cl_rule_first, engine-cl-impl.h) of
+ * the device's kind whose limits hold and whose path fits (its fits()). Widths are the model's
+ * widest layer, batches the engine's largest batch, row blocks own_cpu_rows' of it. */
 /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
  * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores), since
  * one work-group per row leaves the other cores idle; PoCL takes own_cpu.cl's kernels below.
@@ -62,38 +46,29 @@ struct own_rule {
  *   0.36; d=512 0.62 against 0.63; d=1024 1.14 against 0.70.
  * - cpu (a matrix-vector kernel per layer) for batches up to 16; vec's row tiles beyond
  *   (2 cores, d=128 L=128 B=16: 1.0 ms for vec, 1.2 for either). */
-static const struct own_rule own_rules[] = {
-    {.kind = OWN_OTHER, .w_max = 128, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_max = 256, .b_over = 16, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_over = 128, .b_max = 64, .path = PATH_STREAM},
-    {.kind = OWN_OTHER, .b_max = 64, .unless = 1u << PATH_REG, .path = PATH_STREAM},
-    {.kind = OWN_OTHER, .w_max = 256, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_max = 512, .b_max = 64, .path = PATH_REG},
-    {.kind = OWN_OTHER, .path = PATH_TILED},
-    {.kind = OWN_OTHER, .path = PATH_NAIVE},
-    {.kind = OWN_CPU, .min_cus = 4, .b_max = 16, .path = PATH_CPUG},
-    {.kind = OWN_CPU, .w_max = 512, .blocks_per_cu = 2, .path = PATH_CPU1},
-    {.kind = OWN_CPU, .b_max = 16, .path = PATH_CPU},
-    {.kind = OWN_CPU, .path = PATH_VEC},
+static const struct cl_rule own_rules[] = {
+    {.kind = CL_RULE_OTHER, .w_max = 128, .path = PATH_REG},
+    {.kind = CL_RULE_OTHER, .w_max = 256, .b_over = 16, .path = PATH_REG},
+    {.kind = CL_RULE_OTHER, .w_over = 128, .b_max = 64, .path = PATH_STREAM},
+    {.kind = CL_RULE_OTHER, .b_max = 64, .unless = 1u << PATH_REG, .path = PATH_STREAM},
+    {.kind = CL_RULE_OTHER, .w_max = 256, .path = PATH_REG},
+    {.kind = CL_RULE_OTHER, .w_max = 512, .b_max = 64, .path = PATH_REG},
+    {.kind = CL_RULE_OTHER, .path = PATH_TILED},
+    {.kind = CL_RULE_OTHER, .path = PATH_NAIVE},
+    {.kind = CL_RULE_CPU, .min_cus = 4, .b_max = 16, .path = PATH_CPUG},
+    {.kind = CL_RULE_CPU, .w_max = 512, .blocks_per_cu = 2, .path = PATH_CPU1},
+    {.kind = CL_RULE_CPU, .b_max = 16, .path = PATH_CPU},
+    {.kind = CL_RULE_CPU, .path = PATH_VEC},
 };
 
 /* Where the first choice fails its probe, the next path after it in its device's list that
  * fits and passes is taken: on CPUs from the one-launch kernels to the per-layer GEMMs,
  * elsewhere from the one-launch kernels to the tiled GEMM; the naive kernel (block.cl, the
  * reference form) last. */
-static const struct {
-    enum own_kind kind;
-    enum own_path order[N_PATHS];
-    size_t n;
-} own_fallbacks[] = {
-    {OWN_CPU, {PATH_CPUG, PATH_CPU1, PATH_CPU, PATH_VEC, PATH_NAIVE}, 5},
-    {OWN_OTHER, {PATH_REG, PATH_STREAM, PATH_TILED, PATH_NAIVE}, 4},
+static const struct cl_fallback own_fallbacks[] = {
+    {CL_RULE_CPU, {PATH_CPUG, PATH_CPU1, PATH_CPU, PATH_VEC, PATH_NAIVE}, 5},
+    {CL_RULE_OTHER, {PATH_REG, PATH_STREAM, PATH_TILED, PATH_NAIVE}, 4},
 };
-
-static enum own_kind device_kind(const cp_device *dev)
-{
-    return own_cpu_device(dev) ? OWN_CPU : OWN_OTHER;
-}
 
 struct cp_probe_class own_probe_class(const cp_engine *e)
 {
@@ -123,57 +98,46 @@ static int path_fits(const cp_engine *e, const cp_device *dev, size_t max_wg, in
     return cp_err_set(CP_FAIL_USAGE, "%s", why);
 }
 
-static bool rule_holds(const struct own_rule *r, const cp_engine *e, const cp_device *dev,
-                       size_t max_wg)
+/* What cl_rule_first asks of a path: its fits(). */
+struct fits_ctx {
+    const cp_engine *e;
+    const cp_device *dev;
+    size_t max_wg;
+};
+
+static bool rule_fits(int path, const void *ctx)
 {
-    int w = e->model->max_width, b = e->max_batch;
+    const struct fits_ctx *c = ctx;
     char why[256];
-    if ((r->w_over && w <= r->w_over) || (r->w_max && w > r->w_max) ||
-        (r->b_over && b <= r->b_over) || (r->b_max && b > r->b_max) ||
-        dev->compute_units < r->min_cus)
-        return false;
-    if (r->blocks_per_cu) {
-        int blocks = (b + own_cpu_rows(b) - 1) / own_cpu_rows(b);
-        if (blocks > r->blocks_per_cu * (int)dev->compute_units)
-            return false;
-    }
-    for (int p = 0; p < N_PATHS; ++p)
-        if ((r->unless & (1u << p)) && own_paths[p]->fits(e, dev, max_wg, why, sizeof why))
-            return false;
-    return own_paths[r->path]->fits(e, dev, max_wg, why, sizeof why);
+    return path < N_PATHS && own_paths[path]->fits(c->e, c->dev, c->max_wg, why, sizeof why);
 }
 
 int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg)
 {
-    enum own_kind kind = device_kind(dev);
-    for (size_t i = 0; i < sizeof own_rules / sizeof *own_rules; ++i)
-        if (own_rules[i].kind == kind && rule_holds(&own_rules[i], e, dev, max_wg))
-            return (int)own_rules[i].path;
-    return -1;
+    int b = e->max_batch;
+    struct cl_rule_input in = {.cpu = own_cpu_device(dev),
+                               .cus = dev->compute_units,
+                               .width = e->model->max_width,
+                               .batch = b,
+                               .blocks = (b + own_cpu_rows(b) - 1) / own_cpu_rows(b)};
+    struct fits_ctx ctx = {e, dev, max_wg};
+    return cl_rule_first(own_rules, sizeof own_rules / sizeof *own_rules, &in, rule_fits, &ctx);
 }
 
 int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS + 2])
 {
-    const enum own_path *fb = NULL;
-    size_t n_fb = 0;
-    for (size_t i = 0; i < sizeof own_fallbacks / sizeof *own_fallbacks; ++i)
-        if (own_fallbacks[i].kind == device_kind(dev)) {
-            fb = own_fallbacks[i].order;
-            n_fb = own_fallbacks[i].n;
-        }
     /* the first choice, the device's own choice, then the paths after that in the list (all of
      * them where it is not in the list) */
     int n = 0;
     order[n++] = first;
     if (dflt != first)
         order[n++] = dflt;
-    size_t from = 0;
-    for (size_t i = 0; i < n_fb; ++i)
-        if ((int)fb[i] == dflt)
-            from = i + 1;
-    for (size_t i = from; i < n_fb; ++i)
-        if ((int)fb[i] != first)
-            order[n++] = (int)fb[i];
+    int after[N_PATHS];
+    size_t n_after = cl_fallback_after(own_fallbacks, sizeof own_fallbacks / sizeof *own_fallbacks,
+                                       own_cpu_device(dev), dflt, after);
+    for (size_t i = 0; i < n_after; ++i)
+        if (after[i] != first)
+            order[n++] = after[i];
     return n;
 }
 
@@ -280,24 +244,19 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
     return CP_OK;
 }
 
-static int dev_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name)
-{
-    cl_int rc = clGetDeviceInfo(d, what, size, out, NULL);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
-}
-
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced)
 {
     struct own_limits lim;
     cl_uint pref_vec;
-    int st = dev_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim.max_wg, &lim.max_wg,
-                      "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    int st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim.max_wg,
+                             &lim.max_wg, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     if (st == CP_OK)
-        st = dev_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lim.local_mem,
-                      &lim.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lim.local_mem,
+                             &lim.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
     if (st == CP_OK)
-        st = dev_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
-                      &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
+        st =
+            own_device_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
+                            &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
     /* the tune settings first: a bad CLPARITY_OWN_TUNE is the run's usage error, not a reason
      * for the probe to pass a path over */
     cp_own_tune tuned;

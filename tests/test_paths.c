@@ -1,8 +1,9 @@
 /* runtime/paths: the rule table and the probe's fallback order of cl:own's kernel paths
- * (own_path.c) as pure functions of a made-up device description, model and batch (no OpenCL
- * needed): which path each kind of device gets, and in which order the probe tries the others.
- * The expectations are the choices made before the tables became functions (issue 33): a
- * change to own_rules[] or own_fallbacks[] that moves one of them fails here. */
+ * (own_path.c), and cl:cr's rule table (cr_cl.c), as pure functions of a made-up device
+ * description, model and batch (no OpenCL needed): which path each kind of device gets, and in
+ * which order the probe tries the others. The expectations are the choices made before the tables
+ * became functions (issue 33): a change to own_rules[] or own_fallbacks[] that moves one of them
+ * fails here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,6 +102,27 @@ static void test_simulator_rules(void **state)
     assert_string_equal(rule_path(&acc, 64, 128, 4, 1), "naive");
 }
 
+/* cl:cr's default variant: the same rule type and matcher, no fits (every variant fits). */
+static const char *cr_variant(bool cpu, bool f64, int batch, bool one_buffer)
+{
+    struct cl_rule_input in = {
+        .cpu = cpu, .cus = 2, .width = 128, .batch = batch, .f64 = f64, .one_buffer = one_buffer};
+    return cr_variant_name(cr_rule_variant(&in));
+}
+
+static void test_cr_rules(void **state)
+{
+    (void)state;
+    assert_string_equal(cr_variant(true, true, 1, true), "cpu"); /* PoCL */
+    assert_string_equal(cr_variant(true, false, 1, true), "gemv");
+    assert_string_equal(cr_variant(false, true, 1, true), "stream"); /* a GPU with fp64 */
+    assert_string_equal(cr_variant(false, true, 64, true), "stream");
+    assert_string_equal(cr_variant(false, true, 65, true), "gemm");
+    assert_string_equal(cr_variant(false, true, 32, false), "gemm");
+    assert_string_equal(cr_variant(false, true, 16, false), "gemv");
+    assert_string_equal(cr_variant(false, false, 128, true), "gemv"); /* no fp64 (llvmpipe) */
+}
+
 /* The probe's order as names, comma-separated. */
 static void order_names(const cp_device *dev, int first, int dflt, char *buf, size_t len)
 {
@@ -136,10 +158,9 @@ static void test_fallback_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_rules),
-        cmocka_unit_test(test_pocl_rules),
-        cmocka_unit_test(test_simulator_rules),
-        cmocka_unit_test(test_fallback_order),
+        cmocka_unit_test(test_gpu_rules),       cmocka_unit_test(test_pocl_rules),
+        cmocka_unit_test(test_simulator_rules), cmocka_unit_test(test_fallback_order),
+        cmocka_unit_test(test_cr_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
