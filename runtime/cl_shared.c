@@ -210,3 +210,23 @@ size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool c
     }
     return n;
 }
+
+void own_release(struct cl_state *s)
+{
+    struct own_state *o = s->priv;
+    if (!o)
+        return; /* cl:clblast, or a setup that failed before its state */
+    if (o->wt)
+        clReleaseMemObject(o->wt);
+    if (o->desc)
+        clReleaseMemObject(o->desc);
+    free(o->str_desc);
+    if (o->k_path)
+        clReleaseKernel(o->k_path);
+    if (o->k_path4)
+        clReleaseKernel(o->k_path4);
+    if (o->prog_path)
+        clReleaseProgram(o->prog_path);
+    free(o);
+    s->priv = NULL;
+}

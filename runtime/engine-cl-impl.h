@@ -27,20 +27,31 @@ struct cl_state {
     cl_event *events; /* one per launch (n_events: a layer's launches), for the kernel time */
     size_t n_events;
     bool clblast;
-    /* cl:own's faster paths (own_small.cl, own_gemm.cl), all in cl:own's summation order */
+    cl_mem *wt_layer; /* each layer's Wt[k][n] (tiled), or its panels Wp[n / nr][k][n % nr] (vec,
+                       * cl:cr's cpu); n padded to ldw[l], then the bias (own_setup_per_layer) */
+    int *ldw;
+    cl_mem ctl;   /* a device-wide barrier's counters (own_create_ctl: own's stream and cpug, cr's
+                   * stream) */
+    bool probing; /* made by cp_cl_create_probing for a probe: no probe of its own */
+    bool relaxed; /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
+    const struct cl_path_ops *ops; /* the path that runs (the naive one's for cl:clblast) */
+    void *priv; /* the path's own state, behind its ops (cl:own's struct own_state, cl:cr's struct
+                 * cr_cl); its release frees it */
+};
+
+/* cl:own's and cl:relaxed's path state (s->priv, made by own_path_setup, freed by own_release):
+ * the faster paths (own_small.cl, own_gemm.cl, own_cpu.cl), all in cl:own's summation order. */
+struct own_state {
     int path;
     cl_program prog_path;
     cl_kernel k_path;
-    const char *k_name; /* k_path's kernel, for error messages */
-    cl_kernel k_path4;  /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
-    int tile_bk;        /* PATH_TILED: cp_gemm_tiled4's tile depth */
-    int tile_db;        /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
-    int tile_xp;        /* PATH_TILED: padding of the x tile's rows (floats) */
-    cl_mem wt;          /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
-    cl_mem desc;        /* PATH_SMALL: 5 ints per layer */
-    cl_mem *wt_layer;   /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
-                         * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
-    int *ldw;
+    const char *k_name;  /* k_path's kernel, for error messages */
+    cl_kernel k_path4;   /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    int tile_bk;         /* PATH_TILED: cp_gemm_tiled4's tile depth */
+    int tile_db;         /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
+    int tile_xp;         /* PATH_TILED: padding of the x tile's rows (floats) */
+    cl_mem wt;           /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;         /* PATH_SMALL: 5 ints per layer */
     size_t small_ls;     /* PATH_SMALL: work-group size */
     int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
     int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
@@ -55,13 +66,15 @@ struct cl_state {
     int str_sp;          /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
     int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
-    cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
-    bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
-    bool relaxed;        /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
-    const struct cl_path_ops *ops; /* the path that runs (the naive one's for cl:clblast) */
-    void *priv; /* the path's own state, behind its ops (cl:cr's struct cr_cl); its release
-                 * frees it */
 };
+
+static inline struct own_state *own_st(const struct cl_state *s)
+{
+    return s->priv;
+}
+
+/* The release of every cl:own path (cl_shared.c): own_state's buffers, kernels and program. */
+void own_release(struct cl_state *s);
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. The index is the path's

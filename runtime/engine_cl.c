@@ -46,24 +46,13 @@ static void cl_destroy(cp_engine *e)
     free(s->chunks);
     free(s->chunk_start);
     free(s->layer_chunk);
-    if (s->wt)
-        clReleaseMemObject(s->wt);
-    if (s->desc)
-        clReleaseMemObject(s->desc);
     if (s->ctl)
         clReleaseMemObject(s->ctl);
-    free(s->str_desc);
     for (int l = 0; s->wt_layer && l < e->model->n_layers; ++l)
         if (s->wt_layer[l])
             clReleaseMemObject(s->wt_layer[l]);
     free(s->wt_layer);
     free(s->ldw);
-    if (s->k_path)
-        clReleaseKernel(s->k_path);
-    if (s->k_path4)
-        clReleaseKernel(s->k_path4);
-    if (s->prog_path)
-        clReleaseProgram(s->prog_path);
     if (s->k_linear)
         clReleaseKernel(s->k_linear);
     if (s->k_epilogue)

@@ -84,7 +84,7 @@ struct cp_probe_class own_probe_class(const cp_engine *e)
 bool own_planted(const struct cl_state *s)
 {
     char hook[32];
-    snprintf(hook, sizeof hook, "kernel-bit:%s", own_paths[s->path]->name);
+    snprintf(hook, sizeof hook, "kernel-bit:%s", own_paths[own_st(s)->path]->name);
     return cp_test_hook(hook) || cp_test_hook("kernel-bit:all");
 }
 
@@ -246,6 +246,10 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
 
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced)
 {
+    struct own_state *o = calloc(1, sizeof *o);
+    if (!o)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+    s->priv = o; /* freed by own_release, the naive path's release until a path is chosen */
     struct own_limits lim;
     cl_uint pref_vec;
     int st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim.max_wg,
@@ -264,12 +268,12 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     if (st == CP_OK)
         st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
     if (st == CP_OK)
-        st = choose_path(e, dev, lim.max_wg, true, forced, &s->path);
+        st = choose_path(e, dev, lim.max_wg, true, forced, &own_st(s)->path);
     if (st == CP_OK && !s->probing)
-        st = select_probed(e, s, dev, lim.max_wg, &s->path);
+        st = select_probed(e, s, dev, lim.max_wg, &own_st(s)->path);
     else if (st == CP_OK)
-        snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[s->path]->name);
-    const struct cl_path_ops *ops = own_paths[s->path];
+        snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[own_st(s)->path]->name);
+    const struct cl_path_ops *ops = own_paths[own_st(s)->path];
     s->ops = ops;
     if (st != CP_OK || !ops->options)
         return st; /* the naive path: block.cl, built by cl_create_common */
@@ -293,17 +297,17 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
              (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
         snprintf(opts + n, sizeof opts - n, " %s", ops->plant);
     e->build_cache.path = ops->name;
-    st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &s->prog_path,
+    st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &own_st(s)->prog_path,
                              &e->build_cache);
     if (st != CP_OK)
         return st;
     cl_int rc;
-    s->k_path = clCreateKernel(s->prog_path, s->k_name, &rc);
+    own_st(s)->k_path = clCreateKernel(own_st(s)->prog_path, own_st(s)->k_name, &rc);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", s->k_name,
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", own_st(s)->k_name,
                           cp_cl_error_name(rc), rc);
     if (ops->kernel2) {
-        s->k_path4 = clCreateKernel(s->prog_path, ops->kernel2, &rc);
+        own_st(s)->k_path4 = clCreateKernel(own_st(s)->prog_path, ops->kernel2, &rc);
         if (rc != CL_SUCCESS) {
             char what[96];
             snprintf(what, sizeof what, "clCreateKernel(%s)", ops->kernel2);
