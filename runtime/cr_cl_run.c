@@ -268,6 +268,34 @@ static long cr_cpu_need(const void *priv, long in)
 
 /* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
  * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
+/* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
+
+/* cl:cr (runtime/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
+ * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
+ * variant). stream: work-items and outputs per work-group and groups per compute unit, at B=1
+ * (GPUs take stream up to B=64), "" the settings by the width that cl:cr takes by default;
+ * gemm: the tiles' depth, at a large batch; cpu (PoCL): outputs and rows per work-item (a
+ * stored rb is the most, fewer for smaller batches). */
+static const char *const cr_stream_c[] = {"",
+                                          "wg=32,ob=1,sg=1",
+                                          "wg=64,ob=1,sg=4",
+                                          "wg=128,ob=2,sg=4",
+                                          "wg=128,ob=4,sg=4",
+                                          "wg=128,ob=8,sg=4",
+                                          NULL};
+static const char *const cr_stream_q[] = {"", "wg=32,ob=1,sg=1", "wg=128,ob=4,sg=4", NULL};
+static const char *const cr_gemm_c[] = {"tk=16", "tk=8", "tk=32", NULL};
+static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
+                                       "vw=8,rb=4",  "vw=4,rb=4",  NULL};
+static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
+static const cp_tune_shape cr_stream_more[] = {{128, 32, 1}, {4096, 4, 1}, {0, 0, 0}};
+static const cp_tunable cr_stream_tune = {"stream",    0,           true,        {1024, 16, 1},
+                                          {256, 4, 1}, cr_stream_c, cr_stream_q, cr_stream_more};
+static const cp_tunable cr_gemm_tune = {"gemm",       1,         true,      {512, 2, 512},
+                                        {128, 2, 64}, cr_gemm_c, cr_gemm_c, NULL};
+static const cp_tunable cr_cpu_tune = {"cpu",        0,        false,    {512, 4, 64},
+                                       {128, 2, 16}, cr_cpu_c, cr_cpu_q, NULL};
+
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 static int cr_stream_after_read(cp_engine *e, struct cl_state *s);
@@ -311,6 +339,8 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                  .release = cr_cl_release,
                  .loop_need = cr_gemm_need,
                  .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+
+                 .tune = &cr_gemm_tune,
                  .sets_routine = true},
     [CR_CPU] = {.name = "cpu",
                 .file = "cr.cl",
@@ -322,6 +352,8 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                 .release = cr_cl_release,
                 .loop_need = cr_cpu_need,
                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+
+                .tune = &cr_cpu_tune,
                 .sets_routine = true},
     [CR_STREAM] = {.name = "stream",
                    .file = "cr.cl",
@@ -334,6 +366,8 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                    .release = cr_cl_release,
                    .loop_need = cr_gemv_need,
                    .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+
+                   .tune = &cr_stream_tune,
                    .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)

@@ -8,7 +8,7 @@
 
 #include "engine-impl.h"
 #include "own-impl.h"
-#include "clparity/tune.h"
+#include "tune-impl.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -135,6 +135,7 @@ struct cl_path_ops {
      * the path's state priv (a bound; the loop check of llvmpipe devices compares it with their
      * budget). NULL: not bounded (cl:own's, whose loop rule is own_probe.c's). */
     long (*loop_need)(const void *priv, long in);
+    const cp_tunable *tune; /* its tune parameters' candidates (`clparity tune`), or NULL */
     /* Frees what the path made beyond the state's shared members (s->priv), from cl_destroy. */
     void (*release)(struct cl_state *s);
     size_t events_per_layer; /* the kernel events a layer records (0: 1) */

@@ -264,6 +264,37 @@ static int vec_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem 
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
 }
 
+/* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
+
+static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0,pf=1",
+                                      "bk=16,db=0,xl=0,xp=4,pf=1",
+                                      "bk=32,db=0,xl=0,xp=0,pf=1",
+                                      "bk=32,db=0,xl=0,xp=4,pf=1",
+                                      "bk=16,db=1,xl=0,xp=0,pf=1",
+                                      "bk=16,db=1,xl=0,xp=4,pf=1",
+                                      "bk=16,db=0,xl=1,xp=0,pf=1",
+                                      "bk=32,db=1,xl=0,xp=4,pf=1",
+                                      "bk=16,db=0,xl=0,xp=4,pf=0",
+                                      "bk=32,db=0,xl=0,xp=4,pf=0",
+                                      NULL};
+/* vec: register tiles of rb rows × nv vectors that fit 16 (vw=8, AVX2) or 32 (vw=16,
+ * AVX-512) vector registers, then the rows per work-item around the best tiles. */
+static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc=128",
+                                    "vw=8,rb=8,nv=1,mc=128",  "vw=8,rb=2,nv=4,mc=128",
+                                    "vw=16,rb=8,nv=1,mc=128", "vw=16,rb=4,nv=2,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=12,nv=2,mc=128",
+                                    "vw=16,rb=4,nv=4,mc=128", "vw=16,rb=8,nv=2,mc=32",
+                                    "vw=16,rb=8,nv=2,mc=512", "vw=16,rb=4,nv=4,mc=32",
+                                    "vw=16,rb=4,nv=4,mc=512", NULL};
+static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
+
+/* `clparity tune`'s candidates for tiled (GPUs) and vec (CPUs). */
+static const cp_tunable tiled_tune = {"tiled",       2,       true,    {2048, 4, 2048},
+                                      {512, 2, 512}, tiled_c, tiled_c, NULL};
+static const cp_tunable vec_tune = {"vec",         0,     false, {1024, 4, 1024},
+                                    {256, 2, 256}, vec_c, vec_q, NULL};
+
 const struct cl_path_ops own_path_naive = {
     .name = "naive",
     .fits = always_fits,
@@ -284,6 +315,7 @@ const struct cl_path_ops own_path_tiled = {
     .upload = tiled_upload,
     .enqueue_layer = tiled_layer,
     .release = own_release,
+    .tune = &tiled_tune,
 };
 
 const struct cl_path_ops own_path_vec = {
@@ -295,4 +327,5 @@ const struct cl_path_ops own_path_vec = {
     .upload = vec_upload,
     .enqueue_layer = vec_layer,
     .release = own_release,
+    .tune = &vec_tune,
 };

@@ -12,7 +12,7 @@
 #include "program-impl.h"
 
 #include "clparity/gen.h"
-#include "clparity/tune.h"
+#include "tune-impl.h"
 
 #include <math.h>
 #include <pthread.h>

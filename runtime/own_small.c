@@ -446,6 +446,32 @@ static int stream_after_read(cp_engine *e, struct cl_state *s)
                              : CP_OK;
 }
 
+/* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
+
+static const char *const reg_c[] = {"rc=16,rd=2,rg=1",  "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1",
+                                    "rc=128,rd=2,rg=1", "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1",
+                                    "rc=32,rd=4,rg=1",  "rc=64,rd=3,rg=1", "rc=64,rd=2,rg=2",
+                                    "rc=64,rd=2,rg=3",  "rc=64,rd=2,rg=4", NULL};
+/* stream: the width rule (0s) against fixed tiles, chunks and groups per compute unit, and a
+ * launch per layer (sp=0). */
+static const char *const stream_c[] = {"so=0,sk=0,sp=1,sg=0",    "so=16,sk=512,sp=1,sg=1",
+                                       "so=16,sk=512,sp=1,sg=2", "so=8,sk=1024,sp=1,sg=1",
+                                       "so=8,sk=1024,sp=1,sg=2", "so=32,sk=256,sp=1,sg=1",
+                                       "so=0,sk=0,sp=0,sg=0",    NULL};
+static const char *const stream_q[] = {"so=0,sk=0,sp=1,sg=0", "so=16,sk=512,sp=1,sg=2",
+                                       "so=0,sk=0,sp=0,sg=0", NULL};
+/* The reference model and B=256. A deep model (L=1024) was a third shape on 2026-11-25: its
+ * time outweighed the others and picked rg=3 (sum 0.865 ms against rg=2's 0.881), which takes
+ * the reference model alone from 0.097 to 0.162 ms (docs/PERFORMANCE.md). */
+static const cp_tune_shape reg_more[] = {{128, 128, 256}, {0, 0, 0}};
+static const cp_tune_shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
+
+/* `clparity tune`'s candidates for reg and stream (GPUs). */
+static const cp_tunable reg_tune = {"reg",        0,     true,  {128, 128, 1},
+                                    {128, 16, 1}, reg_c, reg_c, reg_more};
+static const cp_tunable stream_tune = {"stream",     1,        true,     {1024, 64, 1},
+                                       {1024, 8, 1}, stream_c, stream_q, stream_more};
+
 const struct cl_path_ops own_path_small = {
     .name = "small",
     .file = "own_small.cl",
@@ -478,6 +504,7 @@ const struct cl_path_ops own_path_reg = {
     .upload = reg_upload,
     .enqueue_model = one_launch_enqueue,
     .release = own_release,
+    .tune = &reg_tune,
 };
 
 const struct cl_path_ops own_path_stream = {
@@ -491,4 +518,5 @@ const struct cl_path_ops own_path_stream = {
     .enqueue_model = stream_enqueue,
     .after_read = stream_after_read,
     .release = own_release,
+    .tune = &stream_tune,
 };
