@@ -205,7 +205,7 @@ size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool c
         for (size_t j = 0; j < lists[i].n; ++j)
             if (lists[i].order[j] == after)
                 from = j + 1;
-        for (size_t j = from; j < lists[i].n && n < N_PATHS; ++j)
+        for (size_t j = from; j < lists[i].n && n < OWN_PATHS_MAX; ++j)
             out[n++] = lists[i].order[j];
     }
     return n;

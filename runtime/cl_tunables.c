@@ -13,7 +13,7 @@ size_t cp_tunables(const char *engine, const cp_device *dev, const cp_tunable **
     size_t n_rows = 0;
     if (strcmp(engine, "cl:own") == 0) {
         rows = own_paths;
-        n_rows = N_PATHS;
+        n_rows = own_n_paths;
     } else if (strcmp(engine, "cl:cr") == 0) {
         for (size_t i = 0; i < CR_N_PATHS; ++i)
             cr_rows[i] = &cr_paths[i];

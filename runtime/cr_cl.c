@@ -509,7 +509,7 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
 {
     size_t n = 0;
     out[n++] = first;
-    int after[N_PATHS];
+    int after[OWN_PATHS_MAX];
     size_t n_after =
         first.f64 ? cl_fallback_after(cr_fallbacks, sizeof cr_fallbacks / sizeof *cr_fallbacks,
                                       cr_cpu_device(dev), (int)first.path, after)

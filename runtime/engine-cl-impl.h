@@ -142,8 +142,11 @@ struct cl_path_ops {
     bool sets_routine;       /* its setup writes e->routine (else "path <name>") */
 };
 
-/* Every path, indexed by enum own_path (own_path.c). */
-extern const struct cl_path_ops *const own_paths[N_PATHS];
+/* Every path, indexed by enum own_path, and any a test build adds after them
+ * (own_path_table.c); own_n_paths of them, at most OWN_PATHS_MAX. */
+#define OWN_PATHS_MAX 16
+extern const struct cl_path_ops *const own_paths[];
+extern const size_t own_n_paths;
 
 extern const struct cl_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
 extern const struct cl_path_ops own_path_small, own_path_pipe, own_path_reg,
@@ -198,12 +201,12 @@ int cl_rule_first(const struct cl_rule *rules, size_t n, const struct cl_rule_in
 /* An ordered list of fallbacks for one kind of device. */
 struct cl_fallback {
     enum cl_rule_kind kind;
-    int order[N_PATHS];
+    int order[OWN_PATHS_MAX];
     size_t n;
 };
 
 /* The paths after `after` in the list of the device's kind (cpu), all of them where `after` is
- * not in it; written to out (at most N_PATHS), the count returned. */
+ * not in it; written to out (at most OWN_PATHS_MAX), the count returned. */
 size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool cpu, int after,
                          int *out);
 
@@ -214,7 +217,13 @@ int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg);
 /* The order in which the probe tries the paths: first (the first choice), dflt (the rule
  * table's, where first was forced) and the fallbacks of dev's kind after dflt. Returns how many
  * were written to order. */
-int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS + 2]);
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[OWN_PATHS_MAX + 2]);
+
+/* cl:own's rules of the default choice and fallbacks (own_path_table.c). */
+extern const struct cl_rule own_rules[];
+extern const size_t own_n_rules;
+extern const struct cl_fallback own_fallbacks[];
+extern const size_t own_n_fallbacks;
 
 /* Test hook kernel-bit:<path> (or :all) names s's path. */
 bool own_planted(const struct cl_state *s);

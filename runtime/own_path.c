@@ -1,6 +1,6 @@
-/* Which of cl:own's kernel paths runs: the table of paths (names, counts and error texts come
- * from it), the ordered rule table of the default choice, the fallbacks where a probe rejects
- * a path, and the chosen path's program. */
+/* Which of cl:own's kernel paths runs: the default choice by the rule table, the fallbacks
+ * where a probe rejects a path, and the chosen path's program. The tables themselves (paths,
+ * rules, fallbacks) are own_path_table.c's. */
 #include "clparity/env.h"
 #include "engine-cl-impl.h"
 #include "program-impl.h"
@@ -8,67 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct cl_path_ops *const own_paths[N_PATHS] = {
-    [PATH_NAIVE] = &own_path_naive,   [PATH_SMALL] = &own_path_small,
-    [PATH_TILED] = &own_path_tiled,   [PATH_VEC] = &own_path_vec,
-    [PATH_PIPE] = &own_path_pipe,     [PATH_REG] = &own_path_reg,
-    [PATH_CPU] = &own_path_cpu,       [PATH_CPU1] = &own_path_cpu1,
-    [PATH_STREAM] = &own_path_stream, [PATH_CPUG] = &own_path_cpug,
-};
-
-/* The default choice is the first rule of own_rules[] (cl_rule_first, engine-cl-impl.h) of
- * the device's kind whose limits hold and whose path fits (its fits()). Widths are the model's
- * widest layer, batches the engine's largest batch, row blocks own_cpu_rows' of it. */
-/* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
- * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores), since
- * one work-group per row leaves the other cores idle; PoCL takes own_cpu.cl's kernels below.
- *
- * Elsewhere, measured on the H100 (2026-11-25, tools/gpu/variants.sh): the one-launch reg
- * kernel wins at d <= 128 at every batch of the sweeps (several rows per work-group: d=128
- * L=128 B=2048 0.45 ms against the tiled GEMM's 3.06), and stream from d = 256 at B = 1
- * (d=256 L=4096 12.7 against reg's 15.6 ms, L=128 the same 0.46) and at d > 256 up to B = 64
- * (d=512 L=128 B=1 0.43 ms against reg's 5.3 and tiled's 7.8; d=1024 L=16 B=64 0.33 against
- * tiled's 1.91). reg keeps d = 256 at B > 16 (not measured against stream), and takes the
- * rest up to d = 512 where stream does not fit.
- *
- * On CPUs, measured with PoCL:
- * - cpug (one launch, every core on each layer) for small batches on devices of 4 compute
- *   units or more. On 16 cores (PoCL 5, 2026-11-25, ms, cpug against the best of the others):
- *   d=128 L=128 B=1 0.39 / 0.62 (cpu1); d=256 0.81 / 2.36; d=512 1.66 / 8.63 (cpu); d=1024
- *   19.0 / 34.9 (vec); d=2048 L=32 6.6 / 12.6; d=128 B=4 0.49 / 1.09; B=16 0.75 / 0.77;
- *   d=1024 L=16 B=4 1.72 / 1.92. On 2 cores it loses to cpu1 (d=128 L=128 B=1 0.26 against
- *   0.11 ms: one core already takes the memory bandwidth there); 3 to 15 cores are not
- *   measured.
- * - cpu1 (the whole model in one launch) at widths up to 512, where its row blocks are few
- *   enough for each core to stream the weights once or twice per forward. On 2 cores (PoCL
- *   3.1, L=16..128, B=1): d=128 0.30 ms against 0.91 (cpu) and 1.56 (vec); d=256 0.35 against
- *   0.36; d=512 0.62 against 0.63; d=1024 1.14 against 0.70.
- * - cpu (a matrix-vector kernel per layer) for batches up to 16; vec's row tiles beyond
- *   (2 cores, d=128 L=128 B=16: 1.0 ms for vec, 1.2 for either). */
-static const struct cl_rule own_rules[] = {
-    {.kind = CL_RULE_OTHER, .w_max = 128, .path = PATH_REG},
-    {.kind = CL_RULE_OTHER, .w_max = 256, .b_over = 16, .path = PATH_REG},
-    {.kind = CL_RULE_OTHER, .w_over = 128, .b_max = 64, .path = PATH_STREAM},
-    {.kind = CL_RULE_OTHER, .b_max = 64, .unless = 1u << PATH_REG, .path = PATH_STREAM},
-    {.kind = CL_RULE_OTHER, .w_max = 256, .path = PATH_REG},
-    {.kind = CL_RULE_OTHER, .w_max = 512, .b_max = 64, .path = PATH_REG},
-    {.kind = CL_RULE_OTHER, .path = PATH_TILED},
-    {.kind = CL_RULE_OTHER, .path = PATH_NAIVE},
-    {.kind = CL_RULE_CPU, .min_cus = 4, .b_max = 16, .path = PATH_CPUG},
-    {.kind = CL_RULE_CPU, .w_max = 512, .blocks_per_cu = 2, .path = PATH_CPU1},
-    {.kind = CL_RULE_CPU, .b_max = 16, .path = PATH_CPU},
-    {.kind = CL_RULE_CPU, .path = PATH_VEC},
-};
-
-/* Where the first choice fails its probe, the next path after it in its device's list that
- * fits and passes is taken: on CPUs from the one-launch kernels to the per-layer GEMMs,
- * elsewhere from the one-launch kernels to the tiled GEMM; the naive kernel (block.cl, the
- * reference form) last. */
-static const struct cl_fallback own_fallbacks[] = {
-    {CL_RULE_CPU, {PATH_CPUG, PATH_CPU1, PATH_CPU, PATH_VEC, PATH_NAIVE}, 5},
-    {CL_RULE_OTHER, {PATH_REG, PATH_STREAM, PATH_TILED, PATH_NAIVE}, 4},
-};
 
 struct cp_probe_class own_probe_class(const cp_engine *e)
 {
@@ -109,7 +48,8 @@ static bool rule_fits(int path, const void *ctx)
 {
     const struct fits_ctx *c = ctx;
     char why[256];
-    return path < N_PATHS && own_paths[path]->fits(c->e, c->dev, c->max_wg, why, sizeof why);
+    return (size_t)path < own_n_paths &&
+           own_paths[path]->fits(c->e, c->dev, c->max_wg, why, sizeof why);
 }
 
 int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg)
@@ -121,10 +61,10 @@ int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg)
                                .batch = b,
                                .blocks = (b + own_cpu_rows(b) - 1) / own_cpu_rows(b)};
     struct fits_ctx ctx = {e, dev, max_wg};
-    return cl_rule_first(own_rules, sizeof own_rules / sizeof *own_rules, &in, rule_fits, &ctx);
+    return cl_rule_first(own_rules, own_n_rules, &in, rule_fits, &ctx);
 }
 
-int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS + 2])
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[OWN_PATHS_MAX + 2])
 {
     /* the first choice, the device's own choice, then the paths after that in the list (all of
      * them where it is not in the list) */
@@ -132,9 +72,9 @@ int own_probe_order(const cp_device *dev, int first, int dflt, int order[N_PATHS
     order[n++] = first;
     if (dflt != first)
         order[n++] = dflt;
-    int after[N_PATHS];
-    size_t n_after = cl_fallback_after(own_fallbacks, sizeof own_fallbacks / sizeof *own_fallbacks,
-                                       own_cpu_device(dev), dflt, after);
+    int after[OWN_PATHS_MAX];
+    size_t n_after =
+        cl_fallback_after(own_fallbacks, own_n_fallbacks, own_cpu_device(dev), dflt, after);
     for (size_t i = 0; i < n_after; ++i)
         if (after[i] != first)
             order[n++] = after[i];
@@ -158,7 +98,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
     if (force) {
         char names[160];
         size_t n = 0;
-        for (int p = 0; p < N_PATHS; ++p) {
+        for (int p = 0; (size_t)p < own_n_paths; ++p) {
             if (strcmp(force, own_paths[p]->name) == 0) {
                 *path = p;
                 return path_fits(e, dev, max_wg, p);
@@ -203,7 +143,7 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
     cp_path_report *r = &e->paths;
     const cp_model *m = e->model;
     struct cp_probe_class cls = own_probe_class(e);
-    int order[N_PATHS + 2];
+    int order[OWN_PATHS_MAX + 2];
     int n = own_probe_order(dev, *path, dflt, order);
     int max_in = 0;
     for (int l = 0; l < m->n_layers; ++l)
@@ -322,17 +262,17 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
 
 size_t cp_own_path_count(void)
 {
-    return N_PATHS;
+    return own_n_paths;
 }
 
 const char *cp_own_path_name(size_t i)
 {
-    return i < N_PATHS ? own_paths[i]->name : NULL;
+    return i < own_n_paths ? own_paths[i]->name : NULL;
 }
 
 int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, char *why, size_t len)
 {
-    if (dev->kind != CP_DEV_OPENCL || i >= N_PATHS)
+    if (dev->kind != CP_DEV_OPENCL || i >= own_n_paths)
         return cp_err_set(CP_FAIL_USAGE, "cl:own's paths are probed on OpenCL devices only");
     /* the reference model's class: 128 wide at most, batch 16 at most, square, ReLU and
      * residual (flags 6) */

@@ -57,7 +57,7 @@ static const char *rule_path(const cp_device *dev, size_t max_wg, int d, int n, 
     e.max_batch = b;
     int p = own_rule_path(&e, dev, max_wg);
     cp_model_free(&m);
-    return p >= 0 && p < N_PATHS ? own_paths[p]->name : "none";
+    return p >= 0 && (size_t)p < own_n_paths ? own_paths[p]->name : "none";
 }
 
 static void test_gpu_rules(void **state)
@@ -126,7 +126,7 @@ static void test_cr_rules(void **state)
 /* The probe's order as names, comma-separated. */
 static void order_names(const cp_device *dev, int first, int dflt, char *buf, size_t len)
 {
-    int order[N_PATHS + 2];
+    int order[OWN_PATHS_MAX + 2];
     int n = own_probe_order(dev, first, dflt, order);
     size_t at = 0;
     buf[0] = '\0';
