@@ -289,12 +289,30 @@ static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
                                        "vw=8,rb=4",  "vw=4,rb=4",  NULL};
 static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
 static const cp_tune_shape cr_stream_more[] = {{128, 32, 1}, {4096, 4, 1}, {0, 0, 0}};
-static const cp_tunable cr_stream_tune = {"stream",    0,           true,        {1024, 16, 1},
-                                          {256, 4, 1}, cr_stream_c, cr_stream_q, cr_stream_more};
-static const cp_tunable cr_gemm_tune = {"gemm",       1,         true,      {512, 2, 512},
-                                        {128, 2, 64}, cr_gemm_c, cr_gemm_c, NULL};
-static const cp_tunable cr_cpu_tune = {"cpu",        0,        false,    {512, 4, 64},
-                                       {128, 2, 16}, cr_cpu_c, cr_cpu_q, NULL};
+static const cp_tunable cr_stream_tune = {.path = "stream",
+                                          .rank = 0,
+                                          .gpu = true,
+                                          .full = {1024, 16, 1},
+                                          .quick = {256, 4, 1},
+                                          .cands = cr_stream_c,
+                                          .quick_cands = cr_stream_q,
+                                          .more = cr_stream_more};
+static const cp_tunable cr_gemm_tune = {.path = "gemm",
+                                        .rank = 1,
+                                        .gpu = true,
+                                        .full = {512, 2, 512},
+                                        .quick = {128, 2, 64},
+                                        .cands = cr_gemm_c,
+                                        .quick_cands = cr_gemm_c,
+                                        .more = NULL};
+static const cp_tunable cr_cpu_tune = {.path = "cpu",
+                                       .rank = 0,
+                                       .gpu = false,
+                                       .full = {512, 4, 64},
+                                       .quick = {128, 2, 16},
+                                       .cands = cr_cpu_c,
+                                       .quick_cands = cr_cpu_q,
+                                       .more = NULL};
 
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);

@@ -290,10 +290,22 @@ static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc
                                     "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
 
 /* `clparity tune`'s candidates for tiled (GPUs) and vec (CPUs). */
-static const cp_tunable tiled_tune = {"tiled",       2,       true,    {2048, 4, 2048},
-                                      {512, 2, 512}, tiled_c, tiled_c, NULL};
-static const cp_tunable vec_tune = {"vec",         0,     false, {1024, 4, 1024},
-                                    {256, 2, 256}, vec_c, vec_q, NULL};
+static const cp_tunable tiled_tune = {.path = "tiled",
+                                      .rank = 2,
+                                      .gpu = true,
+                                      .full = {2048, 4, 2048},
+                                      .quick = {512, 2, 512},
+                                      .cands = tiled_c,
+                                      .quick_cands = tiled_c,
+                                      .more = NULL};
+static const cp_tunable vec_tune = {.path = "vec",
+                                    .rank = 0,
+                                    .gpu = false,
+                                    .full = {1024, 4, 1024},
+                                    .quick = {256, 2, 256},
+                                    .cands = vec_c,
+                                    .quick_cands = vec_q,
+                                    .more = NULL};
 
 const struct cl_path_ops own_path_naive = {
     .name = "naive",

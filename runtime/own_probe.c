@@ -317,7 +317,7 @@ static int loop_check_run(const cp_device *dev, long *ran)
 
 struct memo {
     cl_device_id dev;
-    int path;
+    int id; /* cp_probe_cached's: a path's index, or another probe's (the loop check's...) */
     struct cp_probe_class cls;
     char extra[CP_PROBE_KEY_EXTRA];
     enum cp_probe_verdict v;
@@ -327,16 +327,15 @@ static struct memo *memos;
 static size_t n_memos;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
+static bool memo_find(const cp_device *dev, int id, struct cp_probe_class cls, const char *extra,
                       enum cp_probe_verdict *v, char *why, size_t why_len)
 {
     bool found = false;
     pthread_mutex_lock(&memo_lock);
     for (size_t i = 0; i < n_memos && !found; ++i)
-        if (memos[i].dev == dev->device_id && memos[i].path == path &&
-            memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch &&
-            memos[i].cls.square == cls.square && memos[i].cls.flags == cls.flags &&
-            strcmp(memos[i].extra, extra ? extra : "") == 0) {
+        if (memos[i].dev == dev->device_id && memos[i].id == id && memos[i].cls.wide == cls.wide &&
+            memos[i].cls.big_batch == cls.big_batch && memos[i].cls.square == cls.square &&
+            memos[i].cls.flags == cls.flags && strcmp(memos[i].extra, extra ? extra : "") == 0) {
             *v = memos[i].v;
             snprintf(why, why_len, "%s", memos[i].why);
             found = true;
@@ -345,7 +344,7 @@ static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
     return found;
 }
 
-static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
+static void memo_add(const cp_device *dev, int id, struct cp_probe_class cls, const char *extra,
                      enum cp_probe_verdict v, const char *why)
 {
     pthread_mutex_lock(&memo_lock);
@@ -353,7 +352,7 @@ static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls, 
     if (more) { /* without memory the next engine probes again: slower, not wrong */
         memos = more;
         memos[n_memos].dev = dev->device_id;
-        memos[n_memos].path = path;
+        memos[n_memos].id = id;
         memos[n_memos].cls = cls;
         snprintf(memos[n_memos].extra, sizeof memos[n_memos].extra, "%s", extra ? extra : "");
         memos[n_memos].v = v;

@@ -467,10 +467,22 @@ static const cp_tune_shape reg_more[] = {{128, 128, 256}, {0, 0, 0}};
 static const cp_tune_shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
 
 /* `clparity tune`'s candidates for reg and stream (GPUs). */
-static const cp_tunable reg_tune = {"reg",        0,     true,  {128, 128, 1},
-                                    {128, 16, 1}, reg_c, reg_c, reg_more};
-static const cp_tunable stream_tune = {"stream",     1,        true,     {1024, 64, 1},
-                                       {1024, 8, 1}, stream_c, stream_q, stream_more};
+static const cp_tunable reg_tune = {.path = "reg",
+                                    .rank = 0,
+                                    .gpu = true,
+                                    .full = {128, 128, 1},
+                                    .quick = {128, 16, 1},
+                                    .cands = reg_c,
+                                    .quick_cands = reg_c,
+                                    .more = reg_more};
+static const cp_tunable stream_tune = {.path = "stream",
+                                       .rank = 1,
+                                       .gpu = true,
+                                       .full = {1024, 64, 1},
+                                       .quick = {1024, 8, 1},
+                                       .cands = stream_c,
+                                       .quick_cands = stream_q,
+                                       .more = stream_more};
 
 const struct cl_path_ops own_path_small = {
     .name = "small",

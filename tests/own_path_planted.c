@@ -51,8 +51,14 @@ static int planted_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
 }
 
 static const char *const planted_c[] = {"rr=1", "rr=4", "rr=8", NULL};
-static const cp_tunable planted_tune = {"planted",  1,         false,     {64, 4, 8},
-                                        {32, 2, 4}, planted_c, planted_c, NULL};
+static const cp_tunable planted_tune = {.path = "planted",
+                                        .rank = 1,
+                                        .gpu = false,
+                                        .full = {64, 4, 8},
+                                        .quick = {32, 2, 4},
+                                        .cands = planted_c,
+                                        .quick_cands = planted_c,
+                                        .more = NULL};
 
 const struct cl_path_ops own_path_planted = {
     .name = "planted",

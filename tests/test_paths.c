@@ -1,5 +1,6 @@
 /* runtime/paths: the rule table and the probe's fallback order of cl:own's kernel paths
- * (own_path.c), and cl:cr's rule table (cr_cl.c), as pure functions of a made-up device
+ * (own_path.c), cl:cr's rule table (cr_cl.c) and the tune candidates of both (the rows'
+ * cp_tunable) as pure functions of a made-up device
  * description, model and batch (no OpenCL needed): which path each kind of device gets, and in
  * which order the probe tries the others. The expectations are the choices made before the tables
  * became functions (issue 33): a change to own_rules[] or own_fallbacks[] that moves one of them
@@ -123,6 +124,48 @@ static void test_cr_rules(void **state)
     assert_string_equal(cr_variant(false, false, 128, true), "gemv"); /* no fp64 (llvmpipe) */
 }
 
+/* The tune candidates come from the rows (cp_tunables), in tune's order, and every one parses
+ * as its engine's settings. */
+static void tunables(const char *engine, const cp_device *dev, char *buf, size_t len)
+{
+    const cp_tunable *tv[16];
+    size_t n = cp_tunables(engine, dev, tv, 16), at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; ++i) {
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", tv[i]->path);
+        for (int quick = 0; quick < 2; ++quick)
+            for (const char *const *c = quick ? tv[i]->quick_cands : tv[i]->cands; *c; ++c) {
+                cp_own_tune t;
+                memset(&t, 0, sizeof t);
+                int st = strcmp(engine, "cl:cr") == 0 ? cp_cr_tune_check(*c) : cp_tune_parse(*c, &t);
+                if (st != CP_OK)
+                    fail_msg("%s %s: candidate '%s' does not parse", engine, tv[i]->path, *c);
+            }
+    }
+}
+
+static void test_tune_candidates(void **state)
+{
+    (void)state;
+    cp_device g = gpu(), c = pocl(2), o = oclgrind();
+    char buf[128];
+    tunables("cl:own", &g, buf, sizeof buf);
+    assert_string_equal(buf, "reg,stream,tiled");
+    tunables("cl:own", &c, buf, sizeof buf);
+    assert_string_equal(buf, "vec");
+    tunables("cl:own", &o, buf, sizeof buf); /* a simulator claims the CPU type: tune skips it */
+    assert_string_equal(buf, "vec");
+    tunables("cl:cr", &g, buf, sizeof buf);
+    assert_string_equal(buf, "stream,gemm");
+    tunables("cl:cr", &c, buf, sizeof buf);
+    assert_string_equal(buf, "cpu");
+    const cp_tunable *tv[16];
+    assert_int_equal(cp_tunables("cl:own", &g, tv, 16), 3);
+    assert_string_equal(tv[0]->cands[0], "rc=16,rd=2,rg=1");
+    assert_int_equal(tv[0]->full.d, 128);
+    assert_int_equal(tv[0]->more[0].batch, 256);
+}
+
 /* The probe's order as names, comma-separated. */
 static void order_names(const cp_device *dev, int first, int dflt, char *buf, size_t len)
 {
@@ -161,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_gpu_rules),       cmocka_unit_test(test_pocl_rules),
         cmocka_unit_test(test_simulator_rules), cmocka_unit_test(test_fallback_order),
         cmocka_unit_test(test_cr_rules),
+        cmocka_unit_test(test_tune_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
