@@ -3,8 +3,9 @@
  * cl:cr (correctly rounded layers: cr_cl.c and clkernels/cr.cl). All
  * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
  * they share lives here: the context, the weights as stored, the activations, the forward's
- * frame and the round trip. cl:own's kernel paths are cl_path_ops entries
- * (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in own_path.c. */
+ * frame and the round trip. Every kernel path is a cl_path_ops row (engine-cl-impl.h), which
+ * this file calls only through s->ops: cl:own's and cl:relaxed's (own_small.c, own_gemm.c and
+ * own_cpu.c, chosen in own_path.c) and cl:cr's variants (cr_cl_run.c, chosen in cr_cl.c). */
 #include "engine-cl-impl.h"
 #include "isolate-impl.h"
 #include "program-impl.h"
@@ -13,9 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
-static _Thread_local int forced_path = -1;
 
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED, CL_CR };
 
@@ -178,6 +176,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     e->state = s;
     s->clblast = variant == CL_CLBLAST;
     s->relaxed = variant == CL_RELAXED;
+    int forced_path = cp_cl_forced_path(); /* a probe's engine (own_probe.c) */
     s->probing = forced_path >= 0;
     s->ops = own_paths[PATH_NAIVE]; /* until a path's setup chooses (cl:clblast keeps it) */
     cl_int rc;
@@ -278,15 +277,6 @@ static int cl_own_create(cp_engine *e, const cp_device *dev, const cp_model *m, 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_OWN);
-}
-
-int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
-                         int path, cp_engine **out)
-{
-    forced_path = path;
-    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
-    forced_path = -1;
-    return st;
 }
 
 static int cl_relaxed_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)

@@ -313,6 +313,23 @@ static int loop_check_run(const cp_device *dev, long *ran)
     return st;
 }
 
+/* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
+static _Thread_local int forced_path = -1;
+
+int cp_cl_forced_path(void)
+{
+    return forced_path;
+}
+
+int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                         int path, cp_engine **out)
+{
+    forced_path = path;
+    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
+    forced_path = -1;
+    return st;
+}
+
 /* ---- verdicts kept for the process and in the program cache ------------------------------ */
 
 struct memo {
