@@ -137,7 +137,8 @@ static void tunables(const char *engine, const cp_device *dev, char *buf, size_t
             for (const char *const *c = quick ? tv[i]->quick_cands : tv[i]->cands; *c; ++c) {
                 cp_own_tune t;
                 memset(&t, 0, sizeof t);
-                int st = strcmp(engine, "cl:cr") == 0 ? cp_cr_tune_check(*c) : cp_tune_parse(*c, &t);
+                int st =
+                    strcmp(engine, "cl:cr") == 0 ? cp_cr_tune_check(*c) : cp_tune_parse(*c, &t);
                 if (st != CP_OK)
                     fail_msg("%s %s: candidate '%s' does not parse", engine, tv[i]->path, *c);
             }
@@ -203,8 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_rules),       cmocka_unit_test(test_pocl_rules),
         cmocka_unit_test(test_simulator_rules), cmocka_unit_test(test_fallback_order),
-        cmocka_unit_test(test_cr_rules),
-        cmocka_unit_test(test_tune_candidates),
+        cmocka_unit_test(test_cr_rules),        cmocka_unit_test(test_tune_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
