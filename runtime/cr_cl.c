@@ -2,364 +2,61 @@
  * "host:cr and cl:cr"). Every output is RN(sum_k x[k]·W[o][k] + b[o]), then the activation and
  * the residual: host:cr's bits on every device, whatever the kernel variant, its work-group
  * size, the split of k or the tune settings. clkernels/cr.cl is hostblas/cr.c's method in OpenCL
- * C (its first comment says why any split is covered); this file picks the variant (a table of
- * variants and an ordered rule table, as cl:own's own_path.c), builds it with cl:own's strict
- * options, uploads the weights' row norms, and launches the layers. engine_cl.c shares with
- * cl:own the context, the weights as stored (which cr.cl reads in place), the activations, the
- * forward's frame and the round trip.
+ * C (its first comment says why any split is covered); this file picks the variant (its rows
+ * of the paths' type, cr_cl_run.c, and an ordered rule table of the rule type of cl:own's
+ * own_path.c) and builds it with cl:own's strict options; cr_cl_run.c uploads the weights' row
+ * norms and launches the layers. engine_cl.c shares with cl:own the context, the weights as
+ * stored (which cr.cl reads in place), the activations, the forward's frame and the round trip.
  *
  * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
  * the exact integer accumulator for every output. The routine string says which. */
-#include "engine-cl-impl.h"
+#include "cr-cl-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
 #include "tune-impl.h"
 #include "clparity/env.h"
-#include "hostblas/cr.h"
+#include "../hostblas/cr-impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* cr.cl's geometry that the host needs too (cr.cl's CR_DIGITS, CR_LX × CR_LY, CR_TM, CR_TN). */
-#define CR_CL_DIGITS 20
-#define CR_CL_GEMM_LX 8
-#define CR_CL_GEMM_LY 8
-#define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
 _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
-
-/* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
-
-struct cr_cl {
-    enum cr_path path;
-    struct cr_tune tune;
-    bool f64;          /* the certified double path (CR_F64) */
-    bool ftz;          /* float denormals through the bits (CR_NO_DENORM) */
-    bool planted;      /* test hook corrupt-cl-cr */
-    cl_program prog;   /* cr.cl */
-    cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
-    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
-    cl_mem xsq;        /* f64 gemm: each row's sum of squares */
-    cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
-    cl_mem pflags;     /* splitk without f64: the ranges' flags */
-    cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
-    cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
-    size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
-    size_t launched;   /* stream: work-groups of the last launch */
-    size_t part_bytes; /* the sizes of part and pflags */
-    size_t pflags_bytes;
-    char opts[320]; /* the build options of the variant set up (its probe's key) */
-};
-
-typedef int (*cr_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
-                           cl_mem out);
-
-/* One kernel variant of cl:cr. */
-struct cr_path_ops {
-    const char *name;   /* path= of CLPARITY_CR_TUNE, and the routine's */
-    const char *kernel; /* cr.cl's kernels: the main one, and the one launched before or after */
-    const char *kernel2;
-    /* The most loop iterations one work-item runs in a launch for a layer of `in` inputs
-     * (a bound; the loop check of llvmpipe devices compares it with their budget). */
-    long (*loop_need)(const struct cr_cl *c, long in);
-    cr_layer_fn layer;
-};
-
-/* ---- the layers' launches ------------------------------------------------------------------ */
-
-/* Layer l as cr.cl's kernels take it: the weights as stored, the flags (cl:own's, and 8 on the
- * layer where test hook corrupt-cl-cr flips a bit: cr.cl's CP_PLANT), the offset of its
- * weights' norms and the bits of the bound's factor cr_err_scale(in). CR_LAYER_ARGS for the
- * per-layer kernels, cr_stream's layer table for the one launch. */
-struct cr_layer {
-    struct stored_layer a;
-    cl_int flags;
-    cl_ulong wn_off, scale_bits;
-};
-
-static void cr_layer_of(const cp_engine *e, const struct cl_state *s, int l, struct cr_layer *f)
-{
-    const cp_layer *L = &e->model->layers[l];
-    own_stored_layer(e, s, l, &f->a);
-    f->flags = own_layer_flags(L) | (s->cr->planted && l == e->model->n_layers - 1 ? 8 : 0);
-    f->wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
-    double scale = cr_err_scale(L->in);
-    memcpy(&f->scale_bits, &scale, sizeof f->scale_bits);
-}
-
-/* The arguments every kernel of cr.cl takes first (cr.cl's CR_LAYER_ARGS): 11. */
-static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in, cl_mem outb,
-                             cl_kernel k, const char *kname)
-{
-    struct cr_layer f;
-    cr_layer_of(e, s, l, &f);
-    const struct stored_layer *a = &f.a;
-    const size_t sizes[] = {sizeof in,       sizeof outb,        sizeof a->w,
-                            sizeof a->w_off, sizeof a->b_off,    sizeof a->in,
-                            sizeof a->out,   sizeof f.flags,     sizeof s->cr->wnorm,
-                            sizeof f.wn_off, sizeof f.scale_bits};
-    const void *const vals[] = {&in,     &outb,    &a->w,         &a->w_off, &a->b_off,    &a->in,
-                                &a->out, &f.flags, &s->cr->wnorm, &f.wn_off, &f.scale_bits};
-    return own_set_args(k, kname, 11, sizes, vals);
-}
-
-/* The local memory of the group kernels (gemv, splitk): the digits and flags of cr.cl's
- * cr_group_round, and the double sums' rows (CR_OB + 1) × CR_WG (one long without f64). */
-static void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
-{
-    sizes[0] = (size_t)c->tune.wg * CR_CL_DIGITS * sizeof(cl_long);
-    sizes[1] = (size_t)c->tune.wg * sizeof(cl_uint);
-    sizes[2] = c->f64 ? (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_double)
-                      : sizeof(cl_long);
-}
-
-static int cr_enqueue(struct cl_state *s, cl_kernel k, const char *kname, cl_uint dims,
-                      const size_t *global, const size_t *local, cl_event *ev)
-{
-    cl_int rc = own_enqueue_kernel(s->q, k, dims, NULL, global, local, 0, NULL, ev);
-    if (rc == CL_SUCCESS)
-        return CP_OK;
-    char what[64];
-    snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s)", kname);
-    return cp_err_cl(rc, what);
-}
-
-static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
-{
-    const struct cr_cl *c = s->cr;
-    const cp_layer *L = &e->model->layers[l];
-    size_t loc[3];
-    cr_group_locals(c, loc);
-    const void *const nulls[] = {NULL, NULL, NULL};
-    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemv");
-    if (st == CP_OK)
-        st = own_set_args_at(c->k[0], "cr_gemv", 11, 3, loc, nulls);
-    if (st != CP_OK)
-        return st;
-    size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
-    size_t global[2] = {groups * (size_t)c->tune.wg, (size_t)batch},
-           local[2] = {(size_t)c->tune.wg, 1};
-    return cr_enqueue(s, c->k[0], "cr_gemv", 2, global, local,
-                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
-}
-
-static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
-                           cl_mem outb)
-{
-    const struct cr_cl *c = s->cr;
-    const cp_layer *L = &e->model->layers[l];
-    static const char *const names[2] = {"cr_split_part", "cr_split_finish"};
-    cl_int split = c->tune.split;
-    size_t loc[3];
-    cr_group_locals(c, loc);
-    const size_t sizes[] = {sizeof split, sizeof c->part, sizeof c->pflags, sizeof c->xpart, loc[0],
-                            loc[1],       loc[2]};
-    const void *const vals[] = {&split, &c->part, &c->pflags, &c->xpart, NULL, NULL, NULL};
-    size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
-    size_t wg = (size_t)c->tune.wg;
-    for (int i = 0; i < 2; ++i) {
-        int st = cr_set_layer_args(e, s, l, in, outb, c->k[i], names[i]);
-        if (st == CP_OK)
-            st = own_set_args_at(c->k[i], names[i], 11, 7, sizes, vals);
-        if (st != CP_OK)
-            return st;
-    }
-    size_t g0[3] = {groups * wg, (size_t)split, (size_t)batch}, l0[3] = {wg, 1, 1};
-    size_t g1[2] = {groups * wg, (size_t)batch}, l1[2] = {wg, 1};
-    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
-    int st = cr_enqueue(s, c->k[0], names[0], 3, g0, l0, &ev[0]);
-    return st == CP_OK ? cr_enqueue(s, c->k[1], names[1], 2, g1, l1, &ev[1]) : st;
-}
-
-static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
-{
-    const struct cr_cl *c = s->cr;
-    const cp_layer *L = &e->model->layers[l];
-    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
-    int st;
-    if (c->f64) { /* each row's sum of squares first */
-        cl_int in_w = L->in;
-        size_t ls = (size_t)c->tune.wg * sizeof(cl_double);
-        const size_t sizes[] = {sizeof in, sizeof in_w, sizeof c->xsq, ls};
-        const void *const vals[] = {&in, &in_w, &c->xsq, NULL};
-        st = own_set_args_at(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
-        size_t global[2] = {(size_t)c->tune.wg, (size_t)batch}, local[2] = {(size_t)c->tune.wg, 1};
-        if (st == CP_OK)
-            st = cr_enqueue(s, c->k[1], "cr_row_squares", 2, global, local, &ev[1]);
-        if (st != CP_OK)
-            return st;
-    }
-    cl_int rows = batch;
-    size_t tile = (size_t)CR_CL_GEMM_TILE * (size_t)c->tune.tk * sizeof(cl_uint);
-    const size_t sizes[] = {sizeof rows, sizeof c->xsq, tile, tile};
-    const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
-    st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
-    if (st == CP_OK)
-        st = own_set_args_at(c->k[0], "cr_gemm", 11, 4, sizes, vals);
-    if (st != CP_OK)
-        return st;
-    size_t global[2] = {
-        own_round_up((size_t)L->out, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LX,
-        own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
-    size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
-    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
-}
-
-/* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
- * of any layer: more would leave at once), the barrier's counters zeroed first. */
-static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
-{
-    struct cr_cl *c = s->cr;
-    const cp_model *m = e->model;
-    cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
-    for (int l = 0; l < m->n_layers; ++l) {
-        long long u = ((long long)m->layers[l].out + c->tune.ob - 1) / c->tune.ob * batch;
-        if (u > max_units)
-            max_units = u > INT32_MAX ? INT32_MAX : (cl_int)u;
-    }
-    size_t loc[3];
-    cr_group_locals(c, loc);
-    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->chunks[0],
-                            sizeof c->desc,   sizeof c->wnorm,  sizeof s->ctl,
-                            sizeof n_layers,  sizeof nb,        sizeof max_units,
-                            loc[0],           loc[1],           loc[2]};
-    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
-                                &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
-    int st = own_set_args(c->k[0], "cr_stream", 12, sizes, vals);
-    if (st == CP_OK)
-        st = own_clear_ctl(s);
-    if (st != CP_OK)
-        return st;
-    c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
-    size_t global = c->launched * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
-    return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
-}
-
-/* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
- * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
- * over its cores). */
-static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
-{
-    const struct cr_cl *c = s->cr;
-    cl_int rows = batch;
-    const size_t sizes[] = {sizeof rows, sizeof s->wt_layer[l]};
-    const void *const vals[] = {&rows, &s->wt_layer[l]};
-    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_cpu");
-    if (st == CP_OK)
-        st = own_set_args_at(c->k[0], "cr_cpu", 11, 2, sizes, vals);
-    if (st != CP_OK)
-        return st;
-    size_t global[2] = {(size_t)s->ldw[l] / (size_t)c->tune.vw,
-                        ((size_t)batch + (size_t)c->tune.rb - 1) / (size_t)c->tune.rb};
-    size_t one[2] = {1, 1};
-    return cr_enqueue(s, c->k[0], "cr_cpu", 2, global, one,
-                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
-}
-
-/* ---- loop budgets (llvmpipe stops a work-item's loops after 65535 iterations in all) ----------
- */
-
-static long cr_log2(long v)
-{
-    long b = 0;
-    while (v >>= 1)
-        ++b;
-    return b;
-}
-
-/* cr.cl's cr_acc_round and a residual through the accumulator (the CR_NO_DENORM epilogue):
- * carries, negation, the scans, the init. */
-#define CR_LOOPS_ROUND (6L * CR_CL_DIGITS)
-
-/* cr_group_dot for `in` inputs over wg work-items: the slice, the init, the tree, the copy,
- * the rounding and the epilogue. */
-static long cr_group_dot_need(const struct cr_cl *c, long in)
-{
-    long wg = c->tune.wg;
-    return (in + wg - 1) / wg + CR_CL_DIGITS * (cr_log2(wg) + 2) + 2 * CR_LOOPS_ROUND;
-}
-
-/* The double sums of a slice of `in` inputs over wg work-items, with the tree of ob + 1 rows. */
-static long cr_sums_need(const struct cr_cl *c, long in)
-{
-    long wg = c->tune.wg, ob = c->tune.ob;
-    return c->f64 ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob : 0;
-}
-
-static long cr_gemv_need(const struct cr_cl *c, long in)
-{
-    return cr_sums_need(c, in) + c->tune.ob * cr_group_dot_need(c, in);
-}
-
-static long cr_splitk_need(const struct cr_cl *c, long in)
-{
-    long part = c->f64 ? cr_sums_need(c, in / c->tune.split + 1)
-                       : c->tune.ob * cr_group_dot_need(c, in / c->tune.split + 1);
-    long finish = 2L * c->tune.split * (CR_CL_DIGITS + 1) + CR_LOOPS_ROUND +
-                  c->tune.ob * cr_group_dot_need(c, in);
-    return part > finish ? part : finish;
-}
-
-static long cr_gemm_need(const struct cr_cl *c, long in)
-{
-    long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
-    /* every output of its 4 × 4 through cr_dot where the certificate fails */
-    return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
-}
-
-static long cr_cpu_need(const struct cr_cl *c, long in)
-{
-    long outs = (long)c->tune.rb * c->tune.vw;
-    long sums = c->f64 ? in * (c->tune.rb + (c->ftz ? c->tune.vw : 0) + 1) + 2 * outs : 0;
-    return sums + outs * (in + 2 * CR_LOOPS_ROUND);
-}
-
-/* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
- * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
-static const struct cr_path_ops cr_paths[CR_N_PATHS] = {
-    [CR_GEMV] = {"gemv", "cr_gemv", NULL, cr_gemv_need, cr_gemv_layer},
-    [CR_SPLITK] = {"splitk", "cr_split_part", "cr_split_finish", cr_splitk_need, cr_splitk_layer},
-    [CR_GEMM] = {"gemm", "cr_gemm", "cr_row_squares", cr_gemm_need, cr_gemm_layer},
-    [CR_CPU] = {"cpu", "cr_cpu", NULL, cr_cpu_need, cr_cpu_layer},
-    [CR_STREAM] = {"stream", "cr_stream", NULL, cr_gemv_need, NULL},
-};
 
 /* ---- the choice --------------------------------------------------------------------------- */
 
-/* The default variant: the first rule whose conditions hold (a limit of 0 is none). */
-static const struct cr_rule {
-    bool needs_f64; /* only where the double path runs */
-    enum { CR_ANY_DEVICE, CR_CPU_DEVICE, CR_OTHER_DEVICE } kind; /* own_cpu_device: PoCL */
-    int b_over;      /* the engine's largest batch above this */
-    int b_max;       /* ... and at most this */
-    bool one_buffer; /* only where the weights fit one buffer (stream) */
-    enum cr_path path;
-} cr_rules[] = {
+/* The default variant: the first rule whose conditions hold (cl_rule_first, engine-cl-impl.h:
+ * the rule type of cl:own's own_rules[]; a limit of 0 is none). */
+static const struct cl_rule cr_rules[] = {
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
      * 2-core EPYC (PoCL 3.1, 2026-11-26, ms per forward, loaded machine): d=128 L=128 B=1 cpu
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
-    {.needs_f64 = true, .kind = CR_CPU_DEVICE, .path = CR_CPU},
+    {.needs_f64 = true, .kind = CL_RULE_CPU, .path = CR_CPU},
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
-    {.needs_f64 = true,
-     .kind = CR_OTHER_DEVICE,
-     .b_max = 64,
-     .one_buffer = true,
-     .path = CR_STREAM},
+    {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_max = 64, .one_buffer = true, .path = CR_STREAM},
     /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */
-    {.needs_f64 = true, .kind = CR_OTHER_DEVICE, .b_over = 16, .path = CR_GEMM},
+    {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_over = 16, .path = CR_GEMM},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
      * not) */
-    {.path = CR_GEMV},
+    {.kind = CL_RULE_ANY, .path = CR_GEMV},
 };
+
+int cr_rule_variant(const struct cl_rule_input *in)
+{
+    return cl_rule_first(cr_rules, sizeof cr_rules / sizeof *cr_rules, in, NULL, NULL);
+}
+
+const char *cr_variant_name(int v)
+{
+    return v >= 0 && v < CR_N_PATHS ? cr_paths[v].name : NULL;
+}
 
 static bool cr_has_extension(const char *list, const char *name)
 {
@@ -368,13 +65,6 @@ static bool cr_has_extension(const char *list, const char *name)
         if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return true;
     return false;
-}
-
-static int cr_device_info(const cp_device *dev, cl_device_info what, size_t size, void *out,
-                          const char *name)
-{
-    cl_int rc = clGetDeviceInfo(dev->device_id, what, size, out, NULL);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
 }
 
 /* Whether dev has cl_khr_fp64. */
@@ -587,8 +277,8 @@ static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, 
 static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char *opts, size_t len,
                     size_t *short_of, const char **kname)
 {
-    struct cr_cl *c = s->cr;
-    const struct cr_path_ops *ops = &cr_paths[c->path];
+    struct cr_cl *c = cr_state(s);
+    const struct cl_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
     cr_options(c, dev, opts, len);
     char label[CP_PATH_NAME + 4];
@@ -622,19 +312,6 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
         }
     }
     return CP_OK;
-}
-
-static void cr_release_program(struct cr_cl *c)
-{
-    for (int i = 0; i < 2; ++i)
-        if (c->k[i]) {
-            clReleaseKernel(c->k[i]);
-            c->k[i] = NULL;
-        }
-    if (c->prog) {
-        clReleaseProgram(c->prog);
-        c->prog = NULL;
-    }
 }
 
 /* What every variant's setup reads of the device and the settings, once. */
@@ -705,10 +382,11 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
                         bool build)
 {
     const cp_model *m = e->model;
-    struct cr_cl *c = s->cr;
+    struct cr_cl *c = cr_state(s);
     cr_release_program(c);
     c->tune = f ? f->tune : env->tune;
     c->path = ch.path;
+    s->ops = &cr_paths[c->path];
     c->f64 = ch.f64;
     c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
     char name[CP_PATH_NAME];
@@ -717,7 +395,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
      * in the probe's build too */
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
-    const struct cr_path_ops *ops = &cr_paths[c->path];
+    const struct cl_path_ops *ops = &cr_paths[c->path];
     if (c->path == CR_STREAM && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: path stream reads the whole model from one buffer, and its %zu "
@@ -799,13 +477,9 @@ static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
 /* Where the first choice fails its probe, the next of its device's list that applies and
  * passes is taken, down to gemv with the exact integer accumulator (no double compiled: the
  * form that leans on the least, and on llvmpipe the only one). */
-static const struct {
-    bool cpu; /* own_cpu_device */
-    enum cr_path order[CR_N_PATHS];
-    size_t n;
-} cr_fallbacks[] = {
-    {true, {CR_CPU, CR_GEMV}, 2},
-    {false, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
+static const struct cl_fallback cr_fallbacks[] = {
+    {CL_RULE_CPU, {CR_CPU, CR_GEMV}, 2},
+    {CL_RULE_OTHER, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
 };
 
 /* The candidates after the first choice: the double variants after it in the device's list,
@@ -814,16 +488,13 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
 {
     size_t n = 0;
     out[n++] = first;
-    for (size_t i = 0; first.f64 && i < sizeof cr_fallbacks / sizeof *cr_fallbacks; ++i) {
-        if (cr_fallbacks[i].cpu != cr_cpu_device(dev))
-            continue;
-        size_t from = 0;
-        for (size_t j = 0; j < cr_fallbacks[i].n; ++j)
-            if (cr_fallbacks[i].order[j] == first.path)
-                from = j + 1;
-        for (size_t j = from; j < cr_fallbacks[i].n; ++j)
-            out[n++] = (struct cr_choice){cr_fallbacks[i].order[j], true};
-    }
+    int after[OWN_PATHS_MAX];
+    size_t n_after =
+        first.f64 ? cl_fallback_after(cr_fallbacks, sizeof cr_fallbacks / sizeof *cr_fallbacks,
+                                      cr_cpu_device(dev), (int)first.path, after)
+                  : 0;
+    for (size_t i = 0; i < n_after; ++i)
+        out[n++] = (struct cr_choice){(enum cr_path)after[i], true};
     if (first.f64 || first.path != CR_GEMV)
         out[n++] = (struct cr_choice){CR_GEMV, false};
     return n;
@@ -859,7 +530,7 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
             /* the probe's time, its engine's build included (the variant's first build, as
              * cl:own's paths'); the build after it hits the program cache */
             double t0 = cp_now();
-            st = cr_probe_configured(dev, s->cr, &v, why, sizeof why);
+            st = cr_probe_configured(dev, cr_state(s), &v, why, sizeof why);
             r->probe_s += cp_now() - t0;
             if (st != CP_OK)
                 return st;
@@ -891,7 +562,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     struct cr_cl *c = calloc(1, sizeof *c);
     if (!c)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory");
-    s->cr = c;
+    s->priv = c;
+    s->ops = &cr_paths[CR_GEMV]; /* its release frees c, whichever variant follows */
     struct cr_env env = {0};
     int st = cr_check_inputs(m, "cl:cr");
     if (st == CP_OK)
@@ -899,11 +571,11 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (st == CP_OK)
         st = cr_device_f64(dev, &env.has_f64);
     if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg, &env.max_wg,
-                            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg,
+                             &env.max_wg, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     if (st == CP_OK)
-        st = cr_device_info(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem, &env.local_mem,
-                            "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem,
+                             &env.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
     if (st != CP_OK)
         return st;
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
@@ -913,134 +585,17 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
     } else {
-        for (size_t i = 0; i < sizeof cr_rules / sizeof *cr_rules; ++i) {
-            const struct cr_rule *r = &cr_rules[i];
-            if ((r->needs_f64 && !first.f64) ||
-                (r->kind != CR_ANY_DEVICE && (r->kind == CR_CPU_DEVICE) != cr_cpu_device(dev)) ||
-                (r->b_over && e->max_batch <= r->b_over) || (r->b_max && e->max_batch > r->b_max) ||
-                (r->one_buffer && !env.one_buffer))
-                continue;
-            first.path = r->path;
-            break;
-        }
+        struct cl_rule_input in = {.cpu = cr_cpu_device(dev),
+                                   .cus = dev->compute_units,
+                                   .width = m->max_width,
+                                   .batch = e->max_batch,
+                                   .f64 = first.f64,
+                                   .one_buffer = env.one_buffer};
+        first.path = (enum cr_path)cr_rule_variant(&in);
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.probe_off = true;
         return cr_configure(e, s, dev, &env, first, NULL, true);
     }
     return cr_select_probed(e, s, dev, &env, first);
-}
-
-/* ---- buffers, forward, release ------------------------------------------------------------ */
-
-static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const char *what)
-{
-    cl_int rc;
-    *buf = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
-    if (rc == CL_SUCCESS)
-        return CP_OK;
-    char call[96];
-    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
-    return cp_err_cl(rc, call);
-}
-
-/* stream's layer table (cr.cl's cr_stream: 8 ulongs a layer, offsets into the one weight
- * buffer) and the barrier's counters. */
-static int cr_stream_upload(cp_engine *e, struct cl_state *s)
-{
-    const cp_model *m = e->model;
-    if (s->n_chunks != 1) /* cr_cl_setup checked that the weights fit one buffer */
-        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr stream: the weights span %zu buffers",
-                          s->n_chunks);
-    cl_ulong *d = calloc((size_t)m->n_layers * 8, sizeof *d);
-    if (!d)
-        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the layer table");
-    for (int l = 0; l < m->n_layers; ++l) {
-        struct cr_layer f;
-        cr_layer_of(e, s, l, &f);
-        cl_ulong *dl = d + 8 * (size_t)l;
-        dl[0] = f.a.w_off;
-        dl[1] = f.a.b_off;
-        dl[2] = (cl_ulong)f.a.in;
-        dl[3] = (cl_ulong)f.a.out;
-        dl[4] = (cl_ulong)f.flags;
-        dl[5] = f.wn_off;
-        dl[6] = f.scale_bits;
-    }
-    int st = own_upload(s, &s->cr->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
-    free(d);
-    return st == CP_OK ? own_create_ctl(s) : st;
-}
-
-int cr_cl_upload(cp_engine *e, struct cl_state *s)
-{
-    struct cr_cl *c = s->cr;
-    const cp_model *m = e->model;
-    int st = CP_OK;
-    if (c->f64) {
-        /* each output's |W_o|_2, cr.c's cr_norm: layer l's from l · max_width */
-        size_t n = (size_t)m->n_layers * (size_t)m->max_width;
-        double *wn = calloc(n ? n : 1, sizeof *wn);
-        if (!wn)
-            return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the weights' norms");
-        for (int l = 0; l < m->n_layers; ++l) {
-            const cp_layer *L = &m->layers[l];
-            for (int o = 0; o < L->out; ++o)
-                wn[(size_t)l * (size_t)m->max_width + (size_t)o] =
-                    cr_norm(m->params + L->w_off + (size_t)o * (size_t)L->in, L->in);
-        }
-        st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
-        free(wn);
-        if (st == CP_OK && c->path == CR_GEMM)
-            st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
-                                  "rows' sums of squares");
-    }
-    if (st == CP_OK && c->path == CR_STREAM)
-        st = cr_stream_upload(e, s);
-    if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
-        st = own_setup_per_layer(e, s, c->tune.vw, true);
-    if (st == CP_OK && c->path == CR_SPLITK) {
-        st = cr_create_buffer(s, &c->part, c->part_bytes, "split-k partial sums");
-        if (st == CP_OK && c->pflags_bytes)
-            st = cr_create_buffer(s, &c->pflags, c->pflags_bytes, "split-k flags");
-        if (st == CP_OK && c->f64)
-            st = cr_create_buffer(s, &c->xpart,
-                                  (size_t)e->max_batch * (size_t)c->tune.split * sizeof(cl_double),
-                                  "split-k sums of squares");
-    }
-    return st;
-}
-
-int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
-{
-    (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
-    if (s->cr->path == CR_STREAM) {
-        int st = cr_stream_model(e, s, batch);
-        if (st != CP_OK)
-            clFinish(s->q);
-        return st;
-    }
-    return own_enqueue_layers(e, s, batch, cr_paths[s->cr->path].layer);
-}
-
-int cr_cl_after_read(cp_engine *e, struct cl_state *s)
-{
-    (void)e;
-    return s->cr->path == CR_STREAM
-               ? own_check_ctl(s, "cl:cr stream", s->cr->launched, "CLPARITY_CR_TUNE=path=gemv")
-               : CP_OK;
-}
-
-void cr_cl_release(struct cl_state *s)
-{
-    struct cr_cl *c = s->cr;
-    if (!c)
-        return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
-        if (*bufs[i])
-            clReleaseMemObject(*bufs[i]);
-    cr_release_program(c);
-    free(c);
-    s->cr = NULL;
 }

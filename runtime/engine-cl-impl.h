@@ -1,13 +1,14 @@
-/* Private: the OpenCL engines' state (engine_cl.c) and cl:own's kernel paths, one struct
- * own_path_ops per path (own_small.c, own_gemm.c, own_cpu.c), listed in own_paths[] and chosen
- * by the rule table of own_path.c. A new kernel is one entry there; a new vendor or size rule
- * one row of own_rules[]. cl:cr's kernels and their choice are cr_cl.c's. */
+/* Private: the OpenCL engines' state (engine_cl.c) and their kernel paths, one struct
+ * cl_path_ops per path: cl:own's and cl:relaxed's (own_small.c, own_gemm.c, own_cpu.c), listed
+ * in own_paths[] and chosen by the rule table of own_path.c, and cl:cr's (cr_cl.c, which picks
+ * its kernel variant itself). A new kernel is one entry there; a new vendor or size rule one
+ * row of own_rules[]. engine_cl.c knows a path only through its ops (s->ops). */
 #ifndef CLPARITY_ENGINE_CL_IMPL_H
 #define CLPARITY_ENGINE_CL_IMPL_H
 
 #include "engine-impl.h"
 #include "own-impl.h"
-#include "clparity/tune.h"
+#include "tune-impl.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,20 +27,31 @@ struct cl_state {
     cl_event *events; /* one per launch (n_events: a layer's launches), for the kernel time */
     size_t n_events;
     bool clblast;
-    /* cl:own's faster paths (own_small.cl, own_gemm.cl), all in cl:own's summation order */
+    cl_mem *wt_layer; /* each layer's Wt[k][n] (tiled), or its panels Wp[n / nr][k][n % nr] (vec,
+                       * cl:cr's cpu); n padded to ldw[l], then the bias (own_setup_per_layer) */
+    int *ldw;
+    cl_mem ctl;   /* a device-wide barrier's counters (own_create_ctl: own's stream and cpug, cr's
+                   * stream) */
+    bool probing; /* made by cp_cl_create_probing for a probe: no probe of its own */
+    bool relaxed; /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
+    const struct cl_path_ops *ops; /* the path that runs (the naive one's for cl:clblast) */
+    void *priv; /* the path's own state, behind its ops (cl:own's struct own_state, cl:cr's struct
+                 * cr_cl); its release frees it */
+};
+
+/* cl:own's and cl:relaxed's path state (s->priv, made by own_path_setup, freed by own_release):
+ * the faster paths (own_small.cl, own_gemm.cl, own_cpu.cl), all in cl:own's summation order. */
+struct own_state {
     int path;
     cl_program prog_path;
     cl_kernel k_path;
-    const char *k_name; /* k_path's kernel, for error messages */
-    cl_kernel k_path4;  /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
-    int tile_bk;        /* PATH_TILED: cp_gemm_tiled4's tile depth */
-    int tile_db;        /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
-    int tile_xp;        /* PATH_TILED: padding of the x tile's rows (floats) */
-    cl_mem wt;          /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
-    cl_mem desc;        /* PATH_SMALL: 5 ints per layer */
-    cl_mem *wt_layer;   /* PATH_TILED: each layer's Wt[k][n], PATH_VEC: its panels
-                         * Wp[n / nr][k][n % nr]; n padded to ldw[l], then the bias */
-    int *ldw;
+    const char *k_name;  /* k_path's kernel, for error messages */
+    cl_kernel k_path4;   /* PATH_TILED: cp_gemm_tiled4, for K a multiple of 4 */
+    int tile_bk;         /* PATH_TILED: cp_gemm_tiled4's tile depth */
+    int tile_db;         /* PATH_TILED: 2 when cp_gemm_tiled4 double-buffers its tiles */
+    int tile_xp;         /* PATH_TILED: padding of the x tile's rows (floats) */
+    cl_mem wt;           /* PATH_SMALL: every layer's Wt[k][o] and bias, in one buffer */
+    cl_mem desc;         /* PATH_SMALL: 5 ints per layer */
     size_t small_ls;     /* PATH_SMALL: work-group size */
     int vec_w, vec_rb;   /* PATH_VEC: vector width and rows per register tile */
     int vec_nv;          /* PATH_VEC: vectors along n per work-item (panel width vec_w·vec_nv) */
@@ -54,11 +66,15 @@ struct cl_state {
     int str_sp;          /* PATH_STREAM: 1 one launch (device-wide barrier), 0 a launch per layer */
     int str_sg;          /* PATH_STREAM, one launch: work-groups per compute unit */
     long long *str_desc; /* PATH_STREAM: the layer table, 5 longs per layer (host copy) */
-    cl_mem ctl;          /* PATH_STREAM, one launch: the barrier's counters */
-    bool probing;        /* made by cp_cl_create_probing for a probe: no probe of its own */
-    bool relaxed;        /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
-    struct cr_cl *cr;    /* cl:cr's own (cr_cl.c); NULL for the other engines */
 };
+
+static inline struct own_state *own_st(const struct cl_state *s)
+{
+    return s->priv;
+}
+
+/* The release of every cl:own path (cl_shared.c): own_state's buffers, kernels and program. */
+void own_release(struct cl_state *s);
 
 /* cl:own's kernels. The naive one (block.cl) is the reference form; the others change only
  * where operands live and which work-item holds which accumulator. The index is the path's
@@ -92,8 +108,8 @@ struct own_limits {
 typedef int (*own_layer_fn)(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
                             cl_mem out);
 
-/* One kernel path of cl:own. Optional operations are NULL. */
-struct own_path_ops {
+/* One kernel path of an OpenCL engine (cl:own, cl:relaxed, cl:cr). Optional operations are NULL. */
+struct cl_path_ops {
     const char *name; /* CLPARITY_OWN_KERNEL's word, the report's path, the test hook's */
     const char *file; /* its kernel source (clkernels/); NULL: block.cl, built by engine_cl.c */
     /* Whether the path can run e's model on dev; where not, writes why (the whole message). */
@@ -114,20 +130,100 @@ struct own_path_ops {
     own_layer_fn enqueue_layer;
     /* After the output is read: the check of a device-wide barrier's counters. */
     int (*after_read)(cp_engine *e, struct cl_state *s);
+    const char *kernel; /* its main kernel, where fixed (cl:cr's; cl:own's options set k_name) */
+    /* The most loop iterations one work-item runs in a launch for a layer of `in` inputs, with
+     * the path's state priv (a bound; the loop check of llvmpipe devices compares it with their
+     * budget). NULL: not bounded (cl:own's, whose loop rule is own_probe.c's). */
+    long (*loop_need)(const void *priv, long in);
+    const cp_tunable *tune; /* its tune parameters' candidates (`clparity tune`), or NULL */
+    /* Frees what the path made beyond the state's shared members (s->priv), from cl_destroy. */
+    void (*release)(struct cl_state *s);
+    size_t events_per_layer; /* the kernel events a layer records (0: 1) */
+    bool sets_routine;       /* its setup writes e->routine (else "path <name>") */
 };
 
-/* Every path, indexed by enum own_path (own_path.c). */
-extern const struct own_path_ops *const own_paths[N_PATHS];
+/* Every path, indexed by enum own_path, and any a test build adds after them
+ * (own_path_table.c); own_n_paths of them, at most OWN_PATHS_MAX. */
+#define OWN_PATHS_MAX 16
+extern const struct cl_path_ops *const own_paths[];
+extern const size_t own_n_paths;
 
-extern const struct own_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
-extern const struct own_path_ops own_path_small, own_path_pipe, own_path_reg,
-    own_path_stream;                                                         /* own_small.c */
-extern const struct own_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
+extern const struct cl_path_ops own_path_naive, own_path_tiled, own_path_vec; /* own_gemm.c */
+extern const struct cl_path_ops own_path_small, own_path_pipe, own_path_reg,
+    own_path_stream;                                                        /* own_small.c */
+extern const struct cl_path_ops own_path_cpu, own_path_cpu1, own_path_cpug; /* own_cpu.c */
 
 /* own_path.c: the path for e on dev (CLPARITY_OWN_KERNEL, the rule table, then the probe)
  * and its program; for cl:relaxed (s->relaxed) the same choice, checked by the relaxed probe,
  * and the program built with OWN_RELAXED_OPTIONS. */
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced);
+
+/* One rule type and one matcher for every OpenCL engine's default choice of path (cl:own's
+ * own_rules[], cl:cr's cr_rules[]): the first rule of the device's kind whose limits hold and,
+ * where a fits function is given, whose path fits gives the path. A limit of 0 is no limit. */
+enum cl_rule_kind {
+    CL_RULE_ANY,  /* every device */
+    CL_RULE_CPU,  /* a CPU that runs kernels natively (own_cpu_device: PoCL) */
+    CL_RULE_OTHER /* GPUs, accelerators and simulators (Oclgrind reports every type) */
+};
+
+/* What a rule is matched against: a description of the device, the model and the batch. */
+struct cl_rule_input {
+    bool cpu;        /* the device is of kind CL_RULE_CPU */
+    unsigned cus;    /* its compute units */
+    int width;       /* the model's widest layer */
+    int batch;       /* the engine's largest batch */
+    int blocks;      /* the batch's row blocks (own_cpu_rows rows each) */
+    bool f64;        /* cl:cr's double sums run */
+    bool one_buffer; /* the weights fit one buffer */
+};
+
+struct cl_rule {
+    enum cl_rule_kind kind;
+    int w_over, w_max; /* width in (w_over, w_max] */
+    int b_over, b_max; /* batch in (b_over, b_max] */
+    unsigned min_cus;  /* at least this many compute units */
+    int blocks_per_cu; /* at most this many row blocks per compute unit */
+    bool needs_f64;    /* only where the double sums run */
+    bool one_buffer;   /* only where the weights fit one buffer */
+    unsigned unless;   /* a mask of paths (1 << path): only where none of them fits */
+    int path;          /* an index into the engine's table of paths */
+};
+
+/* Whether path (an index into the engine's table) fits; ctx is the caller's. */
+typedef bool (*cl_rule_fits_fn)(int path, const void *ctx);
+
+/* The first of the n rules that holds for in (fits NULL: every path fits), its path; -1 where
+ * none does. */
+int cl_rule_first(const struct cl_rule *rules, size_t n, const struct cl_rule_input *in,
+                  cl_rule_fits_fn fits, const void *ctx);
+
+/* An ordered list of fallbacks for one kind of device. */
+struct cl_fallback {
+    enum cl_rule_kind kind;
+    int order[OWN_PATHS_MAX];
+    size_t n;
+};
+
+/* The paths after `after` in the list of the device's kind (cpu), all of them where `after` is
+ * not in it; written to out (at most OWN_PATHS_MAX), the count returned. */
+size_t cl_fallback_after(const struct cl_fallback *lists, size_t n_lists, bool cpu, int after,
+                         int *out);
+
+/* The rule table as a pure function of the device description, e's model and largest batch
+ * and the device's work-group limit: the first rule of own_rules[] that holds (its path), or -1
+ * where none does. */
+int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg);
+/* The order in which the probe tries the paths: first (the first choice), dflt (the rule
+ * table's, where first was forced) and the fallbacks of dev's kind after dflt. Returns how many
+ * were written to order. */
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[OWN_PATHS_MAX + 2]);
+
+/* cl:own's rules of the default choice and fallbacks (own_path_table.c). */
+extern const struct cl_rule own_rules[];
+extern const size_t own_n_rules;
+extern const struct cl_fallback own_fallbacks[];
+extern const size_t own_n_fallbacks;
 
 /* Test hook kernel-bit:<path> (or :all) names s's path. */
 bool own_planted(const struct cl_state *s);
@@ -135,7 +231,9 @@ bool own_planted(const struct cl_state *s);
 /* The probe's class of e's model. */
 struct cp_probe_class own_probe_class(const cp_engine *e);
 
-/* engine_cl.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
+/* cl_shared.c: OpenCL calls through the fault-injection hooks, and shared helpers. */
+/* clGetDeviceInfo of one value, the call named on failure. */
+int own_device_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name);
 cl_mem own_create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc);
 cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
                           const size_t *global, const size_t *local, cl_uint n_wait,
@@ -150,16 +248,15 @@ int own_set_args_at(cl_kernel k, const char *kname, cl_uint at, size_t n, const 
 int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn);
 
 /* cl:cr (cr_cl.c), whose kernels read the weights as stored (s->chunks). cr_cl_setup chooses
- * the kernel variant and builds its program (before the weights are uploaded); cr_cl_upload
- * makes the variant's own buffers (after); cr_cl_enqueue launches the forward's kernels, two
- * events per layer; cr_cl_release frees s->cr. */
+ * the kernel variant, builds its program (before the weights are uploaded) and sets s->ops to
+ * the variant's row of cr_cl.c's paths, whose upload makes the variant's own buffers (after),
+ * whose launches record two events per layer, and whose release frees s->priv. */
 #define CR_CL_EVENTS_PER_LAYER 2
 int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
-int cr_cl_upload(cp_engine *e, struct cl_state *s);
-int cr_cl_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
-/* After the output is read: stream's barrier counters (a wait given up: no result). */
-int cr_cl_after_read(cp_engine *e, struct cl_state *s);
-void cr_cl_release(struct cl_state *s);
+/* cl:cr's rule table as a pure function: the default variant for in (never -1: its last rule
+ * holds everywhere), and a variant's name (NULL past the last). */
+int cr_rule_variant(const struct cl_rule_input *in);
+const char *cr_variant_name(int v);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

@@ -3,8 +3,9 @@
  * cl:cr (correctly rounded layers: cr_cl.c and clkernels/cr.cl). All
  * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
  * they share lives here: the context, the weights as stored, the activations, the forward's
- * frame and the round trip. cl:own's kernel paths are own_path_ops entries
- * (engine-cl-impl.h): own_small.c, own_gemm.c and own_cpu.c, chosen in own_path.c. */
+ * frame and the round trip. Every kernel path is a cl_path_ops row (engine-cl-impl.h), which
+ * this file calls only through s->ops: cl:own's and cl:relaxed's (own_small.c, own_gemm.c and
+ * own_cpu.c, chosen in own_path.c) and cl:cr's variants (cr_cl_run.c, chosen in cr_cl.c). */
 #include "engine-cl-impl.h"
 #include "isolate-impl.h"
 #include "program-impl.h"
@@ -14,33 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
-static _Thread_local int forced_path = -1;
-
 enum cl_variant { CL_OWN, CL_CLBLAST, CL_RELAXED, CL_CR };
-
-/* clCreateBuffer and clEnqueueNDRangeKernel, through which the test hooks fail-alloc:N and
- * fail-enqueue:N make the Nth call fail as a device out of resources would. */
-cl_mem own_create_buffer(cl_context ctx, cl_mem_flags flags, size_t size, void *host, cl_int *rc)
-{
-    if (cp_test_fail("alloc")) {
-        *rc = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-        return NULL;
-    }
-    return clCreateBuffer(ctx, flags, size, host, rc);
-}
-
-cl_int own_enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
-                          const size_t *global, const size_t *local, cl_uint n_wait,
-                          const cl_event *wait, cl_event *ev)
-{
-    if (cp_test_fail("enqueue"))
-        return CL_OUT_OF_RESOURCES;
-    return clEnqueueNDRangeKernel(q, k, dims, offset, global, local, n_wait, wait, ev);
-}
-
-/* cl_forward flushes the queue after every this many layers. */
-#define CP_FLUSH_LAYERS 256
 
 static void cl_destroy(cp_engine *e)
 {
@@ -54,7 +29,8 @@ static void cl_destroy(cp_engine *e)
                 clReleaseEvent(s->events[i]);
         free(s->events);
     }
-    cr_cl_release(s);
+    if (s->ops && s->ops->release)
+        s->ops->release(s);
     /* Test hook "skip-release": one buffer is left unreleased, to show that the check below
      * catches it. */
     for (int i = cp_test_hook("skip-release") ? 1 : 0; i < 2; ++i)
@@ -68,24 +44,13 @@ static void cl_destroy(cp_engine *e)
     free(s->chunks);
     free(s->chunk_start);
     free(s->layer_chunk);
-    if (s->wt)
-        clReleaseMemObject(s->wt);
-    if (s->desc)
-        clReleaseMemObject(s->desc);
     if (s->ctl)
         clReleaseMemObject(s->ctl);
-    free(s->str_desc);
     for (int l = 0; s->wt_layer && l < e->model->n_layers; ++l)
         if (s->wt_layer[l])
             clReleaseMemObject(s->wt_layer[l]);
     free(s->wt_layer);
     free(s->ldw);
-    if (s->k_path)
-        clReleaseKernel(s->k_path);
-    if (s->k_path4)
-        clReleaseKernel(s->k_path4);
-    if (s->prog_path)
-        clReleaseProgram(s->prog_path);
     if (s->k_linear)
         clReleaseKernel(s->k_linear);
     if (s->k_epilogue)
@@ -184,39 +149,6 @@ static size_t chunk_end(const cp_engine *e, const struct cl_state *s, size_t c)
     return end;
 }
 
-int own_upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, const char *what)
-{
-    cl_int rc;
-    *buf = own_create_buffer(s->ctx, CL_MEM_READ_ONLY, bytes ? bytes : 1, NULL, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
-                          cp_cl_error_name(rc), rc);
-    if (!bytes)
-        return CP_OK;
-    rc = clEnqueueWriteBuffer(s->q, *buf, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
-                          cp_cl_error_name(rc), rc);
-    return CP_OK;
-}
-
-/* The counters of the stream and cpug kernels' device-wide barrier. */
-int own_create_ctl(struct cl_state *s)
-{
-    cl_int rc;
-    s->ctl = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clCreateBuffer(barrier counters)");
-}
-
-/* Zeroes the counters before a launch that uses them: a write from static zeros (which outlive
- * the non-blocking write); Oclgrind's uninitialised-value check does not count a fill. */
-int own_clear_ctl(struct cl_state *s)
-{
-    static const cl_int zeros[4] = {0, 0, 0, 0};
-    cl_int rc = clEnqueueWriteBuffer(s->q, s->ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueWriteBuffer(barrier counters)");
-}
-
 /* Writes the weights as stored into their chunk buffers (once). */
 static int write_chunks(cp_engine *e, struct cl_state *s)
 {
@@ -244,7 +176,9 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     e->state = s;
     s->clblast = variant == CL_CLBLAST;
     s->relaxed = variant == CL_RELAXED;
+    int forced_path = cp_cl_forced_path(); /* a probe's engine (own_probe.c) */
     s->probing = forced_path >= 0;
+    s->ops = own_paths[PATH_NAIVE]; /* until a path's setup chooses (cl:clblast keeps it) */
     cl_int rc;
     int st = cp_cl_open(dev, CL_QUEUE_PROFILING_ENABLE, &s->ctx, &s->q);
     if (st != CP_OK)
@@ -260,7 +194,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         return st;
     /* block.cl serves the naive path (of cl:own and cl:relaxed) and CLBlast's epilogue; the
      * other paths are one program each, so a build (and a cache entry) per engine. */
-    if (s->path == PATH_NAIVE && variant != CL_CR) {
+    if (!s->ops->file) {
         if (variant == CL_OWN && own_planted(s))
             snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 -DCP_PLANT_BIT");
         else if (variant == CL_RELAXED)
@@ -298,14 +232,14 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
     }
     /* The weights as stored: read by the naive and tiled kernels and by CLBlast; for the
      * others only by the round trip (compare), which writes them first. */
-    const struct own_path_ops *ops = own_paths[s->path];
+    const struct cl_path_ops *ops = s->ops;
     if (ops->reads_chunks) {
         st = write_chunks(e, s);
         if (st != CP_OK)
             return st;
     }
-    if (ops->upload || s->cr) {
-        st = s->cr ? cr_cl_upload(e, s) : ops->upload(e, s);
+    if (ops->upload) {
+        st = ops->upload(e, s);
         if (st != CP_OK)
             return st;
     }
@@ -331,7 +265,7 @@ static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant 
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clEnqueueWriteBuffer(gemm output)");
     }
-    s->n_events = (size_t)m->n_layers * (s->cr ? CR_CL_EVENTS_PER_LAYER : 1);
+    s->n_events = (size_t)m->n_layers * (ops->events_per_layer ? ops->events_per_layer : 1);
     s->events = calloc(s->n_events, sizeof *s->events);
     if (!s->events)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
@@ -343,15 +277,6 @@ static int cl_own_create(cp_engine *e, const cp_device *dev, const cp_model *m, 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_OWN);
-}
-
-int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
-                         int path, cp_engine **out)
-{
-    forced_path = path;
-    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
-    forced_path = -1;
-    return st;
 }
 
 static int cl_relaxed_create(cp_engine *e, const cp_device *dev, const cp_model *m, int max_batch)
@@ -373,40 +298,6 @@ static int cl_clblast_create(cp_engine *e, const cp_device *dev, const cp_model 
     (void)m;
     (void)max_batch;
     return cl_create_common(e, dev, CL_CLBLAST);
-}
-
-/* Sets the arguments of one kernel from a list, from index `at` on (a NULL value: local
- * memory of that size); names the kernel and argument on failure. */
-int own_set_args_at(cl_kernel k, const char *kname, cl_uint at, size_t n, const size_t *sizes,
-                    const void *const *values)
-{
-    for (size_t i = 0; i < n; ++i) {
-        cl_int rc = clSetKernelArg(k, at + (cl_uint)i, sizes[i], values[i]);
-        if (rc != CL_SUCCESS)
-            return cp_err_set(CP_FAIL_RUNTIME, "clSetKernelArg(%s, %zu) failed: %s (%d)", kname,
-                              (size_t)at + i, cp_cl_error_name(rc), rc);
-    }
-    return CP_OK;
-}
-
-int own_set_args(cl_kernel k, const char *kname, size_t n, const size_t *sizes,
-                 const void *const *values)
-{
-    return own_set_args_at(k, kname, 0, n, sizes, values);
-}
-
-void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struct stored_layer *a)
-{
-    const cp_layer *L = &e->model->layers[l];
-    size_t base = s->chunk_start[s->layer_chunk[l]];
-    a->w = s->chunks[s->layer_chunk[l]];
-    a->w_off = (cl_ulong)(L->w_off - base);
-    a->b_off = (cl_ulong)(L->has_bias ? L->b_off - base : 0);
-    a->in = L->in;
-    a->out = L->out;
-    a->has_bias = L->has_bias;
-    a->act = L->act;
-    a->residual = L->residual;
 }
 
 /* One layer of cl:clblast: CLBlast's product into tmp, then our epilogue (bias, ReLU, residual)
@@ -447,45 +338,6 @@ static int clblast_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_epilogue)");
 }
 
-int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn fn)
-{
-    const cp_model *m = e->model;
-    for (int l = 0; l < m->n_layers; ++l) {
-        int st = fn(e, s, l, batch, s->act[l % 2], s->act[(l + 1) % 2]);
-        if (st != CP_OK) {
-            clFinish(s->q);
-            return st;
-        }
-        /* Hand the queued layers to the device every CP_FLUSH_LAYERS: PoCL 3.1 slows down
-         * badly when a deep model (131072 layers in sweep's params grid) piles up unflushed
-         * commands, and the device starts working sooner. One synchronisation stays. */
-        if ((l + 1) % CP_FLUSH_LAYERS == 0 && l + 1 < m->n_layers) {
-            cl_int rc = clFlush(s->q);
-            if (rc != CL_SUCCESS) {
-                clFinish(s->q);
-                return cp_err_cl(rc, "clFlush");
-            }
-        }
-    }
-    return CP_OK;
-}
-
-/* After the output is read: a wait given up inside the kernel (ctl[3]) leaves layers
- * unfinished: no result. */
-int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *hint)
-{
-    cl_int ctl[4];
-    cl_int rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
-    if (ctl[3] || ctl[1] < 1)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "%s: a device-wide barrier wait was given up (%d of %zu "
-                          "work-groups joined); set %s for a launch per layer",
-                          what, ctl[1], groups, hint);
-    return CP_OK;
-}
-
 static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timing *t)
 {
     struct cl_state *s = e->state;
@@ -503,15 +355,14 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
         return cp_err_cl(rc, "clEnqueueWriteBuffer(input)");
     double t1 = cp_now();
     cl_mem result = s->act[m->n_layers % 2];
-    const struct own_path_ops *ops = own_paths[s->path];
+    const struct cl_path_ops *ops = s->ops;
     if (s->clblast)
         snprintf(e->routine, sizeof e->routine, "%s + cp_epilogue",
                  batch == 1 ? "CLBlastSgemv" : "CLBlastSgemm");
-    else if (!s->cr) /* cl:cr's routine is set by cr_cl_setup */
+    else if (!ops->sets_routine) /* cl:cr's is set by its setup */
         snprintf(e->routine, sizeof e->routine, "path %s%s", ops->name,
                  s->relaxed ? " (relaxed)" : "");
-    int st = s->cr ? cr_cl_enqueue(e, s, batch, &result)
-             : ops->enqueue_model
+    int st = ops->enqueue_model
                  ? ops->enqueue_model(e, s, batch, &result)
                  : own_enqueue_layers(e, s, batch, s->clblast ? clblast_layer : ops->enqueue_layer);
     if (st != CP_OK)
@@ -525,8 +376,8 @@ static int cl_forward(cp_engine *e, const float *x, int batch, void *y, cp_timin
                             (size_t)batch * (size_t)m->out_width * sizeof(float), y, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
-    if (s->cr || ops->after_read) {
-        st = s->cr ? cr_cl_after_read(e, s) : ops->after_read(e, s);
+    if (ops->after_read) {
+        st = ops->after_read(e, s);
         if (st != CP_OK)
             return st;
     }

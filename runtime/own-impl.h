@@ -67,10 +67,14 @@ int cp_own_loop_rule(const cp_device *dev, const char *name, int max_in, bool *r
  * the program cache, which count its entries, and for timing a cold build alone. */
 bool cp_own_probe_off(void);
 
-/* An OpenCL engine ("cl:own" or "cl:relaxed", with kernel path `path` forced) on dev, making no
- * probe of its own (engine_cl.c). */
+/* An OpenCL engine ("cl:own", "cl:relaxed" or "cl:cr", with kernel path or variant `path`
+ * forced) on dev, making no probe of its own (own_probe.c, so that the paths and the probes
+ * below engine_cl.c need not call it back). */
 int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
                          int path, cp_engine **out);
+/* The path cp_cl_create_probing forces for the engine being created on this thread; -1: none
+ * (engine_cl.c reads it). */
+int cp_cl_forced_path(void);
 
 /* A probe of its own: runs on dev and sets *v and why; an error only when out of memory. The
  * fault-injection hooks are suspended while it runs (the run's calls are counted, not the

@@ -75,15 +75,17 @@ static bool cpug_fits(const cp_engine *e, const cp_device *dev, size_t max_wg, c
  * rule to the device's width and compute units for the exact/cpug16_* tests: change both. */
 static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus, int gu)
 {
-    size_t blocks = ((size_t)e->max_batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb, units = 0;
+    size_t blocks =
+               ((size_t)e->max_batch + (size_t)own_st(s)->cpu_rb - 1) / (size_t)own_st(s)->cpu_rb,
+           units = 0;
     for (int nv = 4; nv >= 1; nv /= 2) {
-        size_t nr = (size_t)s->vec_w * (size_t)nv;
-        s->vec_nv = nv;
+        size_t nr = (size_t)own_st(s)->vec_w * (size_t)nv;
+        own_st(s)->vec_nv = nv;
         units = ((size_t)e->model->max_width + nr - 1) / nr * blocks;
         if (units >= (size_t)gu * cus)
             break;
     }
-    s->cus = units < cus ? (unsigned)units : cus;
+    own_st(s)->cus = units < cus ? (unsigned)units : cus;
 }
 
 /* Vectors of the device's preferred width (tune->vec_w), 4 of them per work-item (four fma
@@ -92,13 +94,13 @@ static void cpug_shape(const cp_engine *e, struct cl_state *s, unsigned cus, int
 static void cpu_common_options(const cp_engine *e, struct cl_state *s, const cp_own_tune *tune,
                                unsigned cus, char *opts, size_t len)
 {
-    s->vec_w = tune->vec_w;
-    s->vec_nv = 4;
-    s->cpu_rb = own_cpu_rows(e->max_batch);
-    if (s->path == PATH_CPUG)
+    own_st(s)->vec_w = tune->vec_w;
+    own_st(s)->vec_nv = 4;
+    own_st(s)->cpu_rb = own_cpu_rows(e->max_batch);
+    if (own_st(s)->path == PATH_CPUG)
         cpug_shape(e, s, cus, tune->cpu_gu);
-    snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", s->vec_w, s->vec_nv,
-             s->cpu_rb,
+    snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_NV=%d -DCP_RB=%d%s", own_st(s)->vec_w,
+             own_st(s)->vec_nv, own_st(s)->cpu_rb,
              !s->probing && !s->relaxed && cp_test_hook("corrupt-cpu-kernel") ? " -DCP_TEST_FLIP"
                                                                               : "");
 }
@@ -109,7 +111,7 @@ static int cpu_options(const cp_engine *e, struct cl_state *s, const cp_device *
 {
     (void)lim;
     cpu_common_options(e, s, tune, dev->compute_units, opts, len);
-    s->k_name = "cp_cpu_layer";
+    own_st(s)->k_name = "cp_cpu_layer";
     return CP_OK;
 }
 
@@ -119,7 +121,7 @@ static int cpu1_options(const cp_engine *e, struct cl_state *s, const cp_device 
 {
     (void)lim;
     cpu_common_options(e, s, tune, dev->compute_units, opts, len);
-    s->k_name = "cp_cpu_model";
+    own_st(s)->k_name = "cp_cpu_model";
     return CP_OK;
 }
 
@@ -131,23 +133,23 @@ static int cpug_options(const cp_engine *e, struct cl_state *s, const cp_device 
     (void)lim;
     cpu_common_options(e, s, tune, dev->compute_units, opts, len);
     snprintf(opts + strlen(opts), len - strlen(opts), " -DCP_GRID%s", own_spin_bound_options(dev));
-    s->k_name = "cp_cpu_grid";
+    own_st(s)->k_name = "cp_cpu_grid";
     return CP_OK;
 }
 
 static int cpu_upload(cp_engine *e, struct cl_state *s)
 {
-    return own_setup_per_layer(e, s, s->vec_w * s->vec_nv, true);
+    return own_setup_per_layer(e, s, own_st(s)->vec_w * own_st(s)->vec_nv, true);
 }
 
 static int cpu1_upload(cp_engine *e, struct cl_state *s)
 {
-    return own_setup_small(e, s, false, s->vec_w * s->vec_nv);
+    return own_setup_small(e, s, false, own_st(s)->vec_w * own_st(s)->vec_nv);
 }
 
 static int cpug_upload(cp_engine *e, struct cl_state *s)
 {
-    int st = own_setup_small(e, s, false, s->vec_w * s->vec_nv);
+    int st = own_setup_small(e, s, false, own_st(s)->vec_w * own_st(s)->vec_nv);
     return st == CP_OK ? own_create_ctl(s) : st;
 }
 
@@ -161,13 +163,14 @@ static int cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem 
     const size_t sizes[] = {sizeof in,     sizeof outb, sizeof wt, sizeof b_off,
                             sizeof m_rows, sizeof n,    sizeof k,  sizeof flags};
     const void *const vals[] = {&in, &outb, &wt, &b_off, &m_rows, &n, &k, &flags};
-    int st = own_set_args(s->k_path, "cp_cpu_layer", 8, sizes, vals);
+    int st = own_set_args(own_st(s)->k_path, "cp_cpu_layer", 8, sizes, vals);
     if (st != CP_OK)
         return st;
-    size_t grid[2] = {(size_t)s->ldw[l] / (size_t)(s->vec_w * s->vec_nv),
-                      ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb},
+    size_t grid[2] = {(size_t)s->ldw[l] / (size_t)(own_st(s)->vec_w * own_st(s)->vec_nv),
+                      ((size_t)batch + (size_t)own_st(s)->cpu_rb - 1) / (size_t)own_st(s)->cpu_rb},
            one[2] = {1, 1};
-    cl_int rc = own_enqueue_kernel(s->q, s->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
+    cl_int rc =
+        own_enqueue_kernel(s->q, own_st(s)->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_cpu_layer)");
 }
 
@@ -187,24 +190,34 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     }
     cl_mem a = s->act[1], b = uniform ? s->act[0] : s->tmp;
     cl_int n_layers = m->n_layers, m_rows = batch, ldx = m->in_width, ld = m->max_width;
-    const size_t sizes[] = {sizeof s->act[0], sizeof a,        sizeof b,      sizeof s->wt,
-                            sizeof s->desc,   sizeof n_layers, sizeof m_rows, sizeof ldx,
-                            sizeof ld,        sizeof s->ctl};
-    const void *const vals[] = {&s->act[0], &a,      &b,   &s->wt, &s->desc,
-                                &n_layers,  &m_rows, &ldx, &ld,    &s->ctl};
-    bool grid = s->path == PATH_CPUG;
-    int st = own_set_args(s->k_path, s->k_name, grid ? 10 : 9, sizes, vals);
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof a,
+                            sizeof b,
+                            sizeof own_st(s)->wt,
+                            sizeof own_st(s)->desc,
+                            sizeof n_layers,
+                            sizeof m_rows,
+                            sizeof ldx,
+                            sizeof ld,
+                            sizeof s->ctl};
+    const void *const vals[] = {&s->act[0], &a,   &b,  &own_st(s)->wt, &own_st(s)->desc, &n_layers,
+                                &m_rows,    &ldx, &ld, &s->ctl};
+    bool grid = own_st(s)->path == PATH_CPUG;
+    int st = own_set_args(own_st(s)->k_path, own_st(s)->k_name, grid ? 10 : 9, sizes, vals);
     if (st == CP_OK && grid)
         st = own_clear_ctl(s);
     if (st != CP_OK)
         return st;
     /* cpu1: a work-item per row block; cpug: a work-group of one per compute unit */
-    size_t global = grid ? s->cus : ((size_t)batch + (size_t)s->cpu_rb - 1) / (size_t)s->cpu_rb;
+    size_t global =
+        grid ? own_st(s)->cus
+             : ((size_t)batch + (size_t)own_st(s)->cpu_rb - 1) / (size_t)own_st(s)->cpu_rb;
     size_t one = 1;
-    rc = own_enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
+    rc =
+        own_enqueue_kernel(s->q, own_st(s)->k_path, 1, NULL, &global, &one, 0, NULL, &s->events[0]);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", s->k_name,
-                          cp_cl_error_name(rc), rc);
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
+                          own_st(s)->k_name, cp_cl_error_name(rc), rc);
     *result = n_layers % 2 ? a : b;
     if (m->out_width == m->max_width)
         return CP_OK;
@@ -223,10 +236,10 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
 static int cpug_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return own_check_ctl(s, "cl:own cpug", (size_t)s->cus, "CLPARITY_OWN_KERNEL=cpu");
+    return own_check_ctl(s, "cl:own cpug", (size_t)own_st(s)->cus, "CLPARITY_OWN_KERNEL=cpu");
 }
 
-const struct own_path_ops own_path_cpu = {
+const struct cl_path_ops own_path_cpu = {
     .name = "cpu",
     .file = "own_cpu.cl",
     .fits = cpu_fits,
@@ -234,9 +247,10 @@ const struct own_path_ops own_path_cpu = {
     .plant = "-DCP_TEST_FLIP",
     .upload = cpu_upload,
     .enqueue_layer = cpu_layer,
+    .release = own_release,
 };
 
-const struct own_path_ops own_path_cpu1 = {
+const struct cl_path_ops own_path_cpu1 = {
     .name = "cpu1",
     .file = "own_cpu.cl",
     .fits = cpu1_fits,
@@ -244,9 +258,10 @@ const struct own_path_ops own_path_cpu1 = {
     .plant = "-DCP_TEST_FLIP",
     .upload = cpu1_upload,
     .enqueue_model = cpu_enqueue_model,
+    .release = own_release,
 };
 
-const struct own_path_ops own_path_cpug = {
+const struct cl_path_ops own_path_cpug = {
     .name = "cpug",
     .file = "own_cpu.cl",
     .fits = cpug_fits,
@@ -255,4 +270,5 @@ const struct own_path_ops own_path_cpug = {
     .upload = cpug_upload,
     .enqueue_model = cpu_enqueue_model,
     .after_read = cpug_after_read,
+    .release = own_release,
 };

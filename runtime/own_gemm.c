@@ -125,24 +125,26 @@ static int tiled_options(const cp_engine *e, struct cl_state *s, const cp_device
 {
     (void)e;
     (void)dev;
-    s->tile_bk = tune->tiled_bk;
-    s->tile_xp = tune->tiled_xp;
-    s->tile_db = tune->tiled_db ? 2 : 1;
-    while ((cl_ulong)(s->tile_bk * s->tile_db) * (256 + (cl_ulong)s->tile_xp) * sizeof(float) >
+    own_st(s)->tile_bk = tune->tiled_bk;
+    own_st(s)->tile_xp = tune->tiled_xp;
+    own_st(s)->tile_db = tune->tiled_db ? 2 : 1;
+    while ((cl_ulong)(own_st(s)->tile_bk * own_st(s)->tile_db) *
+                   (256 + (cl_ulong)own_st(s)->tile_xp) * sizeof(float) >
                lim->local_mem &&
-           (s->tile_db > 1 || s->tile_xp > 0 || s->tile_bk > 16)) {
-        if (s->tile_db > 1)
-            s->tile_db = 1;
-        else if (s->tile_xp > 0)
-            s->tile_xp = 0;
+           (own_st(s)->tile_db > 1 || own_st(s)->tile_xp > 0 || own_st(s)->tile_bk > 16)) {
+        if (own_st(s)->tile_db > 1)
+            own_st(s)->tile_db = 1;
+        else if (own_st(s)->tile_xp > 0)
+            own_st(s)->tile_xp = 0;
         else
-            s->tile_bk = 16;
+            own_st(s)->tile_bk = 16;
     }
     snprintf(opts, len,
              "-cl-std=CL1.2 -DCP_BM=128 -DCP_BN=128 -DCP_BK=16 "
              "-DCP_TM=8 -DCP_TN=8 -DCP_BK4=%d -DCP_DB=%d -DCP_XL=%d -DCP_XP=%d -DCP_PF=%d",
-             s->tile_bk, s->tile_db == 2, tune->tiled_xl, s->tile_xp, tune->tiled_pf);
-    s->k_name = "cp_gemm_tiled";
+             own_st(s)->tile_bk, own_st(s)->tile_db == 2, tune->tiled_xl, own_st(s)->tile_xp,
+             tune->tiled_pf);
+    own_st(s)->k_name = "cp_gemm_tiled";
     return CP_OK;
 }
 
@@ -163,10 +165,10 @@ static int tiled_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_me
     cl_int m_rows = batch;
     cl_int rc;
     int st;
-    cl_kernel k = s->k_path;
+    cl_kernel k = own_st(s)->k_path;
     if (L->in % 4 == 0) {
         /* cp_gemm_tiled4 reads the layer's transposed weights, the bias after them. */
-        k = s->k_path4;
+        k = own_st(s)->k_path4;
         cl_mem wt = s->wt_layer[l];
         cl_int ldw = s->ldw[l];
         cl_ulong bt_off = (cl_ulong)L->in * (cl_ulong)ldw;
@@ -186,8 +188,8 @@ static int tiled_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_me
         return st;
     /* The two local tiles: tile_bk rows of 128 floats (x's padded by tile_xp; twice,
      * double-buffered), or 16 rows of 132 (padded) in the scalar kernel. */
-    size_t rows = (size_t)(s->tile_bk * s->tile_db);
-    size_t tiles[2] = {rows * (128 + (size_t)s->tile_xp) * sizeof(float),
+    size_t rows = (size_t)(own_st(s)->tile_bk * own_st(s)->tile_db);
+    size_t tiles[2] = {rows * (128 + (size_t)own_st(s)->tile_xp) * sizeof(float),
                        rows * 128 * sizeof(float)};
     if (L->in % 4 != 0)
         tiles[0] = tiles[1] = 16 * 132 * sizeof(float);
@@ -210,20 +212,20 @@ static int vec_options(const cp_engine *e, struct cl_state *s, const cp_device *
 {
     (void)e;
     (void)lim;
-    s->vec_w = tune->vec_w;
-    s->vec_rb = tune->vec_rb;
-    s->vec_nv = tune->vec_nv;
-    s->vec_mc = tune->vec_mc;
-    s->cus = dev->compute_units;
-    snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d -DCP_NV=%d", s->vec_w, s->vec_rb,
-             s->vec_nv);
-    s->k_name = "cp_gemm_vec";
+    own_st(s)->vec_w = tune->vec_w;
+    own_st(s)->vec_rb = tune->vec_rb;
+    own_st(s)->vec_nv = tune->vec_nv;
+    own_st(s)->vec_mc = tune->vec_mc;
+    own_st(s)->cus = dev->compute_units;
+    snprintf(opts, len, "-cl-std=CL1.2 -DCP_VW=%d -DCP_RB=%d -DCP_NV=%d", own_st(s)->vec_w,
+             own_st(s)->vec_rb, own_st(s)->vec_nv);
+    own_st(s)->k_name = "cp_gemm_vec";
     return CP_OK;
 }
 
 static int vec_upload(cp_engine *e, struct cl_state *s)
 {
-    return own_setup_per_layer(e, s, s->vec_w * s->vec_nv, true);
+    return own_setup_per_layer(e, s, own_st(s)->vec_w * own_st(s)->vec_nv, true);
 }
 
 static int vec_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
@@ -237,11 +239,12 @@ static int vec_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem 
     cl_int ldw = s->ldw[l];
     /* Rows per work-item: the tuned number (a multiple of the register tile), no more than
      * the batch needs, and fewer where that leaves under 4 work-items per compute unit. */
-    size_t panels = (size_t)ldw / (size_t)(s->vec_w * s->vec_nv), rb = (size_t)s->vec_rb;
-    size_t mc = own_round_up((size_t)s->vec_mc, rb);
+    size_t panels = (size_t)ldw / (size_t)(own_st(s)->vec_w * own_st(s)->vec_nv),
+           rb = (size_t)own_st(s)->vec_rb;
+    size_t mc = own_round_up((size_t)own_st(s)->vec_mc, rb);
     if (mc > own_round_up((size_t)batch, rb))
         mc = own_round_up((size_t)batch, rb);
-    while (mc > rb && panels * (((size_t)batch + mc - 1) / mc) < 4 * (size_t)s->cus)
+    while (mc > rb && panels * (((size_t)batch + mc - 1) / mc) < 4 * (size_t)own_st(s)->cus)
         mc = own_round_up(mc / 2, rb);
     cl_int mc_i = (cl_int)mc;
     const size_t sizes[] = {sizeof in,     sizeof outb, sizeof wt,     sizeof wt,
@@ -250,25 +253,70 @@ static int vec_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem 
     /* The bias sits after the packed weights in the same buffer: p is that buffer. */
     const void *const vals[] = {&in,     &outb,   &wt,    &wt,   &wt_off, &ldw,
                                 &bt_off, &m_rows, &out_w, &in_w, &flags,  &mc_i};
-    int st = own_set_args(s->k_path, "cp_gemm_vec", 12, sizes, vals);
+    int st = own_set_args(own_st(s)->k_path, "cp_gemm_vec", 12, sizes, vals);
     if (st != CP_OK)
         return st;
     /* Work-groups of one work-item: as many groups as work-items for the cores to share
      * (PoCL's own choice could make fewer groups than cores). */
     size_t grid[2] = {panels, ((size_t)batch + mc - 1) / mc}, one[2] = {1, 1};
-    cl_int rc = own_enqueue_kernel(s->q, s->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
+    cl_int rc =
+        own_enqueue_kernel(s->q, own_st(s)->k_path, 2, NULL, grid, one, 0, NULL, &s->events[l]);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_gemm_vec)");
 }
 
-const struct own_path_ops own_path_naive = {
+/* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
+
+static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0,pf=1",
+                                      "bk=16,db=0,xl=0,xp=4,pf=1",
+                                      "bk=32,db=0,xl=0,xp=0,pf=1",
+                                      "bk=32,db=0,xl=0,xp=4,pf=1",
+                                      "bk=16,db=1,xl=0,xp=0,pf=1",
+                                      "bk=16,db=1,xl=0,xp=4,pf=1",
+                                      "bk=16,db=0,xl=1,xp=0,pf=1",
+                                      "bk=32,db=1,xl=0,xp=4,pf=1",
+                                      "bk=16,db=0,xl=0,xp=4,pf=0",
+                                      "bk=32,db=0,xl=0,xp=4,pf=0",
+                                      NULL};
+/* vec: register tiles of rb rows × nv vectors that fit 16 (vw=8, AVX2) or 32 (vw=16,
+ * AVX-512) vector registers, then the rows per work-item around the best tiles. */
+static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc=128",
+                                    "vw=8,rb=8,nv=1,mc=128",  "vw=8,rb=2,nv=4,mc=128",
+                                    "vw=16,rb=8,nv=1,mc=128", "vw=16,rb=4,nv=2,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=12,nv=2,mc=128",
+                                    "vw=16,rb=4,nv=4,mc=128", "vw=16,rb=8,nv=2,mc=32",
+                                    "vw=16,rb=8,nv=2,mc=512", "vw=16,rb=4,nv=4,mc=32",
+                                    "vw=16,rb=4,nv=4,mc=512", NULL};
+static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc=128",
+                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
+
+/* `clparity tune`'s candidates for tiled (GPUs) and vec (CPUs). */
+static const cp_tunable tiled_tune = {.path = "tiled",
+                                      .rank = 2,
+                                      .gpu = true,
+                                      .full = {2048, 4, 2048},
+                                      .quick = {512, 2, 512},
+                                      .cands = tiled_c,
+                                      .quick_cands = tiled_c,
+                                      .more = NULL};
+static const cp_tunable vec_tune = {.path = "vec",
+                                    .rank = 0,
+                                    .gpu = false,
+                                    .full = {1024, 4, 1024},
+                                    .quick = {256, 2, 256},
+                                    .cands = vec_c,
+                                    .quick_cands = vec_q,
+                                    .more = NULL};
+
+const struct cl_path_ops own_path_naive = {
     .name = "naive",
     .fits = always_fits,
     .plant = "-DCP_PLANT_BIT",
     .reads_chunks = true,
     .enqueue_layer = naive_layer,
+    .release = own_release,
 };
 
-const struct own_path_ops own_path_tiled = {
+const struct cl_path_ops own_path_tiled = {
     .name = "tiled",
     .file = "own_gemm.cl",
     .fits = tiled_fits,
@@ -278,9 +326,11 @@ const struct own_path_ops own_path_tiled = {
     .reads_chunks = true,
     .upload = tiled_upload,
     .enqueue_layer = tiled_layer,
+    .release = own_release,
+    .tune = &tiled_tune,
 };
 
-const struct own_path_ops own_path_vec = {
+const struct cl_path_ops own_path_vec = {
     .name = "vec",
     .file = "own_gemm.cl",
     .fits = always_fits,
@@ -288,4 +338,6 @@ const struct own_path_ops own_path_vec = {
     .plant = "-DCP_PLANT_BIT",
     .upload = vec_upload,
     .enqueue_layer = vec_layer,
+    .release = own_release,
+    .tune = &vec_tune,
 };

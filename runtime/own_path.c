@@ -1,6 +1,6 @@
-/* Which of cl:own's kernel paths runs: the table of paths (names, counts and error texts come
- * from it), the ordered rule table of the default choice, the fallbacks where a probe rejects
- * a path, and the chosen path's program. */
+/* Which of cl:own's kernel paths runs: the default choice by the rule table, the fallbacks
+ * where a probe rejects a path, and the chosen path's program. The tables themselves (paths,
+ * rules, fallbacks) are own_path_table.c's. */
 #include "clparity/env.h"
 #include "engine-cl-impl.h"
 #include "program-impl.h"
@@ -8,116 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct own_path_ops *const own_paths[N_PATHS] = {
-    [PATH_NAIVE] = &own_path_naive,   [PATH_SMALL] = &own_path_small,
-    [PATH_TILED] = &own_path_tiled,   [PATH_VEC] = &own_path_vec,
-    [PATH_PIPE] = &own_path_pipe,     [PATH_REG] = &own_path_reg,
-    [PATH_CPU] = &own_path_cpu,       [PATH_CPU1] = &own_path_cpu1,
-    [PATH_STREAM] = &own_path_stream, [PATH_CPUG] = &own_path_cpug,
-};
-
-/* Which devices a rule or fallback list is for. */
-enum own_kind {
-    OWN_OTHER, /* GPUs, accelerators and simulators (Oclgrind reports every type) */
-    OWN_CPU    /* a CPU that runs kernels natively (own_cpu_device: PoCL) */
-};
-
-/* One rule of the default choice: the first rule of the device's kind whose limits hold and
- * whose path fits (its fits()) gives the path. A limit of 0 is no limit; widths are the
- * model's widest layer, batches the engine's largest batch. */
-struct own_rule {
-    enum own_kind kind;
-    int w_over, w_max; /* width in (w_over, w_max] */
-    int b_over, b_max; /* batch in (b_over, b_max] */
-    unsigned min_cus;  /* at least this many compute units */
-    int blocks_per_cu; /* at most this many row blocks (own_cpu_rows) per compute unit */
-    unsigned unless;   /* a mask of paths (1 << PATH_x): only where none of them fits */
-    enum own_path path;
-};
-
-/* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the
- * one-launch kernel at every width and batch tried (5x at d=128 L=128 B=1 on 2 cores), since
- * one work-group per row leaves the other cores idle; PoCL takes own_cpu.cl's kernels below.
- *
- * Elsewhere, measured on the H100 (2026-11-25, tools/gpu/variants.sh): the one-launch reg
- * kernel wins at d <= 128 at every batch of the sweeps (several rows per work-group: d=128
- * L=128 B=2048 0.45 ms against the tiled GEMM's 3.06), and stream from d = 256 at B = 1
- * (d=256 L=4096 12.7 against reg's 15.6 ms, L=128 the same 0.46) and at d > 256 up to B = 64
- * (d=512 L=128 B=1 0.43 ms against reg's 5.3 and tiled's 7.8; d=1024 L=16 B=64 0.33 against
- * tiled's 1.91). reg keeps d = 256 at B > 16 (not measured against stream), and takes the
- * rest up to d = 512 where stream does not fit.
- *
- * On CPUs, measured with PoCL:
- * - cpug (one launch, every core on each layer) for small batches on devices of 4 compute
- *   units or more. On 16 cores (PoCL 5, 2026-11-25, ms, cpug against the best of the others):
- *   d=128 L=128 B=1 0.39 / 0.62 (cpu1); d=256 0.81 / 2.36; d=512 1.66 / 8.63 (cpu); d=1024
- *   19.0 / 34.9 (vec); d=2048 L=32 6.6 / 12.6; d=128 B=4 0.49 / 1.09; B=16 0.75 / 0.77;
- *   d=1024 L=16 B=4 1.72 / 1.92. On 2 cores it loses to cpu1 (d=128 L=128 B=1 0.26 against
- *   0.11 ms: one core already takes the memory bandwidth there); 3 to 15 cores are not
- *   measured.
- * - cpu1 (the whole model in one launch) at widths up to 512, where its row blocks are few
- *   enough for each core to stream the weights once or twice per forward. On 2 cores (PoCL
- *   3.1, L=16..128, B=1): d=128 0.30 ms against 0.91 (cpu) and 1.56 (vec); d=256 0.35 against
- *   0.36; d=512 0.62 against 0.63; d=1024 1.14 against 0.70.
- * - cpu (a matrix-vector kernel per layer) for batches up to 16; vec's row tiles beyond
- *   (2 cores, d=128 L=128 B=16: 1.0 ms for vec, 1.2 for either). */
-static const struct own_rule own_rules[] = {
-    {.kind = OWN_OTHER, .w_max = 128, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_max = 256, .b_over = 16, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_over = 128, .b_max = 64, .path = PATH_STREAM},
-    {.kind = OWN_OTHER, .b_max = 64, .unless = 1u << PATH_REG, .path = PATH_STREAM},
-    {.kind = OWN_OTHER, .w_max = 256, .path = PATH_REG},
-    {.kind = OWN_OTHER, .w_max = 512, .b_max = 64, .path = PATH_REG},
-    {.kind = OWN_OTHER, .path = PATH_TILED},
-    {.kind = OWN_OTHER, .path = PATH_NAIVE},
-    {.kind = OWN_CPU, .min_cus = 4, .b_max = 16, .path = PATH_CPUG},
-    {.kind = OWN_CPU, .w_max = 512, .blocks_per_cu = 2, .path = PATH_CPU1},
-    {.kind = OWN_CPU, .b_max = 16, .path = PATH_CPU},
-    {.kind = OWN_CPU, .path = PATH_VEC},
-};
-
-/* Where the first choice fails its probe, the next path after it in its device's list that
- * fits and passes is taken: on CPUs from the one-launch kernels to the per-layer GEMMs,
- * elsewhere from the one-launch kernels to the tiled GEMM; the naive kernel (block.cl, the
- * reference form) last. */
-static const struct {
-    enum own_kind kind;
-    enum own_path order[N_PATHS];
-    size_t n;
-} own_fallbacks[] = {
-    {OWN_CPU, {PATH_CPUG, PATH_CPU1, PATH_CPU, PATH_VEC, PATH_NAIVE}, 5},
-    {OWN_OTHER, {PATH_REG, PATH_STREAM, PATH_TILED, PATH_NAIVE}, 4},
-};
-
-static enum own_kind device_kind(const cp_device *dev)
-{
-    return own_cpu_device(dev) ? OWN_CPU : OWN_OTHER;
-}
-
-/* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). On a CPU
- * (PoCL) the groups are the runtime's threads: a group that joined is always scheduled again,
- * but late where the cores are shared, and 2^26 polls (tens of milliseconds there) were given
- * up under ctest -j2 on 2 cores. There the bound is 2^34 polls, tens of seconds; GPUs and the
- * simulator keep grid_sync.cl's 2^26. */
-const char *own_spin_bound_options(const cp_device *dev)
-{
-    return own_cpu_device(dev) ? " -DCP_SPIN_T=long -DCP_SPIN=(1L<<34)" : "";
-}
-
-bool own_uniform_model(const cp_model *m, int *flags)
-{
-    if (m->n_layers < 1)
-        return false;
-    const cp_layer *L0 = &m->layers[0];
-    *flags = own_layer_flags(L0);
-    for (int l = 0; l < m->n_layers; ++l) {
-        const cp_layer *L = &m->layers[l];
-        if (L->in != L0->in || L->out != L0->in || own_layer_flags(L) != *flags)
-            return false;
-    }
-    return true;
-}
 
 struct cp_probe_class own_probe_class(const cp_engine *e)
 {
@@ -133,7 +23,7 @@ struct cp_probe_class own_probe_class(const cp_engine *e)
 bool own_planted(const struct cl_state *s)
 {
     char hook[32];
-    snprintf(hook, sizeof hook, "kernel-bit:%s", own_paths[s->path]->name);
+    snprintf(hook, sizeof hook, "kernel-bit:%s", own_paths[own_st(s)->path]->name);
     return cp_test_hook(hook) || cp_test_hook("kernel-bit:all");
 }
 
@@ -147,24 +37,48 @@ static int path_fits(const cp_engine *e, const cp_device *dev, size_t max_wg, in
     return cp_err_set(CP_FAIL_USAGE, "%s", why);
 }
 
-static bool rule_holds(const struct own_rule *r, const cp_engine *e, const cp_device *dev,
-                       size_t max_wg)
+/* What cl_rule_first asks of a path: its fits(). */
+struct fits_ctx {
+    const cp_engine *e;
+    const cp_device *dev;
+    size_t max_wg;
+};
+
+static bool rule_fits(int path, const void *ctx)
 {
-    int w = e->model->max_width, b = e->max_batch;
+    const struct fits_ctx *c = ctx;
     char why[256];
-    if ((r->w_over && w <= r->w_over) || (r->w_max && w > r->w_max) ||
-        (r->b_over && b <= r->b_over) || (r->b_max && b > r->b_max) ||
-        dev->compute_units < r->min_cus)
-        return false;
-    if (r->blocks_per_cu) {
-        int blocks = (b + own_cpu_rows(b) - 1) / own_cpu_rows(b);
-        if (blocks > r->blocks_per_cu * (int)dev->compute_units)
-            return false;
-    }
-    for (int p = 0; p < N_PATHS; ++p)
-        if ((r->unless & (1u << p)) && own_paths[p]->fits(e, dev, max_wg, why, sizeof why))
-            return false;
-    return own_paths[r->path]->fits(e, dev, max_wg, why, sizeof why);
+    return (size_t)path < own_n_paths &&
+           own_paths[path]->fits(c->e, c->dev, c->max_wg, why, sizeof why);
+}
+
+int own_rule_path(const cp_engine *e, const cp_device *dev, size_t max_wg)
+{
+    int b = e->max_batch;
+    struct cl_rule_input in = {.cpu = own_cpu_device(dev),
+                               .cus = dev->compute_units,
+                               .width = e->model->max_width,
+                               .batch = b,
+                               .blocks = (b + own_cpu_rows(b) - 1) / own_cpu_rows(b)};
+    struct fits_ctx ctx = {e, dev, max_wg};
+    return cl_rule_first(own_rules, own_n_rules, &in, rule_fits, &ctx);
+}
+
+int own_probe_order(const cp_device *dev, int first, int dflt, int order[OWN_PATHS_MAX + 2])
+{
+    /* the first choice, the device's own choice, then the paths after that in the list (all of
+     * them where it is not in the list) */
+    int n = 0;
+    order[n++] = first;
+    if (dflt != first)
+        order[n++] = dflt;
+    int after[OWN_PATHS_MAX];
+    size_t n_after =
+        cl_fallback_after(own_fallbacks, own_n_fallbacks, own_cpu_device(dev), dflt, after);
+    for (size_t i = 0; i < n_after; ++i)
+        if (after[i] != first)
+            order[n++] = after[i];
+    return n;
 }
 
 /* Which kernel cl:own uses: the forced path of a probe, else CLPARITY_OWN_KERNEL when set
@@ -184,7 +98,7 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
     if (force) {
         char names[160];
         size_t n = 0;
-        for (int p = 0; p < N_PATHS; ++p) {
+        for (int p = 0; (size_t)p < own_n_paths; ++p) {
             if (strcmp(force, own_paths[p]->name) == 0) {
                 *path = p;
                 return path_fits(e, dev, max_wg, p);
@@ -195,12 +109,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_KERNEL: '%s' is not one of %s", force,
                           names);
     }
-    enum own_kind kind = device_kind(dev);
-    for (size_t i = 0; i < sizeof own_rules / sizeof *own_rules; ++i)
-        if (own_rules[i].kind == kind && rule_holds(&own_rules[i], e, dev, max_wg)) {
-            *path = (int)own_rules[i].path;
-            return CP_OK;
-        }
+    *path = own_rule_path(e, dev, max_wg);
+    if (*path >= 0)
+        return CP_OK;
     return cp_err_set(CP_FAIL_RUNTIME, "cl:own: no rule of own_rules[] applies to this device");
 }
 
@@ -232,26 +143,8 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
     cp_path_report *r = &e->paths;
     const cp_model *m = e->model;
     struct cp_probe_class cls = own_probe_class(e);
-    const enum own_path *fb = NULL;
-    size_t n_fb = 0;
-    for (size_t i = 0; i < sizeof own_fallbacks / sizeof *own_fallbacks; ++i)
-        if (own_fallbacks[i].kind == device_kind(dev)) {
-            fb = own_fallbacks[i].order;
-            n_fb = own_fallbacks[i].n;
-        }
-    /* the first choice, the device's own choice, then the paths after that in the list (all of
-     * them where it is not in the list) */
-    int order[N_PATHS + 2], n = 0;
-    order[n++] = *path;
-    if (dflt != *path)
-        order[n++] = dflt;
-    size_t from = 0;
-    for (size_t i = 0; i < n_fb; ++i)
-        if ((int)fb[i] == dflt)
-            from = i + 1;
-    for (size_t i = from; i < n_fb; ++i)
-        if ((int)fb[i] != *path)
-            order[n++] = (int)fb[i];
+    int order[OWN_PATHS_MAX + 2];
+    int n = own_probe_order(dev, *path, dflt, order);
     int max_in = 0;
     for (int l = 0; l < m->n_layers; ++l)
         max_in = m->layers[l].in > max_in ? m->layers[l].in : max_in;
@@ -291,24 +184,23 @@ static int select_probed(cp_engine *e, const struct cl_state *s, const cp_device
     return CP_OK;
 }
 
-static int dev_info(cl_device_id d, cl_device_info what, size_t size, void *out, const char *name)
-{
-    cl_int rc = clGetDeviceInfo(d, what, size, out, NULL);
-    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, name);
-}
-
 int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int forced)
 {
+    struct own_state *o = calloc(1, sizeof *o);
+    if (!o)
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+    s->priv = o; /* freed by own_release, the naive path's release until a path is chosen */
     struct own_limits lim;
     cl_uint pref_vec;
-    int st = dev_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim.max_wg, &lim.max_wg,
-                      "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    int st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim.max_wg,
+                             &lim.max_wg, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     if (st == CP_OK)
-        st = dev_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lim.local_mem,
-                      &lim.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+        st = own_device_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lim.local_mem,
+                             &lim.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
     if (st == CP_OK)
-        st = dev_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
-                      &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
+        st =
+            own_device_info(dev->device_id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref_vec,
+                            &pref_vec, "clGetDeviceInfo(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT)");
     /* the tune settings first: a bad CLPARITY_OWN_TUNE is the run's usage error, not a reason
      * for the probe to pass a path over */
     cp_own_tune tuned;
@@ -316,12 +208,13 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     if (st == CP_OK)
         st = cp_tune_get(dev, pref_vec, &tuned, &tsrc);
     if (st == CP_OK)
-        st = choose_path(e, dev, lim.max_wg, true, forced, &s->path);
+        st = choose_path(e, dev, lim.max_wg, true, forced, &own_st(s)->path);
     if (st == CP_OK && !s->probing)
-        st = select_probed(e, s, dev, lim.max_wg, &s->path);
+        st = select_probed(e, s, dev, lim.max_wg, &own_st(s)->path);
     else if (st == CP_OK)
-        snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[s->path]->name);
-    const struct own_path_ops *ops = own_paths[s->path];
+        snprintf(e->paths.used, sizeof e->paths.used, "%s", own_paths[own_st(s)->path]->name);
+    const struct cl_path_ops *ops = own_paths[own_st(s)->path];
+    s->ops = ops;
     if (st != CP_OK || !ops->options)
         return st; /* the naive path: block.cl, built by cl_create_common */
 
@@ -344,17 +237,17 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
              (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
         snprintf(opts + n, sizeof opts - n, " %s", ops->plant);
     e->build_cache.path = ops->name;
-    st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &s->prog_path,
+    st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &own_st(s)->prog_path,
                              &e->build_cache);
     if (st != CP_OK)
         return st;
     cl_int rc;
-    s->k_path = clCreateKernel(s->prog_path, s->k_name, &rc);
+    own_st(s)->k_path = clCreateKernel(own_st(s)->prog_path, own_st(s)->k_name, &rc);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", s->k_name,
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", own_st(s)->k_name,
                           cp_cl_error_name(rc), rc);
     if (ops->kernel2) {
-        s->k_path4 = clCreateKernel(s->prog_path, ops->kernel2, &rc);
+        own_st(s)->k_path4 = clCreateKernel(own_st(s)->prog_path, ops->kernel2, &rc);
         if (rc != CL_SUCCESS) {
             char what[96];
             snprintf(what, sizeof what, "clCreateKernel(%s)", ops->kernel2);
@@ -369,17 +262,17 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
 
 size_t cp_own_path_count(void)
 {
-    return N_PATHS;
+    return own_n_paths;
 }
 
 const char *cp_own_path_name(size_t i)
 {
-    return i < N_PATHS ? own_paths[i]->name : NULL;
+    return i < own_n_paths ? own_paths[i]->name : NULL;
 }
 
 int cp_own_probe_path(const cp_device *dev, size_t i, bool run, int *verdict, char *why, size_t len)
 {
-    if (dev->kind != CP_DEV_OPENCL || i >= N_PATHS)
+    if (dev->kind != CP_DEV_OPENCL || i >= own_n_paths)
         return cp_err_set(CP_FAIL_USAGE, "cl:own's paths are probed on OpenCL devices only");
     /* the reference model's class: 128 wide at most, batch 16 at most, square, ReLU and
      * residual (flags 6) */

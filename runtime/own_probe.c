@@ -12,7 +12,7 @@
 #include "program-impl.h"
 
 #include "clparity/gen.h"
-#include "clparity/tune.h"
+#include "tune-impl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -313,11 +313,28 @@ static int loop_check_run(const cp_device *dev, long *ran)
     return st;
 }
 
+/* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
+static _Thread_local int forced_path = -1;
+
+int cp_cl_forced_path(void)
+{
+    return forced_path;
+}
+
+int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
+                         int path, cp_engine **out)
+{
+    forced_path = path;
+    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
+    forced_path = -1;
+    return st;
+}
+
 /* ---- verdicts kept for the process and in the program cache ------------------------------ */
 
 struct memo {
     cl_device_id dev;
-    int path;
+    int id; /* cp_probe_cached's: a path's index, or another probe's (the loop check's...) */
     struct cp_probe_class cls;
     char extra[CP_PROBE_KEY_EXTRA];
     enum cp_probe_verdict v;
@@ -327,16 +344,15 @@ static struct memo *memos;
 static size_t n_memos;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
+static bool memo_find(const cp_device *dev, int id, struct cp_probe_class cls, const char *extra,
                       enum cp_probe_verdict *v, char *why, size_t why_len)
 {
     bool found = false;
     pthread_mutex_lock(&memo_lock);
     for (size_t i = 0; i < n_memos && !found; ++i)
-        if (memos[i].dev == dev->device_id && memos[i].path == path &&
-            memos[i].cls.wide == cls.wide && memos[i].cls.big_batch == cls.big_batch &&
-            memos[i].cls.square == cls.square && memos[i].cls.flags == cls.flags &&
-            strcmp(memos[i].extra, extra ? extra : "") == 0) {
+        if (memos[i].dev == dev->device_id && memos[i].id == id && memos[i].cls.wide == cls.wide &&
+            memos[i].cls.big_batch == cls.big_batch && memos[i].cls.square == cls.square &&
+            memos[i].cls.flags == cls.flags && strcmp(memos[i].extra, extra ? extra : "") == 0) {
             *v = memos[i].v;
             snprintf(why, why_len, "%s", memos[i].why);
             found = true;
@@ -345,7 +361,7 @@ static bool memo_find(const cp_device *dev, int path, struct cp_probe_class cls,
     return found;
 }
 
-static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls, const char *extra,
+static void memo_add(const cp_device *dev, int id, struct cp_probe_class cls, const char *extra,
                      enum cp_probe_verdict v, const char *why)
 {
     pthread_mutex_lock(&memo_lock);
@@ -353,7 +369,7 @@ static void memo_add(const cp_device *dev, int path, struct cp_probe_class cls, 
     if (more) { /* without memory the next engine probes again: slower, not wrong */
         memos = more;
         memos[n_memos].dev = dev->device_id;
-        memos[n_memos].path = path;
+        memos[n_memos].id = id;
         memos[n_memos].cls = cls;
         snprintf(memos[n_memos].extra, sizeof memos[n_memos].extra, "%s", extra ? extra : "");
         memos[n_memos].v = v;

@@ -124,36 +124,37 @@ static int reg_options(const cp_engine *e, struct cl_state *s, const cp_device *
     size_t max_wg = lim->max_wg;
     cl_ulong local_mem = lim->local_mem;
     size_t w = (size_t)m->max_width;
-    s->small_ls = own_round_up(w, 32) <= max_wg ? own_round_up(w, 32) : w;
+    own_st(s)->small_ls = own_round_up(w, 32) <= max_wg ? own_round_up(w, 32) : w;
     /* Rows per work-group: up to the tuned number, while every compute unit keeps a
      * work-group and the 2 x rr rows of activations fit the local memory. */
     size_t row_bytes = 2 * own_round_up(w, 4) * sizeof(float);
-    s->reg_rr = 1;
-    while (2 * s->reg_rr <= tune->reg_rr &&
-           (size_t)e->max_batch / (size_t)(2 * s->reg_rr) >= dev->compute_units &&
-           (cl_ulong)(2 * s->reg_rr) * row_bytes <= (local_mem < 49152 ? local_mem : 49152))
-        s->reg_rr *= 2;
+    own_st(s)->reg_rr = 1;
+    while (2 * own_st(s)->reg_rr <= tune->reg_rr &&
+           (size_t)e->max_batch / (size_t)(2 * own_st(s)->reg_rr) >= dev->compute_units &&
+           (cl_ulong)(2 * own_st(s)->reg_rr) * row_bytes <= (local_mem < 49152 ? local_mem : 49152))
+        own_st(s)->reg_rr *= 2;
     /* Where a whole row of every layer fits a work-item's registers (128 floats), rg groups
      * of work-items take the layers in turn (cp_model_small_rot), up to B = 256. Measured
      * on the H100 (2026-11-25, tools/gpu/variants.sh round 5, rg=1 / 2 / 3 ms): d=128
      * L=3840 B=1 6.44 / 2.19 / 2.14, L=128 B=1 0.155 / 0.097 / 0.162, B=64 0.157 / 0.100
      * / 0.098, B=256 0.186 / 0.174 / 0.175, but B=2048 0.446 / 0.536 / 0.499. */
-    s->reg_ng = w <= 128 && e->max_batch <= 256 && s->small_ls * (size_t)tune->reg_rg <= max_wg
-                    ? tune->reg_rg
-                    : 1;
+    own_st(s)->reg_ng =
+        w <= 128 && e->max_batch <= 256 && own_st(s)->small_ls * (size_t)tune->reg_rg <= max_wg
+            ? tune->reg_rg
+            : 1;
     /* rot's chain runs over the whole row: its "chunk" is the padded width */
-    int rc = s->reg_ng > 1 ? (int)own_round_up(w, 4) : tune->reg_rc;
+    int rc = own_st(s)->reg_ng > 1 ? (int)own_round_up(w, 4) : tune->reg_rc;
     int n = snprintf(opts, len,
                      "-cl-std=CL1.2 -DCP_NO_TILES -DCP_LS=%zu -DCP_MAXW=%zu -DCP_RC=%d "
                      "-DCP_RD=%d -DCP_RR=%d",
-                     s->small_ls, w, rc, tune->reg_rd, s->reg_rr);
-    if (s->reg_ng > 1)
-        n += snprintf(opts + n, len - (size_t)n, " -DCP_NG=%d", s->reg_ng);
+                     own_st(s)->small_ls, w, rc, tune->reg_rd, own_st(s)->reg_rr);
+    if (own_st(s)->reg_ng > 1)
+        n += snprintf(opts + n, len - (size_t)n, " -DCP_NG=%d", own_st(s)->reg_ng);
     int flags;
     if (own_uniform_model(m, &flags))
         snprintf(opts + n, len - (size_t)n, " -DCP_UD=%d -DCP_UFLAGS=%d -DCP_US=%zu",
                  m->layers[0].in, flags, own_round_up(layer_b_size(&m->layers[0]), 4));
-    s->k_name = s->reg_ng > 1 ? "cp_model_small_rot" : "cp_model_small_reg";
+    own_st(s)->k_name = own_st(s)->reg_ng > 1 ? "cp_model_small_rot" : "cp_model_small_reg";
     return CP_OK;
 }
 
@@ -166,7 +167,7 @@ static int stream_options(const cp_engine *e, struct cl_state *s, const cp_devic
     const cp_model *m = e->model;
     int no = tune->str_no, kc = tune->str_kc, rb = 1;
     stream_shape(m, e->max_batch, dev->compute_units, &no, &kc, &rb);
-    s->str_sg =
+    own_st(s)->str_sg =
         tune->str_sg ? tune->str_sg
         : (size_t)(m->max_width + no - 1) / (size_t)no * (size_t)((e->max_batch + rb - 1) / rb) >
                 dev->compute_units
@@ -175,13 +176,14 @@ static int stream_options(const cp_engine *e, struct cl_state *s, const cp_devic
     while ((cl_ulong)(no + rb) * (cl_ulong)(kc + 4) * sizeof(float) + 64 > lim->local_mem &&
            kc > 32)
         kc /= 2;
-    s->str_no = no;
-    s->str_rb = rb;
-    s->str_sp = tune->str_sp;
-    s->cus = dev->compute_units;
+    own_st(s)->str_no = no;
+    own_st(s)->str_rb = rb;
+    own_st(s)->str_sp = tune->str_sp;
+    own_st(s)->cus = dev->compute_units;
     snprintf(opts, len, "-cl-std=CL1.2 -DCP_LS=256 -DCP_NO=%d -DCP_RB=%d -DCP_KC=%d%s%s", no, rb,
-             kc, s->str_sp ? " -DCP_PERSIST" : "", s->str_sp ? own_spin_bound_options(dev) : "");
-    s->k_name = "cp_stream";
+             kc, own_st(s)->str_sp ? " -DCP_PERSIST" : "",
+             own_st(s)->str_sp ? own_spin_bound_options(dev) : "");
+    own_st(s)->k_name = "cp_stream";
     return CP_OK;
 }
 
@@ -193,9 +195,9 @@ static int small_pipe_options(const cp_engine *e, struct cl_state *s, const stru
     const cp_model *m = e->model;
     size_t max_wg = lim->max_wg;
     size_t w = (size_t)m->max_width;
-    s->small_ls = !pipe ? own_round_up(w, 8) : (max_wg < 1024 ? max_wg : 1024);
-    if (s->small_ls > max_wg || s->small_ls < w)
-        s->small_ls = own_round_up(w, 8) <= max_wg ? own_round_up(w, 8) : w;
+    own_st(s)->small_ls = !pipe ? own_round_up(w, 8) : (max_wg < 1024 ? max_wg : 1024);
+    if (own_st(s)->small_ls > max_wg || own_st(s)->small_ls < w)
+        own_st(s)->small_ls = own_round_up(w, 8) <= max_wg ? own_round_up(w, 8) : w;
     size_t budget = (lim->local_mem < 49152 ? (size_t)lim->local_mem : 49152) / sizeof(float);
     size_t kt = budget > 2 * w + 64 ? (budget - 2 * w - 64) / w : 1;
     if (kt > 256)
@@ -205,9 +207,9 @@ static int small_pipe_options(const cp_engine *e, struct cl_state *s, const stru
     bool v4 = w % 4 == 0; /* every width a multiple of 4: float4 weight tiles */
     for (int l = 0; l < m->n_layers; ++l)
         v4 = v4 && m->layers[l].out % 4 == 0;
-    snprintf(opts, len, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu%s", s->small_ls, w, kt,
-             v4 && pipe ? " -DCP_V4" : "");
-    s->k_name = !pipe ? "cp_model_small" : "cp_model_small_pipe";
+    snprintf(opts, len, "-cl-std=CL1.2 -DCP_LS=%zu -DCP_MAXW=%zu -DCP_KT=%zu%s",
+             own_st(s)->small_ls, w, kt, v4 && pipe ? " -DCP_V4" : "");
+    own_st(s)->k_name = !pipe ? "cp_model_small" : "cp_model_small_pipe";
     return CP_OK;
 }
 
@@ -277,9 +279,10 @@ int own_setup_small(cp_engine *e, struct cl_state *s, bool blocked, int nr)
         desc[5 * l + 4] = b_at <= INT32_MAX ? (int)b_at : -1;
         off += blocked ? layer_b_size(L) : own_layer_t_size(L, small_ldw(L, nr));
     }
-    st = own_upload(s, &s->wt, wt, total * sizeof *wt, "transposed weights");
+    st = own_upload(s, &own_st(s)->wt, wt, total * sizeof *wt, "transposed weights");
     if (st == CP_OK)
-        st = own_upload(s, &s->desc, desc, (size_t)m->n_layers * 5 * sizeof *desc, "layer table");
+        st = own_upload(s, &own_st(s)->desc, desc, (size_t)m->n_layers * 5 * sizeof *desc,
+                        "layer table");
 out:
     free(wt);
     free(desc);
@@ -305,9 +308,9 @@ static int stream_upload(cp_engine *e, struct cl_state *s)
     const cp_model *m = e->model;
     size_t total = stream_total(m);
     float *w = calloc(total ? total : 1, sizeof *w);
-    s->str_desc = malloc((size_t)m->n_layers * 5 * sizeof *s->str_desc);
+    own_st(s)->str_desc = malloc((size_t)m->n_layers * 5 * sizeof *own_st(s)->str_desc);
     int st = CP_OK;
-    if (!w || !s->str_desc) {
+    if (!w || !own_st(s)->str_desc) {
         st = cp_err_set(CP_FAIL_RUNTIME, "cl:own: out of memory for the stream layout");
         goto out;
     }
@@ -322,7 +325,7 @@ static int stream_upload(cp_engine *e, struct cl_state *s)
         if (L->has_bias)
             memcpy(w + off + (size_t)L->out * ldk, m->params + L->b_off,
                    (size_t)L->out * sizeof(float));
-        long long *d = s->str_desc + 5 * (size_t)l;
+        long long *d = own_st(s)->str_desc + 5 * (size_t)l;
         d[0] = L->in;
         d[1] = L->out;
         d[2] = own_layer_flags(L);
@@ -330,11 +333,11 @@ static int stream_upload(cp_engine *e, struct cl_state *s)
         d[4] = (long long)(off + (size_t)L->out * ldk);
         off += stream_layer_size(L);
     }
-    st = own_upload(s, &s->wt, w, total * sizeof *w, "stream weights");
+    st = own_upload(s, &own_st(s)->wt, w, total * sizeof *w, "stream weights");
     if (st == CP_OK)
-        st = own_upload(s, &s->desc, s->str_desc, (size_t)m->n_layers * 5 * sizeof *s->str_desc,
-                        "layer table");
-    if (st == CP_OK && s->str_sp)
+        st = own_upload(s, &own_st(s)->desc, own_st(s)->str_desc,
+                        (size_t)m->n_layers * 5 * sizeof *own_st(s)->str_desc, "layer table");
+    if (st == CP_OK && own_st(s)->str_sp)
         st = own_create_ctl(s);
 out:
     free(w);
@@ -347,24 +350,26 @@ out:
 static int one_launch_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     const cp_model *m = e->model;
-    bool reg = s->path == PATH_REG;
+    bool reg = own_st(s)->path == PATH_REG;
     cl_int n_layers = m->n_layers, in0 = m->in_width, out_last = m->out_width, nb = batch;
-    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,    sizeof s->desc,
-                            sizeof n_layers,  sizeof in0,       sizeof out_last, sizeof nb};
-    const void *const vals[] = {&s->act[0], &s->act[1], &s->wt,    &s->desc,
-                                &n_layers,  &in0,       &out_last, &nb};
-    int st = own_set_args(s->k_path, own_paths[s->path]->name, reg ? 8 : 7, sizes, vals);
+    const size_t sizes[] = {sizeof s->act[0],       sizeof s->act[1], sizeof own_st(s)->wt,
+                            sizeof own_st(s)->desc, sizeof n_layers,  sizeof in0,
+                            sizeof out_last,        sizeof nb};
+    const void *const vals[] = {&s->act[0], &s->act[1], &own_st(s)->wt, &own_st(s)->desc,
+                                &n_layers,  &in0,       &out_last,      &nb};
+    int st = own_set_args(own_st(s)->k_path, s->ops->name, reg ? 8 : 7, sizes, vals);
     if (st != CP_OK)
         return st;
     size_t groups =
-        reg ? ((size_t)batch + (size_t)s->reg_rr - 1) / (size_t)s->reg_rr : (size_t)batch;
-    size_t local = s->small_ls * (reg ? (size_t)s->reg_ng : 1);
+        reg ? ((size_t)batch + (size_t)own_st(s)->reg_rr - 1) / (size_t)own_st(s)->reg_rr
+            : (size_t)batch;
+    size_t local = own_st(s)->small_ls * (reg ? (size_t)own_st(s)->reg_ng : 1);
     size_t global = local * groups;
-    cl_int rc =
-        own_enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[0]);
+    cl_int rc = own_enqueue_kernel(s->q, own_st(s)->k_path, 1, NULL, &global, &local, 0, NULL,
+                                   &s->events[0]);
     if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", s->k_name,
-                          cp_cl_error_name(rc), rc);
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
+                          own_st(s)->k_name, cp_cl_error_name(rc), rc);
     *result = s->act[1];
     return CP_OK;
 }
@@ -377,31 +382,39 @@ static int enqueue_stream(struct cl_state *s, int l0, int l1, int batch)
     cl_mem ctl = s->ctl;
     cl_int a = l0, b = l1, nb = batch, max_tiles = 0;
     for (int l = l0; l < l1; ++l) {
-        const long long *d = s->str_desc + 5 * (size_t)l;
-        long long t = (d[1] + s->str_no - 1) / s->str_no * ((batch + s->str_rb - 1) / s->str_rb);
+        const long long *d = own_st(s)->str_desc + 5 * (size_t)l;
+        long long t = (d[1] + own_st(s)->str_no - 1) / own_st(s)->str_no *
+                      ((batch + own_st(s)->str_rb - 1) / own_st(s)->str_rb);
         if (t > max_tiles)
             max_tiles = t > INT32_MAX ? INT32_MAX : (cl_int)t;
     }
-    const size_t sizes[] = {sizeof s->act[0], sizeof s->act[1], sizeof s->wt,
-                            sizeof s->desc,   sizeof ctl,       sizeof a,
-                            sizeof b,         sizeof nb,        sizeof max_tiles};
-    const void *const vals[] = {&s->act[0], &s->act[1], &s->wt, &s->desc,  &ctl,
-                                &a,         &b,         &nb,    &max_tiles};
-    int st = own_set_args(s->k_path, "cp_stream", 9, sizes, vals);
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof s->act[1],
+                            sizeof own_st(s)->wt,
+                            sizeof own_st(s)->desc,
+                            sizeof ctl,
+                            sizeof a,
+                            sizeof b,
+                            sizeof nb,
+                            sizeof max_tiles};
+    const void *const vals[] = {&s->act[0], &s->act[1], &own_st(s)->wt, &own_st(s)->desc, &ctl, &a,
+                                &b,         &nb,        &max_tiles};
+    int st = own_set_args(own_st(s)->k_path, "cp_stream", 9, sizes, vals);
     if (st != CP_OK)
         return st;
     size_t groups;
     cl_int rc;
-    if (s->str_sp) {
+    if (own_st(s)->str_sp) {
         st = own_clear_ctl(s);
         if (st != CP_OK)
             return st;
-        groups = (size_t)s->cus * (size_t)s->str_sg;
+        groups = (size_t)own_st(s)->cus * (size_t)own_st(s)->str_sg;
     } else {
         groups = (size_t)max_tiles;
     }
     size_t local = 256, global = 256 * groups;
-    rc = own_enqueue_kernel(s->q, s->k_path, 1, NULL, &global, &local, 0, NULL, &s->events[l0]);
+    rc = own_enqueue_kernel(s->q, own_st(s)->k_path, 1, NULL, &global, &local, 0, NULL,
+                            &s->events[l0]);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueNDRangeKernel(cp_stream)");
 }
 
@@ -416,7 +429,7 @@ static int stream_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_m
 static int stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     (void)result;
-    if (!s->str_sp)
+    if (!own_st(s)->str_sp)
         return own_enqueue_layers(e, s, batch, stream_layer);
     int st = enqueue_stream(s, 0, e->model->n_layers, batch);
     if (st != CP_OK)
@@ -427,12 +440,51 @@ static int stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *r
 static int stream_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return s->str_sp ? own_check_ctl(s, "cl:own stream", (size_t)s->cus * (size_t)s->str_sg,
-                                     "CLPARITY_OWN_TUNE=sp=0")
-                     : CP_OK;
+    return own_st(s)->str_sp ? own_check_ctl(s, "cl:own stream",
+                                             (size_t)own_st(s)->cus * (size_t)own_st(s)->str_sg,
+                                             "CLPARITY_OWN_TUNE=sp=0")
+                             : CP_OK;
 }
 
-const struct own_path_ops own_path_small = {
+/* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
+
+static const char *const reg_c[] = {"rc=16,rd=2,rg=1",  "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1",
+                                    "rc=128,rd=2,rg=1", "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1",
+                                    "rc=32,rd=4,rg=1",  "rc=64,rd=3,rg=1", "rc=64,rd=2,rg=2",
+                                    "rc=64,rd=2,rg=3",  "rc=64,rd=2,rg=4", NULL};
+/* stream: the width rule (0s) against fixed tiles, chunks and groups per compute unit, and a
+ * launch per layer (sp=0). */
+static const char *const stream_c[] = {"so=0,sk=0,sp=1,sg=0",    "so=16,sk=512,sp=1,sg=1",
+                                       "so=16,sk=512,sp=1,sg=2", "so=8,sk=1024,sp=1,sg=1",
+                                       "so=8,sk=1024,sp=1,sg=2", "so=32,sk=256,sp=1,sg=1",
+                                       "so=0,sk=0,sp=0,sg=0",    NULL};
+static const char *const stream_q[] = {"so=0,sk=0,sp=1,sg=0", "so=16,sk=512,sp=1,sg=2",
+                                       "so=0,sk=0,sp=0,sg=0", NULL};
+/* The reference model and B=256. A deep model (L=1024) was a third shape on 2026-11-25: its
+ * time outweighed the others and picked rg=3 (sum 0.865 ms against rg=2's 0.881), which takes
+ * the reference model alone from 0.097 to 0.162 ms (docs/PERFORMANCE.md). */
+static const cp_tune_shape reg_more[] = {{128, 128, 256}, {0, 0, 0}};
+static const cp_tune_shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
+
+/* `clparity tune`'s candidates for reg and stream (GPUs). */
+static const cp_tunable reg_tune = {.path = "reg",
+                                    .rank = 0,
+                                    .gpu = true,
+                                    .full = {128, 128, 1},
+                                    .quick = {128, 16, 1},
+                                    .cands = reg_c,
+                                    .quick_cands = reg_c,
+                                    .more = reg_more};
+static const cp_tunable stream_tune = {.path = "stream",
+                                       .rank = 1,
+                                       .gpu = true,
+                                       .full = {1024, 64, 1},
+                                       .quick = {1024, 8, 1},
+                                       .cands = stream_c,
+                                       .quick_cands = stream_q,
+                                       .more = stream_more};
+
+const struct cl_path_ops own_path_small = {
     .name = "small",
     .file = "own_small.cl",
     .fits = small_fits,
@@ -440,9 +492,10 @@ const struct own_path_ops own_path_small = {
     .plant = "-DCP_PLANT_BIT",
     .upload = small_upload,
     .enqueue_model = one_launch_enqueue,
+    .release = own_release,
 };
 
-const struct own_path_ops own_path_pipe = {
+const struct cl_path_ops own_path_pipe = {
     .name = "pipe",
     .file = "own_small.cl",
     .fits = pipe_fits,
@@ -450,9 +503,10 @@ const struct own_path_ops own_path_pipe = {
     .plant = "-DCP_PLANT_BIT",
     .upload = small_upload,
     .enqueue_model = one_launch_enqueue,
+    .release = own_release,
 };
 
-const struct own_path_ops own_path_reg = {
+const struct cl_path_ops own_path_reg = {
     .name = "reg",
     .file = "own_small.cl",
     .fits = reg_fits,
@@ -461,9 +515,11 @@ const struct own_path_ops own_path_reg = {
     .plant_after_probe = true,
     .upload = reg_upload,
     .enqueue_model = one_launch_enqueue,
+    .release = own_release,
+    .tune = &reg_tune,
 };
 
-const struct own_path_ops own_path_stream = {
+const struct cl_path_ops own_path_stream = {
     .name = "stream",
     .file = "own_stream.cl",
     .fits = stream_fits,
@@ -473,4 +529,6 @@ const struct own_path_ops own_path_stream = {
     .upload = stream_upload,
     .enqueue_model = stream_enqueue,
     .after_read = stream_after_read,
+    .release = own_release,
+    .tune = &stream_tune,
 };

@@ -209,3 +209,27 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, const char *cr_spe
     cJSON_Delete(store);
     return st;
 }
+
+int cp_tune_own_spec(const cp_device *dev, const char *over, char *buf, size_t len)
+{
+    cp_own_tune t;
+    int st = cp_tune_get(dev, 0, &t, NULL);
+    if (st == CP_OK && over)
+        st = cp_tune_parse(over, &t);
+    if (st == CP_OK)
+        cp_tune_format(&t, buf, len);
+    return st;
+}
+
+int cp_tune_store_spec(const cp_device *dev, const char *own_spec, const char *cr_spec,
+                       void *measured)
+{
+    cp_own_tune t;
+    memset(&t, 0, sizeof t);
+    int st = cp_tune_parse(own_spec, &t);
+    if (st != CP_OK) {
+        cJSON_Delete(measured);
+        return st;
+    }
+    return cp_tune_store(dev, &t, cr_spec, measured);
+}

@@ -94,10 +94,6 @@ static void tune_help(void)
            "output differs from host:cr's, 2 usage error, 3 runtime or I/O error\n");
 }
 
-struct shape {
-    int d, layers, batch;
-};
-
 struct tune_opts {
     bool quick, dry_run;
     long runs, warmup;
@@ -113,7 +109,7 @@ static const char *const engine_names[TUNE_N_ENGINES] = {"cl:own", "cl:cr"};
 
 /* Runs info on dev at shape sh: warmup + runs forwards, the median wall time of the timed ones
  * and the output's hash. what: the progress line's prefix. */
-static int forward_hash(const cp_engine_info *info, const cp_device *dev, const struct shape *sh,
+static int forward_hash(const cp_engine_info *info, const cp_device *dev, const cp_tune_shape *sh,
                         long runs, long warmup, const char *what, double *median, uint64_t *hash)
 {
     cp_model m;
@@ -170,7 +166,7 @@ static int forward_hash(const cp_engine_info *info, const cp_device *dev, const 
  * CLPARITY_OWN_KERNEL=path and CLPARITY_OWN_TUNE=spec, cl:cr through
  * CLPARITY_CR_TUNE=path=<path>,<spec>. The median wall time and the output's hash. */
 static int time_candidate(const cp_device *dev, enum tune_engine eng, const char *path,
-                          const char *spec, const struct shape *sh, const struct tune_opts *o,
+                          const char *spec, const cp_tune_shape *sh, const struct tune_opts *o,
                           const char *what, double *median, uint64_t *hash)
 {
     if (eng == TUNE_OWN) {
@@ -192,100 +188,8 @@ static int time_candidate(const cp_device *dev, enum tune_engine eng, const char
 /* One tunable kernel: its path, its shape and its candidates; where `more` names further
  * shapes (d = 0 ends the list), a candidate's time is the sum over all of them, so that a
  * setting is kept for the range of widths that the path serves, not for one point. */
-struct tunable {
-    const char *path;
-    struct shape full, quick;
-    const char *const *cands, *const *quick_cands;
-    const struct shape *more;
-};
-
-static const char *const reg_c[] = {"rc=16,rd=2,rg=1",  "rc=32,rd=2,rg=1", "rc=64,rd=2,rg=1",
-                                    "rc=128,rd=2,rg=1", "rc=16,rd=4,rg=1", "rc=32,rd=3,rg=1",
-                                    "rc=32,rd=4,rg=1",  "rc=64,rd=3,rg=1", "rc=64,rd=2,rg=2",
-                                    "rc=64,rd=2,rg=3",  "rc=64,rd=2,rg=4", NULL};
-static const char *const tiled_c[] = {"bk=16,db=0,xl=0,xp=0,pf=1",
-                                      "bk=16,db=0,xl=0,xp=4,pf=1",
-                                      "bk=32,db=0,xl=0,xp=0,pf=1",
-                                      "bk=32,db=0,xl=0,xp=4,pf=1",
-                                      "bk=16,db=1,xl=0,xp=0,pf=1",
-                                      "bk=16,db=1,xl=0,xp=4,pf=1",
-                                      "bk=16,db=0,xl=1,xp=0,pf=1",
-                                      "bk=32,db=1,xl=0,xp=4,pf=1",
-                                      "bk=16,db=0,xl=0,xp=4,pf=0",
-                                      "bk=32,db=0,xl=0,xp=4,pf=0",
-                                      NULL};
-/* vec: register tiles of rb rows × nv vectors that fit 16 (vw=8, AVX2) or 32 (vw=16,
- * AVX-512) vector registers, then the rows per work-item around the best tiles. */
-static const char *const vec_c[] = {"vw=8,rb=4,nv=1,mc=128",  "vw=8,rb=4,nv=2,mc=128",
-                                    "vw=8,rb=8,nv=1,mc=128",  "vw=8,rb=2,nv=4,mc=128",
-                                    "vw=16,rb=8,nv=1,mc=128", "vw=16,rb=4,nv=2,mc=128",
-                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=12,nv=2,mc=128",
-                                    "vw=16,rb=4,nv=4,mc=128", "vw=16,rb=8,nv=2,mc=32",
-                                    "vw=16,rb=8,nv=2,mc=512", "vw=16,rb=4,nv=4,mc=32",
-                                    "vw=16,rb=4,nv=4,mc=512", NULL};
-static const char *const vec_q[] = {"vw=8,rb=4,nv=2,mc=128", "vw=16,rb=8,nv=1,mc=128",
-                                    "vw=16,rb=8,nv=2,mc=128", "vw=16,rb=4,nv=4,mc=32", NULL};
-/* stream: the width rule (0s) against fixed tiles, chunks and groups per compute unit, and a
- * launch per layer (sp=0). */
-static const char *const stream_c[] = {"so=0,sk=0,sp=1,sg=0",    "so=16,sk=512,sp=1,sg=1",
-                                       "so=16,sk=512,sp=1,sg=2", "so=8,sk=1024,sp=1,sg=1",
-                                       "so=8,sk=1024,sp=1,sg=2", "so=32,sk=256,sp=1,sg=1",
-                                       "so=0,sk=0,sp=0,sg=0",    NULL};
-static const char *const stream_q[] = {"so=0,sk=0,sp=1,sg=0", "so=16,sk=512,sp=1,sg=2",
-                                       "so=0,sk=0,sp=0,sg=0", NULL};
-/* The reference model and B=256. A deep model (L=1024) was a third shape on 2026-11-25: its
- * time outweighed the others and picked rg=3 (sum 0.865 ms against rg=2's 0.881), which takes
- * the reference model alone from 0.097 to 0.162 ms (docs/PERFORMANCE.md). */
-static const struct shape reg_more[] = {{128, 128, 256}, {0, 0, 0}};
-static const struct shape stream_more[] = {{512, 64, 1}, {2048, 16, 1}, {4096, 4, 1}, {0, 0, 0}};
-static const struct tunable gpu_tunables[] = {
-    {"reg", {128, 128, 1}, {128, 16, 1}, reg_c, reg_c, reg_more},
-    {"stream", {1024, 64, 1}, {1024, 8, 1}, stream_c, stream_q, stream_more},
-    {"tiled", {2048, 4, 2048}, {512, 2, 512}, tiled_c, tiled_c, NULL},
-};
-static const struct tunable cpu_tunables[] = {
-    {"vec", {1024, 4, 1024}, {256, 2, 256}, vec_c, vec_q, NULL},
-};
-
-/* cl:cr (runtime/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
- * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
- * variant). stream: work-items and outputs per work-group and groups per compute unit, at B=1
- * (GPUs take stream up to B=64), "" the settings by the width that cl:cr takes by default;
- * gemm: the tiles' depth, at a large batch; cpu (PoCL): outputs and rows per work-item (a
- * stored rb is the most, fewer for smaller batches). */
 /* The label of cl:cr's settings by the width (the empty candidate). */
 #define CR_BY_WIDTH "(by width)"
-static const char *const cr_stream_c[] = {"",
-                                          "wg=32,ob=1,sg=1",
-                                          "wg=64,ob=1,sg=4",
-                                          "wg=128,ob=2,sg=4",
-                                          "wg=128,ob=4,sg=4",
-                                          "wg=128,ob=8,sg=4",
-                                          NULL};
-static const char *const cr_stream_q[] = {"", "wg=32,ob=1,sg=1", "wg=128,ob=4,sg=4", NULL};
-static const char *const cr_gemm_c[] = {"tk=16", "tk=8", "tk=32", NULL};
-static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
-                                       "vw=8,rb=4",  "vw=4,rb=4",  NULL};
-static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
-static const struct shape cr_stream_more[] = {{128, 32, 1}, {4096, 4, 1}, {0, 0, 0}};
-static const struct tunable gpu_cr_tunables[] = {
-    {"stream", {1024, 16, 1}, {256, 4, 1}, cr_stream_c, cr_stream_q, cr_stream_more},
-    {"gemm", {512, 2, 512}, {128, 2, 64}, cr_gemm_c, cr_gemm_c, NULL},
-};
-static const struct tunable cpu_cr_tunables[] = {
-    {"cpu", {512, 4, 64}, {128, 2, 16}, cr_cpu_c, cr_cpu_q, NULL},
-};
-
-/* The tunables of engine eng on dev's type (GPU or CPU). */
-static const struct tunable *tunables_of(const cp_device *dev, enum tune_engine eng, size_t *n)
-{
-#define TUNE_SET(a) (*n = sizeof a / sizeof a[0], a)
-    bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
-    if (eng == TUNE_OWN)
-        return gpu ? TUNE_SET(gpu_tunables) : TUNE_SET(cpu_tunables);
-    return gpu ? TUNE_SET(gpu_cr_tunables) : TUNE_SET(cpu_cr_tunables);
-#undef TUNE_SET
-}
 
 /* Sets spec's name=value items over the list in buf: "wg=64,ob=4" with "tk=16,ob=2" gives
  * "wg=64,ob=2,tk=16". */
@@ -314,22 +218,23 @@ static void spec_merge(char *buf, size_t len, const char *spec)
 }
 
 #define TUNE_MAX_SHAPES 8
+#define TUNE_MAX_TUNABLES 16 /* per engine and device type */
 
 /* Times every candidate of tunable tu of engine eng on dev, prints a row each and adds them to
  * jc; *best_spec: the fastest candidate. For cl:cr, host (the host device) gives host:cr's
  * output, which each candidate must equal at every shape; for cl:own, the first candidate's.
  * A difference sets bit eng of *check. */
 static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engine eng,
-                    const struct tunable *tu, const struct tune_opts *o, cJSON *jc,
+                    const cp_tunable *tu, const struct tune_opts *o, cJSON *jc,
                     const char **best_spec, int *check)
 {
-    const struct shape *shapes[TUNE_MAX_SHAPES];
+    const cp_tune_shape *shapes[TUNE_MAX_SHAPES];
     size_t ns = 0;
     shapes[ns++] = o->quick ? &tu->quick : &tu->full;
-    for (const struct shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
+    for (const cp_tune_shape *ms = o->quick ? NULL : tu->more; ms && ms->d; ++ms)
         if (ns < TUNE_MAX_SHAPES)
             shapes[ns++] = ms;
-    const struct shape *sh = shapes[0];
+    const cp_tune_shape *sh = shapes[0];
     const char *const *c = o->quick ? tu->quick_cands : tu->cands;
     size_t nc = 0;
     while (c[nc])
@@ -431,31 +336,28 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
 static int tune_device(const cp_device *dev, const cp_device *host, const struct tune_opts *o,
                        cJSON *jdev, int *check)
 {
-    cp_own_tune best;
-    int st = cp_tune_get(dev, 0, &best, NULL); /* the settings not tuned here stay as they are */
-    if (st != CP_OK)
-        return cli_fail("tune", st, "%s", cp_err_msg());
-    char cr_spec[256] = ""; /* cl:cr's: only what is tuned here */
-    int mine = 0;           /* this device's differences */
+    char own_best[256] = ""; /* cl:own's tuned here, over the rest (cp_tune_own_spec) */
+    char cr_spec[256] = "";  /* cl:cr's: only what is tuned here */
+    int st;
+    int mine = 0; /* this device's differences */
     cJSON *jc = cJSON_AddArrayToObject(jdev, "candidates");
     for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
-        size_t nt;
-        const struct tunable *tv = tunables_of(dev, (enum tune_engine)eng, &nt);
+        const cp_tunable *tv[TUNE_MAX_TUNABLES];
+        size_t nt = cp_tunables(engine_names[eng], dev, tv, TUNE_MAX_TUNABLES);
         for (size_t i = 0; i < nt; ++i) {
             const char *best_spec = NULL;
-            st = tune_one(dev, host, (enum tune_engine)eng, &tv[i], o, jc, &best_spec, &mine);
+            st = tune_one(dev, host, (enum tune_engine)eng, tv[i], o, jc, &best_spec, &mine);
             if (st != CP_OK)
                 return st;
-            if (eng == TUNE_CR) {
-                if (best_spec)
-                    spec_merge(cr_spec, sizeof cr_spec, best_spec);
-            } else if ((st = cp_tune_parse(best_spec, &best)) != CP_OK)
-                return cli_fail("tune", st, "%s", cp_err_msg());
+            if (best_spec)
+                spec_merge(eng == TUNE_CR ? cr_spec : own_best,
+                           eng == TUNE_CR ? sizeof cr_spec : sizeof own_best, best_spec);
         }
     }
     *check |= mine;
-    char spec[256];
-    cp_tune_format(&best, spec, sizeof spec);
+    char spec[256]; /* the settings not tuned here stay as they are */
+    if ((st = cp_tune_own_spec(dev, own_best, spec, sizeof spec)) != CP_OK)
+        return cli_fail("tune", st, "%s", cp_err_msg());
     cJSON_AddStringToObject(jdev, "chosen", spec);
     cJSON_AddStringToObject(jdev, "chosen_cr", cr_spec);
     if (*check) {
@@ -463,7 +365,7 @@ static int tune_device(const cp_device *dev, const cp_device *host, const struct
         return CP_OK;
     }
     if (!o->dry_run) {
-        st = cp_tune_store(dev, &best, cr_spec, cJSON_Duplicate(jc, 1));
+        st = cp_tune_store_spec(dev, spec, cr_spec, cJSON_Duplicate(jc, 1));
         if (st != CP_OK)
             return cli_fail("tune", st, "%s", cp_err_msg());
         char key[800];
@@ -567,10 +469,10 @@ int cmd_tune(int argc, char **argv)
         int w = (int)strlen(dev->name);
         o.dev_w = w > o.dev_w ? (w < 40 ? w : 40) : o.dev_w;
         for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
-            size_t nt;
-            const struct tunable *tv = tunables_of(dev, (enum tune_engine)eng, &nt);
+            const cp_tunable *tv[TUNE_MAX_TUNABLES];
+            size_t nt = cp_tunables(engine_names[eng], dev, tv, TUNE_MAX_TUNABLES);
             for (size_t t = 0; t < nt; ++t)
-                for (const char *const *c = o.quick ? tv[t].quick_cands : tv[t].cands; *c; ++c)
+                for (const char *const *c = o.quick ? tv[t]->quick_cands : tv[t]->cands; *c; ++c)
                     if ((int)strlen(*c) > o.spec_w)
                         o.spec_w = (int)strlen(*c);
         }

@@ -19,6 +19,27 @@ target_include_directories(test_labels PRIVATE ${CMAKE_SOURCE_DIR}/tools)
 target_link_libraries(test_labels PRIVATE clparity_rt PkgConfig::CMOCKA)
 add_test(NAME tools/labels COMMAND test_labels)
 add_test(NAME runtime/select COMMAND test_select)
+# cl:own's rule table and the probe's fallback order as pure functions (tests/test_paths.c).
+add_executable(test_paths test_paths.c)
+target_include_directories(test_paths PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_link_libraries(test_paths PRIVATE clparity_rt PkgConfig::CMOCKA)
+add_test(NAME runtime/paths COMMAND test_paths)
+# A planted extra kernel path (tests/own_path_planted.c), registered by compiling cl:own's
+# tables (runtime/own_path_table.c) again with one row more: listed, chosen, probed and tuned
+# with no other file changed (tests/test_planted_path.c); its planted twin runs it under
+# kernel-bit:planted, which its probe must reject.
+add_executable(test_planted_path test_planted_path.c own_path_planted.c
+                                 ${CMAKE_SOURCE_DIR}/runtime/own_path_table.c)
+target_compile_definitions(test_planted_path PRIVATE OWN_PATH_EXTRA=own_path_planted)
+target_include_directories(test_planted_path PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_link_libraries(test_planted_path PRIVATE clparity_rt PkgConfig::CMOCKA)
+add_test(NAME runtime/planted_path_pocl COMMAND test_planted_path)
+add_test(NAME runtime/planted_path_pocl_planted COMMAND test_planted_path planted)
+set_tests_properties(runtime/planted_path_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     SKIP_RETURN_CODE 77 LABELS opencl)
+set_tests_properties(runtime/planted_path_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=kernel-bit:planted"
+                     SKIP_RETURN_CODE 77 LABELS opencl)
 add_test(NAME runtime/gen COMMAND test_gen)
 add_test(NAME runtime/metrics COMMAND test_metrics)
 add_test(NAME runtime/stats COMMAND test_stats)

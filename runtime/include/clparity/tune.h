@@ -1,7 +1,8 @@
-/* cl:own's tunable parameters per device (`clparity tune`), and the store that also keeps
- * cl:cr's. None of cl:own's changes the order of a sum: they move work between work-items and
- * registers, so every setting gives the same bits, and the tests check that; every cl:cr
- * setting gives host:cr's bits (correctly rounded sums). */
+/* The tunable kernel paths of the OpenCL engines with their candidate settings (`clparity
+ * tune`), and the store of cl:own's and cl:cr's settings per device (cl:own's settings'
+ * struct is private: runtime/tune-impl.h). None of cl:own's changes the order of a sum: they move
+ * work between work-items and registers, so every setting gives the same bits, and the tests check
+ * that; every cl:cr setting gives host:cr's bits (correctly rounded sums). */
 #ifndef CLPARITY_TUNE_H
 #define CLPARITY_TUNE_H
 
@@ -13,54 +14,40 @@
 
 CP_API_BEGIN
 
-typedef struct cp_own_tune {
-    int reg_rc;   /* reg path: weights per work-item per chunk (16, 32, 64, 128) */
-    int reg_rd;   /* reg path: chunks in registers, CP_RD - 1 of them in flight (2, 3, 4) */
-    int tiled_bk; /* tiled path: depth of cp_gemm_tiled4's tiles (16, 32) */
-    int tiled_db; /* tiled path: 1 double-buffers the tiles in local memory (0, 1) */
-    int tiled_xl; /* tiled path: 1 loads x a row per lane, 0 a row per CP_LQ lanes (0, 1) */
-    int tiled_xp; /* tiled path: floats of padding per row of the local x tile (0, 4) */
-    int tiled_pf; /* tiled path: 1 holds the next tile in registers during the products (0, 1) */
-    int vec_w;    /* vec path: vector width along the outputs (4, 8, 16) */
-    int vec_rb;   /* vec path: batch rows per register tile (2, 4, 8, 12, 16) */
-    int vec_nv;   /* vec path: vectors along the outputs per work-item (1, 2, 4) */
-    int vec_mc;   /* vec path: batch rows per work-item (16 ... 1024, rounded up to rb) */
-    int reg_rr;   /* reg path: at most this many batch rows per work-group (1 ... 16) */
-    int str_no;   /* stream path: outputs per tile (4 ... 64; 0: from the width) */
-    int str_kc;   /* stream path: k-values per chunk (32 ... 1024; 0: 8192 / outputs per tile) */
-    int str_sp;   /* stream path: 1 runs the model in one launch (device-wide barrier), 0 a
-                   * launch per layer */
-    int str_sg;   /* stream path, one launch: work-groups launched per compute unit (1 ... 8;
-                   * 0: 2 where a layer has more tiles than compute units, else 1) */
-    int reg_rg;   /* reg path, layers at most 128 wide and batches up to 256: groups of
-                   * work-items that take the layers in turn, each holding a whole row of its
-                   * next layer's weights in registers (2, 3, 4; 1: the chunked kernel) */
-    int cpu_gu;   /* cpug path (CPUs): units of work per group wanted in the widest layer
-                   * (1, 2, 4): narrower panels until each of the compute units has this many */
-} cp_own_tune;
+/* One shape that `clparity tune` times a candidate at: the reference model's width, blocks and
+ * batch. */
+typedef struct cp_tune_shape {
+    int d, layers, batch;
+} cp_tune_shape;
 
-/* Where a setting came from. */
-enum cp_tune_source { CP_TUNE_DEFAULT, CP_TUNE_CACHED, CP_TUNE_ENV };
+/* One tunable kernel path and its candidate settings: a field of the path's row (ops) in the
+ * OpenCL engines' path table, read by `clparity tune`. */
+typedef struct cp_tunable {
+    const char *path; /* the path's name */
+    int rank;         /* the order in which tune times the engine's tunables */
+    bool gpu;         /* tuned on GPUs (devices without CL_DEVICE_TYPE_CPU), else on CPUs */
+    cp_tune_shape full, quick;                     /* the first shape of a run, of a --quick run */
+    const char *const *cands, *const *quick_cands; /* name=value lists, NULL-terminated ("":
+                                                    * the engine's settings by the width) */
+    const cp_tune_shape *more; /* more shapes of a full run, up to one of d 0; or NULL */
+} cp_tunable;
 
-/* The settings for dev: the defaults (pref_vec: CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
- * replaced by what `clparity tune` stored for this device, driver and platform version
- * (unless CLPARITY_CACHE=off), replaced by CLPARITY_OWN_TUNE
- * ("rc=32,rd=2,bk=16,...", any subset of the names of cp_tune_format). CP_FAIL_USAGE when
- * CLPARITY_OWN_TUNE does not parse; a stored entry that does not parse is ignored. */
-int cp_tune_get(const cp_device *dev, unsigned pref_vec, cp_own_tune *t, enum cp_tune_source *src);
+/* The tunables of engine ("cl:own" or "cl:cr") for dev's type, in the order tune times them:
+ * up to max written to out, the count returned. */
+size_t cp_tunables(const char *engine, const cp_device *dev, const cp_tunable **out, size_t max);
 
-/* Parses "rc=32,rd=2,bk=16,db=1,xl=0,xp=4,vw=8,rb=4,nv=2,mc=128" (any subset) over *t.
- * CP_FAIL_USAGE names the problem. */
-int cp_tune_parse(const char *spec, cp_own_tune *t);
-/* "rc=64,bk=32,db=0,xl=0,xp=4,vw=16,rb=8,nv=2,mc=128" */
-void cp_tune_format(const cp_own_tune *t, char *buf, size_t len);
+/* cl:own's settings for dev as a list of every name (the defaults, replaced by what `clparity
+ * tune` stored, replaced by CLPARITY_OWN_TUNE where set), with the list `over` (NULL for none)
+ * set over them. CP_FAIL_USAGE where over or CLPARITY_OWN_TUNE does not parse. */
+int cp_tune_own_spec(const cp_device *dev, const char *over, char *buf, size_t len);
 
-/* Stores t for dev in <cache dir>/tune.json (atomically), with cl:cr's settings cr_spec
- * ("wg=128,ob=2,tk=16": CLPARITY_CR_TUNE's names, never path; NULL or "" for none), the date
- * and what was measured (a cJSON object passed as void *, or NULL). An entry is
- * {"params": "<cp_tune_format>", "cr_params": "<cr_spec>", "date": ..., "measured": ...};
- * entries without cr_params (stored before cl:cr was tuned) stay valid. */
-int cp_tune_store(const cp_device *dev, const cp_own_tune *t, const char *cr_spec, void *measured);
+/* Stores cl:own's settings own_spec (cp_tune_own_spec's list) for dev in <cache dir>/tune.json
+ * (atomically), with cl:cr's settings cr_spec ("wg=128,ob=2,tk=16": CLPARITY_CR_TUNE's names,
+ * never path; NULL or "" for none), the date and what was measured (a cJSON object passed as
+ * void *, or NULL). An entry is {"params": "<own_spec>", "cr_params": "<cr_spec>", "date": ...,
+ * "measured": ...}; entries without cr_params (stored before cl:cr was tuned) stay valid. */
+int cp_tune_store_spec(const cp_device *dev, const char *own_spec, const char *cr_spec,
+                       void *measured);
 
 /* cl:cr's settings that `clparity tune` stored for dev, its driver and platform version
  * (runtime/cr_cl.c parses them, and ignores a list that does not parse or that names path,

@@ -1,0 +1,58 @@
+/* Private: cl:cr's state and its kernel variants, shared by cr_cl.c (the choice, the settings,
+ * the build and the probe) and cr_cl_run.c (the variants' rows, their launches, buffers and
+ * release). */
+#ifndef CLPARITY_CR_CL_IMPL_H
+#define CLPARITY_CR_CL_IMPL_H
+
+#include "engine-cl-impl.h"
+#include "params-impl.h" /* struct cr_tune: CLPARITY_CR_TUNE's settings */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* cr.cl's geometry that the host needs too (cr.cl's CR_DIGITS, CR_LX × CR_LY, CR_TM, CR_TN). */
+#define CR_CL_DIGITS 20
+#define CR_CL_GEMM_LX 8
+#define CR_CL_GEMM_LY 8
+#define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
+
+/* The kernel variants. */
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
+
+struct cr_cl {
+    enum cr_path path;
+    struct cr_tune tune;
+    bool f64;          /* the certified double path (CR_F64) */
+    bool ftz;          /* float denormals through the bits (CR_NO_DENORM) */
+    bool planted;      /* test hook corrupt-cl-cr */
+    cl_program prog;   /* cr.cl */
+    cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
+    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
+    cl_mem xsq;        /* f64 gemm: each row's sum of squares */
+    cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
+    cl_mem pflags;     /* splitk without f64: the ranges' flags */
+    cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
+    cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
+    size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
+    size_t launched;   /* stream: work-groups of the last launch */
+    size_t part_bytes; /* the sizes of part and pflags */
+    size_t pflags_bytes;
+    char opts[320]; /* the build options of the variant set up (its probe's key) */
+};
+
+/* cl:cr's state, behind its path's ops (s->priv). */
+static inline struct cr_cl *cr_state(const struct cl_state *s)
+{
+    return s->priv;
+}
+
+/* The variants' rows of the OpenCL engines' path type, indexed by enum cr_path (cr_cl_run.c). */
+extern const struct cl_path_ops cr_paths[CR_N_PATHS];
+
+/* The local memory of the group kernels (gemv, splitk), argument by argument (cr_cl_run.c). */
+void cr_group_locals(const struct cr_cl *c, size_t sizes[3]);
+
+/* Releases c's program and kernels (a variant set up again builds anew). */
+void cr_release_program(struct cr_cl *c);
+
+#endif
