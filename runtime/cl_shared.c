@@ -3,7 +3,7 @@
  * of a device-wide barrier (from engine_cl.c), and the device and model tests that several
  * paths apply (from own_path.c). The paths (own_*.c, cr_cl.c) and engine_cl.c call these;
  * this file calls none of them back. */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * own_paths[] and cl:cr's cr_paths[] with tune parameters (ops->tune) for the device's type, in
  * their rank's order. A path that adds a row with its candidates is tuned with no other file
  * changed. */
-#include "cr-cl-impl.h"
+#include "cr-cl-run-impl.h"
 
 #include <string.h>
 

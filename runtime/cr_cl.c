@@ -11,12 +11,12 @@
  * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
  * the exact integer accumulator for every output. The routine string says which. */
-#include "cr-cl-impl.h"
+#include "cr-cl-run-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
 #include "tune-impl.h"
 #include "clparity/env.h"
-#include "../hostblas/cr-impl.h"
+#include "hostblas/cr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* ---- the choice --------------------------------------------------------------------------- */
 
-/* The default variant: the first rule whose conditions hold (cl_rule_first, engine-cl-impl.h:
+/* The default variant: the first rule whose conditions hold (cl_rule_first, cl-shared-impl.h:
  * the rule type of cl:own's own_rules[]; a limit of 0 is none). */
 static const struct cl_rule cr_rules[] = {
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
@@ -454,7 +454,8 @@ static int cr_probe_make(const cp_device *dev, const void *make_ctx, const cp_mo
 {
     const struct cr_forced *f = make_ctx;
     cr_forced = f;
-    int st = cp_cl_create_probing("cl:cr", dev, m, batch, (int)f->ch.path, out);
+    int st = cp_cl_create_probing(cp_cl_probe_engine(CP_PROBE_CL_CR), dev, m, batch,
+                                  (int)f->ch.path, out);
     cr_forced = NULL;
     return st;
 }

@@ -2,8 +2,8 @@
  * launches, each variant's loop budget, its buffers (the weights' norms, split-k's partial sums,
  * stream's layer table), and the release of cl:cr's state. cr_cl.c chooses the variant, sets it
  * up and builds it. */
-#include "cr-cl-impl.h"
-#include "../hostblas/cr-impl.h"
+#include "cr-cl-run-impl.h"
+#include "hostblas/cr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -49,6 +49,17 @@ typedef int (*cp_isolated_setup_fn)(cp_engine *e, const cp_device *dev, const cp
                                                   const cp_model *m, int max_batch));
 void cp_engine_set_isolation(cp_isolated_setup_fn setup);
 
+/* The engines' registry entries (runtime/cl_engines.c, hostblas/host_engines.c), which
+ * runtime/registry.c lists. */
+extern const cp_engine_info cp_engine_cl_own;
+extern const cp_engine_info cp_engine_cl_clblast;
+extern const cp_engine_info cp_engine_cl_relaxed;
+extern const cp_engine_info cp_engine_host_openblas;
+extern const cp_engine_info cp_engine_host_exact;
+extern const cp_engine_info cp_engine_host_f64;
+extern const cp_engine_info cp_engine_host_cr;
+extern const cp_engine_info cp_engine_cl_cr;
+
 extern const struct cp_engine_ops cp_engine_ops_cl_own;
 extern const struct cp_engine_ops cp_engine_ops_cl_clblast;
 extern const struct cp_engine_ops cp_engine_ops_cl_relaxed;

@@ -3,10 +3,11 @@
  * cl:cr (correctly rounded layers: cr_cl.c and clkernels/cr.cl). All
  * keep the weights on the device between forwards, enqueue every layer and synchronise once. What
  * they share lives here: the context, the weights as stored, the activations, the forward's
- * frame and the round trip. Every kernel path is a cl_path_ops row (engine-cl-impl.h), which
+ * frame and the round trip. Every kernel path is a cl_path_ops row (cl-shared-impl.h), which
  * this file calls only through s->ops: cl:own's and cl:relaxed's (own_small.c, own_gemm.c and
  * own_cpu.c, chosen in own_path.c) and cl:cr's variants (cr_cl_run.c, chosen in cr_cl.c). */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
+#include "train-impl.h"
 #include "isolate-impl.h"
 #include "program-impl.h"
 
@@ -170,6 +171,7 @@ static int write_chunks(cp_engine *e, struct cl_state *s)
 static int cl_create_common(cp_engine *e, const cp_device *dev, enum cl_variant variant)
 {
     const cp_model *m = e->model;
+    cp_cl_probe_engines(&cp_engine_cl_own, &cp_engine_cl_relaxed, &cp_engine_cl_cr);
     struct cl_state *s = calloc(1, sizeof *s);
     if (!s)
         return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
@@ -503,3 +505,81 @@ const struct cp_engine_ops cp_engine_ops_cl_cr = {.isolated = true,
                                                   .forward = cl_forward,
                                                   .destroy = cl_destroy,
                                                   .roundtrip = cl_roundtrip};
+
+/* The OpenCL engines' registry entries (listed by registry.c), beside their ops: each one's
+ * traits as data, its training (train_cl.c) and what it holds (its footprint). */
+
+/* The footprints (cp_engine_footprint): f holds the default when they are called, the weights
+ * once in the engine's dtype and two activation buffers. */
+
+/* cl:own and cl:relaxed (its kernels) keep the weights as uploaded (for the round-trip checks)
+ * and a copy in their kernels' layout (transposed or blocked); their one-launch path transposes
+ * every layer into one host buffer before the upload. */
+static void footprint_own(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)batch;
+    f->weights *= 2;
+    f->staging += (unsigned long long)m->n_params * 4ULL;
+}
+
+static void footprint_clblast(const cp_model *m, int batch, cp_footprint *f)
+{
+    (void)m;
+    (void)batch;
+    f->buffers = 3;
+}
+
+/* cl:cr: the weights as stored, each output's weight norm and each row's sum of squares (its
+ * split-k partial sums, CLPARITY_CR_TUNE=path=splitk, are checked when it is created). */
+static void footprint_cl_cr(const cp_model *m, int batch, cp_footprint *f)
+{
+    f->weights += (unsigned long long)m->max_width * (unsigned long long)m->n_layers * 8ULL +
+                  (unsigned long long)batch * 8ULL;
+}
+
+const cp_engine_info cp_engine_cl_own = {
+    .name = "cl:own",
+    .kind = CP_DEV_OPENCL,
+    .dtype = CP_F32,
+    .summary = "our .cl kernels: k ascending, explicit fma, FP_CONTRACT OFF (bitwise twin of "
+               "host:exact)",
+    .twin = "host:exact",
+    .in_sweep = true,
+    .footprint = footprint_own,
+    .ops = &cp_engine_ops_cl_own,
+    .train = &train_ops_cl_own,
+};
+
+const cp_engine_info cp_engine_cl_clblast = {
+    .name = "cl:clblast",
+    .kind = CP_DEV_OPENCL,
+    .dtype = CP_F32,
+    .summary = "CLBlast SGEMV at batch 1, SGEMM beyond, + our ReLU/residual epilogue kernel",
+    .footprint = footprint_clblast,
+    .ops = &cp_engine_ops_cl_clblast,
+    .train = &train_ops_cl_clblast,
+};
+
+const cp_engine_info cp_engine_cl_relaxed = {
+    .name = "cl:relaxed",
+    .kind = CP_DEV_OPENCL,
+    .dtype = CP_F32,
+    .summary = "cl:own's kernel paths with a * b + c for fma, -cl-fast-relaxed-math "
+               "-cl-mad-enable: what exactness costs",
+    .footprint = footprint_own,
+    .ops = &cp_engine_ops_cl_relaxed,
+    .train = &train_ops_cl_relaxed,
+};
+
+const cp_engine_info cp_engine_cl_cr = {
+    .name = "cl:cr",
+    .kind = CP_DEV_OPENCL,
+    .dtype = CP_F32,
+    .summary = "correctly rounded on the OpenCL device: host:cr's bits, any split",
+    .by_name = true,
+    .correctly_rounded = true,
+    .twin = "host:cr",
+    .footprint = footprint_cl_cr,
+    .ops = &cp_engine_ops_cl_cr,
+    .train = &train_ops_cl_cr,
+};

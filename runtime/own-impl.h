@@ -1,4 +1,4 @@
-/* Private: cl:own's kernel paths (engine-cl-impl.h, own_path.c) and the probe that checks a path on
+/* Private: cl:own's kernel paths (cl-shared-impl.h, own_path.c) and the probe that checks a path on
  * a device before cl:own first uses it there (own_probe.c). */
 #ifndef CLPARITY_OWN_IMPL_H
 #define CLPARITY_OWN_IMPL_H
@@ -70,8 +70,14 @@ bool cp_own_probe_off(void);
 /* An OpenCL engine ("cl:own", "cl:relaxed" or "cl:cr", with kernel path or variant `path`
  * forced) on dev, making no probe of its own (own_probe.c, so that the paths and the probes
  * below engine_cl.c need not call it back). */
-int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
-                         int path, cp_engine **out);
+/* The OpenCL engines a probe creates (cl:own's paths, cl:relaxed's bound, cl:cr's variants),
+ * handed down by engine_cl.c (cp_cl_probe_engines, before it sets an engine up). */
+enum cp_probe_cl { CP_PROBE_CL_OWN, CP_PROBE_CL_RELAXED, CP_PROBE_CL_CR, CP_PROBE_CL_N };
+void cp_cl_probe_engines(const cp_engine_info *own, const cp_engine_info *relaxed,
+                         const cp_engine_info *cr);
+const cp_engine_info *cp_cl_probe_engine(enum cp_probe_cl which);
+int cp_cl_create_probing(const cp_engine_info *engine, const cp_device *dev, const cp_model *m,
+                         int batch, int path, cp_engine **out);
 /* The path cp_cl_create_probing forces for the engine being created on this thread; -1: none
  * (engine_cl.c reads it). */
 int cp_cl_forced_path(void);

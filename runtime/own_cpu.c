@@ -5,7 +5,7 @@
  * 10 us on 2 cores, outweighs a layer's work) and cpug (cp_cpu_grid, one launch, every core on
  * each layer, its groups meeting at a device-wide barrier). Where each is chosen: own_rules[]
  * (own_path.c). */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

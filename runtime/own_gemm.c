@@ -1,7 +1,7 @@
 /* cl:own's per-layer GEMM paths: naive (block.cl's cp_linear, the reference form, a work-item
  * per output), tiled (own_gemm.cl's cp_gemm_tiled and cp_gemm_tiled4, local-memory tiles, for
  * GPUs) and vec (own_gemm.cl's cp_gemm_vec, register tiles over packed panels, for CPUs). */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

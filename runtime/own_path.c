@@ -2,7 +2,7 @@
  * where a probe rejects a path, and the chosen path's program. The tables themselves (paths,
  * rules, fallbacks) are own_path_table.c's. */
 #include "clparity/env.h"
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 #include "program-impl.h"
 
 #include <stdio.h>

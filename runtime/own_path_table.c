@@ -6,7 +6,7 @@
  * struct cl_path_ops, with its kernel file) plus its row here (and an enum own_path entry for
  * its index, and rows in own_rules[] and own_fallbacks[] where the default choice should take
  * it): docs/ENGINES.md, "Adding a kernel path". */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #ifdef OWN_PATH_EXTRA
 extern const struct cl_path_ops OWN_PATH_EXTRA;
@@ -25,7 +25,7 @@ const struct cl_path_ops *const own_paths[] = {
 const size_t own_n_paths = sizeof own_paths / sizeof *own_paths;
 _Static_assert(sizeof own_paths / sizeof *own_paths <= OWN_PATHS_MAX, "OWN_PATHS_MAX");
 
-/* The default choice is the first rule of own_rules[] (cl_rule_first, engine-cl-impl.h) of
+/* The default choice is the first rule of own_rules[] (cl_rule_first, cl-shared-impl.h) of
  * the device's kind whose limits hold and whose path fits (its fits()). Widths are the model's
  * widest layer, batches the engine's largest batch, row blocks own_cpu_rows' of it. */
 /* Measured 2026-11-23 (docs/PERFORMANCE.md): on PoCL the vectorised GEMM beats the

@@ -183,7 +183,7 @@ static void probe_out_free(struct probe_out *o)
  * build that fails is an error of the run, as it is outside the probe (with the compiler's
  * log), not a verdict: the path's bits were never seen. o is freed by probe_out_free either
  * way. */
-static int probe_forward(const cp_device *dev, const char *engine, int path,
+static int probe_forward(const cp_device *dev, const cp_engine_info *engine, int path,
                          struct cp_probe_class cls, struct probe_out *o, enum cp_probe_verdict *v,
                          char *why, size_t why_len)
 {
@@ -224,7 +224,8 @@ static int probe_run(const cp_device *dev, int path, struct cp_probe_class cls,
 {
     struct probe_out o;
     *v = CP_PROBE_FAIL;
-    int st = probe_forward(dev, "cl:own", path, cls, &o, v, why, why_len);
+    int st =
+        probe_forward(dev, cp_cl_probe_engine(CP_PROBE_CL_OWN), path, cls, &o, v, why, why_len);
     if (st != CP_OK || *v == CP_PROBE_NA) {
         probe_out_free(&o);
         return st;
@@ -313,6 +314,23 @@ static int loop_check_run(const cp_device *dev, long *ran)
     return st;
 }
 
+/* The engines a probe creates: engine_cl.c, above the probes, hands them down as it creates an
+ * engine (cp_cl_probe_engines), so that no probe names an engine it would call up into. */
+static _Atomic(const cp_engine_info *) probe_engines[CP_PROBE_CL_N];
+
+void cp_cl_probe_engines(const cp_engine_info *own, const cp_engine_info *relaxed,
+                         const cp_engine_info *cr)
+{
+    probe_engines[CP_PROBE_CL_OWN] = own;
+    probe_engines[CP_PROBE_CL_RELAXED] = relaxed;
+    probe_engines[CP_PROBE_CL_CR] = cr;
+}
+
+const cp_engine_info *cp_cl_probe_engine(enum cp_probe_cl which)
+{
+    return probe_engines[which];
+}
+
 /* cp_cl_create_probing's path for the engine it creates on this thread (-1: none). */
 static _Thread_local int forced_path = -1;
 
@@ -321,11 +339,11 @@ int cp_cl_forced_path(void)
     return forced_path;
 }
 
-int cp_cl_create_probing(const char *engine, const cp_device *dev, const cp_model *m, int batch,
-                         int path, cp_engine **out)
+int cp_cl_create_probing(const cp_engine_info *engine, const cp_device *dev, const cp_model *m,
+                         int batch, int path, cp_engine **out)
 {
     forced_path = path;
-    int st = cp_engine_create(cp_engine_find(engine), dev, m, batch, out);
+    int st = cp_engine_create(engine, dev, m, batch, out);
     forced_path = -1;
     return st;
 }
@@ -621,7 +639,8 @@ static int relaxed_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
 {
     struct probe_out o;
     *v = CP_PROBE_FAIL;
-    int st = probe_forward(dev, "cl:relaxed", *(const int *)ctx, cls, &o, v, why, why_len);
+    int st = probe_forward(dev, cp_cl_probe_engine(CP_PROBE_CL_RELAXED), *(const int *)ctx, cls, &o,
+                           v, why, why_len);
     if (st != CP_OK || *v == CP_PROBE_NA) {
         probe_out_free(&o);
         return st;

@@ -2,7 +2,7 @@
  * model in one launch, a work-group per row or per reg_rr rows) and stream (own_stream.cl:
  * tiles of outputs streaming the weights, a launch per layer or one launch with a device-wide
  * barrier). */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

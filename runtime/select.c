@@ -210,7 +210,8 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
                             why ? ": " : "", why ? devs->env_note : "");
             goto out;
         }
-        use[info - cp_engine_at(0)] = true;
+        for (size_t i = 0; i < n; ++i) /* the registry lists its entries, not one array */
+            use[i] = use[i] || cp_engine_at(i) == info;
         any = true;
     }
     if (!any)

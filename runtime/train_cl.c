@@ -4,11 +4,11 @@
 #include "clparity/env.h"
 #include "clparity/train.h"
 
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 #include "engine-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
-#include "train-cl-impl.h"
+#include "train-cl-state-impl.h"
 #include "train-impl.h"
 #include "hostblas/cr.h"
 

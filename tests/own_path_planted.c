@@ -4,7 +4,7 @@
  * work-item per output, cl:own's order: host:exact's bits) under its own name, program and
  * tune parameter: rr (reg's rows per work-group, which it passes as a define and ignores), so
  * that `clparity tune` has candidates to time and compare. */
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 #include "engine_util.h"
 
 #include "clparity/metrics.h"
@@ -43,7 +43,7 @@ static const char *run_own(const cp_device *dev, int d, int layers, int batch, b
     assert_non_null(y);
     cp_engine *e = NULL;
     cp_timing t;
-    int st = forced ? cp_cl_create_probing("cl:own", dev, &m, batch, N_PATHS, &e)
+    int st = forced ? cp_cl_create_probing(&cp_engine_cl_own, dev, &m, batch, N_PATHS, &e)
                     : cp_engine_create(cp_engine_find("cl:own"), dev, &m, batch, &e);
     if (st != CP_OK || cp_engine_forward(e, x, batch, y, &t) != CP_OK)
         fail_msg("cl:own on %s: %s", dev->name, cp_err_msg());

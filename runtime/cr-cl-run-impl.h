@@ -1,10 +1,10 @@
 /* Private: cl:cr's state and its kernel variants, shared by cr_cl.c (the choice, the settings,
  * the build and the probe) and cr_cl_run.c (the variants' rows, their launches, buffers and
  * release). */
-#ifndef CLPARITY_CR_CL_IMPL_H
-#define CLPARITY_CR_CL_IMPL_H
+#ifndef CLPARITY_CR_CL_RUN_IMPL_H
+#define CLPARITY_CR_CL_RUN_IMPL_H
 
-#include "engine-cl-impl.h"
+#include "cl-shared-impl.h"
 #include "params-impl.h" /* struct cr_tune: CLPARITY_CR_TUNE's settings */
 
 #include <stdbool.h>

@@ -1,10 +1,11 @@
-/* Private: the OpenCL engines' state (engine_cl.c) and their kernel paths, one struct
- * cl_path_ops per path: cl:own's and cl:relaxed's (own_small.c, own_gemm.c, own_cpu.c), listed
- * in own_paths[] and chosen by the rule table of own_path.c, and cl:cr's (cr_cl.c, which picks
- * its kernel variant itself). A new kernel is one entry there; a new vendor or size rule one
- * row of own_rules[]. engine_cl.c knows a path only through its ops (s->ops). */
-#ifndef CLPARITY_ENGINE_CL_IMPL_H
-#define CLPARITY_ENGINE_CL_IMPL_H
+/* Private: the OpenCL engines' state (made by engine_cl.c) and their kernel paths, one struct
+ * cl_path_ops per path, with the calls they share (cl_shared.c, below engine_cl.c and the paths):
+ * cl:own's and cl:relaxed's (own_small.c, own_gemm.c, own_cpu.c), listed in own_paths[] and chosen
+ * by the rule table of own_path.c, and cl:cr's (cr_cl.c, which picks its kernel variant itself). A
+ * new kernel is one entry there; a new vendor or size rule one row of own_rules[]. engine_cl.c
+ * knows a path only through its ops (s->ops). */
+#ifndef CLPARITY_CL_SHARED_IMPL_H
+#define CLPARITY_CL_SHARED_IMPL_H
 
 #include "engine-impl.h"
 #include "own-impl.h"
