@@ -1,4 +1,4 @@
-/* cl:cr's kernels (runtime/cr_cl.c): correctly rounded layers with host:cr's bits on every
+/* cl:cr's kernels (runtime/opencl/cr_cl.c): correctly rounded layers with host:cr's bits on every
  * device, whatever the split of k over work-items, work-groups and launches (issue 23;
  * docs/ENGINES.md, "host:cr and cl:cr"). For each output o:
  *   v = RN(sum_k x[k]·W[o][k] + b[o]) (the exact sum rounded once to float32, ties to even),
@@ -30,7 +30,7 @@
  * (a few ulps would still be covered by the factor 1.01). The weights' row norms |W_o|_2 are
  * cr.c's cr_norm, computed on the host once.
  *
- * Build options (runtime/cr_cl.c):
+ * Build options (runtime/opencl/cr_cl.c):
  *   CR_F64        the device has cl_khr_fp64: the certified double fast path, the exact
  *                 accumulator where the certificate fails. Without it (Mesa rusticl on
  *                 llvmpipe, or CLPARITY_CR_TUNE=exact=1) no double is compiled and every output
@@ -879,7 +879,7 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
 #endif /* CR_TRAIN */
 
 #ifdef CR_TRAIN
-/* ---- training (cl:cr's trainer, runtime/train.c; host:cr's is hostblas/train_cr.c) -------- */
+/* ---- training (cl:cr's trainer, runtime/train/train.c; host:cr's is hostblas/train_cr.c) -------- */
 
 /* The kernels of clkernels/train.cl under the same names and arguments, with the contract for
  * every sum: each is the exact sum of its exact terms rounded once (RN). Built with

@@ -1,5 +1,5 @@
 /* The device-wide barrier of cl:own's one-launch kernels that span work-groups (own_stream.cl,
- * own_cpu.cl's cp_cpu_grid), included by them (runtime/program.c expands the #include).
+ * own_cpu.cl's cp_cpu_grid), included by them (runtime/engine/program.c expands the #include).
  *
  * OpenCL 1.2 promises nothing about work-groups that are not running, so a launch first finds
  * which ones are (occupancy discovery, after Sorensen et al., "Portable inter-workgroup barrier

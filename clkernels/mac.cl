@@ -1,4 +1,4 @@
-/* CP_MAC(a, b, c), the multiply-add of cl:own's kernels, included by each (runtime/program.c
+/* CP_MAC(a, b, c), the multiply-add of cl:own's kernels, included by each (runtime/engine/program.c
  * expands the line `#include "mac.cl"`). cl:own: an explicit fma, nothing contracted, so that
  * every conforming device gives host:exact's bits.
  *

@@ -1,4 +1,4 @@
-/* The device checks behind cl:own's probe (runtime/own_probe.c).
+/* The device checks behind cl:own's probe (runtime/opencl/own_probe.c).
  *
  * cp_loop_count: one work-item runs one loop of n iterations and records each. OpenCL C puts
  * no limit on a loop; Mesa's llvmpipe (rusticl, 22.3) stops every loop of a work-item once

@@ -1,5 +1,5 @@
 /* The register tile of cl:own's CPU kernels, shared by own_cpu.cl (cp_cpu_block) and
- * own_gemm.cl (cp_gemm_vec), which include it (runtime/program.c expands the line
+ * own_gemm.cl (cp_gemm_vec), which include it (runtime/engine/program.c expands the line
  * `#include "reg_tile.cl"`) after mac.cl and after setting CP_VW, CP_NV and CP_RB. CP_RB rows
  * × CP_NV vectors of CP_VW adjacent outputs stay in registers; the weights come packed in
  * panels of CP_NR = CP_VW·CP_NV outputs, Wp[n / CP_NR][k][n % CP_NR], so that at each k a

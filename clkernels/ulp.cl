@@ -1,4 +1,4 @@
-/* clparity ulp (runtime/ulp.c): one of the measured functions, chosen by op, on n inputs. Built
+/* clparity ulp (runtime/opencl/ulp.c): one of the measured functions, chosen by op, on n inputs. Built
  * as it comes and with -cl-fp32-correctly-rounded-divide-sqrt, which changes sqrt and / only.
  * Nothing may be contracted: each result is the function's own. */
 #pragma OPENCL FP_CONTRACT OFF

@@ -6,7 +6,7 @@
 #ifndef CLPARITY_HOST_IMPL_H
 #define CLPARITY_HOST_IMPL_H
 
-#include "../runtime/engine-impl.h"
+#include "engine-impl.h"
 #include "hostblas/cr.h"
 
 #include <stdatomic.h>

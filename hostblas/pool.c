@@ -15,7 +15,7 @@
 
 static void host_pool_free(struct host_pool *p);
 
-/* The host engines' settings by environment variable, read through runtime/env.c's table
+/* The host engines' settings by environment variable, read through runtime/base/env.c's table
  * (which refuses a value it does not list): *choice is the index of name's value in words (n of
  * them, in the table's order), or -1 where it is unset or empty. A table whose words differ
  * from the engine's is a bug, named as such. */
@@ -26,7 +26,7 @@ int host_env_word(const char *name, const char *const *words, int n, int *choice
         return st;
     const char *v = getenv(name);
     if (*choice >= n || strcasecmp(v, words[*choice]) != 0)
-        return cp_err_set(CP_FAIL_RUNTIME, "%s: runtime/env.c's words differ from the engine's",
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: runtime/base/env.c's words differ from the engine's",
                           name);
     return CP_OK;
 }
@@ -221,7 +221,7 @@ int host_max_threads(int *n)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *n = cores < 1 ? 1 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
-    double v; /* 1 to POOL_MAX_THREADS, as runtime/env.c's table says */
+    double v; /* 1 to POOL_MAX_THREADS, as runtime/base/env.c's table says */
     bool set;
     int st = cp_env_number("CLPARITY_HOST_THREADS", &v, &set);
     if (st == CP_OK && set)

@@ -7,8 +7,8 @@ Usage:
       the options must match REGEX (re.search).
   check_built.py JSON --cpug D B
       cp_cpu_grid (CLPARITY_OWN_KERNEL=cpug) at max width D and batch B: the vector width
-      CP_VW and the vectors per work-item CP_NV must be those that runtime/tune.c and
-      cpug_shape (runtime/engine_cl.c) give on the device the test ran on, platform 0 device 0
+      CP_VW and the vectors per work-item CP_NV must be those that runtime/opencl/tune.c and
+      cpug_shape (runtime/opencl/engine_cl.c) give on the device the test ran on, platform 0 device 0
       of this environment. Its preferred float vector width and compute units are read with
       `clinfo --raw`, so that the same test holds on 8- and 16-wide devices and on any
       POCL_MAX_PTHREAD_COUNT; vw= and gu= in CLPARITY_OWN_TUNE apply as in the runtime.
@@ -37,17 +37,17 @@ def tune_env():
 
 
 def default_vw(pref_vec):
-    """runtime/tune.c, cp_tune_get: vw from the device's preferred float vector width."""
+    """runtime/opencl/tune.c, cp_tune_get: vw from the device's preferred float vector width."""
     return 16 if pref_vec >= 16 else 8
 
 
 def cpu_rows(batch):
-    """runtime/engine_cl.c, cpu_rows: rows per work-item."""
+    """runtime/opencl/engine_cl.c, cpu_rows: rows per work-item."""
     return 4 if batch >= 4 else 2 if batch >= 2 else 1
 
 
 def cpug_nv(max_width, batch, vw, cus, gu):
-    """runtime/engine_cl.c, cpug_shape: 4 vectors per work-item where the widest layer gives
+    """runtime/opencl/engine_cl.c, cpug_shape: 4 vectors per work-item where the widest layer gives
     every compute unit gu units (panels of vw * nv outputs x row blocks), else 2, else 1."""
     rb = cpu_rows(batch)
     blocks = (batch + rb - 1) // rb

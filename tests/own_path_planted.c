@@ -1,5 +1,5 @@
 /* A planted extra kernel path of cl:own, for tests/test_planted_path.c: the whole path in one
- * file, registered by compiling cl:own's tables (runtime/own_path_table.c) again with
+ * file, registered by compiling cl:own's tables (runtime/opencl/own_path_table.c) again with
  * OWN_PATH_EXTRA=own_path_planted, which adds it as one row. It runs block.cl's cp_linear (a
  * work-item per output, cl:own's order: host:exact's bits) under its own name, program and
  * tune parameter: rr (reg's rows per work-group, which it passes as a define and ignores), so

@@ -142,7 +142,7 @@ static void test_environment(void **state)
         setenv("CLPARITY_CACHE_MAX_MB", bad[i], 1);
         assert_int_equal(cp_cache_max_bytes(&valid), 256ull << 20);
         assert_false(valid);
-        /* ...and refused before any work, by the library too (runtime/env.c): never a silent
+        /* ...and refused before any work, by the library too (runtime/base/env.c): never a silent
          * default for a program that lists devices */
         const cp_env_var *which;
         assert_int_equal(cp_env_check_all(&which), CP_FAIL_USAGE);

@@ -1,4 +1,4 @@
-/* Unit tests of runtime/error.c: code names and the per-thread error message. */
+/* Unit tests of runtime/base/error.c: code names and the per-thread error message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

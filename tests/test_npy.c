@@ -1,4 +1,4 @@
-/* Unit tests of runtime/npy.c: round trips, numpy's exact header, and malformed files. */
+/* Unit tests of runtime/files/npy.c: round trips, numpy's exact header, and malformed files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

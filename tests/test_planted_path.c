@@ -1,5 +1,5 @@
 /* runtime/planted_path_pocl: a path added as one file (tests/own_path_planted.c) plus one row
- * (runtime/own_path_table.c compiled with OWN_PATH_EXTRA) is listed, chosen by the rules,
+ * (runtime/opencl/own_path_table.c compiled with OWN_PATH_EXTRA) is listed, chosen by the rules,
  * probed, and tuned, with no other file changed: docs/ENGINES.md, "Adding a kernel path".
  * `test_planted_path planted` runs under CLPARITY_TEST_HOOK=kernel-bit:planted: the probe must
  * reject the path (one flipped bit) and cl:own fall back to the device's own choice. */
@@ -85,7 +85,7 @@ static void test_chosen_and_probed(void **state)
 
 /* What `clparity tune` does with the path's candidates (cp_tunables, the rows' lists): each
  * timed with the path forced and the candidate in CLPARITY_OWN_TUNE, the same bits. (tune
- * forces the path through CLPARITY_OWN_KERNEL, whose words runtime/env.c lists: a path of
+ * forces the path through CLPARITY_OWN_KERNEL, whose words runtime/base/env.c lists: a path of
  * clparity's own adds its name there too; this test forces it as the probe does.) */
 static void test_tuned(void **state)
 {

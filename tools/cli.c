@@ -121,7 +121,7 @@ static int check_not_empty(const char *cmd, const char *opt, const char *path, b
 int cli_check_output_dir(const char *cmd, const char *dir)
 {
     /* Nothing is made before the work: the save is written beside DIR and put in place whole
-     * (runtime/savedir.c), so a run that fails or is killed leaves no DIR where none was. */
+     * (runtime/files/savedir.c), so a run that fails or is killed leaves no DIR where none was. */
     struct stat sb;
     if (check_not_empty(cmd, "--save", dir, false) != CP_OK)
         return CP_FAIL_USAGE;

@@ -1,7 +1,7 @@
 /* clparity tune: times cl:own's and cl:cr's tunable kernels with each candidate setting on each
  * selected OpenCL device, checks that every cl:own setting gives the same bits and every cl:cr
  * setting host:cr's, and stores the fastest per device, driver and platform version
- * (runtime/tune.c). */
+ * (runtime/opencl/tune.c). */
 #include "cli.h"
 #include "cmds.h"
 #include "opts.h"

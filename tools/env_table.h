@@ -1,4 +1,4 @@
-/* The command's side of runtime/env.c's table of CLPARITY_* variables: the check before any
+/* The command's side of runtime/base/env.c's table of CLPARITY_* variables: the check before any
  * command runs, and the table as docs/COMMANDS.md lists it. */
 #ifndef CLPARITY_ENV_TABLE_H
 #define CLPARITY_ENV_TABLE_H

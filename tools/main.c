@@ -116,11 +116,11 @@ static int dispatch(int argc, char **argv)
         cli_print_version();
         return CP_OK;
     }
-    /* Hidden: runtime/env.c's table, for docs/COMMANDS.md and its test (cli/env_table). */
+    /* Hidden: runtime/base/env.c's table, for docs/COMMANDS.md and its test (cli/env_table). */
     if (strcmp(argv[1], "--env-table") == 0)
         return env_print_table(argc > 2 ? argv[2] : "md");
     /* not in commands[] (nor in --help): the child that sets up an OpenCL engine for the
-     * others (runtime/isolate-impl.h), re-executed from this same binary */
+     * others (runtime/engine/isolate-impl.h), re-executed from this same binary */
     if (strcmp(argv[1], "__setup") == 0)
         return cp_isolate_child_main(argc - 1, argv + 1);
     /* CLPARITY_ISOLATE=off: builds and probes in this process, as the library does (a

@@ -3,7 +3,7 @@
 checked before any work, and a bad one is status 2 with one line naming the option and the
 reason: an empty path, a symbolic link loop, a parent that is not a folder, a folder that
 cannot be written, an input that is not there, a folder where a file is wanted (and the
-reverse), an output onto an input. Every CLPARITY_* variable of runtime/env.c's table (read
+reverse), an output onto an input. Every CLPARITY_* variable of runtime/base/env.c's table (read
 with `clparity --env-table tsv`) is tried with garbage: status 2 naming the variable and the
 value, before any work.
 

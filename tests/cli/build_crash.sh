@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: build_crash.sh CLPARITY DIR SCENARIO
 # A compiler that crashes or hangs costs one kernel path, not the run (issue 32): cl:own's and
-# cl:cr's builds and probes run in a child process (runtime/isolate-impl.h), and the test hooks
+# cl:cr's builds and probes run in a child process (runtime/engine/isolate-impl.h), and the test hooks
 # build-abort:<path>, build-segv:<path> and build-hang:<path> make the build of one path (or of
 # "all") die by that signal or never return, there as a crashing compiler would. Each scenario
 # starts from an empty program cache in DIR (XDG_CACHE_HOME; PoCL's own cache too). Scenarios:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/COMMANDS.md's list of CLPARITY_* variables is runtime/env.c's table (issue 32): the
+"""docs/COMMANDS.md's list of CLPARITY_* variables is runtime/base/env.c's table (issue 32): the
 block between the env-table markers must be exactly what `clparity --env-table` prints; every
 variable that the C sources name in a string ("CLPARITY_...") must be in the table, so that a
 new reader cannot skip it; and every variable of COMMANDS.md's Environment table must be in it.
@@ -51,7 +51,7 @@ def main(clp, src, commands):
         # child's environment): the table must list at least one variable of that family.
         known = any(n.startswith(name) for n in names) if name.endswith("_") else name in names
         if not known:
-            failures.append(f"{where} reads {name}, which runtime/env.c's table does not list")
+            failures.append(f"{where} reads {name}, which runtime/base/env.c's table does not list")
     documented = set(re.findall(r"^\| `(CLPARITY_[A-Z0-9_]+)`", doc, re.M))
     for name in sorted(documented - names):
         failures.append(f"{commands} documents {name}, which the table does not list")

@@ -38,7 +38,7 @@ set_tests_properties(cli/bad_inputs PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CA
 # folder; FIFOs, sockets and devices as inputs or outputs; --engines with empty items or
 # duplicates; train's non-finite loss printed "nan". Each refused before any work.
 # One rule for bad paths and variables (issue 32): every path option of every command and
-# garbage in every CLPARITY_* variable of runtime/env.c's table, refused with status 2 before
+# garbage in every CLPARITY_* variable of runtime/base/env.c's table, refused with status 2 before
 # any work; docs/COMMANDS.md's list of variables is the table's.
 add_test(NAME cli/bad_paths
          COMMAND ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_paths.py ${CLP}

@@ -89,7 +89,7 @@ cli_status(ulp_extra_argument "${ENV_POCL}" 2 "^clparity ulp: unexpected argumen
 # One hand-worked SGD step per case, exact in float, on every engine and device; three steps
 # of each optimizer against tests/optim_ref.py's values.
 cp_unit(train)
-target_include_directories(test_train PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_include_directories(test_train PRIVATE ${CLPARITY_RUNTIME_DIRS})
 add_test(NAME runtime/train COMMAND test_train)
 set_tests_properties(runtime/train PROPERTIES ENVIRONMENT "${ENV_BOTH};${ENV_CACHE}")
 # A run stopped by a non-finite loss leaves no file behind (--save, --json, --csv).

@@ -21,17 +21,17 @@ add_test(NAME tools/labels COMMAND test_labels)
 add_test(NAME runtime/select COMMAND test_select)
 # cl:own's rule table and the probe's fallback order as pure functions (tests/test_paths.c).
 add_executable(test_paths test_paths.c)
-target_include_directories(test_paths PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_include_directories(test_paths PRIVATE ${CLPARITY_RUNTIME_DIRS})
 target_link_libraries(test_paths PRIVATE clparity_rt PkgConfig::CMOCKA)
 add_test(NAME runtime/paths COMMAND test_paths)
 # A planted extra kernel path (tests/own_path_planted.c), registered by compiling cl:own's
-# tables (runtime/own_path_table.c) again with one row more: listed, chosen, probed and tuned
+# tables (runtime/opencl/own_path_table.c) again with one row more: listed, chosen, probed and tuned
 # with no other file changed (tests/test_planted_path.c); its planted twin runs it under
 # kernel-bit:planted, which its probe must reject.
 add_executable(test_planted_path test_planted_path.c own_path_planted.c
-                                 ${CMAKE_SOURCE_DIR}/runtime/own_path_table.c)
+                                 ${CMAKE_SOURCE_DIR}/runtime/opencl/own_path_table.c)
 target_compile_definitions(test_planted_path PRIVATE OWN_PATH_EXTRA=own_path_planted)
-target_include_directories(test_planted_path PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_include_directories(test_planted_path PRIVATE ${CLPARITY_RUNTIME_DIRS})
 target_link_libraries(test_planted_path PRIVATE clparity_rt PkgConfig::CMOCKA)
 add_test(NAME runtime/planted_path_pocl COMMAND test_planted_path)
 add_test(NAME runtime/planted_path_pocl_planted COMMAND test_planted_path planted)
@@ -69,7 +69,7 @@ set_tests_properties(runtime/relaxed_oclgrind PROPERTIES
 
 # The program-binary cache: its files in build/test-out/cache-unit, its engine tests on PoCL.
 cp_unit(cache)
-target_include_directories(test_cache PRIVATE ${CMAKE_SOURCE_DIR}/runtime)
+target_include_directories(test_cache PRIVATE ${CLPARITY_RUNTIME_DIRS})
 add_test(NAME runtime/cache COMMAND test_cache ${CMAKE_BINARY_DIR}/test-out/cache-unit)
 set_tests_properties(runtime/cache PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS opencl)

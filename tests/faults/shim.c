@@ -645,7 +645,7 @@ int rename(const char *from, const char *to)
     return r;
 }
 
-/* --save's swap of two folders (runtime/savedir.c, RENAME_EXCHANGE). */
+/* --save's swap of two folders (runtime/files/savedir.c, RENAME_EXCHANGE). */
 int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned int flags)
 {
     static int (*real)(int, const char *, int, const char *, unsigned int);

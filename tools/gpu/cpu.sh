@@ -77,7 +77,7 @@ for v in "cpu 1025 2 17 1" "cpu1 1023 3 5 2" "cpu1 128 128 1 16" "cpu 257 4 1 16
     [ "$rc" = 0 ] || status=1
 done >"$out/cpu_exact.txt" 2>&1
 # cl:own's PoCL paths at B = 1 to 16, each forced, beside host:openblas: the measurement behind
-# own_rules (runtime/own_path.c). cpug (cp_cpu_grid: the work-groups share each layer
+# own_rules (runtime/opencl/own_path.c). cpug (cp_cpu_grid: the work-groups share each layer
 # and meet at a device-wide barrier) won every one of these points on 16 cores (2026-11-25
 # 16:28 UTC, docs/PERFORMANCE.md) and is PoCL's default there up to B = 16.
 for d in "128 128 1" "128 1024 1" "256 128 1" "512 128 1" "1024 128 1" "2048 32 1" \

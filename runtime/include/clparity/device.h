@@ -51,7 +51,7 @@ typedef struct cp_devlist {
 
 /* Every device of every platform in clinfo's order, then `host`. No platform at all is not
  * an error: the list then holds only `host`, and env_note says why. A CLPARITY_* variable
- * that runtime/env.c's table does not accept is CP_FAIL_USAGE (cp_env_check_all). */
+ * that runtime/base/env.c's table does not accept is CP_FAIL_USAGE (cp_env_check_all). */
 int cp_devlist_enumerate(cp_devlist *out);
 void cp_devlist_free(cp_devlist *l);
 
@@ -70,7 +70,7 @@ void cp_device_type_str(cl_device_type t, char *buf, size_t len);
 const char *cp_host_blas_warning(const cp_device *host);
 
 /* clinfo -l's shape with the properties of DESIGN.md, from one table. These two live in
- * runtime/device_report.c, above the engines: the host row says how they are set up. */
+ * runtime/jobs/device_report.c, above the engines: the host row says how they are set up. */
 void cp_devlist_print(const cp_devlist *l, FILE *f);
 /* The same table as a cJSON array (returned as void * to keep cJSON out of this header). */
 void *cp_devlist_json(const cp_devlist *l);

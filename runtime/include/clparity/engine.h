@@ -11,7 +11,7 @@
 CP_API_BEGIN
 
 typedef struct cp_engine cp_engine; /* opaque */
-struct cp_train_ops;                /* opaque: runtime/train-impl.h */
+struct cp_train_ops;                /* opaque: runtime/train/train-impl.h */
 
 /* What an engine holds for a model and a batch (cp_engine_footprint). Its footprint function
  * (cp_engine_info.footprint) is handed the default, the weights once in the engine's dtype and
@@ -85,7 +85,7 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
 
 /* The setup of cl:own, cl:relaxed and cl:cr (kernel builds and probes) in a child process, so
  * that a crash inside the OpenCL implementation costs a kernel path, not the process
- * (runtime/isolate-impl.h). cp_isolate_enable turns it on for this process: exe is clparity
+ * (runtime/engine/isolate-impl.h). cp_isolate_enable turns it on for this process: exe is clparity
  * itself ("/proc/self/exe"), which cp_isolate_child_main serves as its hidden subcommand
  * "__setup" (argv[0] "__setup"; returns the exit status). Off by default: a program that links
  * the library is not clparity. */

@@ -15,7 +15,7 @@ CP_API_BEGIN
 #define CP_TENSOR_TARGET UINT64_C(2)
 #define CP_TENSOR_WEIGHT(layer) (UINT64_C(0x100000000) + (uint64_t)(layer))
 #define CP_TENSOR_BIAS(layer) (UINT64_C(0x200000000) + (uint64_t)(layer))
-/* clparity ulp's samples: one per reference function (runtime/ulp.c). */
+/* clparity ulp's samples: one per reference function (runtime/opencl/ulp.c). */
 #define CP_TENSOR_ULP(fn) (UINT64_C(0x300000000) + (uint64_t)(fn))
 
 uint64_t cp_gen_splitmix64(uint64_t x);

@@ -23,7 +23,7 @@ void cp_provenance_set_argv(int argc, char *const *argv);
  * memory. */
 void *cp_provenance_json(const char *build_options);
 
-/* ---- replacing only what clparity wrote (runtime/owned.c) ------------------------------------
+/* ---- replacing only what clparity wrote (runtime/files/owned.c) ------------------------------------
  * CP_OK where path may be written: NULL, "-", missing, not a regular file (a FIFO, a device:
  * written, never replaced), empty, or a file that clparity wrote: JSON whose "provenance" names
  * clparity_version (the peak cache: at its top level; or the tune store, an object of

@@ -108,7 +108,7 @@ typedef struct cp_train_traits {
     bool drifts;     /* fast math (cl:relaxed): its weights may drift; reported, never checked */
 } cp_train_traits;
 
-struct cp_train_ops; /* runtime/train-impl.h */
+struct cp_train_ops; /* runtime/train/train-impl.h */
 /* The traits of training ops (cp_engine_info's .train); NULL for NULL (not trainable). */
 const cp_train_traits *cp_train_traits_of(const struct cp_train_ops *ops);
 

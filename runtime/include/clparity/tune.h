@@ -1,6 +1,6 @@
 /* The tunable kernel paths of the OpenCL engines with their candidate settings (`clparity
  * tune`), and the store of cl:own's and cl:cr's settings per device (cl:own's settings'
- * struct is private: runtime/tune-impl.h). None of cl:own's changes the order of a sum: they move
+ * struct is private: runtime/opencl/tune-impl.h). None of cl:own's changes the order of a sum: they move
  * work between work-items and registers, so every setting gives the same bits, and the tests check
  * that; every cl:cr setting gives host:cr's bits (correctly rounded sums). */
 #ifndef CLPARITY_TUNE_H
@@ -50,7 +50,7 @@ int cp_tune_store_spec(const cp_device *dev, const char *own_spec, const char *c
                        void *measured);
 
 /* cl:cr's settings that `clparity tune` stored for dev, its driver and platform version
- * (runtime/cr_cl.c parses them, and ignores a list that does not parse or that names path,
+ * (runtime/opencl/cr_cl.c parses them, and ignores a list that does not parse or that names path,
  * exact or ftz): true with the list in buf; false, with buf "", where there is none, the
  * store is missing or cannot be read, the list does not fit len, or CLPARITY_CACHE=off. */
 bool cp_tune_cr_stored(const cp_device *dev, char *buf, size_t len);

@@ -41,7 +41,7 @@ static bool json_is_own(const char *text, size_t n)
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "provenance");
         own = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p, "clparity_version")) ||
               cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "clparity_version"));
-        if (!own) { /* the tune store (runtime/tune.c) */
+        if (!own) { /* the tune store (runtime/opencl/tune.c) */
             own = true;
             const cJSON *e;
             cJSON_ArrayForEach(e, j) own =

@@ -1,5 +1,5 @@
-/* Private: an OpenCL trainer's state (runtime/train_cl.c) and its probes
- * (runtime/train_probe.c), which is given cl:own's ops rather than calling back. */
+/* Private: an OpenCL trainer's state (runtime/opencl/train_cl.c) and its probes
+ * (runtime/opencl/train_probe.c), which is given cl:own's ops rather than calling back. */
 #ifndef CLPARITY_TRAIN_CL_STATE_IMPL_H
 #define CLPARITY_TRAIN_CL_STATE_IMPL_H
 

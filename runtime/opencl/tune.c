@@ -1,5 +1,5 @@
 /* cl:own's tuned parameters: defaults, the store written by `clparity tune` (which also keeps
- * cl:cr's, read by runtime/cr_cl.c through cp_tune_cr_stored), and the CLPARITY_OWN_TUNE
+ * cl:cr's, read by runtime/opencl/cr_cl.c through cp_tune_cr_stored), and the CLPARITY_OWN_TUNE
  * override. */
 #include "clparity/env.h"
 #include "clparity/tune.h"

@@ -1,4 +1,4 @@
-/* Private: the trainer and its engines' training ops (runtime/train.c, runtime/train_cl.c), and
+/* Private: the trainer and its engines' training ops (runtime/train/train.c, runtime/opencl/train_cl.c), and
  * the host trainers (hostblas/train_host.c), one per element type. */
 #ifndef CLPARITY_TRAIN_IMPL_H
 #define CLPARITY_TRAIN_IMPL_H
@@ -39,7 +39,7 @@ enum train_divsqrt { TRAIN_DIVSQRT_DEVICE, TRAIN_DIVSQRT_DOUBLE, TRAIN_DIVSQRT_F
  * (each first guess up to 3 ULP off: the correction must still give the bits) and
  * divsqrt-no-correction (that and no correction: the planted error). */
 void train_divsqrt_options(enum train_divsqrt way, char *buf, size_t len);
-/* The way adam and adamw divide and take square roots on dev (runtime/train_divsqrt.c):
+/* The way adam and adamw divide and take square roots on dev (runtime/train/train_divsqrt.c):
  * CLPARITY_TRAIN_DIVSQRT's where set (CP_FAIL_USAGE where the device cannot take it), else the
  * device's own correctly rounded ones, else double, else float; and the report's name of a way
  * (cp_trainer_div_sqrt). */
@@ -97,7 +97,7 @@ void train_cr_step(struct train_host *h, double *loss);
 double train_loss_f32(const float *y, const float *t, size_t n);
 double train_loss_f64(const double *y, const double *t, size_t n);
 
-struct train_cl; /* runtime/train_cl.c: an OpenCL trainer's context, kernels and buffers */
+struct train_cl; /* runtime/opencl/train_cl.c: an OpenCL trainer's context, kernels and buffers */
 
 /* A trainer (clparity/train.h): what every engine shares, and its engine's state. */
 struct cp_trainer {
@@ -133,14 +133,14 @@ struct cp_train_ops {
     void (*destroy)(cp_trainer *tr);
 };
 
-/* The engines' training ops, which runtime/engine.c's table points to. */
+/* The engines' training ops, which runtime/engine/engine.c's table points to. */
 extern const struct cp_train_ops train_ops_cl_own, train_ops_cl_clblast, train_ops_cl_relaxed,
-    train_ops_cl_cr;                                                       /* runtime/train_cl.c */
+    train_ops_cl_cr;                                                       /* runtime/opencl/train_cl.c */
 extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_host.c */
 extern const struct cp_train_ops train_ops_host_openblas;                  /* train_blas.c */
 extern const struct cp_train_ops train_ops_host_cr;                        /* train_cr.c */
 
-/* cp_trainer_create_optim for the engine of ops, named engine (runtime/train.c). */
+/* cp_trainer_create_optim for the engine of ops, named engine (runtime/train/train.c). */
 int train_create(const struct cp_train_ops *ops, const char *engine, const cp_device *dev,
                  const cp_model *m, int batch, const float *x, const float *t, const cp_optim *o,
                  cp_trainer **out);

@@ -1,5 +1,5 @@
-/* Private: clparity ulp's sample and comparison (runtime/ulp.c), which train's probe of its
- * div/sqrt way runs on its own program (runtime/train_probe.c). */
+/* Private: clparity ulp's sample and comparison (runtime/opencl/ulp.c), which train's probe of its
+ * div/sqrt way runs on its own program (runtime/opencl/train_probe.c). */
 #ifndef CLPARITY_ULP_IMPL_H
 #define CLPARITY_ULP_IMPL_H
 

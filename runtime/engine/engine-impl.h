@@ -50,7 +50,7 @@ typedef int (*cp_isolated_setup_fn)(cp_engine *e, const cp_device *dev, const cp
 void cp_engine_set_isolation(cp_isolated_setup_fn setup);
 
 /* The engines' registry entries (runtime/cl_engines.c, hostblas/host_engines.c), which
- * runtime/registry.c lists. */
+ * runtime/registry/registry.c lists. */
 extern const cp_engine_info cp_engine_cl_own;
 extern const cp_engine_info cp_engine_cl_clblast;
 extern const cp_engine_info cp_engine_cl_relaxed;

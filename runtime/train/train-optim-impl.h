@@ -1,4 +1,4 @@
-/* Private: the optimizers' state and needs (runtime/train_optim.c), below the trainer. */
+/* Private: the optimizers' state and needs (runtime/train/train_optim.c), below the trainer. */
 #ifndef CLPARITY_TRAIN_OPTIM_IMPL_H
 #define CLPARITY_TRAIN_OPTIM_IMPL_H
 

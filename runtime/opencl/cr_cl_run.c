@@ -270,7 +270,7 @@ static long cr_cpu_need(const void *priv, long in)
  * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
 /* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
 
-/* cl:cr (runtime/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
+/* cl:cr (runtime/opencl/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
  * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
  * variant). stream: work-items and outputs per work-group and groups per compute unit, at B=1
  * (GPUs take stream up to B=64), "" the settings by the width that cl:cr takes by default;

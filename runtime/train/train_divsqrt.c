@@ -34,7 +34,7 @@ const char *train_divsqrt_name(enum train_divsqrt way)
 
 int cp_train_divsqrt_env(int *way)
 {
-    /* runtime/env.c's table lists CP_TRAIN_DIVSQRT_CHOICES: its index is the way's */
+    /* runtime/base/env.c's table lists CP_TRAIN_DIVSQRT_CHOICES: its index is the way's */
     return cp_env_word("CLPARITY_TRAIN_DIVSQRT", way);
 }
 

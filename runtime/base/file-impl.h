@@ -25,7 +25,7 @@ static inline int cp_open_status(int err)
                : CP_FAIL_RUNTIME;
 }
 
-/* clparity's temporary names (runtime/file.c, cp_atomic_tmp_name): ".<base><tag><pid>",
+/* clparity's temporary names (runtime/base/file.c, cp_atomic_tmp_name): ".<base><tag><pid>",
  * tag ".clparity-tmp." (or a save's ".clparity-old."). Returns the pid where name is exactly
  * that, else -1. Only such names of a pid no longer running (cp_pid_alive) are ever removed
  * as leftovers: never a file of another pattern. */

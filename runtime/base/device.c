@@ -198,7 +198,7 @@ int cp_devlist_enumerate(cp_devlist *out)
     out->n = 0;
     out->env_note[0] = '\0';
     /* Every library user lists devices first: a CLPARITY_* variable that holds garbage is
-     * refused here, before any work, as the command refuses it (runtime/env.c). */
+     * refused here, before any work, as the command refuses it (runtime/base/env.c). */
     int st = cp_env_check_all(NULL);
     if (st != CP_OK)
         return st;
