@@ -129,7 +129,7 @@ static void test_cr_rules(void **state)
 static void tunables(const char *engine, const cp_device *dev, char *buf, size_t len)
 {
     const cp_tunable *tv[16];
-    size_t n = cp_tunables(engine, dev, tv, 16), at = 0;
+    size_t n = cp_tunables(cp_engine_find(engine), dev, tv, 16), at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n && at < len; ++i) {
         at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", tv[i]->path);
@@ -161,7 +161,7 @@ static void test_tune_candidates(void **state)
     tunables("cl:cr", &c, buf, sizeof buf);
     assert_string_equal(buf, "cpu");
     const cp_tunable *tv[16];
-    assert_int_equal(cp_tunables("cl:own", &g, tv, 16), 3);
+    assert_int_equal(cp_tunables(cp_engine_find("cl:own"), &g, tv, 16), 3);
     assert_string_equal(tv[0]->cands[0], "rc=16,rd=2,rg=1");
     assert_int_equal(tv[0]->full.d, 128);
     assert_int_equal(tv[0]->more[0].batch, 256);

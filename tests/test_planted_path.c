@@ -95,7 +95,7 @@ static void test_tuned(void **state)
         if (dev->kind != CP_DEV_OPENCL)
             continue;
         const cp_tunable *tv[16];
-        size_t nt = cp_tunables("cl:own", dev, tv, 16);
+        size_t nt = cp_tunables(cp_engine_find("cl:own"), dev, tv, 16);
         const cp_tunable *tu = NULL;
         for (size_t t = 0; t < nt; ++t)
             if (strcmp(tv[t]->path, "planted") == 0)

@@ -343,7 +343,7 @@ static int tune_device(const cp_device *dev, const cp_device *host, const struct
     cJSON *jc = cJSON_AddArrayToObject(jdev, "candidates");
     for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
         const cp_tunable *tv[TUNE_MAX_TUNABLES];
-        size_t nt = cp_tunables(engine_names[eng], dev, tv, TUNE_MAX_TUNABLES);
+        size_t nt = cp_tunables(cp_engine_find(engine_names[eng]), dev, tv, TUNE_MAX_TUNABLES);
         for (size_t i = 0; i < nt; ++i) {
             const char *best_spec = NULL;
             st = tune_one(dev, host, (enum tune_engine)eng, tv[i], o, jc, &best_spec, &mine);
@@ -470,7 +470,7 @@ int cmd_tune(int argc, char **argv)
         o.dev_w = w > o.dev_w ? (w < 40 ? w : 40) : o.dev_w;
         for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
             const cp_tunable *tv[TUNE_MAX_TUNABLES];
-            size_t nt = cp_tunables(engine_names[eng], dev, tv, TUNE_MAX_TUNABLES);
+            size_t nt = cp_tunables(cp_engine_find(engine_names[eng]), dev, tv, TUNE_MAX_TUNABLES);
             for (size_t t = 0; t < nt; ++t)
                 for (const char *const *c = o.quick ? tv[t]->quick_cands : tv[t]->cands; *c; ++c)
                     if ((int)strlen(*c) > o.spec_w)

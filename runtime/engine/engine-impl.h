@@ -3,6 +3,7 @@
 #define CLPARITY_ENGINE_IMPL_H
 
 #include "clparity/engine.h"
+#include "clparity/tune.h"
 #include "program-impl.h"
 #include "testhook-impl.h" /* the engines plant their faults through it */
 
@@ -22,6 +23,8 @@ struct cp_engine_ops {
     int (*threads)(int n);
     /* Optional: the host's setup, for cp_host_about_get (one engine has it). */
     void (*about)(cp_host_about *a);
+    /* Optional: its tunable kernel paths for dev's type, by rank (cp_tunables). */
+    size_t (*tunables)(const cp_device *dev, const cp_tunable **out, size_t max);
 };
 
 struct cp_engine {

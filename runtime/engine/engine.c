@@ -195,3 +195,9 @@ bool cp_device_exact_capable(const cp_device *d)
     return d->kind == CP_DEV_HOST ||
            ((d->fp32 & CL_FP_DENORM) && strstr(d->profile, "EMBEDDED") == NULL);
 }
+
+size_t cp_tunables(const cp_engine_info *engine, const cp_device *dev, const cp_tunable **out,
+                   size_t max)
+{
+    return engine && engine->ops->tunables ? engine->ops->tunables(dev, out, max) : 0;
+}

@@ -16,11 +16,11 @@ struct cp_comparison {
     cp_compare_item *v;
     size_t n;
     size_t rows, cols;
-    const double *ref;  /* host:f64 */
-    const float *base;  /* host:exact, the baseline */
-    const float *cr;    /* host:cr, the correctly rounded answer, or NULL */
-    double *cr_bitwise; /* per item: =cr, the fraction bit-equal to cr (NaN: none) */
-    uint64_t *cr_ulp;   /* per item: crULP, the max ULP against cr */
+    const double *ref;      /* host:f64 */
+    const float *base;      /* host:exact, the baseline */
+    const float *cr_answer; /* host:cr, the correctly rounded answer, or NULL */
+    double *cr_bitwise;     /* per item: =cr, the fraction bit-equal to cr (NaN: none) */
+    uint64_t *cr_ulp;       /* per item: crULP, the max ULP against cr */
     bool equal_nan;
     double *pair_bitwise; /* n × n, float32 results only (NaN elsewhere) */
     uint64_t *pair_ulp;
@@ -202,7 +202,7 @@ double cp_comparison_baseline_bitwise(const cp_comparison *c, size_t i)
 
 void cp_comparison_set_cr(cp_comparison *c, const float *cr)
 {
-    c->cr = cr;
+    c->cr_answer = cr;
     for (size_t i = 0; i < c->n; ++i) {
         c->cr_bitwise[i] = NAN;
         c->cr_ulp[i] = 0;
@@ -287,14 +287,14 @@ static bool preset_fails(const cp_comparison *s, const cp_compare_item *it, enum
     return failed(it) ||
            (is_f32(it) && (it->mismatches[p] ||
                            ((p == CP_PRESET_BITWISE || p == CP_PRESET_CR) && it->path_inexact) ||
-                           (p == CP_PRESET_CR && !s->cr)));
+                           (p == CP_PRESET_CR && !s->cr_answer)));
 }
 
 bool cp_comparison_preset_applies(const cp_comparison *s, int p)
 {
     if (p != CP_PRESET_CR)
         return true;
-    for (size_t i = 0; s->cr && i < s->n; ++i)
+    for (size_t i = 0; s->cr_answer && i < s->n; ++i)
         if (cr_judged(&s->v[i]))
             return true;
     return false;
@@ -532,8 +532,8 @@ static void print_verdicts(FILE *f, const cp_comparison *s, int expect)
             fails += preset_fails(s, &s->v[i], (enum cp_preset)p);
         if (!cp_comparison_preset_applies(s, p)) { /* cr without a correctly rounded result */
             fprintf(f, "  %-8s n/a (%s)\n", cp_preset_name((enum cp_preset)p),
-                    s->cr ? "no cl:cr or host:cr result to judge"
-                          : "no host:cr output to judge by");
+                    s->cr_answer ? "no cl:cr or host:cr result to judge"
+                                 : "no host:cr output to judge by");
             continue;
         }
         if (p == CP_PRESET_BITWISE && bitwise_reported(s, expect, &same, &f32))
@@ -756,7 +756,7 @@ void *cp_comparison_json(const cp_comparison *s)
         }
         cJSON *pj = cJSON_AddObjectToObject(o, "mismatches");
         for (int p = 0; pj && p < CP_PRESET_COUNT; ++p)
-            if (p != CP_PRESET_CR || s->cr) /* cr: against host:cr, where it ran */
+            if (p != CP_PRESET_CR || s->cr_answer) /* cr: against host:cr, where it ran */
                 cJSON_AddNumberToObject(pj, cp_preset_name((enum cp_preset)p),
                                         (double)it->mismatches[p]);
     }

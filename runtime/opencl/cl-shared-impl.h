@@ -311,4 +311,8 @@ int own_setup_small(cp_engine *e, struct cl_state *s, bool blocked, int nr);
  * (own_gemm.c). */
 int own_setup_per_layer(cp_engine *e, struct cl_state *s, int pad, bool packed);
 
+/* The tunable paths of cl:own and of cl:cr (cl_tunables.c): their ops' tunables. */
+size_t own_tunables(const cp_device *dev, const cp_tunable **out, size_t max);
+size_t cr_tunables(const cp_device *dev, const cp_tunable **out, size_t max);
+
 #endif

@@ -4,22 +4,10 @@
  * changed. */
 #include "cr-cl-run-impl.h"
 
-#include <string.h>
-
-size_t cp_tunables(const char *engine, const cp_device *dev, const cp_tunable **out, size_t max)
+/* rows' tunables for dev's type, by rank, up to max into out; the count. */
+static size_t tunables_of(const struct cl_path_ops *const *rows, size_t n_rows,
+                          const cp_device *dev, const cp_tunable **out, size_t max)
 {
-    const struct cl_path_ops *const *rows = NULL;
-    const struct cl_path_ops *cr_rows[CR_N_PATHS];
-    size_t n_rows = 0;
-    if (strcmp(engine, "cl:own") == 0) {
-        rows = own_paths;
-        n_rows = own_n_paths;
-    } else if (strcmp(engine, "cl:cr") == 0) {
-        for (size_t i = 0; i < CR_N_PATHS; ++i)
-            cr_rows[i] = &cr_paths[i];
-        rows = cr_rows;
-        n_rows = CR_N_PATHS;
-    }
     bool gpu = !(dev->type & CL_DEVICE_TYPE_CPU);
     size_t n = 0;
     for (size_t i = 0; i < n_rows; ++i) {
@@ -34,4 +22,19 @@ size_t cp_tunables(const char *engine, const cp_device *dev, const cp_tunable **
         out[at] = t;
     }
     return n;
+}
+
+/* cl:own's (its ops' tunables; cl:relaxed has none of its own: cl:own's settings serve it). */
+size_t own_tunables(const cp_device *dev, const cp_tunable **out, size_t max)
+{
+    return tunables_of(own_paths, own_n_paths, dev, out, max);
+}
+
+/* cl:cr's. */
+size_t cr_tunables(const cp_device *dev, const cp_tunable **out, size_t max)
+{
+    const struct cl_path_ops *rows[CR_N_PATHS];
+    for (size_t i = 0; i < CR_N_PATHS; ++i)
+        rows[i] = &cr_paths[i];
+    return tunables_of(rows, CR_N_PATHS, dev, out, max);
 }

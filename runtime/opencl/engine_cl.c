@@ -490,7 +490,8 @@ const struct cp_engine_ops cp_engine_ops_cl_own = {.isolated = true,
                                                    .create = cl_own_create,
                                                    .forward = cl_forward,
                                                    .destroy = cl_destroy,
-                                                   .roundtrip = cl_roundtrip};
+                                                   .roundtrip = cl_roundtrip,
+                                                   .tunables = own_tunables};
 const struct cp_engine_ops cp_engine_ops_cl_clblast = {.create = cl_clblast_create,
                                                        .forward = cl_forward,
                                                        .destroy = cl_destroy,
@@ -504,7 +505,8 @@ const struct cp_engine_ops cp_engine_ops_cl_cr = {.isolated = true,
                                                   .create = cl_cr_create,
                                                   .forward = cl_forward,
                                                   .destroy = cl_destroy,
-                                                  .roundtrip = cl_roundtrip};
+                                                  .roundtrip = cl_roundtrip,
+                                                  .tunables = cr_tunables};
 
 /* The OpenCL engines' registry entries (listed by registry.c), beside their ops: each one's
  * traits as data, its training (train_cl.c) and what it holds (its footprint). */

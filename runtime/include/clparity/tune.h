@@ -1,13 +1,14 @@
 /* The tunable kernel paths of the OpenCL engines with their candidate settings (`clparity
  * tune`), and the store of cl:own's and cl:cr's settings per device (cl:own's settings'
- * struct is private: runtime/opencl/tune-impl.h). None of cl:own's changes the order of a sum: they move
- * work between work-items and registers, so every setting gives the same bits, and the tests check
- * that; every cl:cr setting gives host:cr's bits (correctly rounded sums). */
+ * struct is private: runtime/opencl/tune-impl.h). None of cl:own's changes the order of a sum: they
+ * move work between work-items and registers, so every setting gives the same bits, and the tests
+ * check that; every cl:cr setting gives host:cr's bits (correctly rounded sums). */
 #ifndef CLPARITY_TUNE_H
 #define CLPARITY_TUNE_H
 
 #include "clparity/export.h"
 #include "clparity/device.h"
+#include "clparity/engine.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,9 +33,10 @@ typedef struct cp_tunable {
     const cp_tune_shape *more; /* more shapes of a full run, up to one of d 0; or NULL */
 } cp_tunable;
 
-/* The tunables of engine ("cl:own" or "cl:cr") for dev's type, in the order tune times them:
- * up to max written to out, the count returned. */
-size_t cp_tunables(const char *engine, const cp_device *dev, const cp_tunable **out, size_t max);
+/* The tunables of engine (cl:own's and cl:cr's; none for the others) for dev's type, in the
+ * order tune times them: up to max written to out, the count returned. */
+size_t cp_tunables(const cp_engine_info *engine, const cp_device *dev, const cp_tunable **out,
+                   size_t max);
 
 /* cl:own's settings for dev as a list of every name (the defaults, replaced by what `clparity
  * tune` stored, replaced by CLPARITY_OWN_TUNE where set), with the list `over` (NULL for none)
