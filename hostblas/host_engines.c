@@ -1,6 +1,6 @@
 /* The host engines' registry entries (clparity/engine.h's cp_engine_info; listed by
- * runtime/registry/registry.c): each one's traits as data, its ops (exact.c, host_cr.c, blas.c), its
- * training (train_host.c, train_blas.c, train_cr.c) and what it holds (its footprint). */
+ * runtime/registry/registry.c): each one's traits as data, its ops (exact.c, host_cr.c, blas.c),
+ * its training (train_host.c, train_blas.c, train_cr.c) and what it holds (its footprint). */
 #include "host-impl.h"
 #include "train-impl.h"
 

@@ -26,8 +26,8 @@ int host_env_word(const char *name, const char *const *words, int n, int *choice
         return st;
     const char *v = getenv(name);
     if (*choice >= n || strcasecmp(v, words[*choice]) != 0)
-        return cp_err_set(CP_FAIL_RUNTIME, "%s: runtime/base/env.c's words differ from the engine's",
-                          name);
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "%s: runtime/base/env.c's words differ from the engine's", name);
     return CP_OK;
 }
 

@@ -211,7 +211,8 @@ int cp_env_get(const char *name, const char **value)
     *value = NULL;
     const cp_env_var *v = find(name);
     if (!v)
-        return cp_err_set(CP_FAIL_RUNTIME, "%s is read but is not in runtime/base/env.c's table", name);
+        return cp_err_set(CP_FAIL_RUNTIME, "%s is read but is not in runtime/base/env.c's table",
+                          name);
     const char *s = getenv(name);
     if (!s || !s[0])
         return CP_OK;

@@ -52,7 +52,7 @@ typedef int (*cp_isolated_setup_fn)(cp_engine *e, const cp_device *dev, const cp
                                                   const cp_model *m, int max_batch));
 void cp_engine_set_isolation(cp_isolated_setup_fn setup);
 
-/* The engines' registry entries (runtime/cl_engines.c, hostblas/host_engines.c), which
+/* The engines' registry entries (runtime/opencl/engine_cl.c, hostblas/host_engines.c), which
  * runtime/registry/registry.c lists. */
 extern const cp_engine_info cp_engine_cl_own;
 extern const cp_engine_info cp_engine_cl_clblast;

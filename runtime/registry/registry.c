@@ -1,6 +1,6 @@
 /* The engine registry (clparity/engine.h: cp_engine_count, cp_engine_at, cp_engine_find): the
  * list of the engines, each one entry. An engine's entry (its traits as data: its ops, its
- * training, its footprint) lives beside it (runtime/cl_engines.c, hostblas/host_engines.c);
+ * training, its footprint) lives beside it (runtime/opencl/engine_cl.c, hostblas/host_engines.c);
  * adding an engine is its entry there and one line here. The top of the engines: no engine
  * calls it back (the engine object is engine.c's, which reaches an engine through info->ops). */
 #include "engine-impl.h"

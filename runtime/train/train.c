@@ -1,6 +1,6 @@
 /* The trainer (clparity/train.h): what every training engine shares, each engine's steps
- * through its training ops (runtime/train/train-impl.h): the host trainers of hostblas/train_*.c and
- * the OpenCL ones of runtime/opencl/train_cl.c. */
+ * through its training ops (runtime/train/train-impl.h): the host trainers of hostblas/train_*.c
+ * and the OpenCL ones of runtime/opencl/train_cl.c. */
 #include "clparity/train.h"
 
 #include "train-impl.h"

@@ -46,7 +46,7 @@ typedef struct cp_engine_info {
     bool in_sweep; /* sweep runs it where --engines is not given (cl:own, host:openblas) */
     /* Changes *f (the default, above) to what the engine holds; NULL: the default. */
     void (*footprint)(const cp_model *m, int batch, cp_footprint *f);
-    const struct cp_engine_ops *ops; /* how it runs: private to the library */
+    const struct cp_engine_ops *ops;  /* how it runs: private to the library */
     const struct cp_train_ops *train; /* its training (clparity/train.h); NULL: not trainable */
 } cp_engine_info;
 

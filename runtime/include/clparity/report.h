@@ -23,10 +23,11 @@ void cp_provenance_set_argv(int argc, char *const *argv);
  * memory. */
 void *cp_provenance_json(const char *build_options);
 
-/* ---- replacing only what clparity wrote (runtime/files/owned.c) ------------------------------------
- * CP_OK where path may be written: NULL, "-", missing, not a regular file (a FIFO, a device:
- * written, never replaced), empty, or a file that clparity wrote: JSON whose "provenance" names
- * clparity_version (the peak cache: at its top level; or the tune store, an object of
+/* ---- replacing only what clparity wrote (runtime/files/owned.c)
+ * ------------------------------------ CP_OK where path may be written: NULL, "-", missing, not a
+ * regular file (a FIFO, a device: written, never replaced), empty, or a file that clparity wrote:
+ * JSON whose "provenance" names clparity_version (the peak cache: at its top level; or the tune
+ * store, an object of
  * {"params": ...} entries), CSV whose first line is "# provenance: {...clparity_version...}",
  * a plot with clparity's mark (cp_plot_mark), or a .npy whose header and length are those that
  * cp_npy_write gives its array (the format has no room for a mark: an array that NumPy wrote
