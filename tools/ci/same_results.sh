@@ -21,7 +21,7 @@
 #
 # Prints one line per case and a one-line summary last. Exit status: 0 every saved folder the
 # same, 1 a difference (the files are named, `diff` of the masked index.json shown), 2 usage,
-# 3 a run failed (its stderr is under OUTDIR).
+# 3 a run failed (the end of its stderr is printed; all of it is under OUTDIR).
 set -u -o pipefail
 [ $# = 3 ] || { echo "usage: $0 OLD_BIN NEW_BIN OUTDIR" >&2; exit 2; }
 old=$1 new=$2 out=$3
@@ -53,8 +53,14 @@ case_() {
         XDG_CACHE_HOME=$out/$side/cache "$bin" "$cmd" -d "$devices" --engines "$engines" "$@" \
             --quiet --save "$out/$side/$name" >"$out/$side/$name.out" 2>"$out/$side/$name.err"
         local rc=$?
-        [ $rc = 0 ] || failed+=("$side/$name (exit $rc)")
         echo "  $side $name: $cmd $* (exit $rc, $((SECONDS - t0)) s)"
+        if [ $rc != 0 ]; then
+            failed+=("$side/$name (exit $rc)")
+            # Its stderr's end, here and not only in a file: what failed (a message, or a
+            # sanitizer's report) must be in the log of whoever ran this.
+            echo "  $side $name: the end of its stderr ($out/$side/$name.err):"
+            tail -n 20 "$out/$side/$name.err" | sed 's/^/    | /'
+        fi
     done
 }
 
