@@ -981,7 +981,27 @@ __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restr
     dx[b * (size_t)in + k] = cr_acc_round(&a);
 }
 
-/* One work-item per weight (k, o): gW = RN(Σ_b dz[b][o]·x[b][k]); W = RN(−lr·gW + W). */
+/* gW[o][k] = RN(Σ_b dz[b][o]·x[b][k]) and gb[o] = RN(Σ_b dz[b][o]). */
+uint cr_gw(__global const uint *restrict dz, __global const uint *restrict x, size_t k, size_t o,
+           int in, int out, int batch)
+{
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int b = 0; b < batch; ++b)
+        cr_acc_add_product(&a, dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k]);
+    return cr_acc_round(&a);
+}
+
+uint cr_gb(__global const uint *restrict dz, size_t o, int out, int batch)
+{
+    cr_acc a;
+    cr_acc_init(&a);
+    for (int b = 0; b < batch; ++b)
+        cr_acc_add(&a, dz[(size_t)b * (size_t)out + o]);
+    return cr_acc_round(&a);
+}
+
+/* One work-item per weight (k, o): W = RN(−lr·gW + W) (plain SGD). */
 __kernel void tr_update_w(__global const uint *restrict dz, __global const uint *restrict acts,
                           ulong x_off, __global uint *restrict p, ulong w_off, int in, int out,
                           int batch, float neg_lr)
@@ -990,26 +1010,66 @@ __kernel void tr_update_w(__global const uint *restrict dz, __global const uint 
     size_t o = get_global_id(1);
     if (k >= (size_t)in)
         return;
-    __global const uint *x = acts + x_off;
-    cr_acc a;
-    cr_acc_init(&a);
-    for (int b = 0; b < batch; ++b)
-        cr_acc_add_product(&a, dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k]);
     size_t i = w_off + o * (size_t)in + k;
-    p[i] = cr_fma_bits(as_uint(neg_lr), cr_acc_round(&a), p[i]);
+    p[i] = cr_fma_bits(as_uint(neg_lr), cr_gw(dz, acts + x_off, k, o, in, out, batch), p[i]);
 }
 
-/* gb = RN(Σ_b dz[b][o]); bias = RN(−lr·gb + bias). */
+/* bias = RN(−lr·gb + bias) (plain SGD). */
 __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
     size_t o = get_global_id(0);
     if (o >= (size_t)out)
         return;
-    cr_acc a;
-    cr_acc_init(&a);
-    for (int b = 0; b < batch; ++b)
-        cr_acc_add(&a, dz[(size_t)b * (size_t)out + o]);
-    p[b_off + o] = cr_fma_bits(as_uint(neg_lr), cr_acc_round(&a), p[b_off + o]);
+    p[b_off + o] = cr_fma_bits(as_uint(neg_lr), cr_gb(dz, o, out, batch), p[b_off + o]);
 }
+
+/* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
+ * after the backward; train.cl's arguments. */
+__kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *restrict acts,
+                        ulong x_off, __global uint *restrict G, ulong w_off, int in, int out,
+                        int batch)
+{
+    size_t k = get_global_id(0);
+    size_t o = get_global_id(1);
+    if (k >= (size_t)in)
+        return;
+    G[w_off + o * (size_t)in + k] = cr_gw(dz, acts + x_off, k, o, in, out, batch);
+}
+
+__kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restrict G,
+                        ulong b_off, int out, int batch)
+{
+    size_t o = get_global_id(0);
+    if (o >= (size_t)out)
+        return;
+    G[b_off + o] = cr_gb(dz, o, out, batch);
+}
+
+/* The optimizers' updates (train_optim.cl, train.cl's own source) on the bits: +, −, · and
+ * fma through the accumulator (two or three exact terms rounded once: IEEE's correctly
+ * rounded operation, signed zeros included); / and sqrt by divsqrt.cl's cp_div_cr and
+ * cp_sqrt_cr, train's float way, whose proof holds on a device that flushes float denormals
+ * (their float arithmetic sees only normal operands and results; subnormals go by the bits);
+ * |w| < 1/2 on the bits. No test hook plants here (TR_PLANT 0): cl:cr's planted errors are
+ * corrupt-cl-cr's and divsqrt-no-correction's. */
+uint cr_add_bits(uint a, uint b)
+{
+    return cr_sub_bits(a, b ^ 0x80000000u);
+}
+
+#include "divsqrt.cl"
+#define TR_T uint
+#define TR_F(x) as_uint(x)
+#define TR_FMA(a, b, c) cr_fma_bits(a, b, c)
+#define TR_MUL(a, b) cr_mul_bits(a, b)
+#define TR_ADD(a, b) cr_add_bits(a, b)
+#define TR_SUB(a, b) cr_sub_bits(a, b)
+#define TR_DIV(a, b) as_uint(cp_div_cr(as_float(a), as_float(b)))
+#define TR_SQRT(a) as_uint(cp_sqrt_cr(as_float(a)))
+#define TR_SMALL(w) (((w) & 0x7fffffffu) < 0x3f000000u)
+#define TR_ONE 0x3f800000u
+#define TR_UP(a) ((a) + 1u)
+#define TR_PLANT 0
+#include "train_optim.cl"
 #endif

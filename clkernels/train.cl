@@ -174,40 +174,6 @@ __kernel void tr_grad_b(__global const float *restrict dz, __global float *restr
     G[b_off + o] = tr_gb(dz, o, out, batch);
 }
 
-/* The optimizers' updates, one work-item per parameter, in clparity/train.h's order; the
- * scalars come rounded to float from the host (double there, as PyTorch's Python computes
- * them). */
-
-/* sgd with weight decay: g = fma(p, wd, G); p = fma(g, −lr, p). */
-__kernel void tr_opt_sgd(__global float *restrict p, __global const float *restrict G, int n,
-                         float neg_lr, float wd)
-{
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    float g = tr_fma(p[i], wd, G[i]);
-    p[i] = tr_fma(g, neg_lr, p[i]);
-}
-
-/* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. */
-__kernel void tr_opt_momentum(__global float *restrict p, __global const float *restrict G,
-                              __global float *restrict buf, int n, float neg_lr, int decay_on,
-                              float wd, float mom, int first, int nesterov)
-{
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    float g = decay_on ? tr_fma(p[i], wd, G[i]) : G[i];
-    float b = g;
-    if (!first) {
-        b = buf[i] * mom;
-        b = b + g;
-    }
-    buf[i] = b;
-    g = nesterov ? tr_fma(b, mom, g) : b;
-    p[i] = tr_fma(g, neg_lr, p[i]);
-}
-
 /* / and sqrt, the way train.c chose (cp_trainer_div_sqrt): correctly rounded by the device's
  * own (the build option -cl-fp32-correctly-rounded-divide-sqrt), in double where OpenCL rounds
  * them correctly, then rounded to float (TR_DIVSQRT_DOUBLE: the correctly rounded float, since
@@ -260,55 +226,23 @@ float tr_sqrt(float a)
 }
 #endif
 
-/* tr_div(x, y) (op 1) or tr_sqrt(x) (op 0) for n inputs: train's probe of its div/sqrt way
- * and clparity ulp's rows train_divide and train_sqrt, against the host's. */
-__kernel void tr_divsqrt(__global const float *restrict x, __global const float *restrict y,
-                         __global float *restrict r, int n, int op)
-{
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    r[i] = op ? tr_div(x[i], y[i]) : tr_sqrt(x[i]);
-}
-
-/* The test hooks train-plant-m, -v and -root build with TR_PLANT 1, 2 or 3: where plant is
- * set (one step), every parameter's m, v or sqrt(v) moves one ULP up. */
+/* The optimizers' updates and tr_divsqrt (train_optim.cl) on floats. The test hooks
+ * train-plant-m, -v and -root build with TR_PLANT 1, 2 or 3. */
+#define TR_T float
+#define TR_F(x) (x)
+#define TR_FMA(a, b, c) tr_fma(a, b, c)
+#define TR_MUL(a, b) ((a) * (b))
+#define TR_ADD(a, b) ((a) + (b))
+#define TR_SUB(a, b) ((a) - (b))
+#define TR_DIV(a, b) tr_div(a, b)
+#define TR_SQRT(a) tr_sqrt(a)
+#define TR_SMALL(w) (fabs(w) < 0.5f)
+#define TR_ONE 1.0f
+#define TR_UP(a) nextafter(a, INFINITY)
 #ifndef TR_PLANT
 #define TR_PLANT 0
 #endif
-
-/* adam and adamw: decoupled (adamw) p = p·(1 − lr·wd), else g = fma(p, wd, G) (both only
- * when decay_on); m = lerp(m, g, w1); v = v·beta2 + (c2·g)·g; denom = sqrt(v) / bc2_sqrt +
- * eps; p = p + (nss·m) / denom. */
-__kernel void tr_opt_adam(__global float *restrict p, __global const float *restrict G,
-                          __global float *restrict ms, __global float *restrict vs, int n,
-                          int decay_on, int decoupled, float wd, float decay, float w1,
-                          float beta2, float c2, float bc2_sqrt, float eps, float nss, int plant)
-{
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    float g = G[i], pi = p[i];
-    if (decay_on && decoupled)
-        pi = pi * decay;
-    else if (decay_on)
-        g = tr_fma(pi, wd, g);
-    float m = ms[i], d = g - m;
-    m = fabs(w1) < 0.5f ? tr_fma(w1, d, m) : tr_fma(w1 - 1.0f, d, g);
-    float v = vs[i] * beta2;
-    v = v + (c2 * g) * g;
-    if (TR_PLANT == 1 && plant)
-        m = nextafter(m, INFINITY);
-    if (TR_PLANT == 2 && plant)
-        v = nextafter(v, INFINITY);
-    float root = tr_sqrt(v);
-    if (TR_PLANT == 3 && plant)
-        root = nextafter(root, INFINITY);
-    float denom = tr_div(root, bc2_sqrt) + eps;
-    p[i] = pi + tr_div(nss * m, denom);
-    ms[i] = m;
-    vs[i] = v;
-}
+#include "train_optim.cl"
 
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
  * the pre-activation (with the bias). */

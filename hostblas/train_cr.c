@@ -3,8 +3,11 @@
  * inside the sum) and the weight and bias gradients', each the exact sum of its exact terms
  * rounded once (cr_acc). The operations of one or two terms (the output gradient s·(y − t), the
  * update fma(−lr, g, w), the residual add) are float arithmetic, each correctly rounded by
- * IEEE 754. cl:cr's trainer (clkernels/cr.cl, CR_TRAIN) computes the same values, so the two
- * give the same bits at every step. Built, like every file, with -ffp-contract=off. */
+ * IEEE 754. The optimizers other than plain SGD keep the rounded gradient sums in h->grad and
+ * take host:exact's update (train_host_optim_f32: single float operations, IEEE's / and
+ * sqrtf), which cl:cr's tr_opt_* (train_optim.cl on the bits) compute in the same order. cl:cr's
+ * trainer (clkernels/cr.cl, CR_TRAIN) computes the same values, so the two give the same bits at
+ * every step. Built, like every file, with -ffp-contract=off. */
 #include "hostblas/cr.h"
 #include "train-impl.h"
 
@@ -48,7 +51,7 @@ void train_cr_step(struct train_host *h, double *loss)
     float s = 2.0f / (float)n;
     for (size_t i = 0; i < n; ++i)
         g[i] = s * (y[i] - tt[i]);
-    float neg_lr = (float)(-h->lr);
+    float neg_lr = (float)(-h->lr), *G = h->grad;
     for (size_t li = L; li-- > 0;) {
         const cp_layer *ly = &m->layers[li];
         size_t in = (size_t)ly->in, out = (size_t)ly->out;
@@ -68,13 +71,19 @@ void train_cr_step(struct train_host *h, double *loss)
                         cr_acc_add(&a, g[b * out + k]);
                     gn[b * in + k] = cr_acc_round(&a);
                 }
+        /* plain SGD updates in place (W is not read again in this step); the other
+         * optimizers keep the gradient for their update after the backward */
+        float *gw = G ? G + ly->w_off : NULL, *gb = G ? G + ly->b_off : NULL;
         for (size_t o = 0; o < out; ++o)
             for (size_t k = 0; k < in; ++k) {
                 cr_acc a;
                 cr_acc_init(&a);
                 for (size_t b = 0; b < B; ++b)
                     cr_acc_add_product(&a, dz[b * out + o], x[b * in + k]);
-                w[o * in + k] = fmaf(neg_lr, cr_acc_round(&a), w[o * in + k]);
+                if (gw)
+                    gw[o * in + k] = cr_acc_round(&a);
+                else
+                    w[o * in + k] = fmaf(neg_lr, cr_acc_round(&a), w[o * in + k]);
             }
         if (ly->has_bias)
             for (size_t o = 0; o < out; ++o) {
@@ -82,12 +91,19 @@ void train_cr_step(struct train_host *h, double *loss)
                 cr_acc_init(&a);
                 for (size_t b = 0; b < B; ++b)
                     cr_acc_add(&a, dz[b * out + o]);
-                p[ly->b_off + o] = fmaf(neg_lr, cr_acc_round(&a), p[ly->b_off + o]);
+                if (gb)
+                    gb[o] = cr_acc_round(&a);
+                else
+                    p[ly->b_off + o] = fmaf(neg_lr, cr_acc_round(&a), p[ly->b_off + o]);
             }
         float *tmp = g;
         g = gn;
         gn = tmp;
     }
+    ++h->step;
+    if (G) /* host:exact's update: each operation one IEEE float operation, / and sqrtf
+            * correctly rounded (the C library's, IEEE 754's), -ffp-contract=off */
+        train_host_optim_f32(h);
 }
 
 static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)

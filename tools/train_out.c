@@ -518,8 +518,9 @@ int train_verdict(const struct train *T)
                           r->engine, lb);
         if (r->state_base == 0)
             st = cli_fail(CMD, CP_FAIL_CHECK,
-                          "%s on %s: its final optimizer state (%s) differs from host:exact's",
-                          r->engine, lb, r->state_diff);
+                          "%s on %s: its final optimizer state (%s) differs from %s's", r->engine,
+                          lb, r->state_diff,
+                          r->traits->twin == CP_TRAIN_CR_BASE ? "host:cr" : "host:exact");
     }
     return st;
 }

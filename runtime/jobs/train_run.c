@@ -392,25 +392,28 @@ int cp_train_run_record(cp_train_run *R, long step)
     return CP_OK;
 }
 
-/* The optimizer state (momentum buffer, exp_avg, exp_avg_sq) of every local result that is
- * host:exact's twin (cl:own) against host:exact's, bit for bit: a difference there may not
- * have reached the weights yet. */
+/* The optimizer state (momentum buffer, exp_avg, exp_avg_sq) of every local result with a twin
+ * against its twin's (cl:own against host:exact, cl:cr against host:cr), bit for bit: a
+ * difference there may not have reached the weights yet. */
 static int compare_state(cp_train_run *R)
 {
-    cp_trainer *base = R->r[R->base].tr;
-    size_t ns = base ? cp_trainer_state_count(base) : 0, n = R->m.n_params ? R->m.n_params : 1;
+    cp_trainer *any = R->r[R->base].tr;
+    size_t ns = any ? cp_trainer_state_count(any) : 0, n = R->m.n_params ? R->m.n_params : 1;
     if (ns == 0)
         return CP_OK;
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     int st = a && b ? CP_OK : cp_err_set(CP_FAIL_RUNTIME, "out of memory");
     for (size_t i = 0; st == CP_OK && i < R->nr; ++i) {
         cp_train_result *r = &R->r[i];
-        if (!r->tr || r->traits->twin != CP_TRAIN_BASELINE)
+        size_t t = r->traits->twin == CP_TRAIN_BASELINE  ? R->base
+                   : r->traits->twin == CP_TRAIN_CR_BASE ? R->cr
+                                                         : SIZE_MAX;
+        if (!r->tr || t == SIZE_MAX || !R->r[t].tr)
             continue;
         r->state_base = 1;
         for (size_t k = 0; st == CP_OK && k < ns && r->state_base; ++k) {
             if ((st = cp_trainer_state(r->tr, k, a)) != CP_OK ||
-                (st = cp_trainer_state(base, k, b)) != CP_OK)
+                (st = cp_trainer_state(R->r[t].tr, k, b)) != CP_OK)
                 break;
             if (memcmp(a, b, R->m.n_params * sizeof *a) != 0) {
                 r->state_base = 0;

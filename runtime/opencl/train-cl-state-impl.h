@@ -31,5 +31,9 @@ struct train_cl {
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing
  * with CLPARITY_OWN_PROBE=off, nor for the probe's own trainer. */
 int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own);
+/* cl:cr's probe of its div/sqrt (adam and adamw): cr.cl's tr_divsqrt, the float way on the
+ * bits, as cl:own's probe of a way; tr->probe 1 passed, 0 failed. Nothing with
+ * CLPARITY_OWN_PROBE=off. */
+int train_cl_cr_probe(cp_trainer *tr, const cp_device *dev);
 
 #endif

@@ -1,5 +1,6 @@
 /* Training on OpenCL (clparity/train.h): cl:own, cl:clblast and cl:relaxed with train.cl's
- * kernels (cl:clblast's products through CLBlast), cl:cr with cr.cl's CR_TRAIN kernels. The
+ * kernels (cl:clblast's products through CLBlast), cl:cr with cr.cl's CR_TRAIN kernels (the
+ * optimizers' from train_optim.cl in both). The
  * weights, activations and gradients stay on the device between steps. */
 #include "clparity/env.h"
 #include "clparity/train.h"
@@ -180,12 +181,19 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         return st;
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
      * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.
-     * Plain SGD only (cp_trainer_create_optim refuses the rest). */
-    if (c->cr)
-        snprintf(tr->build_options, sizeof tr->build_options, "%s",
-                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM");
-    else if ((st = cl_options(tr, dev)) != CP_OK)
+     * adam and adamw divide and take square roots the float way (divsqrt.cl, whose proof holds
+     * there too), whatever the device offers; CLPARITY_TRAIN_DIVSQRT is cl:own's. */
+    if (c->cr) {
+        char way[128] = "";
+        if (train_divides(&tr->opt)) {
+            train_divsqrt_options(TRAIN_DIVSQRT_FLOAT, way, sizeof way);
+            tr->div_sqrt = train_divsqrt_name(TRAIN_DIVSQRT_FLOAT);
+        }
+        snprintf(tr->build_options, sizeof tr->build_options, "%s%s",
+                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", way);
+    } else if ((st = cl_options(tr, dev)) != CP_OK) {
         return st;
+    }
     st = cp_program_build_ex(c->ctx, dev->device_id, c->cr ? "cr.cl" : "train.cl",
                              tr->build_options, &c->prog, NULL);
     if (st != CP_OK)
@@ -197,8 +205,9 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     cl_kernel *ks[] = {&c->k_fwd, &c->k_outgrad, &c->k_dz,  &c->k_dx,   &c->k_upw,
                        &c->k_upb, &c->k_epi,     &c->k_add, &c->k_axpy, &c->k_gw,
                        &c->k_gb,  &c->k_sgd,     &c->k_mom, &c->k_adam};
-    /* cr.cl has the first six: no CLBlast epilogues, no optimizers but plain SGD */
-    for (size_t i = 0; i < (c->cr ? 6 : sizeof ks / sizeof ks[0]); ++i) {
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+        if (c->cr && i >= 6 && i <= 8)
+            continue; /* cr.cl has all but cl:clblast's tr_fwd_epi, tr_add and tr_axpy */
         *ks[i] = clCreateKernel(c->prog, names[i], &rc);
         if (rc != CL_SUCCESS)
             return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", names[i],
@@ -626,7 +635,10 @@ static int relaxed_create(cp_trainer *tr, const cp_device *dev, const float *x, 
 
 static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
-    return cl_create_variant(tr, dev, x, t, false, false, true);
+    int st = cl_create_variant(tr, dev, x, t, false, false, true);
+    if (st == CP_OK && train_divides(&tr->opt))
+        st = train_cl_cr_probe(tr, dev);
+    return st;
 }
 
 const struct cp_train_ops train_ops_cl_own = {

@@ -161,3 +161,16 @@ int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_o
     }
     return st;
 }
+
+int train_cl_cr_probe(cp_trainer *tr, const cp_device *dev)
+{
+    if (cp_own_probe_off())
+        return CP_OK;
+    const struct cp_probe_class cls = {false, false, false, -1};
+    enum cp_probe_verdict v;
+    int st = cp_probe_cached(dev, -13, "train-divsqrt-cr", cls, divsqrt_probe_run, tr, &v,
+                             tr->probe_why, sizeof tr->probe_why);
+    if (st == CP_OK)
+        tr->probe = v == CP_PROBE_PASS ? 1 : 0;
+    return st;
+}

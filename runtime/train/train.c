@@ -50,14 +50,7 @@ int train_create(const struct cp_train_ops *ops, const char *engine, const cp_de
     tr->div_sqrt = "";
     tr->div_way = -1;
     tr->probe = -1;
-    if (ops->traits.cr && tr->needs_grad)
-        st = cp_err_set(CP_FAIL_USAGE,
-                        "%s trains with plain SGD only (--optimizer sgd, no --weight-decay): "
-                        "the correctly rounded engines' contract (docs/TRAINING.md) covers the "
-                        "sums and the fused update, not %s",
-                        engine, cp_optim_name(o->kind));
-    else
-        st = ops->create(tr, dev, x, t);
+    st = ops->create(tr, dev, x, t);
     if (st != CP_OK) {
         cp_trainer_destroy(tr);
         return st;
