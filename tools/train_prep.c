@@ -49,8 +49,9 @@ static void train_progress(const cp_train_run *R, enum cp_train_event_kind kind,
         progress_clear();
         fprintf(stderr,
                 "train: %s on %s: its training kernels FAILED their probe (%s): its results "
-                "are not promised to be host:exact's\n",
-                R->r[i].engine, lb, why);
+                "are not promised to be %s's\n",
+                R->r[i].engine, lb, why,
+                R->r[i].traits->twin == CP_TRAIN_CR_BASE ? "host:cr" : "host:exact");
     } else if (progress_enabled()) {
         const cp_train_result *first = NULL;
         for (size_t k = 0; k < R->nr && !first; ++k)
