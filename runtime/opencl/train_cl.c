@@ -131,6 +131,15 @@ static int fma_zero_fix(cp_trainer *tr, const cp_device *dev, bool *fix)
     return st;
 }
 
+/* Test hook train-denorms-are-zero: the training program built with -cl-denorms-are-zero,
+ * which PoCL honours (float arithmetic then flushes subnormal operands and results to zero):
+ * a device that flushes, for the tests of cl:cr's promise (its values stay host:cr's) and of
+ * cl:own's lack of it (its values leave host:exact's where subnormals occur). */
+static const char *ftz_option(void)
+{
+    return cp_test_hook("train-denorms-are-zero") ? " -cl-denorms-are-zero" : "";
+}
+
 /* What cp_trainer_div_sqrt says of cl:relaxed with adam and adamw. */
 #define RELAXED_DIV_SQRT "native (native_divide, native_sqrt; fast math)"
 
@@ -165,9 +174,9 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     int st = fma_zero_fix(tr, dev, &fix);
     if (st != CP_OK)
         return st;
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s",
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s",
              tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
-             fix ? " -DTR_FMA_ZERO_FIX" : "");
+             fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option());
     return CP_OK;
 }
 
@@ -189,8 +198,8 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
             train_divsqrt_options(TRAIN_DIVSQRT_FLOAT, way, sizeof way);
             tr->div_sqrt = train_divsqrt_name(TRAIN_DIVSQRT_FLOAT);
         }
-        snprintf(tr->build_options, sizeof tr->build_options, "%s%s",
-                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", way);
+        snprintf(tr->build_options, sizeof tr->build_options, "%s%s%s",
+                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", way, ftz_option());
     } else if ((st = cl_options(tr, dev)) != CP_OK) {
         return st;
     }

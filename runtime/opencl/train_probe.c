@@ -168,8 +168,10 @@ int train_cl_cr_probe(cp_trainer *tr, const cp_device *dev)
         return CP_OK;
     const struct cp_probe_class cls = {false, false, false, -1};
     enum cp_probe_verdict v;
-    int st = cp_probe_cached(dev, -13, "train-divsqrt-cr", cls, divsqrt_probe_run, tr, &v,
-                             tr->probe_why, sizeof tr->probe_why);
+    /* keyed by the build options too: the test hooks' (divsqrt-skew, divsqrt-no-correction,
+     * train-denorms-are-zero) are other programs */
+    int st = cp_probe_cached_ex(dev, -13, "train-divsqrt-cr", tr->build_options, cls,
+                                divsqrt_probe_run, tr, &v, tr->probe_why, sizeof tr->probe_why);
     if (st == CP_OK)
         tr->probe = v == CP_PROBE_PASS ? 1 : 0;
     return st;

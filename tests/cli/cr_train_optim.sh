@@ -13,7 +13,11 @@
 #   plant-ref   the run is as for ok, and check_cr_train.py --plant-bit 2 (one bit of the
 #               reference flipped after step 2) must fail for both engines;
 #   fail        a test hook plants an error in cl:cr (CLPARITY_TEST_HOOK): train must exit 1
-#               and check_cr_train.py must fail on cl:cr and pass host:cr.
+#               and check_cr_train.py must fail on cl:cr and pass host:cr;
+#   own-fails   the control of a flushing device (CLPARITY_TEST_HOOK=train-denorms-are-zero):
+#               the same run of cl:own against host:exact must exit 1, diverged at step 1.
+# CR_TRAIN_TINY=SCALE trains tests/make_tiny_model.py's model of that scale (--model), whose
+# training meets subnormal floats.
 set -u
 clp=$1 py=$2 src=$3 out=$4 sel=$5 expect=$6
 shift 6
@@ -27,9 +31,24 @@ die() {
 }
 
 check="$src/tests/check_cr_train.py"
+if [ -n "${CR_TRAIN_TINY:-}" ]; then
+    "$py" "$src/tests/make_tiny_model.py" "$out/tiny.safetensors" "$CR_TRAIN_TINY" ||
+        die "make_tiny_model.py $CR_TRAIN_TINY"
+    set -- "$@" --model "$out/tiny.safetensors"
+fi
+if [ "$expect" = own-fails ]; then
+    "$clp" train -d "$sel,host" --engines cl:own,host:exact --every 1 "$@" >"$out/own.txt" 2>&1
+    rc=$?
+    cat "$out/own.txt"
+    [ $rc = 1 ] || die "cl:own with ${CLPARITY_TEST_HOOK:-no hook}: exit status $rc, not 1"
+    grep -q '^clparity train: cl:own on .* diverged from host:exact at step 1 ' "$out/own.txt" ||
+        die "cl:own did not diverge from host:exact at step 1"
+    echo "ok: cl:own left host:exact at step 1 (${CLPARITY_TEST_HOOK:-})"
+    exit 0
+fi
 # Oclgrind's reports (OCLGRIND_LOG, where the test sets it) fail the test
 [ -n "${OCLGRIND_LOG:-}" ] && rm -f "$OCLGRIND_LOG"
-"$clp" train -d "$sel,host" --engines cl:cr,host:cr --every 1 --target random --save "$out/run" \
+"$clp" train -d "$sel,host" --engines cl:cr,host:cr --every 1 --save "$out/run" \
     --json "$out/run.json" "$@" >"$out/run.txt" 2>&1
 rc=$?
 cat "$out/run.txt"

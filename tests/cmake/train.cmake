@@ -271,9 +271,9 @@ function(cr_train_optim name sel env expect)
   set_tests_properties(train/cr_${name} PROPERTIES ENVIRONMENT "${env};${ENV_CACHE}"
                        LABELS "cr;cli")
 endfunction()
-set(CR_ODD --steps 10 --d-model 13 --layers 3 --batch 5)
+set(CR_ODD --steps 10 --d-model 13 --layers 3 --batch 5 --target random)
 set(CR_DIGITS --steps 10 --model ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/digits.safetensors
-    --batch 5 --lr 0.005)
+    --batch 5 --lr 0.005 --target random)
 cr_train_optim(momentum pocl "${ENV_POCL}" ok --optimizer momentum ${CR_ODD})
 cr_train_optim(nesterov_digits pocl "${ENV_POCL}" ok --optimizer momentum --nesterov
                --momentum 0.8 --weight-decay 1e-3 ${CR_DIGITS})
@@ -294,7 +294,7 @@ cr_train_optim(adam_divsqrt_skew pocl "${ENV_POCL};CLPARITY_TEST_HOOK=divsqrt-sk
                --optimizer adam ${CR_ODD})
 # Oclgrind (its API and race checks; an interpreter: d=7 L=2 B=3, 3 steps) and rusticl (no
 # double, no correctly rounded float / and sqrt of its own).
-set(CR_SMALL --steps 3 --d-model 7 --layers 2 --batch 3 --allow-slow)
+set(CR_SMALL --steps 3 --d-model 7 --layers 2 --batch 3 --allow-slow --target random)
 cr_train_optim(adamw_oclgrind oclgrind
                "${ENV_OCLGRIND};OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_LOG=${OUT}/cr_train_oclgrind_adamw.log"
                ok --optimizer adamw ${CR_SMALL})
@@ -307,3 +307,21 @@ if(ENV_RUSTICL)
   cr_train_optim(adam_rusticl rusticl "${ENV_RUSTICL}" ok --optimizer adam ${CR_ODD})
   cr_train_optim(momentum_rusticl rusticl "${ENV_RUSTICL}" ok --optimizer momentum ${CR_ODD})
 endif()
+# A device that flushes float denormals: PoCL builds the training program with
+# -cl-denorms-are-zero under the test hook train-denorms-are-zero (its float arithmetic then
+# flushes subnormal operands and results). tests/make_tiny_model.py's model against zero
+# targets meets subnormals: at scale 2^-64 Adam's (c2·g)·g and v (and sqrt(v) with eps 1e-30,
+# so that it decides the update), at 2^-135 the gradients, momentum's b·mu + g and the
+# updates' fma. cl:cr must stay host:cr's and the reference's (its arithmetic is on the bits;
+# its / and sqrt's float arithmetic sees normal operands only), and its div/sqrt probe must
+# pass; the controls show that the flush is real and reaches these trainings: cl:own, whose
+# arithmetic is float, leaves host:exact at step 1 there.
+set(CR_FTZ "${ENV_POCL};CLPARITY_TEST_HOOK=train-denorms-are-zero")
+cr_train_optim(adam_ftz pocl "${CR_FTZ};CR_TRAIN_TINY=2**-64" ok --optimizer adam --eps 1e-30
+               --steps 5 --batch 3 --target zeros)
+cr_train_optim(momentum_ftz pocl "${CR_FTZ};CR_TRAIN_TINY=2**-135" ok --optimizer momentum
+               --nesterov --steps 5 --batch 3 --target zeros)
+cr_train_optim(adam_ftz_own_control pocl "${CR_FTZ};CR_TRAIN_TINY=2**-64" own-fails
+               --optimizer adam --eps 1e-30 --steps 5 --batch 3 --target zeros)
+cr_train_optim(momentum_ftz_own_control pocl "${CR_FTZ};CR_TRAIN_TINY=2**-135" own-fails
+               --optimizer momentum --nesterov --steps 5 --batch 3 --target zeros)
