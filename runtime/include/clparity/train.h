@@ -63,11 +63,12 @@
  *   fast math (-cl-fast-relaxed-math -cl-mad-enable, a * b + c in the sums, native_divide and
  *   native_sqrt in the update): its weights may drift, and nothing about them is promised.
  * The correctly rounded engines (host:cr, hostblas/train_cr.c; cl:cr, clkernels/cr.cl's
- * CR_TRAIN kernels) take plain SGD's steps with every sum exact and rounded once (RN, issue
- * 23's contract, in any order): z = RN(Σ_k a·W + bias), then act and RN(a[b][o] + act(z));
- * dx = RN(Σ_o dz·W[o][k] + (residual ? g[b][k] : nothing)); gW = RN(Σ_b dz·a);
- * gb = RN(Σ_b dz); g, dz and the updates as above (each one correctly rounded operation).
- * They refuse the other optimizers (CP_FAIL_USAGE). */
+ * CR_TRAIN kernels) take the steps of every optimizer with every sum exact and rounded once
+ * (RN, issue 23's contract, in any order): z = RN(Σ_k a·W + bias), then act and
+ * RN(a[b][o] + act(z)); dx = RN(Σ_o dz·W[o][k] + (residual ? g[b][k] : nothing));
+ * gW = RN(Σ_b dz·a); gb = RN(Σ_b dz); g, dz and the optimizers' updates as above, each one
+ * correctly rounded float operation (cl:cr's through its accumulator, on the bits; its / and
+ * sqrt the float way, whatever the device: docs/TRAINING.md). */
 #ifndef CLPARITY_TRAIN_H
 #define CLPARITY_TRAIN_H
 
@@ -104,7 +105,7 @@ typedef struct cp_train_traits {
      * CP_TRAIN_BASELINE, cl:cr CP_TRAIN_CR_BASE; CP_TRAIN_PLAIN: none. */
     enum cp_train_role twin;
     bool by_default; /* trained without --engines naming it: cl:own, host:exact, host:f64 */
-    bool cr;         /* correctly rounded (cl:cr, host:cr): plain SGD only */
+    bool cr;         /* correctly rounded (cl:cr, host:cr) */
     bool drifts;     /* fast math (cl:relaxed): its weights may drift; reported, never checked */
 } cp_train_traits;
 
