@@ -886,7 +886,9 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
  * CR_NO_DENORM and without CR_F64: every operation goes through the accumulator or the bits, so
  * that a device that flushes float denormals gives IEEE's results too; an operation of one or
  * two terms rounded once is IEEE's correctly rounded -, ·, + and fma, which host:cr's trainer
- * computes with float arithmetic. */
+ * computes with float arithmetic. The optimizers other than plain SGD (tr_grad_w, tr_grad_b,
+ * then train_optim.cl's tr_opt_* at the end) follow the same rule; their / and sqrt are
+ * divsqrt.cl's (docs/TRAINING.md, "Correctly rounded training"). */
 
 /* RN(a·b + c) (fma), RN(a·b), RN(a − b) on the bits. */
 uint cr_fma_bits(uint a, uint b, uint c)
