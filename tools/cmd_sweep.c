@@ -55,8 +55,9 @@ static const struct opt_use sweep_uses[] = {
     {.id = OPT_DEVICE},
     {.id = OPT_ENGINES,
      SO(engines),
-     .def = "cl:own and host:openblas, the\n"
-            "speed targets, where they apply; any engine of run may be listed"},
+     .def = "cl:own, cl:cr and host:openblas\n"
+            "where they apply: the speed targets, with cl:cr's correctly\n"
+            "rounded curve beside cl:own's; any engine of run may be listed"},
     {.id = OPT_RUNS,
      SO(runs),
      SO_SEEN(runs_set),

@@ -149,7 +149,7 @@ int sweep_make_points(struct sweep *s)
     return st;
 }
 
-/* The engines: --engines, or cl:own and host:openblas where they apply. */
+/* The engines: --engines, or those in_sweep (cl:own, cl:cr, host:openblas) where they apply. */
 int sweep_choose_engines(struct sweep *s)
 {
     s->use = calloc(cp_engine_count(), sizeof *s->use);

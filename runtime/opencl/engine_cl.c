@@ -581,6 +581,7 @@ const cp_engine_info cp_engine_cl_cr = {
     .by_name = true,
     .correctly_rounded = true,
     .twin = "host:cr",
+    .in_sweep = true, /* issue 34: sweep shows its curve beside cl:own's */
     .footprint = footprint_cl_cr,
     .ops = &cp_engine_ops_cl_cr,
     .train = &train_ops_cl_cr,

@@ -3,7 +3,9 @@
 # Command-line tests of `clparity sweep`, each scenario in its own folder OUTDIR:
 #   batch|width|depth|params  --vary P --quick on PoCL and host, --csv and --json checked by
 #                             tests/check_sweep.py (golden CSV header, JSON schema, every field);
-#                             batch also draws --plot (PNG and SVG) when gnuplot is installed
+#                             the default engines' three series: cl:own, cl:cr's curve beside
+#                             it (issue 34) and host:openblas; batch also draws --plot (PNG
+#                             and SVG) when gnuplot is installed
 #   refused                   on Oclgrind (128 MiB): d = 8192 refused with size and limit while
 #                             d = 16 runs, exit 0; on host, d = 65536 (256 GiB) refused for
 #                             MemAvailable
@@ -14,8 +16,8 @@
 #   consecutive               a point beyond the budget of kept models runs its rounds one
 #                             after the other (CLPARITY_TEST_HOOK=sweep-keep:N)
 #   noplot                    --plot without gnuplot in PATH: status 2 before any work
-#   error                     cl:own cannot build (CLPARITY_KERNEL_DIR without its kernels):
-#                             its rows say error, host:openblas still runs, exit 3
+#   error                     cl:own and cl:cr cannot build (CLPARITY_KERNEL_DIR without their
+#                             kernels): their rows say error, host:openblas still runs, exit 3
 set -u
 clp=$1 py=$2 src=$3 out=$4 scenario=$5
 rm -rf "$out"
@@ -69,11 +71,14 @@ batch | width | depth | params)
     rc=$?
     cat "$out/table.txt" "$out/stderr.txt"
     [ $rc = 0 ] || die "exit status $rc"
-    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" "$scenario" "$grid" 2 || exit 1
+    $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" "$scenario" "$grid" 3 || exit 1
     grep -q '^crossovers (median wall time' "$out/table.txt" || die "no crossover summary"
     grep -Eq '(beats .* from .* ≥ [0-9]+|never)' "$out/table.txt" || die "no crossover line"
     [ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ .* cl:own +[0-9.]+~? ' "$out/table.txt")" = 5 ] ||
         die "cl:own rows missing from the table"
+    [ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ .* cl:cr +[0-9.]+~? ' "$out/table.txt")" = 5 ] ||
+        die "cl:cr's curve is missing from the table (issue 34: beside cl:own's by default)"
+    [ "$(grep -c ',cl:cr,ok,' "$out/sweep.csv")" = 5 ] || die "cl:cr's curve is missing from the CSV"
     if [ "$scenario" = params ]; then
         # Every point holds the same budget: d²·L = 2^20.
         grep -Eq '^ +16 +4096 +1 ' "$out/table.txt" || die "params: d=16 must have L=4096"
@@ -86,6 +91,7 @@ batch | width | depth | params)
             --plot "$out/sweep.svg" >/dev/null || die "the SVG plot failed"
         grep -q '<svg' "$out/sweep.svg" || die "sweep.svg is not SVG"
         grep -q 'cl:own on 0:0' "$out/sweep.svg" || die "the SVG has no cl:own line"
+        grep -q 'cl:cr on 0:0' "$out/sweep.svg" || die "the SVG has no cl:cr line"
         grep -q 'host:openblas on host' "$out/sweep.svg" || die "the SVG has no host:openblas line"
     fi
     no_tmp_files
@@ -187,10 +193,11 @@ error)
     [ $rc = 3 ] || die "exit status $rc, expected 3"
     [ "$(grep -Ec ' cl:own +error: CLPARITY_KERNEL_DIR: cannot open' "$out/table.txt")" = 2 ] ||
         die "cl:own's rows do not say error"
+    [ "$(grep -Ec ' cl:cr +error: ' "$out/table.txt")" = 2 ] || die "cl:cr's rows do not say error"
     [ "$(grep -Ec ' host:openblas +[0-9.]+ ' "$out/table.txt")" = 2 ] ||
         die "host:openblas did not run after cl:own failed"
     grep -q '^clparity sweep: some results failed' "$out/stderr.txt" || die "no status line"
-    [ "$(grep -c ',error,' "$out/sweep.csv")" = 2 ] || die "the CSV lacks the error rows"
+    [ "$(grep -c ',error,' "$out/sweep.csv")" = 4 ] || die "the CSV lacks the error rows"
     ;;
 *)
     die "unknown scenario $scenario"

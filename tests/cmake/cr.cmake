@@ -181,3 +181,28 @@ cli_status(cr_host_bad_mode "CLPARITY_HOST_CR=fast" 2
            "CLPARITY_HOST_CR: 'fast' is not auto, scalar or generic" run -d host --engines host:cr)
 cli_status(cr_host_bad_stats "CLPARITY_HOST_CR_STATS=yes" 2
            "CLPARITY_HOST_CR_STATS: 'yes' is not 0 or 1" run -d host --engines host:cr)
+# tools/bench --cr (issue 34's targets) on cut-down shapes (--cr-smoke): its --cr-json checked
+# by tests/check_bench_cr.py (each ratio the median of its rounds', cl:cr's and host:cr's hashes
+# host:cr's in every round, a row's value its worst point's, rows 5-7 with --local, rusticl from
+# build/icd/rusticl, the GPU rows "not measured" without a GPU, row 4's float32-only method
+# refused or run). The planted twins must turn one-bit errors into MISMATCH rows and exit 1:
+# corrupt-cl-cr (cl:cr's checked forward) and corrupt-run (every engine's second forward, inside
+# the timed rounds only).
+set(CHECK_BENCH_CR ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_bench_cr.py ${CLP})
+if(ENV_RUSTICL)
+  set(BENCH_CR_RUSTICL --rusticl)
+endif()
+add_test(NAME cr/bench_local COMMAND ${CHECK_BENCH_CR} ${OUT}/bench_cr_local local ${BENCH_CR_RUSTICL})
+add_test(NAME cr/bench_local_planted COMMAND ${CHECK_BENCH_CR} ${OUT}/bench_cr_planted planted)
+add_test(NAME cr/bench_rounds_planted
+         COMMAND ${CHECK_BENCH_CR} ${OUT}/bench_cr_rounds_planted planted-run)
+add_test(NAME cr/bench_no_gpu COMMAND ${CHECK_BENCH_CR} ${OUT}/bench_cr_nogpu nogpu)
+add_test(NAME cr/bench_gpu_on_pocl COMMAND ${CHECK_BENCH_CR} ${OUT}/bench_cr_gpu gpu-on-pocl)
+set_tests_properties(cr/bench_local cr/bench_no_gpu cr/bench_gpu_on_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE}" LABELS "cr;bench;opencl")
+set_tests_properties(cr/bench_local_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;bench;opencl")
+set_tests_properties(cr/bench_rounds_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-run"
+                     LABELS "cr;bench;opencl")

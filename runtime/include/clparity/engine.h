@@ -43,7 +43,7 @@ typedef struct cp_engine_info {
      * a bound instead). */
     const char *twin;
     enum cp_engine_role role;
-    bool in_sweep; /* sweep runs it where --engines is not given (cl:own, host:openblas) */
+    bool in_sweep; /* sweep runs it where --engines is not given (cl:own, cl:cr, host:openblas) */
     /* Changes *f (the default, above) to what the engine holds; NULL: the default. */
     void (*footprint)(const cp_model *m, int batch, cp_footprint *f);
     const struct cp_engine_ops *ops;  /* how it runs: private to the library */
