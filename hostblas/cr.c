@@ -125,15 +125,12 @@ static void cr_acc_add_scaled(cr_acc *a, uint64_t m, int p, bool neg)
     uint64_t lo = (m & CR_MASK) << sh; /* < 2^63 */
     uint64_t t = ((m >> 32) << sh) + (lo >> 32);
     int64_t d0 = (int64_t)(lo & CR_MASK), d1 = (int64_t)(t & CR_MASK), d2 = (int64_t)(t >> 32);
-    if (neg) {
-        a->digit[i] -= d0;
-        a->digit[i + 1] -= d1;
-        a->digit[i + 2] -= d2;
-    } else {
-        a->digit[i] += d0;
-        a->digit[i + 1] += d1;
-        a->digit[i + 2] += d2;
-    }
+    /* the sign as a factor of ±1, not a branch: a term's sign is as random as the data, and a
+     * mispredicted branch per term took most of the fallback's time */
+    int64_t sign = 1 - 2 * (int64_t)neg;
+    a->digit[i] += sign * d0;
+    a->digit[i + 1] += sign * d1;
+    a->digit[i + 2] += sign * d2;
     if (++a->adds == CR_ADDS_MAX) {
         cr_carry(a->digit);
         a->adds = 0;
@@ -631,6 +628,26 @@ cr_tile_finish512(const cr_layer_args *a, const double *acc, const double *nx, i
     return fallbacks;
 }
 
+/* cr_norm_f64 with 16 partial sums of squares in two zmm registers (any order is covered by 3;
+ * a square of a float's value is exact, so its fma is one rounded add), a masked tail. */
+static inline __attribute__((always_inline, target("avx512f"))) double cr_norm512(const double *x,
+                                                                                  int n)
+{
+    __m512d p0 = _mm512_setzero_pd(), p1 = _mm512_setzero_pd();
+    int k = 0;
+    for (; k + 16 <= n; k += 16) {
+        __m512d a = _mm512_loadu_pd(x + k), b = _mm512_loadu_pd(x + k + 8);
+        p0 = _mm512_fmadd_pd(a, a, p0);
+        p1 = _mm512_fmadd_pd(b, b, p1);
+    }
+    for (; k < n; k += 8) {
+        __m512d a = _mm512_maskz_loadu_pd(
+            n - k >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - k)) - 1u), x + k);
+        p0 = _mm512_fmadd_pd(a, a, p0);
+    }
+    return sqrt(_mm512_reduce_add_pd(_mm512_add_pd(p0, p1)));
+}
+
 /* R rows × NP panels from panel pn: the tile, then its outputs. */
 #define CR512_TILE(R, NP)                                                                          \
     do {                                                                                           \
@@ -653,7 +670,7 @@ __attribute__((target("avx512f"))) static long cr_unit512(const cr_layer_args *a
         const double *xd = a->xd + (size_t)r * (size_t)K;
         double nx[CR512_ROWS];
         for (int i = 0; i < R; ++i)
-            nx[i] = cr_norm_f64(xd + (size_t)i * (size_t)K, K);
+            nx[i] = cr_norm512(xd + (size_t)i * (size_t)K, K);
         int most = CR512_ACC / (2 * R) < 8 ? CR512_ACC / (2 * R) : 8;
         for (int pn = p0; pn < p1;) {
             const float *w = a->wp + (size_t)pn * (size_t)K * CR_PANEL;
