@@ -446,7 +446,34 @@ cr_tile256(const double *restrict xd, int K, const float *restrict wp, double *r
 #pragma GCC unroll 12
     for (int i = 0; i < 2 * R; ++i)
         s[i] = _mm256_setzero_pd();
-    for (int k = 0; k < K; ++k) {
+    int k = 0;
+    if (R == 1) {
+        /* One row: four partial sums over k mod 4 for each vector (8 chains, not 2 that wait on
+         * the fma's latency), added at the end; any order is covered by 2. */
+        __m256d t[6];
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; ++i)
+            t[i] = _mm256_setzero_pd();
+        for (; k + 4 <= K; k += 4) {
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const float *wk = wp + (size_t)(k + j) * CR_PANEL;
+                __m256d xk = _mm256_broadcast_sd(xd + k + j);
+                __m256d w0 = _mm256_cvtps_pd(_mm_loadu_ps(wk));
+                __m256d w1 = _mm256_cvtps_pd(_mm_loadu_ps(wk + 4));
+                if (j == 0) {
+                    s[0] = _mm256_fmadd_pd(xk, w0, s[0]);
+                    s[1] = _mm256_fmadd_pd(xk, w1, s[1]);
+                } else {
+                    t[2 * j - 2] = _mm256_fmadd_pd(xk, w0, t[2 * j - 2]);
+                    t[2 * j - 1] = _mm256_fmadd_pd(xk, w1, t[2 * j - 1]);
+                }
+            }
+        }
+        s[0] = _mm256_add_pd(_mm256_add_pd(s[0], t[0]), _mm256_add_pd(t[2], t[4]));
+        s[1] = _mm256_add_pd(_mm256_add_pd(s[1], t[1]), _mm256_add_pd(t[3], t[5]));
+    }
+    for (; k < K; ++k) {
         const float *wk = wp + (size_t)k * CR_PANEL;
         _mm_prefetch((const char *)(wk + 16 * CR_PANEL), _MM_HINT_T0);
         __m256d w0 = _mm256_cvtps_pd(_mm_loadu_ps(wk)), w1 = _mm256_cvtps_pd(_mm_loadu_ps(wk + 4));
