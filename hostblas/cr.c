@@ -125,15 +125,12 @@ static void cr_acc_add_scaled(cr_acc *a, uint64_t m, int p, bool neg)
     uint64_t lo = (m & CR_MASK) << sh; /* < 2^63 */
     uint64_t t = ((m >> 32) << sh) + (lo >> 32);
     int64_t d0 = (int64_t)(lo & CR_MASK), d1 = (int64_t)(t & CR_MASK), d2 = (int64_t)(t >> 32);
-    if (neg) {
-        a->digit[i] -= d0;
-        a->digit[i + 1] -= d1;
-        a->digit[i + 2] -= d2;
-    } else {
-        a->digit[i] += d0;
-        a->digit[i + 1] += d1;
-        a->digit[i + 2] += d2;
-    }
+    /* the sign as a factor of ±1, not a branch: a term's sign is as random as the data, and a
+     * mispredicted branch per term took most of the fallback's time */
+    int64_t sign = 1 - 2 * (int64_t)neg;
+    a->digit[i] += sign * d0;
+    a->digit[i + 1] += sign * d1;
+    a->digit[i + 2] += sign * d2;
     if (++a->adds == CR_ADDS_MAX) {
         cr_carry(a->digit);
         a->adds = 0;
@@ -449,7 +446,34 @@ cr_tile256(const double *restrict xd, int K, const float *restrict wp, double *r
 #pragma GCC unroll 12
     for (int i = 0; i < 2 * R; ++i)
         s[i] = _mm256_setzero_pd();
-    for (int k = 0; k < K; ++k) {
+    int k = 0;
+    if (R == 1) {
+        /* One row: four partial sums over k mod 4 for each vector (8 chains, not 2 that wait on
+         * the fma's latency), added at the end; any order is covered by 2. */
+        __m256d t[6];
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; ++i)
+            t[i] = _mm256_setzero_pd();
+        for (; k + 4 <= K; k += 4) {
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const float *wk = wp + (size_t)(k + j) * CR_PANEL;
+                __m256d xk = _mm256_broadcast_sd(xd + k + j);
+                __m256d w0 = _mm256_cvtps_pd(_mm_loadu_ps(wk));
+                __m256d w1 = _mm256_cvtps_pd(_mm_loadu_ps(wk + 4));
+                if (j == 0) {
+                    s[0] = _mm256_fmadd_pd(xk, w0, s[0]);
+                    s[1] = _mm256_fmadd_pd(xk, w1, s[1]);
+                } else {
+                    t[2 * j - 2] = _mm256_fmadd_pd(xk, w0, t[2 * j - 2]);
+                    t[2 * j - 1] = _mm256_fmadd_pd(xk, w1, t[2 * j - 1]);
+                }
+            }
+        }
+        s[0] = _mm256_add_pd(_mm256_add_pd(s[0], t[0]), _mm256_add_pd(t[2], t[4]));
+        s[1] = _mm256_add_pd(_mm256_add_pd(s[1], t[1]), _mm256_add_pd(t[3], t[5]));
+    }
+    for (; k < K; ++k) {
         const float *wk = wp + (size_t)k * CR_PANEL;
         _mm_prefetch((const char *)(wk + 16 * CR_PANEL), _MM_HINT_T0);
         __m256d w0 = _mm256_cvtps_pd(_mm_loadu_ps(wk)), w1 = _mm256_cvtps_pd(_mm_loadu_ps(wk + 4));
@@ -528,6 +552,235 @@ cr_tile_finish256(const cr_layer_args *a, const double *acc, const double *nx, i
 }
 
 CR_UNIT(__attribute__((target("avx2,fma"))), cr_unit256, cr_tile256, cr_tile_finish256)
+
+/* ---- the AVX-512 kernel ------------------------------------------------------------------
+ * A tile is R rows × NP whole panels (NP·CR_PANEL outputs): 2·R·NP zmm accumulators of 8
+ * doubles, at most CR512_ACC of the 32 registers. Each k converts a panel's 16 weights to
+ * double once (two vcvtps2pd) for the R rows, and each row's input is an embedded broadcast:
+ * at B = 64, 12 rows share a conversion; at B = 1 the row keeps 8 panels (16 chains) in flight,
+ * where one chain per fma latency would stall. Any order of the double sum is covered by 2. */
+#define CR512_ACC 24
+#define CR512_ROWS 12
+
+static inline __attribute__((always_inline, target("avx512f"))) void
+cr_tile512(const double *restrict xd, int K, const float *restrict wp, double *restrict acc,
+           const int R, const int NP)
+{
+    __m512d s[CR512_ACC];
+#pragma GCC unroll 24
+    for (int i = 0; i < 2 * R * NP; ++i)
+        s[i] = _mm512_setzero_pd();
+    for (int k = 0; k < K; ++k) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NP; ++j) {
+            const float *wk = wp + ((size_t)j * (size_t)K + (size_t)k) * CR_PANEL;
+            _mm_prefetch((const char *)(wk + 16 * CR_PANEL), _MM_HINT_T0);
+            __m512d w0 = _mm512_cvtps_pd(_mm256_loadu_ps(wk));
+            __m512d w1 = _mm512_cvtps_pd(_mm256_loadu_ps(wk + 8));
+#pragma GCC unroll 12
+            for (int r = 0; r < R; ++r) {
+                __m512d xk = _mm512_set1_pd(xd[(size_t)r * (size_t)K + (size_t)k]);
+                s[2 * (r * NP + j)] = _mm512_fmadd_pd(xk, w0, s[2 * (r * NP + j)]);
+                s[2 * (r * NP + j) + 1] = _mm512_fmadd_pd(xk, w1, s[2 * (r * NP + j) + 1]);
+            }
+        }
+    }
+#pragma GCC unroll 24
+    for (int i = 0; i < 2 * R * NP; ++i)
+        _mm512_storeu_pd(acc + 8 * i, s[i]);
+}
+
+/* The floats p[i] where mask m has bit i, else 0 (AVX-512 F has no 8-float masked load). */
+static inline __attribute__((always_inline, target("avx512f"))) __m256 cr_load8(__mmask8 m,
+                                                                                const float *p)
+{
+    return _mm512_castps512_ps256(_mm512_maskz_loadu_ps((__mmask16)m, p));
+}
+
+/* The rest of a tile of R rows from row r0 × the NP panels' outputs from o0 (acc: row r's sums
+ * at acc[r · NP · CR_PANEL ..]), eight outputs at a time, the last ones masked: the bias in
+ * double, cr_certify's test on each lane (as cr_tile_finish256), RN(s) by the signed conversion,
+ * the activation and the residual as in cr_epilogue. A lane whose certificate fails goes
+ * through cr_output. Returns the fallbacks. */
+static inline __attribute__((always_inline, target("avx512f"))) long
+cr_tile_finish512(const cr_layer_args *a, const double *acc, const double *nx, int r0, int R,
+                  int o0, int NP)
+{
+    long fallbacks = 0;
+    int n = a->out - o0 < NP * CR_PANEL ? a->out - o0 : NP * CR_PANEL;
+    const __m512d half = _mm512_set1_pd(0.5), big = _mm512_set1_pd(0x1p127);
+    const __m512d zero = _mm512_setzero_pd(), scale = _mm512_set1_pd(a->scale);
+    const __m256i one = _mm256_set1_epi32(1);
+    for (int r = 0; r < R; ++r) {
+        const float *x = a->x + (size_t)(r0 + r) * (size_t)a->in;
+        float *y = a->y + (size_t)(r0 + r) * (size_t)a->out;
+        double *yd = a->yd + (size_t)(r0 + r) * (size_t)a->out;
+        const double *accr = acc + (size_t)r * (size_t)(NP * CR_PANEL);
+        const __m512d nxr = _mm512_set1_pd(nx[r]);
+        for (int c = 0; c < n; c += 8) {
+            int o = o0 + c;
+            __mmask8 m = n - c >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - c)) - 1u);
+            __m512d b = a->bias ? _mm512_cvtps_pd(cr_load8(m, a->bias + o)) : zero;
+            __m512d s = _mm512_add_pd(_mm512_maskz_loadu_pd(m, accr + c), b);
+            __m512d err = _mm512_mul_pd(
+                scale, _mm512_add_pd(_mm512_mul_pd(nxr, _mm512_maskz_loadu_pd(m, a->wnorm + o)),
+                                     _mm512_abs_pd(b)));
+            __m512d abs = _mm512_abs_pd(s);
+            __m256 r32 = _mm512_cvtpd_ps(abs);
+            __m256i u = _mm256_castps_si256(r32);
+            __m512d rd = _mm512_cvtps_pd(r32);
+            __m512d lo = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_sub_epi32(u, one)));
+            __m512d hi = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_add_epi32(u, one)));
+            __m512d mid_lo = _mm512_mul_pd(_mm512_add_pd(rd, lo), half);
+            __m512d mid_hi = _mm512_mul_pd(_mm512_add_pd(rd, hi), half);
+            __mmask8 ok = _mm512_cmp_pd_mask(abs, big, _CMP_LT_OQ) &
+                          _mm512_cmp_pd_mask(rd, zero, _CMP_NEQ_OQ) &
+                          _mm512_cmp_pd_mask(_mm512_sub_pd(abs, mid_lo), err, _CMP_GT_OQ) &
+                          _mm512_cmp_pd_mask(_mm512_sub_pd(mid_hi, abs), err, _CMP_GT_OQ);
+            __m256 v = _mm512_cvtpd_ps(s);
+            if (a->act == CP_ACT_RELU) /* (v <= 0) ? +0 : v */
+                v = _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ), v);
+            if (a->residual)
+                v = _mm256_add_ps(cr_load8(m, x + o), v);
+            _mm512_mask_storeu_ps(y + o, (__mmask16)m, _mm512_castps256_ps512(v));
+            _mm512_mask_storeu_pd(yd + o, m, _mm512_cvtps_pd(v));
+            unsigned bad = (unsigned)(m & (__mmask8)~ok);
+            for (int j = 0; bad && j < 8; ++j, bad >>= 1)
+                if (bad & 1u) {
+                    y[o + j] = cr_output(a, accr[c + j], nx[r], x, o + j, &fallbacks);
+                    yd[o + j] = (double)y[o + j];
+                }
+        }
+    }
+    return fallbacks;
+}
+
+/* cr_norm_f64 with 16 partial sums of squares in two zmm registers (any order is covered by 3;
+ * a square of a float's value is exact, so its fma is one rounded add), a masked tail. */
+static inline __attribute__((always_inline, target("avx512f"))) double cr_norm512(const double *x,
+                                                                                  int n)
+{
+    __m512d p0 = _mm512_setzero_pd(), p1 = _mm512_setzero_pd();
+    int k = 0;
+    for (; k + 16 <= n; k += 16) {
+        __m512d a = _mm512_loadu_pd(x + k), b = _mm512_loadu_pd(x + k + 8);
+        p0 = _mm512_fmadd_pd(a, a, p0);
+        p1 = _mm512_fmadd_pd(b, b, p1);
+    }
+    for (; k < n; k += 8) {
+        __m512d a = _mm512_maskz_loadu_pd(
+            n - k >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - k)) - 1u), x + k);
+        p0 = _mm512_fmadd_pd(a, a, p0);
+    }
+    return sqrt(_mm512_reduce_add_pd(_mm512_add_pd(p0, p1)));
+}
+
+/* R rows × NP panels from panel pn: the tile, then its outputs. */
+#define CR512_TILE(R, NP)                                                                          \
+    do {                                                                                           \
+        cr_tile512(xd, K, w, acc, R, NP);                                                          \
+        fallbacks += cr_tile_finish512(a, acc, nx, r, R, pn * CR_PANEL, NP);                       \
+    } while (0)
+
+/* Rows [r0, r1) × panels [p0, p1): tiles of at most CR512_ROWS rows (split evenly near the
+ * end), each with as many panels as CR512_ACC accumulators allow (at most 8), one panel at a
+ * time where fewer are left; the rows' norms first. The shape of a tile changes no bit. */
+__attribute__((target("avx512f"))) static long cr_unit512(const cr_layer_args *a, int r0, int r1,
+                                                          int p0, int p1)
+{
+    const int K = a->in;
+    long fallbacks = 0;
+    double acc[CR512_ACC * 8];
+    for (int r = r0; r < r1;) {
+        int left = r1 - r;
+        int R = left >= 2 * CR512_ROWS ? CR512_ROWS : left > CR512_ROWS ? (left + 1) / 2 : left;
+        const double *xd = a->xd + (size_t)r * (size_t)K;
+        double nx[CR512_ROWS];
+        for (int i = 0; i < R; ++i)
+            nx[i] = cr_norm512(xd + (size_t)i * (size_t)K, K);
+        int most = CR512_ACC / (2 * R) < 8 ? CR512_ACC / (2 * R) : 8;
+        for (int pn = p0; pn < p1;) {
+            const float *w = a->wp + (size_t)pn * (size_t)K * CR_PANEL;
+            int left_p = p1 - pn;
+            /* the widest tile that fits the panels left: one or two rows keep 2, 4 or 8 chains
+             * a row in flight at a layer's odd end too */
+            int np = left_p >= most          ? most
+                     : R <= 2 && left_p >= 4 ? 4
+                     : R <= 2 && left_p >= 2 ? 2
+                                             : 1;
+            switch (R * 16 + np) {
+            case 1 * 16 + 8:
+                CR512_TILE(1, 8);
+                break;
+            case 1 * 16 + 4:
+                CR512_TILE(1, 4);
+                break;
+            case 1 * 16 + 2:
+                CR512_TILE(1, 2);
+                break;
+            case 2 * 16 + 6:
+                CR512_TILE(2, 6);
+                break;
+            case 2 * 16 + 4:
+                CR512_TILE(2, 4);
+                break;
+            case 2 * 16 + 2:
+                CR512_TILE(2, 2);
+                break;
+            case 3 * 16 + 4:
+                CR512_TILE(3, 4);
+                break;
+            case 4 * 16 + 3:
+                CR512_TILE(4, 3);
+                break;
+            case 5 * 16 + 2:
+                CR512_TILE(5, 2);
+                break;
+            case 6 * 16 + 2:
+                CR512_TILE(6, 2);
+                break;
+            case 12 * 16 + 1:
+                CR512_TILE(12, 1);
+                break;
+            case 11 * 16 + 1:
+                CR512_TILE(11, 1);
+                break;
+            case 10 * 16 + 1:
+                CR512_TILE(10, 1);
+                break;
+            case 9 * 16 + 1:
+                CR512_TILE(9, 1);
+                break;
+            case 8 * 16 + 1:
+                CR512_TILE(8, 1);
+                break;
+            case 7 * 16 + 1:
+                CR512_TILE(7, 1);
+                break;
+            case 6 * 16 + 1:
+                CR512_TILE(6, 1);
+                break;
+            case 5 * 16 + 1:
+                CR512_TILE(5, 1);
+                break;
+            case 4 * 16 + 1:
+                CR512_TILE(4, 1);
+                break;
+            case 3 * 16 + 1:
+                CR512_TILE(3, 1);
+                break;
+            case 2 * 16 + 1:
+                CR512_TILE(2, 1);
+                break;
+            default:
+                CR512_TILE(1, 1);
+            }
+            pn += np;
+        }
+        r += R;
+    }
+    return fallbacks;
+}
 #endif
 
 cr_unit_fn cr_unit_get(enum cr_kernel k)
@@ -542,6 +795,8 @@ cr_unit_fn cr_unit_get(enum cr_kernel k)
         return cr_unit_avx512;
     case CR_KERNEL_AVX2:
         return cr_unit256;
+    case CR_KERNEL_AVX512:
+        return cr_unit512;
     }
 #else
     (void)k;

@@ -11,13 +11,12 @@
  * arithmetic, and the proof that every output is the correctly rounded sum, are in cr.c. */
 _Static_assert(XP == CR_PANEL, "host:cr's units read host:exact's panels");
 
-/* The fast path's kernel at host:exact's level (CLPARITY_HOST_ISA): the AVX2 + FMA intrinsics
- * (also at the AVX-512 level, whose CPUs have them), or with generic the portable loop
- * compiled for the level. */
+/* The fast path's kernel at host:exact's level (CLPARITY_HOST_ISA): the level's intrinsics
+ * kernel (AVX-512 F, or AVX2 + FMA), or with generic the portable loop compiled for the level. */
 static enum cr_kernel cr_kernel_for(int isa, bool generic)
 {
     if (isa == ISA_AVX512)
-        return generic || !isa_has(ISA_AVX2) ? CR_KERNEL_C_AVX512 : CR_KERNEL_AVX2;
+        return generic ? CR_KERNEL_C_AVX512 : CR_KERNEL_AVX512;
     if (isa == ISA_AVX2)
         return generic ? CR_KERNEL_C_AVX2 : CR_KERNEL_AVX2;
     return CR_KERNEL_C;
@@ -88,7 +87,8 @@ static int cr_create(cp_engine *e, const cp_device *dev, const cp_model *m, int 
     static const char *const kernels[] = {[CR_KERNEL_C] = "baseline",
                                           [CR_KERNEL_C_AVX2] = "avx2 generic",
                                           [CR_KERNEL_C_AVX512] = "avx512 generic",
-                                          [CR_KERNEL_AVX2] = "avx2"};
+                                          [CR_KERNEL_AVX2] = "avx2",
+                                          [CR_KERNEL_AVX512] = "avx512"};
     enum cr_kernel k = cr_kernel_for(isa, mode == 2);
     s->cr_unit = cr_unit_get(k);
     if (s->scalar)

@@ -2,7 +2,7 @@
 # The exact accumulator and its rounding on hand-made sums (ties, one unit off a tie, the sign of
 # zero, overflow at 2^128 - 2^103, subnormals, NaN and infinity), the certificate, and the fast
 # path against the scalar form (every output through the accumulator) on random and near-tie
-# rows: intrinsics, portable loop, baseline level, 1 and 3 threads. The planted twin must see
+# rows: intrinsics, portable loop, baseline and AVX2 levels, 1 and 3 threads. The planted twin must see
 # the one-bit error of the test hook corrupt-cr (tests/test_cr.c).
 cp_unit(cr)
 add_test(NAME cr/unit COMMAND test_cr)
@@ -22,6 +22,22 @@ set_tests_properties(cr/check_host_scalar PROPERTIES
                      ENVIRONMENT "${ENV_NONE};${ENV_CACHE};CLPARITY_HOST_CR=scalar" LABELS cr)
 set_tests_properties(cr/check_host_planted PROPERTIES
                      ENVIRONMENT "${ENV_NONE};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cr" LABELS cr)
+# host:cr at every instruction-set level this CPU has (CLPARITY_HOST_ISA; the levels read from
+# /proc/cpuinfo): the level's kernel named in the routine, check_cr.py's exact reference at each,
+# and at shapes that reach every tile (1 to 64 rows, odd ends) the kernel, on one thread and on
+# the pool, and its portable loop all give the scalar form's hash (tests/cli/cr_isa.sh). The
+# planted twin (corrupt-cr) passes only when every one of those checks sees the flipped bit.
+add_test(NAME cr/host_isa_levels
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/cr_isa.sh ${CLP} ${OUT}/cr_isa ${SYSTEM_PYTHON}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/check_cr.py)
+add_test(NAME cr/host_isa_levels_planted
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/cr_isa.sh ${CLP} ${OUT}/cr_isa_planted
+                 ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_cr.py --planted)
+set_tests_properties(cr/host_isa_levels PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
+                     LABELS cr)
+# (label kernels: the asan job leaves the planted twin out, the same host code as the plain one)
+set_tests_properties(cr/host_isa_levels_planted PROPERTIES
+                     ENVIRONMENT "${ENV_NONE};${ENV_CACHE}" LABELS "cr;kernels")
 # compare's bitwise verdict names host:cr among the results not expected to be host:exact's,
 # with its reason, and does not fail for it without --expect; its --json is valid.
 add_test(NAME cr/compare_bitwise_wording

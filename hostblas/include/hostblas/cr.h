@@ -117,10 +117,16 @@ typedef struct cr_layer_args {
 typedef long (*cr_unit_fn)(const cr_layer_args *a, int r0, int r1, int p0, int p1);
 
 /* The units, by instruction set (hostblas/exact.c picks one the CPU has): the portable loop
- * compiled for the baseline, for AVX2 + FMA or for AVX-512 F, or the AVX2 + FMA intrinsics
- * kernel. Every unit gives the same bits: the certificate holds for any order of the double
- * sum, and the fallback is exact. */
-enum cr_kernel { CR_KERNEL_C, CR_KERNEL_C_AVX2, CR_KERNEL_C_AVX512, CR_KERNEL_AVX2 };
+ * compiled for the baseline, for AVX2 + FMA or for AVX-512 F, or the AVX2 + FMA or AVX-512 F
+ * intrinsics kernel. Every unit gives the same bits: the certificate holds for any order of the
+ * double sum, and the fallback is exact. */
+enum cr_kernel {
+    CR_KERNEL_C,
+    CR_KERNEL_C_AVX2,
+    CR_KERNEL_C_AVX512,
+    CR_KERNEL_AVX2,
+    CR_KERNEL_AVX512
+};
 cr_unit_fn cr_unit_get(enum cr_kernel k);
 
 #endif
