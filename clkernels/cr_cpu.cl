@@ -86,7 +86,7 @@ CR_OL cr_certify_v(CR_OV s, CR_OV err, CR_OU *v)
  * block holds row 0 (the test hook's). */
 void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int rows,
                  __global const uint *w, __global const uint *bias, int in, int out, int flags,
-                 __global const ulong *wn, ulong scale, bool row0)
+                 __global const ulong *wn, ulong scale, bool row0, __global CR_REAL *xd, int ldd)
 {
     __global const uint *xr[CR_RB];
 #pragma unroll
@@ -95,11 +95,14 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
 #ifdef CR_F64
     const int kv = in / CR_VW, kt = kv * CR_VW;
     double nx[CR_RB]; /* each row's |x|_2 */
+    __global double *xdr[CR_RB]; /* each row's doubles, converted once here */
 #pragma unroll
     for (int r = 0; r < CR_RB; ++r) {
+        xdr[r] = xd + (size_t)min(r, rows - 1) * (size_t)ldd;
         CR_DVEC q = (CR_DVEC)(0.0);
         for (int i = 0; i < kv; ++i) {
             CR_DVEC xv = cr_f2d_v(xr[r], i);
+            CR_CAT(vstore, CR_VW)(xv, i, xdr[r]);
             q = fma(xv, xv, q);
         }
         double t = 0.0;
@@ -112,6 +115,8 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
 #else
     (void)wn;
     (void)scale;
+    (void)xd;
+    (void)ldd;
 #endif
     for (int o0 = 0; o0 < out; o0 += CR_OB) {
 #ifdef CR_F64
@@ -131,7 +136,7 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
                 CR_DVEC xv[CR_RB];
 #pragma unroll
                 for (int r = 0; r < CR_RB; ++r)
-                    xv[r] = cr_f2d_v(xr[r], i);
+                    xv[r] = CR_CAT(vload, CR_VW)(i, xdr[r]);
 #pragma unroll
                 for (int j = 0; j < CR_OB; ++j) {
                     CR_DVEC wv = cr_f2d_v(wr[j], i);
@@ -191,11 +196,13 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
  * (rows ld apart) and reads the one before. Every row stays at one place in each buffer through
  * all layers, so a work-item that runs ahead never writes where a slower one still reads. desc:
  * cr.cl's cr_stream's layer table (8 ulongs a layer: w_off, b_off, in, out, flags with 8 on the
- * test hook's layer, wn_off, the bound's factor's bits, unused); p the weights as stored. */
+ * test hook's layer, wn_off, the bound's factor's bits, unused); p the weights as stored; xd
+ * (with CR_F64) [batch][ld] doubles, each work-item's rows of the layer's inputs converted once
+ * (the sums then load doubles: half the conversions at 4 rows). */
 __kernel void cr_cpu_model(__global const uint *x, __global uint *a, __global uint *b,
                            __global const uint *restrict p, __global const ulong *restrict desc,
                            __global const ulong *restrict wnorm, int n_layers, int batch, int ldx,
-                           int ld)
+                           int ld, __global CR_REAL *restrict xd)
 {
     const int r0 = (int)get_global_id(0) * CR_RB;
     if (r0 >= batch)
@@ -209,6 +216,6 @@ __kernel void cr_cpu_model(__global const uint *x, __global uint *a, __global ui
         const int lx = l == 0 ? ldx : ld;
         cr_cpu_rows(xs + (size_t)r0 * (size_t)lx, lx, ys + (size_t)r0 * (size_t)ld, ld, rows,
                     p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5], d[6],
-                    r0 == 0);
+                    r0 == 0, xd + (size_t)r0 * (size_t)ld, ld);
     }
 }

@@ -250,6 +250,11 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
         }
         what = "packed weights";
         hint = "set path=gemv in CLPARITY_CR_TUNE";
+    } else if (c->path == CR_CPU1 && c->f64) {
+        extra = largest_extra =
+            (unsigned long long)e->max_batch * (unsigned long long)m->max_width * sizeof(cl_double);
+        what = "inputs as doubles";
+        hint = "set path=cpu in CLPARITY_CR_TUNE";
     }
     if (!what)
         return CP_OK;

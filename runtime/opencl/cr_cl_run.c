@@ -226,10 +226,10 @@ static int cr_cpu1_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *
     cl_int n_layers = m->n_layers, rows = batch, ldx = m->in_width, ld = m->max_width;
     const size_t sizes[] = {sizeof s->act[0], sizeof a,        sizeof b,        sizeof s->chunks[0],
                             sizeof c->desc,   sizeof c->wnorm, sizeof n_layers, sizeof rows,
-                            sizeof ldx,       sizeof ld};
-    const void *const vals[] = {&s->act[0], &a,        &b,    &s->chunks[0], &c->desc,
-                                &c->wnorm,  &n_layers, &rows, &ldx,          &ld};
-    int st = own_set_args(c->k[0], "cr_cpu_model", 10, sizes, vals);
+                            sizeof ldx,       sizeof ld,       sizeof c->xd};
+    const void *const vals[] = {&s->act[0], &a,    &b,   &s->chunks[0], &c->desc, &c->wnorm,
+                                &n_layers,  &rows, &ldx, &ld,           &c->xd};
+    int st = own_set_args(c->k[0], "cr_cpu_model", 11, sizes, vals);
     if (st != CP_OK)
         return st;
     size_t global = ((size_t)batch + (size_t)c->tune.rb - 1) / (size_t)c->tune.rb, one = 1;
@@ -539,6 +539,10 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         if (st == CP_OK && c->path == CR_GEMM)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
+        if (st == CP_OK && c->path == CR_CPU1)
+            st = cr_create_buffer(s, &c->xd,
+                                  (size_t)e->max_batch * (size_t)m->max_width * sizeof(cl_double),
+                                  "cr_cpu_model's inputs as doubles");
     }
     /* stream's layer table; cpu1 reads the same (and leaves the barrier's counters unused) */
     if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_CPU1))
@@ -580,7 +584,7 @@ static void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = cr_state(s);
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
+    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
