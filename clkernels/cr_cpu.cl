@@ -94,7 +94,7 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
         xr[r] = x + (size_t)min(r, rows - 1) * (size_t)ldx;
 #ifdef CR_F64
     const int kv = in / CR_VW, kt = kv * CR_VW;
-    double nx[CR_RB]; /* each row's |x|_2 */
+    double nx[CR_RB];            /* each row's |x|_2 */
     __global double *xdr[CR_RB]; /* each row's doubles, converted once here */
 #pragma unroll
     for (int r = 0; r < CR_RB; ++r) {
@@ -184,8 +184,8 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
                 else
 #endif
                     v = cr_dot(xr[r], w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
-                y[(size_t)r * (size_t)ldy + (size_t)o] =
-                    CP_PLANT(cr_epilogue(v, flags, CR_XO(xr[r], o, flags)), row0 && r == 0 && o == 0);
+                y[(size_t)r * (size_t)ldy + (size_t)o] = CP_PLANT(
+                    cr_epilogue(v, flags, CR_XO(xr[r], o, flags)), row0 && r == 0 && o == 0);
             }
         }
     }
