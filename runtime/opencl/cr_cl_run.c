@@ -214,7 +214,6 @@ static int cr_cpu1_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *
     const struct cr_cl *c = cr_state(s);
     const cp_model *m = e->model;
     bool uniform = own_cpu_uniform(m);
-    cl_int rc;
     if (!uniform && !s->tmp) {
         int st = cr_create_buffer(s, &s->tmp,
                                   (size_t)e->max_batch * (size_t)m->max_width * sizeof(float),
@@ -236,18 +235,7 @@ static int cr_cpu1_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *
     if ((st = cr_enqueue(s, c->k[0], "cr_cpu_model", 1, &global, &one, &s->events[0])) != CP_OK)
         return st;
     *result = n_layers % 2 ? a : b;
-    if (m->out_width == m->max_width)
-        return CP_OK;
-    /* rows max_width apart -> packed rows of out_width, into act[0] (read by layer 0 only) */
-    size_t origin[3] = {0, 0, 0};
-    size_t region[3] = {(size_t)m->out_width * sizeof(float), (size_t)batch, 1};
-    rc = clEnqueueCopyBufferRect(s->q, *result, s->act[0], origin, origin, region,
-                                 (size_t)m->max_width * sizeof(float), 0,
-                                 (size_t)m->out_width * sizeof(float), 0, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueCopyBufferRect(cr_cpu_model's output)");
-    *result = s->act[0];
-    return CP_OK;
+    return own_cpu_pack_output(m, s, batch, result, "cr_cpu_model");
 }
 
 /* ---- loop budgets (llvmpipe stops a work-item's loops after 65535 iterations in all) ----------
