@@ -19,9 +19,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 cat "$base/out.txt"
 grep -Eq '^0:0 +pthread-.* cl:own +vec +best: vw=(4|8|16),rb=(2|4|8|12|16),nv=(1|2|4),mc=[0-9]+$' "$base/out.txt" ||
     fail "no best line"
-grep -Eq '^0:0 +pthread-.* cl:cr +cpu +best: vw=(4|8|16),rb=(1|2|4)$' "$base/out.txt" ||
+grep -Eq '^0:0 +pthread-.* cl:cr +cpu1 +best: vw=(4|8|16),rb=(1|2|4),ob=(2|4|8)$' "$base/out.txt" ||
     fail "no cl:cr best line"
-grep -Eq '^stored for pthread-.* [(]cl:cr[)]: vw=(4|8|16),rb=(1|2|4)$' "$base/out.txt" ||
+grep -Eq '^stored for pthread-.* [(]cl:cr[)]: vw=(4|8|16),rb=(1|2|4),ob=(2|4|8)$' "$base/out.txt" ||
     fail "no cl:cr stored line"
 "$py" - "$base/tune.json" "$XDG_CACHE_HOME/clparity/tune.json" <<'PY' || fail "JSON"
 import json, sys
