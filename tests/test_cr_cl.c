@@ -60,8 +60,8 @@ static const char *const settings[] = {
  * plant sits in each variant's store (cr.cl's CP_PLANT), and the host code is the same as the
  * plain run's, which takes them all. */
 static const bool in_planted[N_SETTINGS] = {
-    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true,
-    [11] = true, [13] = true, [16] = true, [17] = true, [20] = true, [21] = true, [23] = true,
+    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true, [11] = true,
+    [13] = true, [16] = true, [17] = true, [20] = true, [21] = true, [23] = true,
 };
 
 static const int batches[] = {1, 5, 17, 64};
