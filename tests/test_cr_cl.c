@@ -50,14 +50,18 @@ static const char *const settings[] = {
     "path=stream,wg=16,ob=1,sg=1",
     "path=stream,wg=32,ob=2,sg=16,ftz=1",
     "path=stream,ob=8,sg=2,exact=1",
+    "path=cpu1",
+    "path=cpu1,vw=4,rb=2,ob=2",
+    "path=cpu1,vw=16,rb=8,ob=8,ftz=1",
+    "path=cpu1,vw=8,rb=1,ob=4,exact=1",
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 /* The planted run takes one or two settings of each variant and of each form (exact, ftz): the
  * plant sits in each variant's store (cr.cl's CP_PLANT), and the host code is the same as the
  * plain run's, which takes them all. */
 static const bool in_planted[N_SETTINGS] = {
-    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true,
-    [11] = true, [13] = true, [16] = true, [17] = true, [20] = true,
+    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true, [11] = true,
+    [13] = true, [16] = true, [17] = true, [20] = true, [21] = true, [23] = true,
 };
 
 static const int batches[] = {1, 5, 17, 64};

@@ -114,7 +114,9 @@ static const char *cr_variant(bool cpu, bool f64, int batch, bool one_buffer)
 static void test_cr_rules(void **state)
 {
     (void)state;
-    assert_string_equal(cr_variant(true, true, 1, true), "cpu"); /* PoCL */
+    assert_string_equal(cr_variant(true, true, 1, true), "cpu1"); /* PoCL */
+    assert_string_equal(cr_variant(true, true, 64, true), "cpu1");
+    assert_string_equal(cr_variant(true, true, 1, false), "cpu"); /* weights over one buffer */
     assert_string_equal(cr_variant(true, false, 1, true), "gemv");
     assert_string_equal(cr_variant(false, true, 1, true), "stream"); /* a GPU with fp64 */
     assert_string_equal(cr_variant(false, true, 64, true), "stream");
@@ -159,7 +161,7 @@ static void test_tune_candidates(void **state)
     tunables("cl:cr", &g, buf, sizeof buf);
     assert_string_equal(buf, "stream,gemm");
     tunables("cl:cr", &c, buf, sizeof buf);
-    assert_string_equal(buf, "cpu");
+    assert_string_equal(buf, "cpu1");
     const cp_tunable *tv[16];
     assert_int_equal(cp_tunables(cp_engine_find("cl:own"), &g, tv, 16), 3);
     assert_string_equal(tv[0]->cands[0], "rc=16,rd=2,rg=1");

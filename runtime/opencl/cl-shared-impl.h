@@ -295,6 +295,11 @@ static inline bool own_cpu_device(const cp_device *dev)
 bool own_uniform_model(const cp_model *m, int *flags);
 /* Whether every layer is max_width wide in and out (own_cpu.c). */
 bool own_cpu_uniform(const cp_model *m);
+/* After a whole-model launch whose rows are max_width apart in *result (cl:own's and cl:cr's
+ * cpu1): where the last layer is narrower, its rows packed into act[0] (read by layer 0 only),
+ * and *result set to act[0]. kname names the kernel in an error. */
+int own_cpu_pack_output(const cp_model *m, struct cl_state *s, int batch, cl_mem *result,
+                        const char *kname);
 /* own_cpu.cl's rows per work-item for a batch (own_cpu.c). */
 int own_cpu_rows(int batch);
 /* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). */

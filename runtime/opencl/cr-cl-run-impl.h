@@ -17,7 +17,7 @@
 #define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_CPU1, CR_N_PATHS };
 
 struct cr_cl {
     enum cr_path path;
@@ -32,7 +32,8 @@ struct cr_cl {
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
-    cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
+    cl_mem desc;       /* stream, cpu1: 8 ulongs per layer (cr.cl's cr_stream) */
+    cl_mem xd;         /* cpu1 with f64: the rows' inputs as doubles, [max_batch][max_width] */
     size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
     size_t launched;   /* stream: work-groups of the last launch */
     size_t part_bytes; /* the sizes of part and pflags */

@@ -29,6 +29,9 @@ _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 /* The default variant: the first rule whose conditions hold (cl_rule_first, cl-shared-impl.h:
  * the rule type of cl:own's own_rules[]; a limit of 0 is none). */
 static const struct cl_rule cr_rules[] = {
+    /* PoCL where the weights fit one buffer: cpu1, the whole model in one launch (PoCL's cost
+     * per launch was most of cpu's time at the reference model; docs/PERFORMANCE.md) */
+    {.needs_f64 = true, .kind = CL_RULE_CPU, .one_buffer = true, .path = CR_CPU1},
     /* PoCL: work-items of double vectors over packed panels, no local memory. Measured on the
      * 2-core EPYC (PoCL 3.1, 2026-11-26, ms per forward, loaded machine): d=128 L=128 B=1 cpu
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
@@ -97,7 +100,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
 {
     const size_t n = sizeof cr_params / sizeof *cr_params;
     *t = (struct cr_tune){
-        .path = 0, .wg = -1, .ob = -1, .split = 4, .tk = 16, .vw = 16, .rb = -1, .sg = -1};
+        .path = 0, .wg = -1, .ob = -1, .split = 4, .tk = 16, .vw = -1, .rb = -1, .sg = -1};
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
@@ -150,6 +153,10 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
     bool stream = path == CR_STREAM;
     if (t->wg <= 0 && stream)
         t->wg = shapes[i].wg;
+    if (t->vw < 0) /* cpu: outputs per work-item; cpu1: lanes of k, a double8 */
+        t->vw = path == CR_CPU1 ? 8 : 16;
+    if (t->ob < 0 && path == CR_CPU1) /* 16 accumulators of 4 rows, 8 of fewer */
+        t->ob = t->rb >= 4 ? 4 : 8;
     if (t->ob < 0)
         t->ob = stream ? shapes[i].ob : 4;
     if (t->sg < 0)
@@ -196,12 +203,12 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
-    if (c->path == CR_STREAM)
+    if (c->path == CR_STREAM || c->path == CR_CPU1)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
-                          "Mesa llvmpipe does), and path stream runs every layer in one "
+                          "Mesa llvmpipe does), and path %s runs every layer in one "
                           "work-item's loops: set path=gemv in CLPARITY_CR_TUNE",
-                          dev->name, ran);
+                          dev->name, ran, cr_paths[c->path].name);
     for (int l = 0; l < m->n_layers; ++l) {
         long need = cr_paths[c->path].loop_need(c, m->layers[l].in);
         if (2 * need >= ran)
@@ -243,6 +250,11 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
         }
         what = "packed weights";
         hint = "set path=gemv in CLPARITY_CR_TUNE";
+    } else if (c->path == CR_CPU1 && c->f64) {
+        extra = largest_extra =
+            (unsigned long long)e->max_batch * (unsigned long long)m->max_width * sizeof(cl_double);
+        what = "inputs as doubles";
+        hint = "set path=cpu in CLPARITY_CR_TUNE";
     }
     if (!what)
         return CP_OK;
@@ -284,7 +296,8 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     char label[CP_PATH_NAME + 4];
     snprintf(label, sizeof label, "cr:%s", ops->name);
     e->build_cache.path = label;
-    int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
+    int st =
+        cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
     e->build_cache.path = NULL;
     if (st != CP_OK)
         return st;
@@ -304,8 +317,8 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
         size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
-                      : c->path == CR_CPU          ? 1
-                                                   : (size_t)c->tune.wg;
+                      : c->path == CR_CPU || c->path == CR_CPU1 ? 1
+                                                                : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
             *short_of = most;
             *kname = names[i];
@@ -396,13 +409,15 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
     const struct cl_path_ops *ops = &cr_paths[c->path];
-    if (c->path == CR_STREAM && !env->one_buffer)
+    if ((c->path == CR_STREAM || c->path == CR_CPU1) && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
-                          "cl:cr: path stream reads the whole model from one buffer, and its %zu "
+                          "cl:cr: path %s reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
-                          m->n_params, dev->name, (unsigned long long)dev->max_alloc);
+                          ops->name, m->n_params, dev->name, (unsigned long long)dev->max_alloc);
     cr_width_defaults(&c->tune, c->path, m->max_width); /* a probe's: set already, kept */
+    if (c->path == CR_CPU1 && c->tune.ob < 2) /* cr_cpu.cl certifies a vector of outputs */
+        return cp_err_set(CP_FAIL_USAGE, "cl:cr: path cpu1 takes ob=2, 4 or 8, not %d", c->tune.ob);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     int st;
     if ((st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem)) != CP_OK ||
@@ -438,7 +453,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         return st;
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              cr_tune_src[env->src], c->opts);
-    snprintf(e->routine, sizeof e->routine, "cr.cl %s: %s%s", ops->name,
+    snprintf(e->routine, sizeof e->routine, "%s %s: %s%s", ops->file, ops->name,
              c->f64          ? "float64 certified + exact fallback"
              : c->tune.exact ? "exact integer accumulator (exact=1)"
              : env->has_f64  ? "exact integer accumulator (probe fallback)"
@@ -479,7 +494,7 @@ static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
  * passes is taken, down to gemv with the exact integer accumulator (no double compiled: the
  * form that leans on the least, and on llvmpipe the only one). */
 static const struct cl_fallback cr_fallbacks[] = {
-    {CL_RULE_CPU, {CR_CPU, CR_GEMV}, 2},
+    {CL_RULE_CPU, {CR_CPU1, CR_CPU, CR_GEMV}, 3},
     {CL_RULE_OTHER, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
 };
 

@@ -60,6 +60,8 @@ void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
                       : sizeof(cl_long);
 }
 
+static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const char *what);
+
 static int cr_enqueue(struct cl_state *s, cl_kernel k, const char *kname, cl_uint dims,
                       const size_t *global, const size_t *local, cl_event *ev)
 {
@@ -203,6 +205,39 @@ static int cr_cpu_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_m
                       &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
 }
 
+/* cpu1: cr_cpu_model (clkernels/cr_cpu.cl), the whole model in one launch, a work-item per rb
+ * rows, as cl:own's cpu1 (own_cpu.c's cpu_enqueue_model): the weights as stored, stream's layer
+ * table. A model of mixed widths keeps its rows max_width apart in act[1] and tmp and packs
+ * the output into act[0] afterwards; a uniform one ping-pongs between act[0] and act[1]. */
+static int cr_cpu1_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    const struct cr_cl *c = cr_state(s);
+    const cp_model *m = e->model;
+    bool uniform = own_cpu_uniform(m);
+    if (!uniform && !s->tmp) {
+        int st = cr_create_buffer(s, &s->tmp,
+                                  (size_t)e->max_batch * (size_t)m->max_width * sizeof(float),
+                                  "cr_cpu_model's activations");
+        if (st != CP_OK)
+            return st;
+    }
+    cl_mem a = s->act[1], b = uniform ? s->act[0] : s->tmp;
+    cl_int n_layers = m->n_layers, rows = batch, ldx = m->in_width, ld = m->max_width;
+    const size_t sizes[] = {sizeof s->act[0], sizeof a,        sizeof b,        sizeof s->chunks[0],
+                            sizeof c->desc,   sizeof c->wnorm, sizeof n_layers, sizeof rows,
+                            sizeof ldx,       sizeof ld,       sizeof c->xd};
+    const void *const vals[] = {&s->act[0], &a,    &b,   &s->chunks[0], &c->desc, &c->wnorm,
+                                &n_layers,  &rows, &ldx, &ld,           &c->xd};
+    int st = own_set_args(c->k[0], "cr_cpu_model", 11, sizes, vals);
+    if (st != CP_OK)
+        return st;
+    size_t global = ((size_t)batch + (size_t)c->tune.rb - 1) / (size_t)c->tune.rb, one = 1;
+    if ((st = cr_enqueue(s, c->k[0], "cr_cpu_model", 1, &global, &one, &s->events[0])) != CP_OK)
+        return st;
+    *result = n_layers % 2 ? a : b;
+    return own_cpu_pack_output(m, s, batch, result, "cr_cpu_model");
+}
+
 /* ---- loop budgets (llvmpipe stops a work-item's loops after 65535 iterations in all) ----------
  */
 
@@ -266,6 +301,16 @@ static long cr_cpu_need(const void *priv, long in)
     return sums + outs * (in + 2 * CR_LOOPS_ROUND);
 }
 
+/* cpu1: a layer of cr_cpu_model's rows (the whole is refused where the device stops loops,
+ * cr_check_loops): the norms, the sums, the tails, the outputs exactly where they fail. */
+static long cr_cpu1_need(const void *priv, long in)
+{
+    const struct cr_cl *c = priv;
+    long vw = c->tune.vw, rb = c->tune.rb, ob = c->tune.ob;
+    long sums = c->f64 ? rb * (in + 2 * vw) + ob * (in / vw + rb * ob * vw + 2) : 0;
+    return sums + rb * ob * (in + 2 * CR_LOOPS_ROUND);
+}
+
 /* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
  * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
 /* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
@@ -274,8 +319,9 @@ static long cr_cpu_need(const void *priv, long in)
  * tune stores the best of each tunable without its path (cl:cr's rules keep choosing the
  * variant). stream: work-items and outputs per work-group and groups per compute unit, at B=1
  * (GPUs take stream up to B=64), "" the settings by the width that cl:cr takes by default;
- * gemm: the tiles' depth, at a large batch; cpu (PoCL): outputs and rows per work-item (a
- * stored rb is the most, fewer for smaller batches). */
+ * gemm: the tiles' depth, at a large batch; cpu1 (PoCL): the lanes of k, rows per work-item
+ * and outputs per block (a stored rb is the most, fewer for smaller batches; cpu takes the same
+ * vw and rb). */
 static const char *const cr_stream_c[] = {"",
                                           "wg=32,ob=1,sg=1",
                                           "wg=64,ob=1,sg=4",
@@ -285,9 +331,15 @@ static const char *const cr_stream_c[] = {"",
                                           NULL};
 static const char *const cr_stream_q[] = {"", "wg=32,ob=1,sg=1", "wg=128,ob=4,sg=4", NULL};
 static const char *const cr_gemm_c[] = {"tk=16", "tk=8", "tk=32", NULL};
-static const char *const cr_cpu_c[] = {"vw=16,rb=4", "vw=16,rb=2", "vw=16,rb=1",
-                                       "vw=8,rb=4",  "vw=4,rb=4",  NULL};
-static const char *const cr_cpu_q[] = {"vw=16,rb=4", "vw=8,rb=2", "vw=4,rb=1", NULL};
+static const char *const cr_cpu1_c[] = {"vw=8,rb=4,ob=4",
+                                        "vw=8,rb=2,ob=8",
+                                        "vw=8,rb=1,ob=8",
+                                        "vw=8,rb=4,ob=2",
+                                        "vw=16,rb=2,ob=4",
+                                        "vw=4,rb=4,ob=4",
+                                        NULL};
+static const char *const cr_cpu1_q[] = {"vw=8,rb=4,ob=4", "vw=8,rb=1,ob=8", "vw=16,rb=2,ob=4",
+                                        NULL};
 static const cp_tune_shape cr_stream_more[] = {{128, 32, 1}, {4096, 4, 1}, {0, 0, 0}};
 static const cp_tunable cr_stream_tune = {.path = "stream",
                                           .rank = 0,
@@ -305,14 +357,14 @@ static const cp_tunable cr_gemm_tune = {.path = "gemm",
                                         .cands = cr_gemm_c,
                                         .quick_cands = cr_gemm_c,
                                         .more = NULL};
-static const cp_tunable cr_cpu_tune = {.path = "cpu",
-                                       .rank = 0,
-                                       .gpu = false,
-                                       .full = {512, 4, 64},
-                                       .quick = {128, 2, 16},
-                                       .cands = cr_cpu_c,
-                                       .quick_cands = cr_cpu_q,
-                                       .more = NULL};
+static const cp_tunable cr_cpu1_tune = {.path = "cpu1",
+                                        .rank = 0,
+                                        .gpu = false,
+                                        .full = {512, 4, 64},
+                                        .quick = {128, 2, 16},
+                                        .cands = cr_cpu1_c,
+                                        .quick_cands = cr_cpu1_q,
+                                        .more = NULL};
 
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
@@ -370,8 +422,6 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                 .release = cr_cl_release,
                 .loop_need = cr_cpu_need,
                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
-
-                .tune = &cr_cpu_tune,
                 .sets_routine = true},
     [CR_STREAM] = {.name = "stream",
                    .file = "cr.cl",
@@ -387,6 +437,18 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
 
                    .tune = &cr_stream_tune,
                    .sets_routine = true},
+    [CR_CPU1] = {.name = "cpu1",
+                 .file = "cr_cpu.cl",
+                 .kernel = "cr_cpu_model",
+                 .kernel2 = NULL,
+                 .reads_chunks = true,
+                 .upload = cr_cl_upload,
+                 .enqueue_model = cr_cpu1_enqueue,
+                 .release = cr_cl_release,
+                 .loop_need = cr_cpu1_need,
+                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                 .tune = &cr_cpu1_tune,
+                 .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -465,8 +527,13 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         if (st == CP_OK && c->path == CR_GEMM)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
+        if (st == CP_OK && c->path == CR_CPU1)
+            st = cr_create_buffer(s, &c->xd,
+                                  (size_t)e->max_batch * (size_t)m->max_width * sizeof(cl_double),
+                                  "cr_cpu_model's inputs as doubles");
     }
-    if (st == CP_OK && c->path == CR_STREAM)
+    /* stream's layer table; cpu1 reads the same (and leaves the barrier's counters unused) */
+    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_CPU1))
         st = cr_stream_upload(e, s);
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
@@ -505,7 +572,7 @@ static void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = cr_state(s);
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
+    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);

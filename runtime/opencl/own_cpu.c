@@ -219,16 +219,25 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
         return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)",
                           own_st(s)->k_name, cp_cl_error_name(rc), rc);
     *result = n_layers % 2 ? a : b;
+    return own_cpu_pack_output(m, s, batch, result, "cp_cpu_model");
+}
+
+int own_cpu_pack_output(const cp_model *m, struct cl_state *s, int batch, cl_mem *result,
+                        const char *kname)
+{
     if (m->out_width == m->max_width)
         return CP_OK;
     /* rows max_width apart -> packed rows of out_width, into act[0] (read by layer 0 only) */
     size_t origin[3] = {0, 0, 0};
     size_t region[3] = {(size_t)m->out_width * sizeof(float), (size_t)batch, 1};
-    rc = clEnqueueCopyBufferRect(s->q, *result, s->act[0], origin, origin, region,
-                                 (size_t)m->max_width * sizeof(float), 0,
-                                 (size_t)m->out_width * sizeof(float), 0, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueCopyBufferRect(cp_cpu_model's output)");
+    cl_int rc = clEnqueueCopyBufferRect(s->q, *result, s->act[0], origin, origin, region,
+                                        (size_t)m->max_width * sizeof(float), 0,
+                                        (size_t)m->out_width * sizeof(float), 0, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        char what[80];
+        snprintf(what, sizeof what, "clEnqueueCopyBufferRect(%s's output)", kname);
+        return cp_err_cl(rc, what);
+    }
     *result = s->act[0];
     return CP_OK;
 }

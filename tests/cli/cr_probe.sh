@@ -4,7 +4,8 @@
 # corrupt-cl-cr:<variant>[+...], the probe's build included) is rejected with its reason on the
 # builds: line, and the next variant runs, still host:cr's bits (compare --expect cr). The
 # token gpu makes cl:cr take PoCL as a GPU (its list: stream, gemm, gemv, gemv-exact).
-#   cpu, gemv, stream, gemm:  that variant is the first planted one; the run takes the next,
+#   cpu1, cpu, gemv, stream, gemm:  that variant is the first planted one (PoCL's list: cpu1,
+#          cpu, gemv, gemv-exact; those before it planted too); the run takes the next,
 #          exit 0; a second run reads the rejection from the program cache ("(cached)").
 #   gemv-exact:  every variant of PoCL's list planted, the exact accumulator too: no variant
 #          passes; `run` (the shape of issue 32's report) exits 1 naming cl:cr, its builds:
@@ -41,9 +42,10 @@ hasnt() { ! grep -Eq -- "$1" "$2" || fail "a line '$1' in $2"; }
 reason='probe \(special values[^)]*\): [0-9]+ of [0-9]+ outputs differ from host:cr.s bits'
 
 case $mode in
-cpu | gemv | stream | gemm)
-    declare -A hook=([cpu]=cpu [gemv]=cpu+gemv [stream]=gpu+stream [gemm]=gpu+stream+gemm)
-    declare -A next=([cpu]=gemv [gemv]=gemv-exact [stream]=gemm [gemm]=gemv)
+cpu1 | cpu | gemv | stream | gemm)
+    declare -A hook=([cpu1]=cpu1 [cpu]=cpu1+cpu [gemv]=cpu1+cpu+gemv [stream]=gpu+stream
+        [gemm]=gpu+stream+gemm)
+    declare -A next=([cpu1]=cpu [cpu]=gemv [gemv]=gemv-exact [stream]=gemm [gemm]=gemv)
     for run in 1 2; do
         compare "corrupt-cl-cr:${hook[$mode]}" 0 "$run"
         has "^ +rejected $mode: $reason" "$base.$run.txt"
@@ -53,19 +55,19 @@ cpu | gemv | stream | gemm)
     has "^ +rejected $mode: .*\(cached\)$" "$base.2.txt"
     ;;
 gemv-exact)
-    h=corrupt-cl-cr:cpu+gemv+gemv-exact
+    h=corrupt-cl-cr:cpu1+cpu+gemv+gemv-exact
     CLPARITY_TEST_HOOK=$h "$clp" run -d 0:0 --engines cl:cr "${shape[@]}" >"$base.run.txt" 2>&1
     got=$?
     cat "$base.run.txt"
     [ "$got" = 1 ] || fail "run exited $got, expected 1"
-    for v in cpu gemv gemv-exact; do has "^ +rejected $v: $reason" "$base.run.txt"; done
-    has "cl:cr on .*kernel path cpu, NOT EXACT: no path passed its probe" "$base.run.txt"
+    for v in cpu1 cpu gemv gemv-exact; do has "^ +rejected $v: $reason" "$base.run.txt"; done
+    has "cl:cr on .*kernel path cpu1, NOT EXACT: no path passed its probe" "$base.run.txt"
     has "^clparity run: 1 result failed its probe on every kernel path \(.*cl:cr\)" \
         "$base.run.txt"
     compare "$h" 1 compare
     ;;
 forced)
-    for v in gemv splitk gemm cpu stream; do
+    for v in gemv splitk gemm cpu stream cpu1; do
         CLPARITY_CR_TUNE=path=$v CLPARITY_TEST_HOOK=corrupt-cl-cr:$v "$clp" run -d 0 -d host \
             --engines cl:cr,host:cr "${shape[@]}" >"$base.$v.txt" 2>&1
         got=$?
@@ -97,7 +99,7 @@ ties)
     CLPARITY_OWN_PROBE=off CLPARITY_KERNEL_DIR=$mut compare "" any unprobed >/dev/null
     echo "without the probe: $(grep -E '^  cr ' "$base.unprobed.txt")"
     CLPARITY_KERNEL_DIR=$mut compare "" 1 probed
-    for v in cpu gemv gemv-exact; do has "^ +rejected $v: $reason" "$base.probed.txt"; done
+    for v in cpu1 cpu gemv gemv-exact; do has "^ +rejected $v: $reason" "$base.probed.txt"; done
     has "^  cr +FAIL" "$base.probed.txt"
     has "cl:cr: no kernel path passed its probe on this device" "$base.probed.txt"
     ;;

@@ -19,9 +19,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 cat "$base/out.txt"
 grep -Eq '^0:0 +pthread-.* cl:own +vec +best: vw=(4|8|16),rb=(2|4|8|12|16),nv=(1|2|4),mc=[0-9]+$' "$base/out.txt" ||
     fail "no best line"
-grep -Eq '^0:0 +pthread-.* cl:cr +cpu +best: vw=(4|8|16),rb=(1|2|4)$' "$base/out.txt" ||
+grep -Eq '^0:0 +pthread-.* cl:cr +cpu1 +best: vw=(4|8|16),rb=(1|2|4),ob=(2|4|8)$' "$base/out.txt" ||
     fail "no cl:cr best line"
-grep -Eq '^stored for pthread-.* [(]cl:cr[)]: vw=(4|8|16),rb=(1|2|4)$' "$base/out.txt" ||
+grep -Eq '^stored for pthread-.* [(]cl:cr[)]: vw=(4|8|16),rb=(1|2|4),ob=(2|4|8)$' "$base/out.txt" ||
     fail "no cl:cr stored line"
 "$py" - "$base/tune.json" "$XDG_CACHE_HOME/clparity/tune.json" <<'PY' || fail "JSON"
 import json, sys
@@ -34,8 +34,8 @@ assert len(c) + len(cr) == len(dev["candidates"]), dev["candidates"]
 assert len(c) == 4 and all(x["same_bits"] and x["median_ms"] > 0 for x in c), c
 best = min(c, key=lambda x: x["median_ms"])["params"]
 assert dev["stored"] and best in dev["chosen"], (best, dev["chosen"])
-# cl:cr: the cpu variant's 3 quick settings, each with host:cr's bits; the best stored, no path
-assert len(cr) == 3 and all(x["path"] == "cpu" and x["same_bits"] and x["median_ms"] > 0
+# cl:cr: the cpu1 variant's 3 quick settings, each with host:cr's bits; the best stored, no path
+assert len(cr) == 3 and all(x["path"] == "cpu1" and x["same_bits"] and x["median_ms"] > 0
                             for x in cr), cr
 assert dev["chosen_cr"] == min(cr, key=lambda x: x["median_ms"])["params"], dev["chosen_cr"]
 store = json.load(open(sys.argv[2]))
@@ -46,7 +46,7 @@ print("ok: stored", entry["params"], "and for cl:cr", entry["cr_params"])
 with open(sys.argv[1] + ".cr", "w") as f:
     f.write(entry["cr_params"].replace(",", " ").replace("=", " ") + "\n")
 PY
-read -r _ vw _ rb <"$base/tune.json.cr"
+read -r _ vw _ rb _ ob <"$base/tune.json.cr"
 store=$XDG_CACHE_HOME/clparity/tune.json
 cp "$store" "$base/stored.json"
 # The build options of ENGINE at d=64 L=2 B=BATCH: opts_of ENGINE BATCH.
@@ -61,15 +61,17 @@ o=$(CLPARITY_OWN_TUNE=vw=4,rb=2 opts)
 echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_VW=4 -DCP_RB=2' || fail "override: $o"
 o=$(CLPARITY_OWN_TUNE=nv=4,mc=32 opts)
 echo "$o" | grep -q '\[vec, CLPARITY_OWN_TUNE: .*-DCP_NV=4' || fail "override nv: $o"
-# cl:cr: the stored vw and rb (at B=64 rb is not capped: the default there is 4).
+# cl:cr: the stored vw, rb and ob (at B=64 rb is not capped: the default there is 4).
 cropts() { opts_of cl:cr "${1:-64}"; }
 o=$(cropts)
-echo "$o" | grep -q "\[cr cpu, tuned: .*-DCR_VW=$vw -DCR_RB=$rb " || fail "cl:cr does not use the stored vw=$vw,rb=$rb: $o"
+echo "$o" | grep -q "\[cr cpu1, tuned: .*-DCR_OB=$ob .*-DCR_VW=$vw -DCR_RB=$rb " ||
+    fail "cl:cr does not use the stored vw=$vw,rb=$rb,ob=$ob: $o"
 o=$(CLPARITY_CACHE=off cropts)
-echo "$o" | grep -q '\[cr cpu, default: .*-DCR_VW=16 -DCR_RB=4 ' || fail "cl:cr: CLPARITY_CACHE=off still reads the store: $o"
+echo "$o" | grep -q '\[cr cpu1, default: .*-DCR_OB=4 .*-DCR_VW=8 -DCR_RB=4 ' || fail "cl:cr: CLPARITY_CACHE=off still reads the store: $o"
 o=$(CLPARITY_CR_TUNE=vw=8,rb=2 cropts)
-echo "$o" | grep -q '\[cr cpu, CLPARITY_CR_TUNE: .*-DCR_VW=8 -DCR_RB=2 ' || fail "cl:cr override: $o"
-# A stored rb is the most rows per work-item: B=1 takes 1 (vw=4,rb=1 was a candidate, so built).
+echo "$o" | grep -q '\[cr cpu1, CLPARITY_CR_TUNE: .*-DCR_VW=8 -DCR_RB=2 ' || fail "cl:cr override: $o"
+# A stored rb is the most rows per work-item: B=1 takes 1 (vw=8,rb=1,ob=8 was a candidate, so
+# built).
 setcr() { "$py" - "$store" "$1" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -78,19 +80,19 @@ for e in j.values():
 json.dump(j, open(sys.argv[1], "w"))
 PY
 }
-setcr vw=4,rb=4 && o=$(cropts 1)
-echo "$o" | grep -q '\[cr cpu, tuned: .*-DCR_VW=4 -DCR_RB=1 ' || fail "cl:cr: a stored rb at B=1: $o"
+setcr vw=8,rb=4 && o=$(cropts 1)
+echo "$o" | grep -q '\[cr cpu1, tuned: .*-DCR_OB=8 .*-DCR_VW=8 -DCR_RB=1 ' || fail "cl:cr: a stored rb at B=1: $o"
 # A stored list that names the variant (tune never stores one) or does not parse is ignored.
 setcr path=gemv,vw=8 && o=$(cropts)
-echo "$o" | grep -q '\[cr cpu, default: ' || fail "cl:cr: a stored path is used: $o"
+echo "$o" | grep -q '\[cr cpu1, default: ' || fail "cl:cr: a stored path is used: $o"
 setcr vw=5 && o=$(cropts)
-echo "$o" | grep -q '\[cr cpu, default: ' || fail "cl:cr: a stored vw=5 is used: $o"
+echo "$o" | grep -q '\[cr cpu1, default: ' || fail "cl:cr: a stored vw=5 is used: $o"
 cp "$base/stored.json" "$store"
 # A planted bit in cl:cr's output (test hook corrupt-cl-cr): every cl:cr row says so, status 1,
 # the store as it was.
 CLPARITY_TEST_HOOK=corrupt-cl-cr "$clp" tune -d 0 --quick --runs 1 --warmup 0 >"$base/planted.txt" 2>&1
 rc=$?
-[ $rc = 1 ] && [ "$(grep -c 'cl:cr  cpu .*  OUTPUT DIFFERS from host:cr$' "$base/planted.txt")" = 3 ] &&
+[ $rc = 1 ] && [ "$(grep -c 'cl:cr  cpu1 .*  OUTPUT DIFFERS from host:cr$' "$base/planted.txt")" = 3 ] &&
     grep -q "cl:cr setting's output differs from host:cr's: nothing stored" "$base/planted.txt" &&
     ! grep -q '^stored for' "$base/planted.txt" && cmp -s "$store" "$base/stored.json" ||
     { cat "$base/planted.txt"; fail "tune with a planted cl:cr bit: exit $rc"; }
@@ -99,7 +101,7 @@ echo '{"broken' >"$XDG_CACHE_HOME/clparity/tune.json"
 o=$(opts)
 echo "$o" | grep -q '\[vec, default: ' || fail "a damaged store: $o"
 o=$(cropts)
-echo "$o" | grep -q '\[cr cpu, default: ' || fail "cl:cr, a damaged store: $o"
+echo "$o" | grep -q '\[cr cpu1, default: ' || fail "cl:cr, a damaged store: $o"
 # tune does not replace a store it cannot read (that would drop other devices' settings): status
 # 3, the store named, the file as it was.
 "$clp" tune -d 0 --quick --runs 1 --warmup 0 >"$base/damaged.txt" 2>&1

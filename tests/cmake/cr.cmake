@@ -45,7 +45,7 @@ add_test(NAME cr/compare_bitwise_wording
          ${CLP})
 set_tests_properties(cr/compare_bitwise_wording PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
                      LABELS "cr;cli")
-# cl:cr (issue 23, part 2): the same checks on PoCL (its default variant there, cpu) and on
+# cl:cr (issue 23, part 2): the same checks on PoCL (its default variant there, cpu1) and on
 # Oclgrind (gemv) with its API, bounds, race and uninitialised-value checks on (any report in
 # its log fails the test), and the planted twin on PoCL (test hook corrupt-cl-cr: the lowest bit
 # of one output of the last layer, flipped in the kernel).
@@ -67,13 +67,44 @@ add_test(NAME cr/check_cl_oclgrind
 set_tests_properties(cr/check_cl_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable"
                      LABELS "cr;opencl;oclgrind")
+# cl:cr's cpu1 (clkernels/cr_cpu.cl, issue 34: the whole model in one launch, PoCL's default where
+# the weights fit one buffer, so cr/check_cl_pocl and its planted twin run it as it is chosen)
+# forced with other settings: k in 4 lanes with a tail, 2 rows and 2 outputs per work-item; 16
+# lanes, 8 rows, 8 outputs with the float-denormal-free code (CR_NO_DENORM); the planted twin
+# forced (corrupt-cl-cr: check_cr.py must see the planted bit); and on Oclgrind with its checks,
+# all 265 cases (35 s), each case's program built without optimisation, and its planted twin.
+foreach(t "vw=4,rb=2,ob=2" "vw=16,rb=8,ob=8,ftz=1")
+  string(REGEX REPLACE "[=,]" "_" tn "${t}")
+  add_test(NAME cr/check_cl_pocl_cpu1_${tn}
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_cpu1_${tn} --engines cl:cr -d 0)
+  set_tests_properties(cr/check_cl_pocl_cpu1_${tn} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=cpu1,${t}"
+                       LABELS "cr;opencl")
+endforeach()
+add_test(NAME cr/check_cl_pocl_cpu1_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_cpu1_planted --engines cl:cr -d 0 --expect-mismatch)
+set_tests_properties(cr/check_cl_pocl_cpu1_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;kernels")
+add_test(NAME cr/check_cl_oclgrind_cpu1
+         COMMAND sh -c "log=${OUT}/cr_check_cl_oclgrind_cpu1.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_cpu1 --engines cl:cr -d 0)
+set_tests_properties(cr/check_cl_oclgrind_cpu1 PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2"
+                     LABELS "cr;opencl;oclgrind")
+add_test(NAME cr/check_cl_oclgrind_cpu1_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_cpu1_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
+set_tests_properties(cr/check_cl_oclgrind_cpu1_planted PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;oclgrind;kernels")
 # CLPARITY_CR_TUNE: a bad value, word or name is a usage error naming what is allowed; split-k
 # partial sums that Oclgrind's 128 MiB cannot hold are refused before any work.
 cli_status(cr_cl_bad_tune "${ENV_POCL};CLPARITY_CR_TUNE=wg=48" 2
            "CLPARITY_CR_TUNE: tuning 'wg=48': wg must be one of 16, 32, 64, 128"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
-           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream"
+           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, cpu1"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
            "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
@@ -82,8 +113,8 @@ cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,s
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"
            run -d 0 --engines cl:cr --d-model 1024 --layers 1 --batch 1024 --allow-slow)
 # cl:cr bit for bit against host:cr on PoCL: the built-in model at d = 1, 3, 67, 257, 1023, 1025,
-# general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 21 settings of
-# its five variants (tests/test_cr_cl.c); the planted twin (11 of them) must see every one differ.
+# general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 25 settings of
+# its six variants (tests/test_cr_cl.c); the planted twin (13 of them) must see every one differ.
 cp_unit(cr_cl)
 add_test(NAME cr/cl_matrix_pocl COMMAND test_cr_cl)
 add_test(NAME cr/cl_matrix_pocl_planted COMMAND test_cr_cl planted)
@@ -92,12 +123,12 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl")
 # The matrix and its planted twin take 4 minutes each on the 2-core machine: the asan job leaves
 # them out with the tune-setting matrices (label kernels). Under ASan each variant's host code
-# (gemv, splitk, gemm, cpu, stream, and the exact and float-denormal-free forms) runs in
+# (gemv, splitk, gemm, cpu, stream, cpu1, and the exact and float-denormal-free forms) runs in
 # cr/cl_variants_pocl instead: compare --expect cr at d=67 L=2 B=17, one setting of each.
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
@@ -108,7 +139,7 @@ set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${E
 # a forced variant planted is the result's error (exit 3), never another variant.
 # ties: a real rounding bug (ties away from zero, in a copy of cr.cl) that compare at d=67 misses
 # and the probe's ties catch.
-foreach(mode cpu gemv stream gemm gemv-exact forced own ties)
+foreach(mode cpu1 cpu gemv stream gemm gemv-exact forced own ties)
   add_test(NAME cr/probe_${mode}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/cr_probe.sh ${CLP} ${OUT} ${mode}
                    ${CMAKE_SOURCE_DIR}/clkernels)

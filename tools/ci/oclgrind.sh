@@ -162,6 +162,13 @@ case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1"
 case_ cr_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=4,sg=1" cl:cr none 13 3 3 '\[cr stream, .*-DCR_F64 -DCR_STREAM' cr_stream
 case_ cr_stream_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=2" cl:cr none 19 3 2 '\[cr stream, .*-DCR_OB=2 .*-DCR_STREAM' cr_stream
 case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,exact=1,ftz=1,sg=1" cl:cr none @digits.safetensors 0 3 '\[cr stream, .*-DCR_NO_DENORM -DCR_STREAM' cr_stream
+# cr_cpu_model (clkernels/cr_cpu.cl, cpu1): the whole model in one launch, a work-item per row
+# block: 2 rows of 3 (the last block partial), 4 k lanes with a tail, 2 outputs per block; the
+# exact form without float denormals on the digits model (biases, mixed widths: the rows
+# max_width apart and the output packed after the launch).
+case_ cr_cpu1 "CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2" cl:cr none 13 3 3 '\[cr cpu1, .*-DCR_OB=2 .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu_model
+case_ cr_cpu1_digits "CLPARITY_CR_TUNE=path=cpu1,vw=8,rb=4,ob=4,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu1, .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu_model
+case_ cr_cpu1_exact "CLPARITY_CR_TUNE=path=cpu1,exact=1" cl:cr none @digits.safetensors 0 3 '\[cr cpu1, .*-DCR_RB=[0-9]+\]$' cr_cpu_model
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"

@@ -144,6 +144,7 @@ CR_SETTINGS = {
     "gemm": "path=gemm,tk=8",
     "cpu": "path=cpu,vw=8,rb=2",
     "stream": "path=stream,wg=16,ob=2,sg=2",
+    "cpu1": "path=cpu1,vw=8,rb=2,ob=4",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
@@ -469,7 +470,7 @@ def run_cr(ctx, row, setting, shape):
     if cl["hash"] != host["hash"]:
         return dict(v, verdict="FAIL", why=f"cl:cr's hash {cl['hash']} is not host:cr's {host['hash']}")
     m = re.match(r"path=([a-z]+)", CR_SETTINGS[setting])
-    if m and not v["used"].startswith(f"cr.cl {m.group(1)}:"):
+    if m and not re.match(rf"[a-z_]+\.cl {m.group(1)}:", v["used"]):  # cr.cl or cr_cpu.cl
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
     return dict(v, verdict="ok")
 
