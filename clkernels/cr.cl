@@ -63,13 +63,16 @@
 #ifndef CR_TK
 #define CR_TK 16
 #endif
-/* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs. */
+/* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs; its tiles in local memory
+ * k-major with a pitch of CR_TM + 1 doubles (a work-item's stores of one row's k run across the
+ * banks). */
 #define CR_LX 8
 #define CR_LY 8
-#define CR_RM 4
-#define CR_RN 4
+#define CR_RM 8
+#define CR_RN 8
 #define CR_TM (CR_LY * CR_RM)
 #define CR_TN (CR_LX * CR_RN)
+#define CR_TP (CR_TM + 1)
 
 #ifdef CP_PLANT_BIT /* test hook corrupt-cl-cr: the lowest bit of one output of the layer whose
                       * flags have 8 (the last: a flip in each layer could cancel out) */
@@ -655,45 +658,23 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
 #endif
 }
 
-/* The sum of squares of each row of x, for cr_gemm's certificates (a work-group per row, the
- * tree in local memory); xnorm [row]. Unused without CR_F64. */
-__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
-cr_row_squares(__global const uint *restrict x, int in, __global CR_REAL *restrict xsq,
-               __local CR_REAL *ls)
-{
-    const int lid = (int)get_local_id(0);
-    const size_t row = get_global_id(1);
-#ifdef CR_F64
-    __global const uint *xr = x + row * (size_t)in;
-    double xx = 0.0;
-    for (int k = lid; k < in; k += CR_WG) {
-        double xk = cr_f2d(xr[k]);
-        xx = fma(xk, xk, xx);
-    }
-    ls[lid] = xx;
-    cr_group_sums(ls, 1);
-    if (lid == 0)
-        xsq[row] = ls[0];
-#else
-    (void)x;
-    (void)in;
-    (void)xsq;
-    (void)ls;
-    (void)lid;
-    (void)row;
-#endif
-}
-
-/* (c) The tiled GEMM for large batches: a work-group of CR_LX × CR_LY work-items per tile of
- * CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY and
- * CR_LX) in double accumulators; CR_TK-deep tiles of x and W through local memory as bits (xs:
- * CR_TM × CR_TK, ws: CR_TN × CR_TK uints). The padding is zeros in both tiles (0 · 0 adds
- * nothing exactly; a padded row or output is never stored). Each work-item certifies its
- * outputs with the rows' sums of squares (cr_row_squares, xsq) and sums the ones that fail
- * alone, exactly (cr_dot). Without CR_F64 each of its outputs goes through cr_dot. */
+/* (c) The register-blocked GEMM for large batches: a work-group of CR_LX × CR_LY work-items per
+ * tile of CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY
+ * and CR_LX) in 64 double accumulators; CR_TK-deep tiles of x and W through local memory as
+ * doubles (converted once, by cr_f2d, as they are loaded; stored k-major, xs and ws: CR_TK × CR_TP,
+ * so that a work-item's operands for one k are CR_LY or CR_LX apart). The padding
+ * is zeros in both tiles (0 · 0 adds nothing exactly; a padded row or output is never stored).
+ *
+ * The rows' sums of squares are inside it (no second launch): work-item t < CR_TM sums the squares
+ * of the tile's row t from the x tiles already in local memory, k ascending from 0.0 (each square
+ * of a float is exact in double, so each fma is one rounded addition: cr.c, 3, any order), and
+ * leaves it in xq [CR_TM] for the certificates. Each output's sum is one work-item's chain of fma
+ * from 0.0 over k ascending, the padding's zeros exact: a summation tree of the n = in + 1 terms
+ * with at most n - 1 rounded additions per term, inside the bound of this file's header. Each
+ * work-item certifies its outputs and sums the ones that fail alone, exactly (cr_dot). Without
+ * CR_F64 each of its outputs goes through cr_dot (xs, ws, xq unused). */
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
-cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local uint *xs,
-        __local uint *ws)
+cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
 {
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int m0 = (int)get_group_id(1) * CR_TM, n0 = (int)get_group_id(0) * CR_TN;
@@ -701,7 +682,7 @@ cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local 
     __global const uint *bias = (flags & 1) ? p + b_off : 0;
 #ifdef CR_F64
     const int tid = ty * CR_LX + tx;
-    double acc[CR_RM][CR_RN];
+    double acc[CR_RM][CR_RN], sq = 0.0;
     for (int i = 0; i < CR_RM; ++i)
         for (int j = 0; j < CR_RN; ++j)
             acc[i][j] = 0.0;
@@ -709,33 +690,43 @@ cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local 
         for (int e = tid; e < CR_TM * CR_TK; e += CR_LX * CR_LY) {
             int r = e / CR_TK, kk = e % CR_TK;
             bool ok = m0 + r < batch && k0 + kk < in;
-            xs[e] = ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+            xs[kk * CR_TP + r] =
+                cr_f2d(ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u);
         }
         for (int e = tid; e < CR_TN * CR_TK; e += CR_LX * CR_LY) {
             int c = e / CR_TK, kk = e % CR_TK;
             bool ok = n0 + c < out && k0 + kk < in;
-            ws[e] = ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+            ws[kk * CR_TP + c] =
+                cr_f2d(ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid < CR_TM)
+            for (int kk = 0; kk < CR_TK; ++kk) {
+                double xk = xs[kk * CR_TP + tid];
+                sq = fma(xk, xk, sq);
+            }
         for (int kk = 0; kk < CR_TK; ++kk) {
             double xv[CR_RM], wv[CR_RN];
             for (int i = 0; i < CR_RM; ++i)
-                xv[i] = cr_f2d(xs[(ty + i * CR_LY) * CR_TK + kk]);
+                xv[i] = xs[kk * CR_TP + ty + i * CR_LY];
             for (int j = 0; j < CR_RN; ++j)
-                wv[j] = cr_f2d(ws[(tx + j * CR_LX) * CR_TK + kk]);
+                wv[j] = ws[kk * CR_TP + tx + j * CR_LX];
             for (int i = 0; i < CR_RM; ++i)
                 for (int j = 0; j < CR_RN; ++j)
                     acc[i][j] = fma(xv[i], wv[j], acc[i][j]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (tid < CR_TM)
+        xq[tid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
 #else
     (void)wnorm;
     (void)wn_off;
     (void)scale;
-    (void)xsq;
     (void)xs;
     (void)ws;
+    (void)xq;
 #endif
     for (int i = 0; i < CR_RM; ++i) {
         int m = m0 + ty + i * CR_LY;
@@ -748,7 +739,8 @@ cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local 
                 break;
             uint v;
 #ifdef CR_F64
-            if (!cr_output(acc[i][j], xsq[m], wnorm + wn_off, o, bias, as_double(scale), &v))
+            if (!cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm + wn_off, o, bias,
+                           as_double(scale), &v))
 #endif
                 v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
             y[(size_t)m * (size_t)out + (size_t)o] =

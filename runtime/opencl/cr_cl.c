@@ -290,8 +290,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
         return st;
     const char *names[2] = {ops->kernel, ops->kernel2};
     for (int i = 0; i < 2; ++i) {
-        /* gemm's row sums serve the double path only */
-        if (!names[i] || (c->path == CR_GEMM && i == 1 && !c->f64))
+        if (!names[i])
             continue;
         cl_int rc;
         c->k[i] = clCreateKernel(c->prog, names[i], &rc);

@@ -122,25 +122,15 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
 {
     const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
-    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
-    int st;
-    if (c->f64) { /* each row's sum of squares first */
-        cl_int in_w = L->in;
-        size_t ls = (size_t)c->tune.wg * sizeof(cl_double);
-        const size_t sizes[] = {sizeof in, sizeof in_w, sizeof c->xsq, ls};
-        const void *const vals[] = {&in, &in_w, &c->xsq, NULL};
-        st = own_set_args_at(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
-        size_t global[2] = {(size_t)c->tune.wg, (size_t)batch}, local[2] = {(size_t)c->tune.wg, 1};
-        if (st == CP_OK)
-            st = cr_enqueue(s, c->k[1], "cr_row_squares", 2, global, local, &ev[1]);
-        if (st != CP_OK)
-            return st;
-    }
     cl_int rows = batch;
-    size_t tile = (size_t)CR_CL_GEMM_TILE * (size_t)c->tune.tk * sizeof(cl_uint);
-    const size_t sizes[] = {sizeof rows, sizeof c->xsq, tile, tile};
-    const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
-    st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
+    /* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles); one long each without
+     * f64, where they are unused */
+    size_t tile = c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double)
+                         : sizeof(cl_long);
+    size_t xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
+    const size_t sizes[] = {sizeof rows, tile, tile, xq};
+    const void *const vals[] = {&rows, NULL, NULL, NULL};
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
     if (st == CP_OK)
         st = own_set_args_at(c->k[0], "cr_gemm", 11, 4, sizes, vals);
     if (st != CP_OK)
@@ -149,7 +139,8 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         own_round_up((size_t)L->out, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LX,
         own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
     size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
-    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
+    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
 }
 
 /* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
@@ -253,9 +244,9 @@ static long cr_gemm_need(const void *priv, long in)
 {
     const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
-    /* every output of its 4 × 4 through cr_dot where the certificate fails */
-    return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
+    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 3 + tk * 80) : 0;
+    /* every output of its 8 × 8 through cr_dot where the certificate fails */
+    return sums + 64L * (in + 2 * CR_LOOPS_ROUND);
 }
 
 static long cr_cpu_need(const void *priv, long in)
@@ -350,7 +341,6 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
     [CR_GEMM] = {.name = "gemm",
                  .file = "cr.cl",
                  .kernel = "cr_gemm",
-                 .kernel2 = "cr_row_squares",
                  .reads_chunks = true,
                  .upload = cr_cl_upload,
                  .enqueue_layer = cr_gemm_layer,
@@ -462,9 +452,6 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         }
         st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
         free(wn);
-        if (st == CP_OK && c->path == CR_GEMM)
-            st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
-                                  "rows' sums of squares");
     }
     if (st == CP_OK && c->path == CR_STREAM)
         st = cr_stream_upload(e, s);
@@ -505,7 +492,7 @@ static void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = cr_state(s);
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc};
+    cl_mem *bufs[] = {&c->wnorm, &c->part, &c->pflags, &c->xpart, &c->desc};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);

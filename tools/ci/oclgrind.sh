@@ -152,7 +152,8 @@ case_ cr_gemv_exact "CLPARITY_CR_TUNE=path=gemv,wg=16,ob=2,exact=1,ftz=1" cl:cr 
 case_ cr_gemv_digits "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=gemv,wg=32,ob=8" cl:cr none @digits.safetensors 0 3 '\[cr gemv, .*-DCR_F64' cr_gemv
 case_ cr_splitk "CLPARITY_CR_TUNE=path=splitk,split=3,wg=16,ob=4,ftz=1" cl:cr none 37 2 3 '\[cr splitk, .*-DCR_F64 -DCR_NO_DENORM' "cr_split_part cr_split_finish"
 case_ cr_splitk_exact "CLPARITY_CR_TUNE=path=splitk,split=2,wg=16,ob=4,exact=1" cl:cr none 19 2 3 '\[cr splitk, .*-DCR_RB=[0-9]+\]$' "cr_split_part cr_split_finish"
-case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .*-DCR_TK=8 .*-DCR_F64' "cr_gemm cr_row_squares"
+case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .*-DCR_TK=8 .*-DCR_F64' cr_gemm
+case_ cr_gemm_tiles "CLPARITY_CR_TUNE=path=gemm,tk=32" cl:cr none 67 2 65 '\[cr gemm, .*-DCR_TK=32 .*-DCR_F64' cr_gemm
 case_ cr_gemm_exact "CLPARITY_CR_TUNE=path=gemm,exact=1,ftz=1" cl:cr none 13 2 3 '\[cr gemm, .*-DCR_RB=[0-9]+ -DCR_NO_DENORM\]$' cr_gemm
 case_ cr_cpu "CLPARITY_CR_TUNE=path=cpu,vw=4,rb=2" cl:cr none 13 2 3 '\[cr cpu, .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu
 case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu, .*-DCR_VW=8 .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu
