@@ -85,6 +85,30 @@ add_test(NAME cr/cl_variants_pocl
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
+# cl:cr's GPU kernels (issue 34) forced on PoCL and on Oclgrind, each against tests/check_cr.py's
+# exact reference at all its 265 cases (odd shapes, ties, subnormals, overflow, NaN and infinity):
+# gemm (8 x 8 doubles per work-item, the rows' squares inside). The planted twin on PoCL (test
+# hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
+# uninitialised-value checks (any report fails the test).
+foreach(v gemm)
+  add_test(NAME cr/check_cl_pocl_${v}
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0)
+  add_test(NAME cr/check_cl_pocl_${v}_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v}_planted --engines cl:cr -d 0
+                   --expect-mismatch)
+  set_tests_properties(cr/check_cl_pocl_${v} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${v}"
+                       LABELS "cr;opencl")
+  set_tests_properties(cr/check_cl_pocl_${v}_planted PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${v};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                       LABELS "cr;opencl;kernels")
+  add_test(NAME cr/check_cl_oclgrind_${v}
+           COMMAND sh -c "log=${OUT}/cr_check_cl_oclgrind_${v}.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                   sh ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_${v} --engines cl:cr -d 0)
+  set_tests_properties(cr/check_cl_oclgrind_${v} PROPERTIES
+                       ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=${v}"
+                       LABELS "cr;opencl;oclgrind" TIMEOUT 900)
+endforeach()
 # cl:cr's probe (issue 32, item 6; tests/cli/cr_probe.sh): each variant with one planted bit
 # (test hook corrupt-cl-cr:<variant>, the probe's build included) is rejected with its reason and
 # the next runs, host:cr's bits still (cpu -> gemv -> gemv-exact on PoCL; stream -> gemm -> gemv
