@@ -44,6 +44,8 @@
  *   CR_WG         work-items per work-group (a power of two); CR_OB outputs per work-group;
  *   CR_TK         the GEMM's tile depth; CR_VW, CR_RB the CPU kernel's outputs and rows per
  *                 work-item; CP_PLANT_BIT  test hook corrupt-cl-cr.
+ *   CR_TEAM       cr_team (cr_team.cl), with CR_TPO work-items per output and CR_PF weights
+ *                 per work-item loaded ahead.
  * The program is built as cl:own's: no fast-math or mad option, and FP_CONTRACT OFF (the
  * residual add is one float add; the double sums use explicit fma, which the proof counts). */
 #pragma OPENCL FP_CONTRACT OFF
@@ -866,6 +868,9 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
             ok = cp_grid_barrier(ctl, l, G, shared);
     }
 }
+#endif
+#ifdef CR_TEAM /* (f) the whole model in one work-group */
+#include "cr_team.cl"
 #endif
 
 #endif /* CR_TRAIN */

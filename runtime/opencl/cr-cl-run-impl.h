@@ -17,7 +17,7 @@
 #define CR_CL_GEMM_TILE 64 /* CR_TM = CR_TN */
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_TEAM, CR_N_PATHS };
 
 struct cr_cl {
     enum cr_path path;
@@ -34,6 +34,7 @@ struct cr_cl {
     cl_mem desc;       /* stream: 8 ulongs per layer (cr.cl's cr_stream) */
     size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
     size_t launched;   /* stream: work-groups of the last launch */
+    int pf;            /* team: weights per work-item loaded ahead (cr_team.cl's CR_PF) */
     size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
     char opts[320]; /* the build options of the variant set up (its probe's key) */

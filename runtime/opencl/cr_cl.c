@@ -34,6 +34,11 @@ static const struct cl_rule cr_rules[] = {
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
     {.needs_f64 = true, .kind = CL_RULE_CPU, .path = CR_CPU},
+    /* GPUs, narrow models at B=1: the whole model in one work-group, no device-wide barrier
+     * (issue 34: stream's barrier and one group's sums cost 2.3 us a layer at d=128 on the H100,
+     * cl:own's reg in one work-group 0.78) */
+    {.needs_f64 = true, .kind = CL_RULE_OTHER, .w_max = 128, .b_max = 1, .one_buffer = true,
+     .path = CR_TEAM},
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
@@ -184,6 +189,29 @@ static int cr_choose_wg(struct cr_cl *c, bool wg_set, size_t max_wg, cl_ulong lo
     }
 }
 
+/* team's work-group: split work-items (CLPARITY_CR_TUNE's split) for each of a power of two of
+ * outputs at once, as many as the widest layer has, within 1024 work-items, the device's
+ * work-groups and its local memory (the widest input as a double and a uint, and a double per
+ * work-item and per split); wg in CLPARITY_CR_TUNE is not taken. The weights loaded ahead: as
+ * many as a work-item reads of the widest layer's first pass, 32 at most. */
+static int cr_team_wg(struct cr_cl *c, int width, size_t max_wg, cl_ulong local_mem)
+{
+    int tpo = c->tune.split, slots = 1;
+    while (slots < width && (size_t)(2 * slots * tpo) <= (max_wg < 1024 ? max_wg : 1024))
+        slots *= 2;
+    c->tune.wg = slots * tpo;
+    c->pf = (width + tpo - 1) / tpo < 32 ? (width + tpo - 1) / tpo : 32;
+    size_t need = (size_t)width * (sizeof(cl_double) + sizeof(cl_uint)) +
+                  (size_t)(c->tune.wg + tpo) * sizeof(cl_double) + 64;
+    if ((size_t)c->tune.wg > max_wg || need > local_mem)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "cl:cr: path team needs work-groups of %d and %zu bytes of local "
+                          "memory for a width of %d; this device has %zu and %llu bytes: set "
+                          "path=stream or a smaller split in CLPARITY_CR_TUNE",
+                          c->tune.wg, need, width, max_wg, (unsigned long long)local_mem);
+    return CP_OK;
+}
+
 /* Where the device stops a work-item's loops early (cl:own's loop check, clkernels/probe.cl:
  * Mesa llvmpipe after 65535 iterations in all), the variant's bound for the widest layer must
  * stay below that budget, with a factor 2 to spare. */
@@ -196,12 +224,12 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
-    if (c->path == CR_STREAM)
+    if (c->path == CR_STREAM || c->path == CR_TEAM)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
-                          "Mesa llvmpipe does), and path stream runs every layer in one "
+                          "Mesa llvmpipe does), and path %s runs every layer in one "
                           "work-item's loops: set path=gemv in CLPARITY_CR_TUNE",
-                          dev->name, ran);
+                          dev->name, ran, cr_paths[c->path].name);
     for (int l = 0; l < m->n_layers; ++l) {
         long need = cr_paths[c->path].loop_need(c, m->layers[l].in);
         if (2 * need >= ran)
@@ -262,12 +290,15 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
+    char team[48] = "";
+    if (c->path == CR_TEAM)
+        snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
              c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+             c->path == CR_STREAM ? own_spin_bound_options(dev) : "", team);
 }
 
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
@@ -395,17 +426,20 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
     const struct cl_path_ops *ops = &cr_paths[c->path];
-    if (c->path == CR_STREAM && !env->one_buffer)
+    if ((c->path == CR_STREAM || c->path == CR_TEAM) && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
-                          "cl:cr: path stream reads the whole model from one buffer, and its %zu "
+                          "cl:cr: path %s reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
-                          m->n_params, dev->name, (unsigned long long)dev->max_alloc);
+                          ops->name, m->n_params, dev->name, (unsigned long long)dev->max_alloc);
     cr_width_defaults(&c->tune, c->path, m->max_width); /* a probe's: set already, kept */
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     int st;
-    if ((st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem)) != CP_OK ||
-        (st = cr_check_memory(e, c, dev)) != CP_OK)
+    if (c->path == CR_TEAM)
+        st = cr_team_wg(c, m->max_width, env->max_wg, env->local_mem);
+    else
+        st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem);
+    if (st != CP_OK || (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
     if (!build) {
         cr_options(c, dev, c->opts, sizeof c->opts);
@@ -479,7 +513,7 @@ static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
  * form that leans on the least, and on llvmpipe the only one). */
 static const struct cl_fallback cr_fallbacks[] = {
     {CL_RULE_CPU, {CR_CPU, CR_GEMV}, 2},
-    {CL_RULE_OTHER, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
+    {CL_RULE_OTHER, {CR_TEAM, CR_STREAM, CR_GEMM, CR_GEMV}, 4},
 };
 
 /* The candidates after the first choice: the double variants after it in the device's list,

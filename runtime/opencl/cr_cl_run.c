@@ -257,6 +257,17 @@ static long cr_cpu_need(const void *priv, long in)
     return sums + outs * (in + 2 * CR_LOOPS_ROUND);
 }
 
+/* team: a unit's input, its passes' chains and the CR_TPO partial sums, or cr_dot's exact sum,
+ * for every output of the widest layer (the whole model in one work-item's loops is refused
+ * where the device stops loops, cr_check_loops). */
+static long cr_team_need(const void *priv, long in)
+{
+    const struct cr_cl *c = priv;
+    long slots = c->tune.wg / c->tune.split, passes = (in + slots - 1) / slots + 1;
+    long sums = c->f64 ? passes * (in / c->tune.split + 2 * c->tune.split + c->pf + 4) : 0;
+    return sums + in / c->tune.wg + 1 + passes * (in + 2 * CR_LOOPS_ROUND);
+}
+
 /* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
  * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
 /* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
@@ -307,6 +318,7 @@ static const cp_tunable cr_cpu_tune = {.path = "cpu",
 
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+static int cr_team_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 static int cr_stream_after_read(cp_engine *e, struct cl_state *s);
 static void cr_cl_release(struct cl_state *s);
 
@@ -377,6 +389,17 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
 
                    .tune = &cr_stream_tune,
                    .sets_routine = true},
+    [CR_TEAM] = {.name = "team",
+                 .file = "cr.cl",
+                 .kernel = "cr_team",
+                 .kernel2 = NULL,
+                 .reads_chunks = true,
+                 .upload = cr_cl_upload,
+                 .enqueue_model = cr_team_enqueue,
+                 .release = cr_cl_release,
+                 .loop_need = cr_team_need,
+                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                 .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -453,8 +476,8 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
         free(wn);
     }
-    if (st == CP_OK && c->path == CR_STREAM)
-        st = cr_stream_upload(e, s);
+    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_TEAM))
+        st = cr_stream_upload(e, s); /* team reads stream's layer table */
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {
@@ -471,6 +494,35 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
 
 /* stream's forward: every layer in one launch (the other variants: a launch of their
  * enqueue_layer per layer, by engine_cl.c). */
+/* cr_team: the whole model in one work-group of c->tune.wg work-items (split per output); its
+ * local memory: the widest input as doubles and as bits, and wg + split partial sums. */
+static int cr_team_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    (void)result; /* the layers ping-pong as stream's */
+    struct cr_cl *c = cr_state(s);
+    cl_int n_layers = e->model->n_layers, nb = batch;
+    size_t width = (size_t)e->model->max_width;
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof s->act[1],
+                            sizeof s->chunks[0],
+                            sizeof c->desc,
+                            sizeof c->wnorm,
+                            sizeof n_layers,
+                            sizeof nb,
+                            width * sizeof(cl_double),
+                            width * sizeof(cl_uint),
+                            (size_t)(c->tune.wg + c->tune.split) * sizeof(cl_double)};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm,
+                                &n_layers,  &nb,        NULL,          NULL,     NULL};
+    int st = own_set_args(c->k[0], "cr_team", 10, sizes, vals);
+    size_t one = (size_t)c->tune.wg;
+    if (st == CP_OK)
+        st = cr_enqueue(s, c->k[0], "cr_team", 1, &one, &one, &s->events[0]);
+    if (st != CP_OK)
+        clFinish(s->q);
+    return st;
+}
+
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */

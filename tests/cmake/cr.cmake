@@ -57,7 +57,7 @@ cli_status(cr_cl_bad_tune "${ENV_POCL};CLPARITY_CR_TUNE=wg=48" 2
            "CLPARITY_CR_TUNE: tuning 'wg=48': wg must be one of 16, 32, 64, 128"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
-           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream"
+           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, team"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
            "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
@@ -81,16 +81,17 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=team,split=3 path=team,exact=1,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
 # cl:cr's GPU kernels (issue 34) forced on PoCL and on Oclgrind, each against tests/check_cr.py's
 # exact reference at all its 265 cases (odd shapes, ties, subnormals, overflow, NaN and infinity):
-# gemm (8 x 8 doubles per work-item, the rows' squares inside). The planted twin on PoCL (test
-# hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
+# gemm (8 x 8 doubles per work-item, the rows' squares inside) and team (the whole model in one
+# work-group, 4 work-items per output; check_cr.py runs 1 to 5 rows a case). The planted twin
+# on PoCL (test hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
 # uninitialised-value checks (any report fails the test).
-foreach(v gemm)
+foreach(v gemm team)
   add_test(NAME cr/check_cl_pocl_${v}
            COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0)
   add_test(NAME cr/check_cl_pocl_${v}_planted

@@ -163,6 +163,10 @@ case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1"
 case_ cr_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=4,sg=1" cl:cr none 13 3 3 '\[cr stream, .*-DCR_F64 -DCR_STREAM' cr_stream
 case_ cr_stream_g2 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=2" cl:cr none 19 3 2 '\[cr stream, .*-DCR_OB=2 .*-DCR_STREAM' cr_stream
 case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,exact=1,ftz=1,sg=1" cl:cr none @digits.safetensors 0 3 '\[cr stream, .*-DCR_NO_DENORM -DCR_STREAM' cr_stream
+# cr_team: the whole model in one work-group (split work-items per output); d=67 with split=16
+# takes two passes of outputs (64 at once in 1024 work-items), and its exact form.
+case_ cr_team "CLPARITY_CR_TUNE=path=team,split=16" cl:cr none 67 3 2 '\[cr team, .*-DCR_F64 .*-DCR_TEAM -DCR_TPO=16' cr_team
+case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr none 13 3 3 '\[cr team, .*-DCR_NO_DENORM -DCR_TEAM' cr_team
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"
