@@ -15,7 +15,10 @@
  * index, then every CR_WG-th; in cr_split_part a range of k per work-group) with fma(x, w, acc)
  * from 0.0: a float product is exact in double (cr.c, 1-2), so each fma is one rounded addition.
  * The partial sums then meet in a binary tree in local memory, and in cr_split_finish across the
- * work-groups of another launch. Whatever the tree: a rounded addition on a term's path merges
+ * work-groups of another launch; in cr_gemm each output is one work-item's chain over every k;
+ * in cr_team (cr_team.cl) CR_TPO chains over k = q, q + CR_TPO, ... meet in a chain of their
+ * partial sums (cr_block_sums's loads, issued CR_KU k at a time, leave its chain's order as it
+ * is). Whatever the tree: a rounded addition on a term's path merges
  * in at least one other nonzero term (an addition of an exact zero, such as an empty slice's
  * 0.0, is exact), so no term's path holds more than n − 1 rounded additions for the n = in + 1
  * terms (the products and the bias). Higham's bound for any summation tree then gives
@@ -64,6 +67,9 @@
 #endif
 #ifndef CR_TK
 #define CR_TK 16
+#endif
+#ifndef CR_KU
+#define CR_KU 8 /* cr_block_sums: k per work-item whose loads are issued together */
 #endif
 /* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs; its tiles in local memory
  * k-major with a pitch of CR_TM + 1 doubles (a work-item's stores of one row's k run across the
@@ -447,14 +453,34 @@ void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
 {
     const int lid = (int)get_local_id(0);
     double acc[CR_OB], xx = 0.0;
-    for (int j = 0; j < CR_OB; ++j)
+    __global const uint *wr[CR_OB];
+    for (int j = 0; j < CR_OB; ++j) {
         acc[j] = 0.0;
-    for (int k = k0 + lid; k < k1; k += CR_WG) {
+        wr[j] = w + (size_t)min(o0 + j, out - 1) * (size_t)in;
+    }
+    int k = k0 + lid;
+    /* CR_KU of the work-item's k at a time: every load of the CR_KU issued before the first
+     * fma, so that one memory latency covers them (one per k, issued one after another, left
+     * the kernel waiting a latency per k: issue 34); the fmas in the same order as below */
+    for (; k + (CR_KU - 1) * CR_WG < k1; k += CR_KU * CR_WG) {
+        uint xu[CR_KU], wu[CR_OB][CR_KU];
+        for (int u = 0; u < CR_KU; ++u)
+            xu[u] = xr[k + u * CR_WG];
+        for (int j = 0; j < CR_OB; ++j)
+            for (int u = 0; u < CR_KU; ++u)
+                wu[j][u] = wr[j][k + u * CR_WG];
+        for (int u = 0; u < CR_KU; ++u) {
+            double xk = cr_f2d(xu[u]);
+            xx = fma(xk, xk, xx);
+            for (int j = 0; j < CR_OB; ++j)
+                acc[j] = fma(xk, cr_f2d(wu[j][u]), acc[j]);
+        }
+    }
+    for (; k < k1; k += CR_WG) {
         double xk = cr_f2d(xr[k]);
         xx = fma(xk, xk, xx);
         for (int j = 0; j < CR_OB; ++j)
-            acc[j] = fma(xk, cr_f2d(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]),
-                         acc[j]);
+            acc[j] = fma(xk, cr_f2d(wr[j][k]), acc[j]);
     }
     for (int j = 0; j < CR_OB; ++j)
         ls[j * CR_WG + lid] = acc[j];

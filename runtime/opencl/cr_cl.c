@@ -37,7 +37,11 @@ static const struct cl_rule cr_rules[] = {
     /* GPUs, narrow models at B=1: the whole model in one work-group, no device-wide barrier
      * (issue 34: stream's barrier and one group's sums cost 2.3 us a layer at d=128 on the H100,
      * cl:own's reg in one work-group 0.78) */
-    {.needs_f64 = true, .kind = CL_RULE_OTHER, .w_max = 128, .b_max = 1, .one_buffer = true,
+    {.needs_f64 = true,
+     .kind = CL_RULE_OTHER,
+     .w_max = 128,
+     .b_max = 1,
+     .one_buffer = true,
      .path = CR_TEAM},
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against

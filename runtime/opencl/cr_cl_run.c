@@ -125,8 +125,8 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int rows = batch;
     /* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles); one long each without
      * f64, where they are unused */
-    size_t tile = c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double)
-                         : sizeof(cl_long);
+    size_t tile =
+        c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double) : sizeof(cl_long);
     size_t xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
     const size_t sizes[] = {sizeof rows, tile, tile, xq};
     const void *const vals[] = {&rows, NULL, NULL, NULL};
@@ -477,7 +477,7 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         free(wn);
     }
     if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_TEAM))
-        st = cr_stream_upload(e, s); /* team reads stream's layer table */
+        st = cr_stream_upload(e, s);      /* team reads stream's layer table */
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {

@@ -110,6 +110,24 @@ foreach(v gemm team)
                        ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=${v}"
                        LABELS "cr;opencl;oclgrind" TIMEOUT 900)
 endforeach()
+# The same kernels at widths past check_cr.py's (31): cr_block_sums' loads 8 k at a time
+# (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's tiles and team's
+# passes repeat; compare --expect cr against host:cr at d=301 (B=3) and d=1025 (B=1), on PoCL.
+# The planted twin (corrupt-cl-cr) must see every setting FAIL.
+foreach(kind plain planted)
+  if(kind STREQUAL "planted")
+    set(hook ";CLPARITY_TEST_HOOK=corrupt-cl-cr")
+    set(want FAIL)
+  else()
+    set(hook "")
+    set(want PASS)
+  endif()
+  add_test(NAME cr/cl_gpu_wide_pocl_${kind}
+           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8; do for s in '301 2 3' '1025 2 1'; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
+                   ${CLP})
+  set_tests_properties(cr/cl_gpu_wide_pocl_${kind} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${hook}" LABELS "cr;opencl;kernels")
+endforeach()
 # cl:cr's probe (issue 32, item 6; tests/cli/cr_probe.sh): each variant with one planted bit
 # (test hook corrupt-cl-cr:<variant>, the probe's build included) is rejected with its reason and
 # the next runs, host:cr's bits still (cpu -> gemv -> gemv-exact on PoCL; stream -> gemm -> gemv
