@@ -34,15 +34,6 @@ static const struct cl_rule cr_rules[] = {
      * 2.0 (vw=16, rb=1) against gemv's 6.7; d=512 L=8 B=64 cpu 25-47 (vw=16, rb=4) against
      * gemv's 190, gemm's 178 and splitk's 237 */
     {.needs_f64 = true, .kind = CL_RULE_CPU, .path = CR_CPU},
-    /* GPUs, narrow models at B=1: the whole model in one work-group, no device-wide barrier
-     * (issue 34: stream's barrier and one group's sums cost 2.3 us a layer at d=128 on the H100,
-     * cl:own's reg in one work-group 0.78) */
-    {.needs_f64 = true,
-     .kind = CL_RULE_OTHER,
-     .w_max = 128,
-     .b_max = 1,
-     .one_buffer = true,
-     .path = CR_TEAM},
     /* GPUs at small batches: every layer in one launch (a launch per layer costs 13 us a layer
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
@@ -517,7 +508,7 @@ static int cr_probe_configured(const cp_device *dev, const struct cr_cl *c,
  * form that leans on the least, and on llvmpipe the only one). */
 static const struct cl_fallback cr_fallbacks[] = {
     {CL_RULE_CPU, {CR_CPU, CR_GEMV}, 2},
-    {CL_RULE_OTHER, {CR_TEAM, CR_STREAM, CR_GEMM, CR_GEMV}, 4},
+    {CL_RULE_OTHER, {CR_STREAM, CR_GEMM, CR_GEMV}, 3},
 };
 
 /* The candidates after the first choice: the double variants after it in the device's list,
