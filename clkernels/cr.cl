@@ -252,9 +252,18 @@ uint cr_acc_round(cr_acc *a)
     return sign | e << 23 | (r & 0x7fffffu);
 }
 
+/* The activations that the group functions and cr_dot read. In cr_stream and cr_tiles (CR_STREAM) other work-groups of
+ * the same launch wrote them: they are read past any cache that is not coherent across compute
+ * units (as own_stream.cl's cp_act_rd). */
+#ifdef CR_STREAM
+typedef volatile __global const uint *cr_x_rd;
+#else
+typedef __global const uint *cr_x_rd;
+#endif
+
 /* cr.c's cr_dot by one work-item (the GEMM's fallback): the products x[k]·w[k], k ascending,
  * then the bias (b NULL: none), rounded once. */
-uint cr_dot(__global const uint *x, __global const uint *w, int n, __global const uint *b)
+uint cr_dot(cr_x_rd x, __global const uint *w, int n, __global const uint *b)
 {
     cr_acc a;
     cr_acc_init(&a);
@@ -381,14 +390,6 @@ void cr_group_sums(__local double *ls, int R)
 
 /* ---- a work-group's exact sum ------------------------------------------------------------- */
 
-/* The activations that the group functions read. In cr_stream (CR_STREAM) other work-groups of
- * the same launch wrote them: they are read past any cache that is not coherent across compute
- * units (as own_stream.cl's cp_act_rd). */
-#ifdef CR_STREAM
-typedef volatile __global const uint *cr_x_rd;
-#else
-typedef __global const uint *cr_x_rd;
-#endif
 
 /* The work-group's accumulators (each work-item's a) summed in a binary tree in local memory,
  * digit by digit and flag by flag: the sum's digits are left in ld[0 .. CR_DIGITS - 1], its
@@ -701,13 +702,14 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
  * with at most n - 1 rounded additions per term, inside the bound of this file's header. Each
  * work-item certifies its outputs and sums the ones that fail alone, exactly (cr_dot). Without
  * CR_F64 each of its outputs goes through cr_dot (xs, ws, xq unused). */
-__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
-cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
+/* One tile of cr_gemm's: rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1 of the layer
+ * (wnorm: its outputs' norms; scale: the bound's factor's bits), by the work-item (tx, ty) of
+ * CR_LX × CR_LY; every work-item of the group calls it. */
+void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
+                  int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
+                  int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
+                  __local CR_REAL *xq)
 {
-    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
-    const int m0 = (int)get_group_id(1) * CR_TM, n0 = (int)get_group_id(0) * CR_TN;
-    __global const uint *w = p + w_off;
-    __global const uint *bias = (flags & 1) ? p + b_off : 0;
 #ifdef CR_F64
     const int tid = ty * CR_LX + tx;
     double acc[CR_RM][CR_RN], sq = 0.0;
@@ -750,7 +752,6 @@ cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __lo
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     (void)wnorm;
-    (void)wn_off;
     (void)scale;
     (void)xs;
     (void)ws;
@@ -760,21 +761,28 @@ cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __lo
         int m = m0 + ty + i * CR_LY;
         if (m >= batch)
             break;
-        __global const uint *xr = x + (size_t)m * (size_t)in;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
         for (int j = 0; j < CR_RN; ++j) {
             int o = n0 + tx + j * CR_LX;
             if (o >= out)
                 break;
             uint v;
 #ifdef CR_F64
-            if (!cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm + wn_off, o, bias,
-                           as_double(scale), &v))
+            if (!cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm, o, bias, as_double(scale), &v))
 #endif
                 v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
             y[(size_t)m * (size_t)out + (size_t)o] =
                 CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
         }
     }
+}
+
+__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
+cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
+{
+    cr_gemm_tile(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
+                 scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
+                 (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq);
 }
 
 /* (d) CPUs (PoCL): a work-item per block of CR_RB rows × CR_VW outputs, in work-groups of one
@@ -890,6 +898,41 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
                      wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0, fail, ld, lf,
                      &res, ls);
         }
+        if (l + 1 < n_layers)
+            ok = cp_grid_barrier(ctl, l, G, shared);
+    }
+}
+
+/* (g) The whole model in one launch for larger batches on GPUs: cr_gemm's tiles for every layer
+ * (issue 34: a launch per layer costs more than a layer's tiles at d=128), the work-groups of
+ * CR_LX · CR_LY work-items that are running taking the tiles of each layer in turn (tile u: rows
+ * from (u / tiles across) · CR_TM, outputs from (u % tiles across) · CR_TN; group me takes me,
+ * me + G, ...) and meeting at grid_sync.cl's barrier between layers, as cr_stream's groups do
+ * (arguments as cr_stream's; max_units: the most tiles of any layer). Each output's sum is
+ * cr_gemm's, so its bits are host:cr's whatever the number of groups that joined. */
+__kernel __attribute__((reqd_work_group_size(CR_LX * CR_LY, 1, 1))) void
+cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
+         __global const ulong *restrict desc, __global const ulong *restrict wnorm,
+         volatile __global int *ctl, int n_layers, int batch, int max_units, __local CR_REAL *xs,
+         __local CR_REAL *ws, __local CR_REAL *xq)
+{
+    __local int shared[4];
+    const int me = cp_join(ctl, (int)get_num_groups(0), shared);
+    const int G = min(shared[1], max_units);
+    if (me < 0 || me >= G)
+        return;
+    const int lid = (int)get_local_id(0), rows = (batch + CR_TM - 1) / CR_TM;
+    bool ok = true;
+    for (int l = 0; l < n_layers && ok; ++l) {
+        __global const ulong *d = desc + 8 * (size_t)l;
+        const int in = (int)d[2], out = (int)d[3], flags = (int)d[4];
+        cr_x_rd x = (l & 1) ? a1 : a0;
+        __global uint *y = (l & 1) ? a0 : a1;
+        const int across = (out + CR_TN - 1) / CR_TN;
+        for (int u = me; u < across * rows; u += G)
+            cr_gemm_tile(x, y, p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5],
+                         d[6], batch, (u / across) * CR_TM, (u % across) * CR_TN, lid % CR_LX,
+                         lid / CR_LX, xs, ws, xq);
         if (l + 1 < n_layers)
             ok = cp_grid_barrier(ctl, l, G, shared);
     }

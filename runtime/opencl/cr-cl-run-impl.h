@@ -17,7 +17,7 @@
 #define CR_CL_GEMM_TILE 64 /* CR_TM = CR_TN */
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_TEAM, CR_N_PATHS };
+enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_TEAM, CR_TILES, CR_N_PATHS };
 
 struct cr_cl {
     enum cr_path path;

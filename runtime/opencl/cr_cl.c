@@ -219,7 +219,7 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
-    if (c->path == CR_STREAM || c->path == CR_TEAM)
+    if (c->path == CR_STREAM || c->path == CR_TEAM || c->path == CR_TILES)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
                           "Mesa llvmpipe does), and path %s runs every layer in one "
@@ -285,6 +285,7 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
+    bool grid = c->path == CR_STREAM || c->path == CR_TILES; /* grid_sync.cl's barrier */
     char team[48] = "";
     if (c->path == CR_TEAM)
         snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
@@ -292,8 +293,7 @@ static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, 
              "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
-             c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "", team);
+             grid ? " -DCR_STREAM" : "", grid ? own_spin_bound_options(dev) : "", team);
 }
 
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
@@ -328,9 +328,10 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
                                       sizeof most, &most, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-        size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
-                      : c->path == CR_CPU          ? 1
-                                                   : (size_t)c->tune.wg;
+        bool tiled = (c->path == CR_GEMM || c->path == CR_TILES) && i == 0;
+        size_t want = tiled               ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
+                      : c->path == CR_CPU ? 1
+                                          : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
             *short_of = most;
             *kname = names[i];
@@ -421,7 +422,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
     const struct cl_path_ops *ops = &cr_paths[c->path];
-    if ((c->path == CR_STREAM || c->path == CR_TEAM) && !env->one_buffer)
+    if ((c->path == CR_STREAM || c->path == CR_TEAM || c->path == CR_TILES) && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: path %s reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
@@ -450,7 +451,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
             return st;
         if (!short_of)
             break;
-        bool gemm = c->path == CR_GEMM && strcmp(kname, "cr_gemm") == 0;
+        bool gemm = c->path == CR_GEMM || c->path == CR_TILES;
         if (wg_set || gemm || short_of < 16)
             return cp_err_set(CP_FAIL_USAGE,
                               "cl:cr: %s runs work-groups of at most %zu on this device, fewer "

@@ -118,16 +118,22 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
     return st == CP_OK ? cr_enqueue(s, c->k[1], names[1], 2, g1, l1, &ev[1]) : st;
 }
 
+/* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles) of cr_gemm and cr_tiles; one
+ * long each without f64, where they are unused. */
+static void cr_tile_locals(const struct cr_cl *c, size_t *tile, size_t *xq)
+{
+    *tile =
+        c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double) : sizeof(cl_long);
+    *xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
+}
+
 static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
     cl_int rows = batch;
-    /* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles); one long each without
-     * f64, where they are unused */
-    size_t tile =
-        c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double) : sizeof(cl_long);
-    size_t xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
+    size_t tile, xq;
+    cr_tile_locals(c, &tile, &xq);
     const size_t sizes[] = {sizeof rows, tile, tile, xq};
     const void *const vals[] = {&rows, NULL, NULL, NULL};
     int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
@@ -171,6 +177,49 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
     c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
     size_t global = c->launched * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
     return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
+}
+
+/* cr_tiles: the whole model in one launch of c->groups work-groups of cr_gemm's 64 work-items
+ * (at most the most tiles of any layer), the barrier's counters zeroed first. */
+static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    (void)result; /* the layers ping-pong as stream's */
+    struct cr_cl *c = cr_state(s);
+    const cp_model *m = e->model;
+    cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
+    long long rows = ((long long)batch + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE;
+    for (int l = 0; l < m->n_layers; ++l) {
+        long long u = ((long long)m->layers[l].out + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE * rows;
+        if (u > max_units)
+            max_units = u > INT32_MAX ? INT32_MAX : (cl_int)u;
+    }
+    size_t tile, xq;
+    cr_tile_locals(c, &tile, &xq);
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof s->act[1],
+                            sizeof s->chunks[0],
+                            sizeof c->desc,
+                            sizeof c->wnorm,
+                            sizeof s->ctl,
+                            sizeof n_layers,
+                            sizeof nb,
+                            sizeof max_units,
+                            tile,
+                            tile,
+                            xq};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
+                                &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
+    int st = own_set_args(c->k[0], "cr_tiles", 12, sizes, vals);
+    if (st == CP_OK)
+        st = own_clear_ctl(s);
+    if (st == CP_OK) {
+        c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
+        size_t local = (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY, global = c->launched * local;
+        st = cr_enqueue(s, c->k[0], "cr_tiles", 1, &global, &local, &s->events[0]);
+    }
+    if (st != CP_OK)
+        clFinish(s->q);
+    return st;
 }
 
 /* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
@@ -319,6 +368,7 @@ static const cp_tunable cr_cpu_tune = {.path = "cpu",
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 static int cr_team_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 static int cr_stream_after_read(cp_engine *e, struct cl_state *s);
 static void cr_cl_release(struct cl_state *s);
 
@@ -400,6 +450,18 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                  .loop_need = cr_team_need,
                  .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                  .sets_routine = true},
+    [CR_TILES] = {.name = "tiles",
+                  .file = "cr.cl",
+                  .kernel = "cr_tiles",
+                  .kernel2 = NULL,
+                  .reads_chunks = true,
+                  .upload = cr_cl_upload,
+                  .enqueue_model = cr_tiles_enqueue,
+                  .after_read = cr_stream_after_read,
+                  .release = cr_cl_release,
+                  .loop_need = cr_gemm_need,
+                  .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                  .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -476,8 +538,8 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
         free(wn);
     }
-    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_TEAM))
-        st = cr_stream_upload(e, s);      /* team reads stream's layer table */
+    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_TEAM || c->path == CR_TILES))
+        st = cr_stream_upload(e, s);      /* team and tiles read stream's layer table */
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {

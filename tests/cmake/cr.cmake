@@ -57,7 +57,7 @@ cli_status(cr_cl_bad_tune "${ENV_POCL};CLPARITY_CR_TUNE=wg=48" 2
            "CLPARITY_CR_TUNE: tuning 'wg=48': wg must be one of 16, 32, 64, 128"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
-           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, team"
+           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, team, tiles"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
            "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
@@ -87,11 +87,12 @@ set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${E
                      LABELS "cr;opencl")
 # cl:cr's GPU kernels (issue 34) forced on PoCL and on Oclgrind, each against tests/check_cr.py's
 # exact reference at all its 265 cases (odd shapes, ties, subnormals, overflow, NaN and infinity):
-# gemm (8 x 8 doubles per work-item, the rows' squares inside) and team (the whole model in one
-# work-group, 4 work-items per output; check_cr.py runs 1 to 5 rows a case). The planted twin
+# gemm (8 x 8 doubles per work-item, the rows' squares inside), team (the whole model in one
+# work-group, 4 work-items per output; check_cr.py runs 1 to 5 rows a case) and tiles (gemm's
+# tiles of every layer in one launch, grid_sync.cl's barrier between layers). The planted twin
 # on PoCL (test hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
 # uninitialised-value checks (any report fails the test).
-foreach(v gemm team)
+foreach(v gemm team tiles)
   add_test(NAME cr/check_cl_pocl_${v}
            COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0)
   add_test(NAME cr/check_cl_pocl_${v}_planted
@@ -111,8 +112,9 @@ foreach(v gemm team)
                        LABELS "cr;opencl;oclgrind" TIMEOUT 900)
 endforeach()
 # The same kernels at widths past check_cr.py's (31): cr_block_sums' loads 8 k at a time
-# (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's tiles and team's
-# passes repeat; compare --expect cr against host:cr at d=301 (B=3) and d=1025 (B=1), on PoCL.
+# (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's and tiles' tiles and
+# team's passes repeat; compare --expect cr against host:cr at d=301 (B=3), d=1025 (B=1) and
+# d=67 (B=130: three rows of tiles), on PoCL.
 # The planted twin (corrupt-cl-cr) must see every setting FAIL.
 foreach(kind plain planted)
   if(kind STREQUAL "planted")
@@ -123,7 +125,7 @@ foreach(kind plain planted)
     set(want PASS)
   endif()
   add_test(NAME cr/cl_gpu_wide_pocl_${kind}
-           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8; do for s in '301 2 3' '1025 2 1'; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
+           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8 path=tiles,sg=2; do for s in '301 2 3' '1025 2 1' '67 3 130'; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
                    ${CLP})
   set_tests_properties(cr/cl_gpu_wide_pocl_${kind} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${hook}" LABELS "cr;opencl;kernels")

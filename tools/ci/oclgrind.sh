@@ -167,6 +167,8 @@ case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=
 # takes two passes of outputs (64 at once in 1024 work-items), and its exact form.
 case_ cr_team "CLPARITY_CR_TUNE=path=team,split=16" cl:cr none 67 3 2 '\[cr team, .*-DCR_F64 .*-DCR_TEAM -DCR_TPO=16' cr_team
 case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr none 13 3 3 '\[cr team, .*-DCR_NO_DENORM -DCR_TEAM' cr_team
+# cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above).
+case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"
