@@ -2,7 +2,7 @@
  * that the ICD loader offers (ctest pins PoCL), under several settings of each kernel variant
  * (CLPARITY_CR_TUNE: the work-group size, the outputs per group, the number of k ranges of
  * split-k, the GEMM's tile depth, the CPU kernel's vectors and rows, the one-launch kernel's
- * work-groups per compute unit, the exact accumulator for
+ * work-groups per compute unit, team's work-items per output, the exact accumulator for
  * every output, the float-denormal-free code): the built-in model at d = 1, 3, 67, 257, 1023 and
  * 1025, general models with biases, ReLU or not and residuals, at batches 1, 5, 17 and 64, and the
  * boundary layer (cr_util.h) whose outputs take the exact fallback. With the argument "planted"
@@ -50,14 +50,18 @@ static const char *const settings[] = {
     "path=stream,wg=16,ob=1,sg=1",
     "path=stream,wg=32,ob=2,sg=16,ftz=1",
     "path=stream,ob=8,sg=2,exact=1",
+    "path=team",
+    "path=team,split=16,ftz=1",
+    "path=tiles",
+    "path=tiles,tk=32,sg=2",
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 /* The planted run takes one or two settings of each variant and of each form (exact, ftz): the
  * plant sits in each variant's store (cr.cl's CP_PLANT), and the host code is the same as the
  * plain run's, which takes them all. */
 static const bool in_planted[N_SETTINGS] = {
-    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true,
-    [11] = true, [13] = true, [16] = true, [17] = true, [20] = true,
+    [0] = true,  [1] = true,  [4] = true,  [7] = true,  [9] = true,  [10] = true, [11] = true,
+    [13] = true, [16] = true, [17] = true, [20] = true, [21] = true, [23] = true,
 };
 
 static const int batches[] = {1, 5, 17, 64};

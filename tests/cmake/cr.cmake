@@ -66,8 +66,8 @@ cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,s
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"
            run -d 0 --engines cl:cr --d-model 1024 --layers 1 --batch 1024 --allow-slow)
 # cl:cr bit for bit against host:cr on PoCL: the built-in model at d = 1, 3, 67, 257, 1023, 1025,
-# general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 21 settings of
-# its five variants (tests/test_cr_cl.c); the planted twin (11 of them) must see every one differ.
+# general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 25 settings of
+# its seven variants (tests/test_cr_cl.c); the planted twin (13 of them) must see every one differ.
 cp_unit(cr_cl)
 add_test(NAME cr/cl_matrix_pocl COMMAND test_cr_cl)
 add_test(NAME cr/cl_matrix_pocl_planted COMMAND test_cr_cl planted)
