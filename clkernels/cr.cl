@@ -15,7 +15,8 @@
  * index, then every CR_WG-th; in cr_split_part a range of k per work-group) with fma(x, w, acc)
  * from 0.0: a float product is exact in double (cr.c, 1-2), so each fma is one rounded addition.
  * The partial sums then meet in a binary tree in local memory, and in cr_split_finish across the
- * work-groups of another launch; in cr_gemm each output is one work-item's chain over every k;
+ * work-groups of another launch; in cr_gemm and cr_tiles each output is one work-item's chain
+ * over every k;
  * in cr_team (cr_team.cl) CR_TPO chains over k = q, q + CR_TPO, ... meet in a chain of their
  * partial sums (cr_block_sums's loads, issued CR_KU k at a time, leave its chain's order as it
  * is). Whatever the tree: a rounded addition on a term's path merges

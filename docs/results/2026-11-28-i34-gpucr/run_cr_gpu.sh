@@ -39,6 +39,8 @@ tm() { # tune d L B runs
   eq path=gemm 301 2 67
   eq path=gemm,tk=32 1024 2 300
   eq path=gemm 4096 2 256
+  eq path=tiles 128 8 2048
+  eq path=tiles,sg=2 301 2 67
 } > "$O/equal.txt" 2>&1
 {
   tm "" 128 128 1 50
@@ -56,6 +58,9 @@ tm() { # tune d L B runs
   tm path=gemm,tk=8 128 128 2048 20
   tm path=gemm,tk=32 128 128 2048 20
   tm path=stream 128 128 256 20
+  tm path=tiles 128 128 256 20
+  tm path=tiles 128 128 2048 20
+  tm path=tiles,sg=4 128 128 2048 20
   tm path=gemm,tk=32 4096 16 4096 3
 } > "$O/time.txt" 2>&1
 echo "total $((SECONDS - T0)) s" >> "$O/time.txt"
