@@ -871,6 +871,20 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
  * (w_off, b_off, in, out, flags with 8 for the test hook's layer, wn_off, the bound's factor's
  * bits, unused); layer l reads a0 when l is even, a1 when odd, and writes the other (rows of
  * the layer's in and out); max_units: the most units of any layer (groups beyond leave). */
+/* Before the barrier: a hint (OpenCL's prefetch, which changes no value) that the weights of the
+ * group's first unit of the next layer (layer table row d) be brought into the cache while the
+ * group waits: the first CR_KU · CR_WG of each of its CR_OB rows, CR_KU per work-item. */
+void cr_stream_prefetch(__global const uint *p, __global const ulong *d, int me, int batch)
+{
+    const int in = (int)d[2], out = (int)d[3], blocks = (out + CR_OB - 1) / CR_OB;
+    const int k = (int)get_local_id(0) * CR_KU;
+    if (me >= blocks * batch || k >= in)
+        return;
+    const int o0 = (me % blocks) * CR_OB;
+    for (int j = 0; j < CR_OB && o0 + j < out; ++j)
+        prefetch(p + d[0] + (size_t)(o0 + j) * (size_t)in + (size_t)k, (size_t)min(CR_KU, in - k));
+}
+
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
           __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -899,8 +913,10 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
                      wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0, fail, ld, lf,
                      &res, ls);
         }
-        if (l + 1 < n_layers)
+        if (l + 1 < n_layers) {
+            cr_stream_prefetch(p, d + 8, me, batch);
             ok = cp_grid_barrier(ctl, l, G, shared);
+        }
     }
 }
 
