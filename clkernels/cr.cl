@@ -253,9 +253,9 @@ uint cr_acc_round(cr_acc *a)
     return sign | e << 23 | (r & 0x7fffffu);
 }
 
-/* The activations that the group functions and cr_dot read. In cr_stream and cr_tiles (CR_STREAM) other work-groups of
- * the same launch wrote them: they are read past any cache that is not coherent across compute
- * units (as own_stream.cl's cp_act_rd). */
+/* The activations that the group functions and cr_dot read. In cr_stream and cr_tiles (CR_STREAM)
+ * other work-groups of the same launch wrote them: they are read past any cache that is not
+ * coherent across compute units (as own_stream.cl's cp_act_rd). */
 #ifdef CR_STREAM
 typedef volatile __global const uint *cr_x_rd;
 #else

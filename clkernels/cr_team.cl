@@ -115,8 +115,8 @@ cr_team(__global uint *a0, __global uint *a1, __global const uint *restrict p,
                     if (!cr_output(s, xx, wnorm + d[5], o, bias, as_double(d[6]), &v))
 #endif
                         v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
-                    y[(size_t)row * (size_t)out + (size_t)o] = CP_PLANT(
-                        cr_epilogue(v, flags, CR_XO(xb, o, flags)), row == 0 && o == 0);
+                    y[(size_t)row * (size_t)out + (size_t)o] =
+                        CP_PLANT(cr_epilogue(v, flags, CR_XO(xb, o, flags)), row == 0 && o == 0);
                 }
                 /* part is written again by the next pass; the last pass's outputs are the next
                  * unit's input, read from global memory */
