@@ -15,7 +15,11 @@
  * index, then every CR_WG-th; in cr_split_part a range of k per work-group) with fma(x, w, acc)
  * from 0.0: a float product is exact in double (cr.c, 1-2), so each fma is one rounded addition.
  * The partial sums then meet in a binary tree in local memory, and in cr_split_finish across the
- * work-groups of another launch. Whatever the tree: a rounded addition on a term's path merges
+ * work-groups of another launch; in cr_gemm and cr_tiles each output is one work-item's chain
+ * over every k;
+ * in cr_team (cr_team.cl) CR_TPO chains over k = q, q + CR_TPO, ... meet in a chain of their
+ * partial sums (cr_block_sums's loads, issued CR_KU k at a time, leave its chain's order as it
+ * is). Whatever the tree: a rounded addition on a term's path merges
  * in at least one other nonzero term (an addition of an exact zero, such as an empty slice's
  * 0.0, is exact), so no term's path holds more than n − 1 rounded additions for the n = in + 1
  * terms (the products and the bias). Higham's bound for any summation tree then gives
@@ -44,6 +48,8 @@
  *   CR_WG         work-items per work-group (a power of two); CR_OB outputs per work-group;
  *   CR_TK         the GEMM's tile depth; CR_VW, CR_RB the CPU kernel's outputs and rows per
  *                 work-item; CP_PLANT_BIT  test hook corrupt-cl-cr.
+ *   CR_TEAM       cr_team (cr_team.cl), with CR_TPO work-items per output and CR_PF weights
+ *                 per work-item loaded ahead.
  * The program is built as cl:own's: no fast-math or mad option, and FP_CONTRACT OFF (the
  * residual add is one float add; the double sums use explicit fma, which the proof counts). */
 #pragma OPENCL FP_CONTRACT OFF
@@ -63,13 +69,19 @@
 #ifndef CR_TK
 #define CR_TK 16
 #endif
-/* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs. */
+#ifndef CR_KU
+#define CR_KU 8 /* cr_block_sums: k per work-item whose loads are issued together */
+#endif
+/* The GEMM: CR_LX × CR_LY work-items, each CR_RM rows × CR_RN outputs; its tiles in local memory
+ * k-major with a pitch of CR_TM + 1 doubles (a work-item's stores of one row's k run across the
+ * banks). */
 #define CR_LX 8
 #define CR_LY 8
-#define CR_RM 4
-#define CR_RN 4
+#define CR_RM 8
+#define CR_RN 8
 #define CR_TM (CR_LY * CR_RM)
 #define CR_TN (CR_LX * CR_RN)
+#define CR_TP (CR_TM + 1)
 
 #ifdef CP_PLANT_BIT /* test hook corrupt-cl-cr: the lowest bit of one output of the layer whose
                       * flags have 8 (the last: a flip in each layer could cancel out) */
@@ -241,9 +253,18 @@ uint cr_acc_round(cr_acc *a)
     return sign | e << 23 | (r & 0x7fffffu);
 }
 
+/* The activations that the group functions and cr_dot read. In cr_stream and cr_tiles (CR_STREAM)
+ * other work-groups of the same launch wrote them: they are read past any cache that is not
+ * coherent across compute units (as own_stream.cl's cp_act_rd). */
+#ifdef CR_STREAM
+typedef volatile __global const uint *cr_x_rd;
+#else
+typedef __global const uint *cr_x_rd;
+#endif
+
 /* cr.c's cr_dot by one work-item (the GEMM's fallback): the products x[k]·w[k], k ascending,
  * then the bias (b NULL: none), rounded once. */
-uint cr_dot(__global const uint *x, __global const uint *w, int n, __global const uint *b)
+uint cr_dot(cr_x_rd x, __global const uint *w, int n, __global const uint *b)
 {
     cr_acc a;
     cr_acc_init(&a);
@@ -370,14 +391,6 @@ void cr_group_sums(__local double *ls, int R)
 
 /* ---- a work-group's exact sum ------------------------------------------------------------- */
 
-/* The activations that the group functions read. In cr_stream (CR_STREAM) other work-groups of
- * the same launch wrote them: they are read past any cache that is not coherent across compute
- * units (as own_stream.cl's cp_act_rd). */
-#ifdef CR_STREAM
-typedef volatile __global const uint *cr_x_rd;
-#else
-typedef __global const uint *cr_x_rd;
-#endif
 
 /* The work-group's accumulators (each work-item's a) summed in a binary tree in local memory,
  * digit by digit and flag by flag: the sum's digits are left in ld[0 .. CR_DIGITS - 1], its
@@ -442,14 +455,34 @@ void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
 {
     const int lid = (int)get_local_id(0);
     double acc[CR_OB], xx = 0.0;
-    for (int j = 0; j < CR_OB; ++j)
+    __global const uint *wr[CR_OB];
+    for (int j = 0; j < CR_OB; ++j) {
         acc[j] = 0.0;
-    for (int k = k0 + lid; k < k1; k += CR_WG) {
+        wr[j] = w + (size_t)min(o0 + j, out - 1) * (size_t)in;
+    }
+    int k = k0 + lid;
+    /* CR_KU of the work-item's k at a time: every load of the CR_KU issued before the first
+     * fma, so that one memory latency covers them (one per k, issued one after another, left
+     * the kernel waiting a latency per k: issue 34); the fmas in the same order as below */
+    for (; k + (CR_KU - 1) * CR_WG < k1; k += CR_KU * CR_WG) {
+        uint xu[CR_KU], wu[CR_OB][CR_KU];
+        for (int u = 0; u < CR_KU; ++u)
+            xu[u] = xr[k + u * CR_WG];
+        for (int j = 0; j < CR_OB; ++j)
+            for (int u = 0; u < CR_KU; ++u)
+                wu[j][u] = wr[j][k + u * CR_WG];
+        for (int u = 0; u < CR_KU; ++u) {
+            double xk = cr_f2d(xu[u]);
+            xx = fma(xk, xk, xx);
+            for (int j = 0; j < CR_OB; ++j)
+                acc[j] = fma(xk, cr_f2d(wu[j][u]), acc[j]);
+        }
+    }
+    for (; k < k1; k += CR_WG) {
         double xk = cr_f2d(xr[k]);
         xx = fma(xk, xk, xx);
         for (int j = 0; j < CR_OB; ++j)
-            acc[j] = fma(xk, cr_f2d(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]),
-                         acc[j]);
+            acc[j] = fma(xk, cr_f2d(wr[j][k]), acc[j]);
     }
     for (int j = 0; j < CR_OB; ++j)
         ls[j * CR_WG + lid] = acc[j];
@@ -655,53 +688,32 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
 #endif
 }
 
-/* The sum of squares of each row of x, for cr_gemm's certificates (a work-group per row, the
- * tree in local memory); xnorm [row]. Unused without CR_F64. */
-__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
-cr_row_squares(__global const uint *restrict x, int in, __global CR_REAL *restrict xsq,
-               __local CR_REAL *ls)
+/* (c) The register-blocked GEMM for large batches: a work-group of CR_LX × CR_LY work-items per
+ * tile of CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY
+ * and CR_LX) in 64 double accumulators; CR_TK-deep tiles of x and W through local memory as
+ * doubles (converted once, by cr_f2d, as they are loaded; stored k-major, xs and ws: CR_TK × CR_TP,
+ * so that a work-item's operands for one k are CR_LY or CR_LX apart). The padding
+ * is zeros in both tiles (0 · 0 adds nothing exactly; a padded row or output is never stored).
+ *
+ * The rows' sums of squares are inside it (no second launch): work-item t < CR_TM sums the squares
+ * of the tile's row t from the x tiles already in local memory, k ascending from 0.0 (each square
+ * of a float is exact in double, so each fma is one rounded addition: cr.c, 3, any order), and
+ * leaves it in xq [CR_TM] for the certificates. Each output's sum is one work-item's chain of fma
+ * from 0.0 over k ascending, the padding's zeros exact: a summation tree of the n = in + 1 terms
+ * with at most n - 1 rounded additions per term, inside the bound of this file's header. Each
+ * work-item certifies its outputs and sums the ones that fail alone, exactly (cr_dot). Without
+ * CR_F64 each of its outputs goes through cr_dot (xs, ws, xq unused). */
+/* One tile of cr_gemm's: rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1 of the layer
+ * (wnorm: its outputs' norms; scale: the bound's factor's bits), by the work-item (tx, ty) of
+ * CR_LX × CR_LY; every work-item of the group calls it. */
+void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
+                  int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
+                  int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
+                  __local CR_REAL *xq)
 {
-    const int lid = (int)get_local_id(0);
-    const size_t row = get_global_id(1);
-#ifdef CR_F64
-    __global const uint *xr = x + row * (size_t)in;
-    double xx = 0.0;
-    for (int k = lid; k < in; k += CR_WG) {
-        double xk = cr_f2d(xr[k]);
-        xx = fma(xk, xk, xx);
-    }
-    ls[lid] = xx;
-    cr_group_sums(ls, 1);
-    if (lid == 0)
-        xsq[row] = ls[0];
-#else
-    (void)x;
-    (void)in;
-    (void)xsq;
-    (void)ls;
-    (void)lid;
-    (void)row;
-#endif
-}
-
-/* (c) The tiled GEMM for large batches: a work-group of CR_LX × CR_LY work-items per tile of
- * CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY and
- * CR_LX) in double accumulators; CR_TK-deep tiles of x and W through local memory as bits (xs:
- * CR_TM × CR_TK, ws: CR_TN × CR_TK uints). The padding is zeros in both tiles (0 · 0 adds
- * nothing exactly; a padded row or output is never stored). Each work-item certifies its
- * outputs with the rows' sums of squares (cr_row_squares, xsq) and sums the ones that fail
- * alone, exactly (cr_dot). Without CR_F64 each of its outputs goes through cr_dot. */
-__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
-cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local uint *xs,
-        __local uint *ws)
-{
-    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
-    const int m0 = (int)get_group_id(1) * CR_TM, n0 = (int)get_group_id(0) * CR_TN;
-    __global const uint *w = p + w_off;
-    __global const uint *bias = (flags & 1) ? p + b_off : 0;
 #ifdef CR_F64
     const int tid = ty * CR_LX + tx;
-    double acc[CR_RM][CR_RN];
+    double acc[CR_RM][CR_RN], sq = 0.0;
     for (int i = 0; i < CR_RM; ++i)
         for (int j = 0; j < CR_RN; ++j)
             acc[i][j] = 0.0;
@@ -709,52 +721,69 @@ cr_gemm(CR_LAYER_ARGS, int batch, __global const CR_REAL *restrict xsq, __local 
         for (int e = tid; e < CR_TM * CR_TK; e += CR_LX * CR_LY) {
             int r = e / CR_TK, kk = e % CR_TK;
             bool ok = m0 + r < batch && k0 + kk < in;
-            xs[e] = ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+            xs[kk * CR_TP + r] =
+                cr_f2d(ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u);
         }
         for (int e = tid; e < CR_TN * CR_TK; e += CR_LX * CR_LY) {
             int c = e / CR_TK, kk = e % CR_TK;
             bool ok = n0 + c < out && k0 + kk < in;
-            ws[e] = ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u;
+            ws[kk * CR_TP + c] =
+                cr_f2d(ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid < CR_TM)
+            for (int kk = 0; kk < CR_TK; ++kk) {
+                double xk = xs[kk * CR_TP + tid];
+                sq = fma(xk, xk, sq);
+            }
         for (int kk = 0; kk < CR_TK; ++kk) {
             double xv[CR_RM], wv[CR_RN];
             for (int i = 0; i < CR_RM; ++i)
-                xv[i] = cr_f2d(xs[(ty + i * CR_LY) * CR_TK + kk]);
+                xv[i] = xs[kk * CR_TP + ty + i * CR_LY];
             for (int j = 0; j < CR_RN; ++j)
-                wv[j] = cr_f2d(ws[(tx + j * CR_LX) * CR_TK + kk]);
+                wv[j] = ws[kk * CR_TP + tx + j * CR_LX];
             for (int i = 0; i < CR_RM; ++i)
                 for (int j = 0; j < CR_RN; ++j)
                     acc[i][j] = fma(xv[i], wv[j], acc[i][j]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (tid < CR_TM)
+        xq[tid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
 #else
     (void)wnorm;
-    (void)wn_off;
     (void)scale;
-    (void)xsq;
     (void)xs;
     (void)ws;
+    (void)xq;
 #endif
     for (int i = 0; i < CR_RM; ++i) {
         int m = m0 + ty + i * CR_LY;
         if (m >= batch)
             break;
-        __global const uint *xr = x + (size_t)m * (size_t)in;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
         for (int j = 0; j < CR_RN; ++j) {
             int o = n0 + tx + j * CR_LX;
             if (o >= out)
                 break;
             uint v;
 #ifdef CR_F64
-            if (!cr_output(acc[i][j], xsq[m], wnorm + wn_off, o, bias, as_double(scale), &v))
+            if (!cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm, o, bias, as_double(scale), &v))
 #endif
                 v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
             y[(size_t)m * (size_t)out + (size_t)o] =
                 CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
         }
     }
+}
+
+__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
+cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
+{
+    cr_gemm_tile(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
+                 scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
+                 (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq);
 }
 
 /* (d) CPUs (PoCL): a work-item per block of CR_RB rows × CR_VW outputs, in work-groups of one
@@ -842,6 +871,20 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
  * (w_off, b_off, in, out, flags with 8 for the test hook's layer, wn_off, the bound's factor's
  * bits, unused); layer l reads a0 when l is even, a1 when odd, and writes the other (rows of
  * the layer's in and out); max_units: the most units of any layer (groups beyond leave). */
+/* Before the barrier: a hint (OpenCL's prefetch, which changes no value) that the weights of the
+ * group's first unit of the next layer (layer table row d) be brought into the cache while the
+ * group waits: the first CR_KU · CR_WG of each of its CR_OB rows, CR_KU per work-item. */
+void cr_stream_prefetch(__global const uint *p, __global const ulong *d, int me, int batch)
+{
+    const int in = (int)d[2], out = (int)d[3], blocks = (out + CR_OB - 1) / CR_OB;
+    const int k = (int)get_local_id(0) * CR_KU;
+    if (me >= blocks * batch || k >= in)
+        return;
+    const int o0 = (me % blocks) * CR_OB;
+    for (int j = 0; j < CR_OB && o0 + j < out; ++j)
+        prefetch(p + d[0] + (size_t)(o0 + j) * (size_t)in + (size_t)k, (size_t)min(CR_KU, in - k));
+}
+
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
           __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -870,10 +913,50 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
                      wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0, fail, ld, lf,
                      &res, ls);
         }
+        if (l + 1 < n_layers) {
+            cr_stream_prefetch(p, d + 8, me, batch);
+            ok = cp_grid_barrier(ctl, l, G, shared);
+        }
+    }
+}
+
+/* (g) The whole model in one launch for larger batches on GPUs: cr_gemm's tiles for every layer
+ * (issue 34: a launch per layer costs more than a layer's tiles at d=128), the work-groups of
+ * CR_LX · CR_LY work-items that are running taking the tiles of each layer in turn (tile u: rows
+ * from (u / tiles across) · CR_TM, outputs from (u % tiles across) · CR_TN; group me takes me,
+ * me + G, ...) and meeting at grid_sync.cl's barrier between layers, as cr_stream's groups do
+ * (arguments as cr_stream's; max_units: the most tiles of any layer). Each output's sum is
+ * cr_gemm's, so its bits are host:cr's whatever the number of groups that joined. */
+__kernel __attribute__((reqd_work_group_size(CR_LX * CR_LY, 1, 1))) void
+cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
+         __global const ulong *restrict desc, __global const ulong *restrict wnorm,
+         volatile __global int *ctl, int n_layers, int batch, int max_units, __local CR_REAL *xs,
+         __local CR_REAL *ws, __local CR_REAL *xq)
+{
+    __local int shared[4];
+    const int me = cp_join(ctl, (int)get_num_groups(0), shared);
+    const int G = min(shared[1], max_units);
+    if (me < 0 || me >= G)
+        return;
+    const int lid = (int)get_local_id(0), rows = (batch + CR_TM - 1) / CR_TM;
+    bool ok = true;
+    for (int l = 0; l < n_layers && ok; ++l) {
+        __global const ulong *d = desc + 8 * (size_t)l;
+        const int in = (int)d[2], out = (int)d[3], flags = (int)d[4];
+        cr_x_rd x = (l & 1) ? a1 : a0;
+        __global uint *y = (l & 1) ? a0 : a1;
+        const int across = (out + CR_TN - 1) / CR_TN;
+        for (int u = me; u < across * rows; u += G)
+            cr_gemm_tile(x, y, p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5],
+                         d[6], batch, (u / across) * CR_TM, (u % across) * CR_TN, lid % CR_LX,
+                         lid / CR_LX, xs, ws, xq);
         if (l + 1 < n_layers)
             ok = cp_grid_barrier(ctl, l, G, shared);
     }
 }
+#endif
+#ifdef CR_TEAM /* (f) the whole model in one work-group */
+#include "cr_team.cl"
 #endif
 
 #endif /* CR_TRAIN */

@@ -2,7 +2,7 @@
  * that the ICD loader offers (ctest pins PoCL), under several settings of each kernel variant
  * (CLPARITY_CR_TUNE: the work-group size, the outputs per group, the number of k ranges of
  * split-k, the GEMM's tile depth, the CPU kernel's vectors and rows, the one-launch kernel's
- * work-groups per compute unit, the exact accumulator for
+ * work-groups per compute unit, team's work-items per output, the exact accumulator for
  * every output, the float-denormal-free code): the built-in model at d = 1, 3, 67, 257, 1023 and
  * 1025, general models with biases, ReLU or not and residuals, at batches 1, 5, 17 and 64, and the
  * boundary layer (cr_util.h) whose outputs take the exact fallback. With the argument "planted"
@@ -54,6 +54,10 @@ static const char *const settings[] = {
     "path=cpu1,vw=4,rb=2,ob=2",
     "path=cpu1,vw=16,rb=8,ob=8,ftz=1",
     "path=cpu1,vw=8,rb=1,ob=4,exact=1",
+    "path=team",
+    "path=team,split=16,ftz=1",
+    "path=tiles",
+    "path=tiles,tk=32,sg=2",
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 /* The planted run takes one or two settings of each variant and of each form (exact, ftz): the

@@ -62,7 +62,8 @@ struct cr_tune {
     int path;  /* 0 auto (the rules), else 1 + enum cr_path */
     int wg;    /* work-items per group of gemv and splitk (a power of two) */
     int ob;    /* outputs per work-group of gemv and splitk */
-    int split; /* splitk: ranges of k, each summed by its own work-groups */
+    int split; /* splitk: ranges of k, each summed by its own work-groups; team: work-items per
+                  output */
     int tk;    /* gemm: the tiles' depth */
     int vw;    /* cpu: outputs per work-item (a double vector) */
     int rb;    /* cpu: rows per work-item */

@@ -126,10 +126,14 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
     return cp_params_parse(spec, fields, N_FIELDS, t);
 }
 
-static const char *const cr_path_words[] = {"auto", "gemv",   "splitk", "gemm",
-                                            "cpu",  "stream", "cpu1"};
+static const char *const cr_path_words[] = {"auto",   "gemv", "splitk", "gemm", "cpu",
+                                            "stream", "cpu1", "team",   "tiles"};
 const struct cp_param cr_params[] = {
-    {"path", offsetof(struct cr_tune, path), 7, {0}, cr_path_words},
+    {"path",
+     offsetof(struct cr_tune, path),
+     (int)(sizeof cr_path_words / sizeof *cr_path_words),
+     {0},
+     cr_path_words},
     {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
     {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
     {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},

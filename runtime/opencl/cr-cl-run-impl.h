@@ -14,10 +14,20 @@
 #define CR_CL_DIGITS 20
 #define CR_CL_GEMM_LX 8
 #define CR_CL_GEMM_LY 8
-#define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
+#define CR_CL_GEMM_TILE 64 /* CR_TM = CR_TN */
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_CPU1, CR_N_PATHS };
+enum cr_path {
+    CR_GEMV,
+    CR_SPLITK,
+    CR_GEMM,
+    CR_CPU,
+    CR_STREAM,
+    CR_CPU1,
+    CR_TEAM,
+    CR_TILES,
+    CR_N_PATHS
+};
 
 struct cr_cl {
     enum cr_path path;
@@ -28,7 +38,6 @@ struct cr_cl {
     cl_program prog;   /* cr.cl */
     cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
     cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
-    cl_mem xsq;        /* f64 gemm: each row's sum of squares */
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
@@ -36,6 +45,7 @@ struct cr_cl {
     cl_mem xd;         /* cpu1 with f64: the rows' inputs as doubles, [max_batch][max_width] */
     size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
     size_t launched;   /* stream: work-groups of the last launch */
+    int pf;            /* team: weights per work-item loaded ahead (cr_team.cl's CR_PF) */
     size_t part_bytes; /* the sizes of part and pflags */
     size_t pflags_bytes;
     char opts[320]; /* the build options of the variant set up (its probe's key) */

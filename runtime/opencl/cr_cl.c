@@ -191,6 +191,29 @@ static int cr_choose_wg(struct cr_cl *c, bool wg_set, size_t max_wg, cl_ulong lo
     }
 }
 
+/* team's work-group: split work-items (CLPARITY_CR_TUNE's split) for each of a power of two of
+ * outputs at once, as many as the widest layer has, within 1024 work-items, the device's
+ * work-groups and its local memory (the widest input as a double and a uint, and a double per
+ * work-item and per split); wg in CLPARITY_CR_TUNE is not taken. The weights loaded ahead: as
+ * many as a work-item reads of the widest layer's first pass, 32 at most. */
+static int cr_team_wg(struct cr_cl *c, int width, size_t max_wg, cl_ulong local_mem)
+{
+    int tpo = c->tune.split, slots = 1;
+    while (slots < width && (size_t)(2 * slots * tpo) <= (max_wg < 1024 ? max_wg : 1024))
+        slots *= 2;
+    c->tune.wg = slots * tpo;
+    c->pf = (width + tpo - 1) / tpo < 32 ? (width + tpo - 1) / tpo : 32;
+    size_t need = (size_t)width * (sizeof(cl_double) + sizeof(cl_uint)) +
+                  (size_t)(c->tune.wg + tpo) * sizeof(cl_double) + 64;
+    if ((size_t)c->tune.wg > max_wg || need > local_mem)
+        return cp_err_set(CP_FAIL_USAGE,
+                          "cl:cr: path team needs work-groups of %d and %zu bytes of local "
+                          "memory for a width of %d; this device has %zu and %llu bytes: set "
+                          "path=stream or a smaller split in CLPARITY_CR_TUNE",
+                          c->tune.wg, need, width, max_wg, (unsigned long long)local_mem);
+    return CP_OK;
+}
+
 /* Where the device stops a work-item's loops early (cl:own's loop check, clkernels/probe.cl:
  * Mesa llvmpipe after 65535 iterations in all), the variant's bound for the widest layer must
  * stay below that budget, with a factor 2 to spare. */
@@ -203,7 +226,7 @@ static int cr_check_loops(const cp_engine *e, const struct cr_cl *c, const cp_de
     if (st != CP_OK || ran >= CP_LOOP_CHECK_N)
         return st;
     const cp_model *m = e->model;
-    if (c->path == CR_STREAM || c->path == CR_CPU1)
+    if (cr_paths[c->path].enqueue_model) /* the whole model in one launch */
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: %s stops a work-item's loops after %ld iterations in all (as "
                           "Mesa llvmpipe does), and path %s runs every layer in one "
@@ -274,12 +297,15 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
+    bool grid = c->path == CR_STREAM || c->path == CR_TILES; /* grid_sync.cl's barrier */
+    char team[48] = "";
+    if (c->path == CR_TEAM)
+        snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
-             c->path == CR_STREAM ? " -DCR_STREAM" : "",
-             c->path == CR_STREAM ? own_spin_bound_options(dev) : "");
+             grid ? " -DCR_STREAM" : "", grid ? own_spin_bound_options(dev) : "", team);
 }
 
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
@@ -303,8 +329,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
         return st;
     const char *names[2] = {ops->kernel, ops->kernel2};
     for (int i = 0; i < 2; ++i) {
-        /* gemm's row sums serve the double path only */
-        if (!names[i] || (c->path == CR_GEMM && i == 1 && !c->f64))
+        if (!names[i])
             continue;
         cl_int rc;
         c->k[i] = clCreateKernel(c->prog, names[i], &rc);
@@ -316,7 +341,8 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
                                       sizeof most, &most, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-        size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
+        bool tiled = (c->path == CR_GEMM || c->path == CR_TILES) && i == 0;
+        size_t want = tiled ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
                       : c->path == CR_CPU || c->path == CR_CPU1 ? 1
                                                                 : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
@@ -409,7 +435,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
     bool wg_set = env->wg_set;
     const struct cl_path_ops *ops = &cr_paths[c->path];
-    if ((c->path == CR_STREAM || c->path == CR_CPU1) && !env->one_buffer)
+    if (ops->enqueue_model && !env->one_buffer)
         return cp_err_set(CP_FAIL_USAGE,
                           "cl:cr: path %s reads the whole model from one buffer, and its %zu "
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
@@ -420,8 +446,11 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         return cp_err_set(CP_FAIL_USAGE, "cl:cr: path cpu1 takes ob=2, 4 or 8, not %d", c->tune.ob);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     int st;
-    if ((st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem)) != CP_OK ||
-        (st = cr_check_memory(e, c, dev)) != CP_OK)
+    if (c->path == CR_TEAM)
+        st = cr_team_wg(c, m->max_width, env->max_wg, env->local_mem);
+    else
+        st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem);
+    if (st != CP_OK || (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
     if (!build) {
         cr_options(c, dev, c->opts, sizeof c->opts);
@@ -437,7 +466,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
             return st;
         if (!short_of)
             break;
-        bool gemm = c->path == CR_GEMM && strcmp(kname, "cr_gemm") == 0;
+        bool gemm = c->path == CR_GEMM || c->path == CR_TILES;
         if (wg_set || gemm || short_of < 16)
             return cp_err_set(CP_FAIL_USAGE,
                               "cl:cr: %s runs work-groups of at most %zu on this device, fewer "

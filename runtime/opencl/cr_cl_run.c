@@ -120,29 +120,25 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
     return st == CP_OK ? cr_enqueue(s, c->k[1], names[1], 2, g1, l1, &ev[1]) : st;
 }
 
+/* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles) of cr_gemm and cr_tiles; one
+ * long each without f64, where they are unused. */
+static void cr_tile_locals(const struct cr_cl *c, size_t *tile, size_t *xq)
+{
+    *tile =
+        c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double) : sizeof(cl_long);
+    *xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
+}
+
 static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
 {
     const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
-    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
-    int st;
-    if (c->f64) { /* each row's sum of squares first */
-        cl_int in_w = L->in;
-        size_t ls = (size_t)c->tune.wg * sizeof(cl_double);
-        const size_t sizes[] = {sizeof in, sizeof in_w, sizeof c->xsq, ls};
-        const void *const vals[] = {&in, &in_w, &c->xsq, NULL};
-        st = own_set_args_at(c->k[1], "cr_row_squares", 0, 4, sizes, vals);
-        size_t global[2] = {(size_t)c->tune.wg, (size_t)batch}, local[2] = {(size_t)c->tune.wg, 1};
-        if (st == CP_OK)
-            st = cr_enqueue(s, c->k[1], "cr_row_squares", 2, global, local, &ev[1]);
-        if (st != CP_OK)
-            return st;
-    }
     cl_int rows = batch;
-    size_t tile = (size_t)CR_CL_GEMM_TILE * (size_t)c->tune.tk * sizeof(cl_uint);
-    const size_t sizes[] = {sizeof rows, sizeof c->xsq, tile, tile};
-    const void *const vals[] = {&rows, &c->xsq, NULL, NULL};
-    st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
+    size_t tile, xq;
+    cr_tile_locals(c, &tile, &xq);
+    const size_t sizes[] = {sizeof rows, tile, tile, xq};
+    const void *const vals[] = {&rows, NULL, NULL, NULL};
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
     if (st == CP_OK)
         st = own_set_args_at(c->k[0], "cr_gemm", 11, 4, sizes, vals);
     if (st != CP_OK)
@@ -151,7 +147,8 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
         own_round_up((size_t)L->out, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LX,
         own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
     size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
-    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local, &ev[0]);
+    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
 }
 
 /* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
@@ -182,6 +179,49 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
     c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
     size_t global = c->launched * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
     return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
+}
+
+/* cr_tiles: the whole model in one launch of c->groups work-groups of cr_gemm's 64 work-items
+ * (at most the most tiles of any layer), the barrier's counters zeroed first. */
+static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    (void)result; /* the layers ping-pong as stream's */
+    struct cr_cl *c = cr_state(s);
+    const cp_model *m = e->model;
+    cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
+    long long rows = ((long long)batch + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE;
+    for (int l = 0; l < m->n_layers; ++l) {
+        long long u = ((long long)m->layers[l].out + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE * rows;
+        if (u > max_units)
+            max_units = u > INT32_MAX ? INT32_MAX : (cl_int)u;
+    }
+    size_t tile, xq;
+    cr_tile_locals(c, &tile, &xq);
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof s->act[1],
+                            sizeof s->chunks[0],
+                            sizeof c->desc,
+                            sizeof c->wnorm,
+                            sizeof s->ctl,
+                            sizeof n_layers,
+                            sizeof nb,
+                            sizeof max_units,
+                            tile,
+                            tile,
+                            xq};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
+                                &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
+    int st = own_set_args(c->k[0], "cr_tiles", 12, sizes, vals);
+    if (st == CP_OK)
+        st = own_clear_ctl(s);
+    if (st == CP_OK) {
+        c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
+        size_t local = (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY, global = c->launched * local;
+        st = cr_enqueue(s, c->k[0], "cr_tiles", 1, &global, &local, &s->events[0]);
+    }
+    if (st != CP_OK)
+        clFinish(s->q);
+    return st;
 }
 
 /* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
@@ -288,9 +328,9 @@ static long cr_gemm_need(const void *priv, long in)
 {
     const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
-    /* every output of its 4 × 4 through cr_dot where the certificate fails */
-    return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
+    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 3 + tk * 80) : 0;
+    /* every output of its 8 × 8 through cr_dot where the certificate fails */
+    return sums + 64L * (in + 2 * CR_LOOPS_ROUND);
 }
 
 static long cr_cpu_need(const void *priv, long in)
@@ -311,8 +351,17 @@ static long cr_cpu1_need(const void *priv, long in)
     return sums + rb * ob * (in + 2 * CR_LOOPS_ROUND);
 }
 
-/* stream: cr_gemv's work for every layer in one work-item's loops (bounded per layer by
- * gemv's; the whole is refused where the device stops loops, cr_check_loops). */
+/* team: a unit's input, its passes' chains and the CR_TPO partial sums, or cr_dot's exact sum,
+ * for every output of the widest layer (the whole model in one work-item's loops is refused
+ * where the device stops loops, cr_check_loops). */
+static long cr_team_need(const void *priv, long in)
+{
+    const struct cr_cl *c = priv;
+    long slots = c->tune.wg / c->tune.split, passes = (in + slots - 1) / slots + 1;
+    long sums = c->f64 ? passes * (in / c->tune.split + 2 * c->tune.split + c->pf + 4) : 0;
+    return sums + in / c->tune.wg + 1 + passes * (in + 2 * CR_LOOPS_ROUND);
+}
+
 /* ---- `clparity tune`'s candidates (cmd_tune.c reads them from the rows) ------------------ */
 
 /* cl:cr (runtime/opencl/cr_cl.c; CLPARITY_CR_TUNE's names): every setting must give host:cr's bits.
@@ -368,6 +417,8 @@ static const cp_tunable cr_cpu1_tune = {.path = "cpu1",
 
 static int cr_cl_upload(cp_engine *e, struct cl_state *s);
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+static int cr_team_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
+static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result);
 static int cr_stream_after_read(cp_engine *e, struct cl_state *s);
 static void cr_cl_release(struct cl_state *s);
 
@@ -402,7 +453,6 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
     [CR_GEMM] = {.name = "gemm",
                  .file = "cr.cl",
                  .kernel = "cr_gemm",
-                 .kernel2 = "cr_row_squares",
                  .reads_chunks = true,
                  .upload = cr_cl_upload,
                  .enqueue_layer = cr_gemm_layer,
@@ -432,6 +482,9 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                    .enqueue_model = cr_stream_enqueue,
                    .after_read = cr_stream_after_read,
                    .release = cr_cl_release,
+                   /* gemv's work for every layer in one work-item's loops (bounded per
+                    * layer by gemv's; the whole is refused where the device stops loops,
+                    * cr_check_loops) */
                    .loop_need = cr_gemv_need,
                    .events_per_layer = CR_CL_EVENTS_PER_LAYER,
 
@@ -449,6 +502,29 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                  .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                  .tune = &cr_cpu1_tune,
                  .sets_routine = true},
+    [CR_TEAM] = {.name = "team",
+                 .file = "cr.cl",
+                 .kernel = "cr_team",
+                 .kernel2 = NULL,
+                 .reads_chunks = true,
+                 .upload = cr_cl_upload,
+                 .enqueue_model = cr_team_enqueue,
+                 .release = cr_cl_release,
+                 .loop_need = cr_team_need,
+                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                 .sets_routine = true},
+    [CR_TILES] = {.name = "tiles",
+                  .file = "cr.cl",
+                  .kernel = "cr_tiles",
+                  .kernel2 = NULL,
+                  .reads_chunks = true,
+                  .upload = cr_cl_upload,
+                  .enqueue_model = cr_tiles_enqueue,
+                  .after_read = cr_stream_after_read,
+                  .release = cr_cl_release,
+                  .loop_need = cr_gemm_need,
+                  .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                  .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -524,16 +600,14 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
         }
         st = own_upload(s, &c->wnorm, wn, n * sizeof *wn, "weights' norms");
         free(wn);
-        if (st == CP_OK && c->path == CR_GEMM)
-            st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
-                                  "rows' sums of squares");
         if (st == CP_OK && c->path == CR_CPU1)
             st = cr_create_buffer(s, &c->xd,
                                   (size_t)e->max_batch * (size_t)m->max_width * sizeof(cl_double),
                                   "cr_cpu_model's inputs as doubles");
     }
-    /* stream's layer table; cpu1 reads the same (and leaves the barrier's counters unused) */
-    if (st == CP_OK && (c->path == CR_STREAM || c->path == CR_CPU1))
+    /* stream's layer table: every whole-model variant reads it (cpu1, team and tiles leave the
+     * barrier's counters unused or share them) */
+    if (st == CP_OK && cr_paths[c->path].enqueue_model)
         st = cr_stream_upload(e, s);
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
@@ -551,6 +625,35 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
 
 /* stream's forward: every layer in one launch (the other variants: a launch of their
  * enqueue_layer per layer, by engine_cl.c). */
+/* cr_team: the whole model in one work-group of c->tune.wg work-items (split per output); its
+ * local memory: the widest input as doubles and as bits, and wg + split partial sums. */
+static int cr_team_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
+{
+    (void)result; /* the layers ping-pong as stream's */
+    struct cr_cl *c = cr_state(s);
+    cl_int n_layers = e->model->n_layers, nb = batch;
+    size_t width = (size_t)e->model->max_width;
+    const size_t sizes[] = {sizeof s->act[0],
+                            sizeof s->act[1],
+                            sizeof s->chunks[0],
+                            sizeof c->desc,
+                            sizeof c->wnorm,
+                            sizeof n_layers,
+                            sizeof nb,
+                            width * sizeof(cl_double),
+                            width * sizeof(cl_uint),
+                            (size_t)(c->tune.wg + c->tune.split) * sizeof(cl_double)};
+    const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm,
+                                &n_layers,  &nb,        NULL,          NULL,     NULL};
+    int st = own_set_args(c->k[0], "cr_team", 10, sizes, vals);
+    size_t one = (size_t)c->tune.wg;
+    if (st == CP_OK)
+        st = cr_enqueue(s, c->k[0], "cr_team", 1, &one, &one, &s->events[0]);
+    if (st != CP_OK)
+        clFinish(s->q);
+    return st;
+}
+
 static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem *result)
 {
     (void)result; /* the layers ping-pong as cl:own's per-layer paths, stream's too */
@@ -572,7 +675,7 @@ static void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = cr_state(s);
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->xsq, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd};
+    cl_mem *bufs[] = {&c->wnorm, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);

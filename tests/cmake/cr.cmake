@@ -104,7 +104,7 @@ cli_status(cr_cl_bad_tune "${ENV_POCL};CLPARITY_CR_TUNE=wg=48" 2
            "CLPARITY_CR_TUNE: tuning 'wg=48': wg must be one of 16, 32, 64, 128"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
-           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, cpu1"
+           "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, cpu1, team, tiles"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
            "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
@@ -114,7 +114,7 @@ cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,s
            run -d 0 --engines cl:cr --d-model 1024 --layers 1 --batch 1024 --allow-slow)
 # cl:cr bit for bit against host:cr on PoCL: the built-in model at d = 1, 3, 67, 257, 1023, 1025,
 # general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 25 settings of
-# its six variants (tests/test_cr_cl.c); the planted twin (13 of them) must see every one differ.
+# its eight variants (tests/test_cr_cl.c); the planted twin (13 of them) must see every one differ.
 cp_unit(cr_cl)
 add_test(NAME cr/cl_matrix_pocl COMMAND test_cr_cl)
 add_test(NAME cr/cl_matrix_pocl_planted COMMAND test_cr_cl planted)
@@ -128,10 +128,55 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
+# cl:cr's GPU kernels (issue 34) forced on PoCL and on Oclgrind, each against tests/check_cr.py's
+# exact reference at all its 265 cases (odd shapes, ties, subnormals, overflow, NaN and infinity):
+# gemm (8 x 8 doubles per work-item, the rows' squares inside), team (the whole model in one
+# work-group, 4 work-items per output; check_cr.py runs 1 to 5 rows a case) and tiles (gemm's
+# tiles of every layer in one launch, grid_sync.cl's barrier between layers). The planted twin
+# on PoCL (test hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
+# uninitialised-value checks (any report fails the test).
+foreach(v gemm team tiles)
+  add_test(NAME cr/check_cl_pocl_${v}
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0)
+  add_test(NAME cr/check_cl_pocl_${v}_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v}_planted --engines cl:cr -d 0
+                   --expect-mismatch)
+  set_tests_properties(cr/check_cl_pocl_${v} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${v}"
+                       LABELS "cr;opencl")
+  set_tests_properties(cr/check_cl_pocl_${v}_planted PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${v};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                       LABELS "cr;opencl;kernels")
+  add_test(NAME cr/check_cl_oclgrind_${v}
+           COMMAND sh -c "log=${OUT}/cr_check_cl_oclgrind_${v}.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                   sh ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_${v} --engines cl:cr -d 0)
+  set_tests_properties(cr/check_cl_oclgrind_${v} PROPERTIES
+                       ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=${v}"
+                       LABELS "cr;opencl;oclgrind" TIMEOUT 900)
+endforeach()
+# The same kernels at widths past check_cr.py's (31): cr_block_sums' loads 8 k at a time
+# (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's and tiles' tiles and
+# team's passes repeat; compare --expect cr against host:cr at d=301 (B=3), d=1025 (B=1) and
+# d=67 (B=130: three rows of tiles), on PoCL.
+# The planted twin (corrupt-cl-cr) must see every setting FAIL.
+foreach(kind plain planted)
+  if(kind STREQUAL "planted")
+    set(hook ";CLPARITY_TEST_HOOK=corrupt-cl-cr")
+    set(want FAIL)
+  else()
+    set(hook "")
+    set(want PASS)
+  endif()
+  add_test(NAME cr/cl_gpu_wide_pocl_${kind}
+           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8 path=tiles,sg=2; do for s in '301 2 3' '1025 2 1' '67 3 130'; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
+                   ${CLP})
+  set_tests_properties(cr/cl_gpu_wide_pocl_${kind} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${hook}" LABELS "cr;opencl;kernels")
+endforeach()
 # cl:cr's probe (issue 32, item 6; tests/cli/cr_probe.sh): each variant with one planted bit
 # (test hook corrupt-cl-cr:<variant>, the probe's build included) is rejected with its reason and
 # the next runs, host:cr's bits still (cpu -> gemv -> gemv-exact on PoCL; stream -> gemm -> gemv

@@ -152,7 +152,8 @@ case_ cr_gemv_exact "CLPARITY_CR_TUNE=path=gemv,wg=16,ob=2,exact=1,ftz=1" cl:cr 
 case_ cr_gemv_digits "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=gemv,wg=32,ob=8" cl:cr none @digits.safetensors 0 3 '\[cr gemv, .*-DCR_F64' cr_gemv
 case_ cr_splitk "CLPARITY_CR_TUNE=path=splitk,split=3,wg=16,ob=4,ftz=1" cl:cr none 37 2 3 '\[cr splitk, .*-DCR_F64 -DCR_NO_DENORM' "cr_split_part cr_split_finish"
 case_ cr_splitk_exact "CLPARITY_CR_TUNE=path=splitk,split=2,wg=16,ob=4,exact=1" cl:cr none 19 2 3 '\[cr splitk, .*-DCR_RB=[0-9]+\]$' "cr_split_part cr_split_finish"
-case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .*-DCR_TK=8 .*-DCR_F64' "cr_gemm cr_row_squares"
+case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .*-DCR_TK=8 .*-DCR_F64' cr_gemm
+case_ cr_gemm_tiles "CLPARITY_CR_TUNE=path=gemm,tk=32" cl:cr none 67 2 65 '\[cr gemm, .*-DCR_TK=32 .*-DCR_F64' cr_gemm
 case_ cr_gemm_exact "CLPARITY_CR_TUNE=path=gemm,exact=1,ftz=1" cl:cr none 13 2 3 '\[cr gemm, .*-DCR_RB=[0-9]+ -DCR_NO_DENORM\]$' cr_gemm
 case_ cr_cpu "CLPARITY_CR_TUNE=path=cpu,vw=4,rb=2" cl:cr none 13 2 3 '\[cr cpu, .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu
 case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu, .*-DCR_VW=8 .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu
@@ -169,6 +170,12 @@ case_ cr_stream_exact "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=stream,wg=
 case_ cr_cpu1 "CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2" cl:cr none 13 3 3 '\[cr cpu1, .*-DCR_OB=2 .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu_model
 case_ cr_cpu1_digits "CLPARITY_CR_TUNE=path=cpu1,vw=8,rb=4,ob=4,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu1, .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu_model
 case_ cr_cpu1_exact "CLPARITY_CR_TUNE=path=cpu1,exact=1" cl:cr none @digits.safetensors 0 3 '\[cr cpu1, .*-DCR_RB=[0-9]+\]$' cr_cpu_model
+# cr_team: the whole model in one work-group (split work-items per output); d=67 with split=16
+# takes two passes of outputs (64 at once in 1024 work-items), and its exact form.
+case_ cr_team "CLPARITY_CR_TUNE=path=team,split=16" cl:cr none 67 3 2 '\[cr team, .*-DCR_F64 .*-DCR_TEAM -DCR_TPO=16' cr_team
+case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr none 13 3 3 '\[cr team, .*-DCR_NO_DENORM -DCR_TEAM' cr_team
+# cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above).
+case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"
