@@ -17,7 +17,15 @@
 #define CR_CL_GEMM_TILE 32 /* CR_TM = CR_TN */
 
 /* The kernel variants. */
-enum cr_path { CR_GEMV, CR_SPLITK, CR_GEMM, CR_CPU, CR_STREAM, CR_N_PATHS };
+enum cr_path {
+    CR_GEMV,
+    CR_SPLITK,
+    CR_GEMM,
+    CR_CPU,
+    CR_STREAM,
+    CR_F32, /* the float32-only certified method (clkernels/cr_f32.cl): no double */
+    CR_N_PATHS
+};
 
 struct cr_cl {
     enum cr_path path;
@@ -27,7 +35,8 @@ struct cr_cl {
     bool planted;      /* test hook corrupt-cl-cr */
     cl_program prog;   /* cr.cl */
     cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
-    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
+    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width]; f32:
+                        * each output's smallest key of W_o (cr_f32.cl's cr_f32_key) */
     cl_mem xsq;        /* f64 gemm: each row's sum of squares */
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */

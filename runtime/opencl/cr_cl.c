@@ -10,7 +10,9 @@
  *
  * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
- * the exact integer accumulator for every output. The routine string says which. */
+ * the float32-only certified sums (variant f32, clkernels/cr_f32.cl) with the same fallback, or
+ * with exact=1 the exact integer accumulator for every output. method=f32 forces the float32
+ * method anywhere. The routine string says which. */
 #include "cr-cl-run-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
@@ -42,6 +44,10 @@ static const struct cl_rule cr_rules[] = {
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */
     {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_over = 16, .path = CR_GEMM},
+    /* without fp64: the float32-only certified method (cr_f32.cl), a work-group per row and
+     * block of outputs as gemv's; rusticl on llvmpipe, 2-core EPYC, 2026-11-28: see
+     * docs/PERFORMANCE.md (cl:cr without fp64) */
+    {.no_f64 = true, .kind = CL_RULE_ANY, .path = CR_F32},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
      * not) */
@@ -101,13 +107,14 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
-    stored.path = stored.exact = stored.ftz = -1; /* set by the list: ignored */
+    stored.path = stored.exact = stored.ftz = stored.method = -1; /* set by the list: ignored */
     if (cp_tune_cr_stored(dev, spec, sizeof spec) &&
         cp_params_parse(spec, cr_params, n, &stored) == CP_OK && stored.path < 0 &&
-        stored.exact < 0 && stored.ftz < 0) {
+        stored.exact < 0 && stored.ftz < 0 && stored.method < 0) {
         stored.path = t->path;
         stored.exact = t->exact;
         stored.ftz = t->ftz;
+        stored.method = t->method;
         *t = stored;
         if (t->rb > own_cpu_rows(max_batch))
             t->rb = own_cpu_rows(max_batch);
@@ -284,7 +291,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     char label[CP_PATH_NAME + 4];
     snprintf(label, sizeof label, "cr:%s", ops->name);
     e->build_cache.path = label;
-    int st = cp_program_build_ex(s->ctx, dev->device_id, "cr.cl", opts, &c->prog, &e->build_cache);
+    int st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
     e->build_cache.path = NULL;
     if (st != CP_OK)
         return st;
@@ -325,17 +332,19 @@ struct cr_env {
     bool one_buffer; /* the weights fit one buffer (stream reads them from one) */
 };
 
-/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator). */
+/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator; path
+ * f32 is its own arithmetic, the float32-only method, with f64 false). */
 struct cr_choice {
     enum cr_path path;
     bool f64;
 };
 
-/* "gemv", or "gemv-exact" for the exact integer accumulator: the variant's name in the report,
- * the probe's key and test hook corrupt-cl-cr:<names>. */
+/* "gemv", or "gemv-exact" for the exact integer accumulator, or "f32": the variant's name in the
+ * report, the probe's key and test hook corrupt-cl-cr:<names>. */
 static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", cr_paths[ch.path].name, ch.f64 ? "" : "-exact");
+    snprintf(buf, len, "%s%s", cr_paths[ch.path].name,
+             ch.f64 || ch.path == CR_F32 ? "" : "-exact");
 }
 
 /* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
@@ -438,9 +447,10 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         return st;
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              cr_tune_src[env->src], c->opts);
-    snprintf(e->routine, sizeof e->routine, "cr.cl %s: %s%s", ops->name,
-             c->f64          ? "float64 certified + exact fallback"
-             : c->tune.exact ? "exact integer accumulator (exact=1)"
+    snprintf(e->routine, sizeof e->routine, "%s %s: %s%s", ops->file, ops->name,
+             c->f64                ? "float64 certified + exact fallback"
+             : c->path == CR_F32 ? "float32 certified + exact fallback"
+             : c->tune.exact     ? "exact integer accumulator (exact=1)"
              : env->has_f64  ? "exact integer accumulator (probe fallback)"
                              : "exact integer accumulator (no cl_khr_fp64)",
              c->ftz ? ", no float denormals" : "");
@@ -512,7 +522,7 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
 {
     cp_path_report *r = &e->paths;
     struct cr_choice cand[CR_N_PATHS + 2];
-    bool forced = env->tune.path || env->tune.exact;
+    bool forced = env->tune.path || env->tune.exact || env->tune.method;
     size_t n = forced ? 1 : cr_candidates(dev, first, cand);
     cand[0] = first;
     r->exact = 0;
@@ -582,8 +592,13 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
     if (s->probing && cr_forced) /* a probe's engine: the variant and settings given */
         return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
-    struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact};
-    if (env.tune.path) {
+    struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact && !env.tune.method};
+    if (env.tune.method) { /* method=f32: the float32-only method, its one variant */
+        if (env.tune.path || env.tune.exact)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variant "
+                                             "(f32): it takes neither path nor exact=1");
+        first.path = CR_F32;
+    } else if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
     } else {
         struct cl_rule_input in = {.cpu = cr_cpu_device(dev),
@@ -593,6 +608,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                                    .f64 = first.f64,
                                    .one_buffer = env.one_buffer};
         first.path = (enum cr_path)cr_rule_variant(&in);
+        if (env.tune.exact && first.path == CR_F32) /* exact=1: the accumulator for every output */
+            first.path = CR_GEMV;
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.probe_off = true;
