@@ -69,7 +69,9 @@ struct cr_tune {
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
     int sg;    /* stream: work-groups launched per compute unit */
-    int method; /* 1: the float32-only certified method forced (variant f32, clkernels/cr_f32.cl) */
+
+    /* 1 (method=f32): the float32-only certified method forced (variant f32, cr_f32.cl) */
+    int method;
 };
 
 /* CLPARITY_CR_TUNE's parameters (params.c), over a struct cr_tune. */

@@ -291,7 +291,8 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     char label[CP_PATH_NAME + 4];
     snprintf(label, sizeof label, "cr:%s", ops->name);
     e->build_cache.path = label;
-    int st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
+    int st =
+        cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
     e->build_cache.path = NULL;
     if (st != CP_OK)
         return st;
@@ -343,8 +344,7 @@ struct cr_choice {
  * report, the probe's key and test hook corrupt-cl-cr:<names>. */
 static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", cr_paths[ch.path].name,
-             ch.f64 || ch.path == CR_F32 ? "" : "-exact");
+    snprintf(buf, len, "%s%s", cr_paths[ch.path].name, ch.f64 || ch.path == CR_F32 ? "" : "-exact");
 }
 
 /* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
@@ -448,11 +448,11 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              cr_tune_src[env->src], c->opts);
     snprintf(e->routine, sizeof e->routine, "%s %s: %s%s", ops->file, ops->name,
-             c->f64                ? "float64 certified + exact fallback"
+             c->f64              ? "float64 certified + exact fallback"
              : c->path == CR_F32 ? "float32 certified + exact fallback"
              : c->tune.exact     ? "exact integer accumulator (exact=1)"
-             : env->has_f64  ? "exact integer accumulator (probe fallback)"
-                             : "exact integer accumulator (no cl_khr_fp64)",
+             : env->has_f64      ? "exact integer accumulator (probe fallback)"
+                                 : "exact integer accumulator (no cl_khr_fp64)",
              c->ftz ? ", no float denormals" : "");
     snprintf(e->paths.used, sizeof e->paths.used, "%s", name);
     return CP_OK;

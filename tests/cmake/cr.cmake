@@ -60,7 +60,7 @@ cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
            "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
-           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
+           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg, method\\)"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,split=16" 2
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"
@@ -181,3 +181,48 @@ cli_status(cr_host_bad_mode "CLPARITY_HOST_CR=fast" 2
            "CLPARITY_HOST_CR: 'fast' is not auto, scalar or generic" run -d host --engines host:cr)
 cli_status(cr_host_bad_stats "CLPARITY_HOST_CR_STATS=yes" 2
            "CLPARITY_HOST_CR_STATS: 'yes' is not 0 or 1" run -d host --engines host:cr)
+# The float32-only certified method (issue 34; clkernels/cr_f32.cl, variant f32): bit for bit
+# against tests/check_cr.py's exact reference, forced (CLPARITY_CR_TUNE=method=f32) on PoCL and on
+# Oclgrind (its checks on, as cr/check_cl_oclgrind), and by default on rusticl (no cl_khr_fp64:
+# llvmpipe takes f32, and flushes float denormals, so the method's no-underflow condition is
+# exercised); each planted twin (corrupt-cl-cr, the bit flipped in cr_f32.cl's stores) must see
+# the error.
+add_test(NAME cr/check_cl_f32_pocl
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_pocl --engines cl:cr -d 0)
+add_test(NAME cr/check_cl_f32_pocl_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_planted --engines cl:cr -d 0 --expect-mismatch)
+set_tests_properties(cr/check_cl_f32_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32"
+                     LABELS "cr;opencl")
+set_tests_properties(cr/check_cl_f32_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;kernels")
+add_test(NAME cr/check_cl_f32_oclgrind
+         COMMAND sh -c "log=${OUT}/cr_check_cl_f32_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CHECK_CR} ${OUT}/cr_check_cl_f32_oclgrind --engines cl:cr -d 0 --quick)
+set_tests_properties(cr/check_cl_f32_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=method=f32"
+                     LABELS "cr;opencl;oclgrind")
+# method=f32 takes neither path nor exact=1 (its own variant): a usage error.
+cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemv" 2
+           "CLPARITY_CR_TUNE: method=f32 has its own variant"
+           run -d 0 --engines cl:cr --d-model 8 --layers 1)
+if(ENV_RUSTICL)
+  add_test(NAME cr/check_cl_f32_rusticl
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_rusticl --engines cl:cr -d 0)
+  add_test(NAME cr/check_cl_f32_rusticl_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_rusticl_planted --engines cl:cr -d 0
+                   --expect-mismatch)
+  set_tests_properties(cr/check_cl_f32_rusticl PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
+  # rusticl's default is the float32 method (no fallback to the exact accumulator after its
+  # probe), so that the checks above test it
+  add_test(NAME cr/cl_f32_rusticl_default
+           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_f32_rusticl_default.txt && cat ${OUT}/cr_f32_rusticl_default.txt && ${HAS} -E '^ran: +cl:cr on .*: cr_f32.cl f32: float32 certified [+] exact fallback' ${OUT}/cr_f32_rusticl_default.txt"
+           ${CLP})
+  set_tests_properties(cr/cl_f32_rusticl_default PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
+  set_tests_properties(cr/check_cl_f32_rusticl_planted PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                       LABELS "cr;opencl;kernels")
+endif()
