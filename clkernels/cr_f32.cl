@@ -1,7 +1,7 @@
-/* cl:cr's float32-only certified method (issue 34; runtime/opencl/cr_cl.c's variant f32): host:cr's
- * bits with no double anywhere, for devices without cl_khr_fp64 (Mesa rusticl on llvmpipe, most
- * Intel GPUs) or slow in double (consumer NVIDIA GPUs: 1/64 rate). docs/ENGINES.md, "The
- * float32-only method", holds the proof; its steps are named here (F1-F6).
+/* cl:cr's float32-only certified method (issue 34; cr_cl.c's variants f32 and f32-item):
+ * host:cr's bits with no double anywhere, for devices without cl_khr_fp64 (Mesa rusticl on
+ * llvmpipe, most Intel GPUs) or slow in double (consumer NVIDIA GPUs: 1/64 rate).
+ * docs/ENGINES.md, "The float32-only method", holds the proof; its steps are named here (F1-F5).
  *
  * For each output o of a row: S = sum_k x[k]·W[o][k] + b[o], exactly, is held as an unevaluated
  * float sum h + L, where h is a float and L the exact sum of error terms, all by error-free
@@ -12,12 +12,12 @@
  * into l, each addition rounded (not exact), and every rounded addition of l's sums adds the
  * magnitude of its computed result into mu (a running error bound, Wilkinson's): the total
  * rounding error of l is at most 2^-24 · (exact sum of those magnitudes) (F3), and mu's own
- * rounding is covered by a factor 2 (F4). Work-items sum slices of k; their (h, l, mu) meet in a
- * binary tree in local memory: h's by TwoSum (its error into l), l's by an addition, each
- * counted in mu: any split and any tree is covered. The certificate (F5) rounds h + l by TwoSum
- * to r + t and asks that t ± the bound lie strictly inside the half-gaps to r's float
- * neighbours; then r = RN(S). Else (and for every output the conditions below exclude) the whole
- * work-group sums the output with cr.cl's exact accumulator, as cr_gemv does.
+ * rounding is covered by a factor 2 (F4). In cr_f32_gemv work-items sum slices of k and their
+ * (h, l, mu) meet in a binary tree in local memory: h's by TwoSum (its error into l), l's by an
+ * addition, each counted in mu: any split and any tree is covered (cr_f32_item: one work-item,
+ * k ascending). The certificate (F5) rounds h + l by TwoSum to r + t and asks that t ± the bound
+ * lie strictly inside the half-gaps to r's float neighbours; then r = RN(S). Else (and for every
+ * output the conditions below exclude) the output is summed with cr.cl's exact accumulator.
  *
  * UNDERFLOW (F1). The error-free transformations are exact only where nothing underflows, and a
  * device that flushes denormals (CR_NO_DENORM) would flush a subnormal e or q. So the fast path
@@ -111,6 +111,23 @@ bool cr_f32_certify(float h, float l, float mu, uint *v)
     return true;
 }
 
+/* Output o's certificate from its (h, l, mu), the row's smallest key of x (kx) and W_o's (kw),
+ * with the bias (NULL: none) as one more term of h: F1's conditions, then F5. */
+bool cr_f32_output(float h, float l, float mu, uint kx, uint kw, int in,
+                   __global const uint *bias, uint *v)
+{
+    bool ok = in <= CR_F32_IN_MAX && kx >= 1u && kw >= 1u && kx + kw >= CR_F32_FIELDS;
+    if (bias) { /* F1: the bias's field >= 24, or zero */
+        uint bb = *bias;
+        ok = ok && cr_f32_key(bb) >= CR_F32_BIAS_FIELD;
+        float q;
+        cr_two_sum(h, as_float(bb), &h, &q);
+        l = l + q;
+        mu = mu + fabs(l);
+    }
+    return ok && cr_f32_certify(h, l, mu, v);
+}
+
 /* (f) A work-group per (row, block of CR_OB outputs), as cr_gemv: k split over its work-items,
  * each summing its slice of every output of the block in float-float with the running bound;
  * the triples and the row's smallest key of x meet in a tree in local memory; work-item j
@@ -169,19 +186,10 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
     if (lid < CR_OB && o0 + lid < out) {
         const int o = o0 + lid;
         __local uint *t = ls + 3 * lid * CR_WG;
-        float hh = as_float(t[0]), ll = as_float(t[CR_WG]), mm = as_float(t[2 * CR_WG]);
-        uint kxm = ls[3 * CR_OB * CR_WG], kw = (uint)wnorm[wn_off + (size_t)o];
-        bool ok = in <= CR_F32_IN_MAX && kxm >= 1u && kw >= 1u && kxm + kw >= CR_F32_FIELDS;
-        if (bias) { /* the bias as one more term of h (F1: field >= 24, or zero) */
-            uint bb = bias[o], key = cr_f32_key(bb);
-            ok = ok && key >= CR_F32_BIAS_FIELD;
-            float q;
-            cr_two_sum(hh, as_float(bb), &hh, &q);
-            ll = ll + q;
-            mm = mm + fabs(ll);
-        }
         uint v;
-        fail[lid] = !(ok && cr_f32_certify(hh, ll, mm, &v));
+        fail[lid] = !cr_f32_output(as_float(t[0]), as_float(t[CR_WG]), as_float(t[2 * CR_WG]),
+                                   ls[3 * CR_OB * CR_WG], (uint)wnorm[wn_off + (size_t)o], in,
+                                   bias ? bias + o : 0, &v);
         if (!fail[lid])
             yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
     }
@@ -195,6 +203,34 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
         if (lid == 0)
             yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
     }
+}
+
+/* (g) A work-item per (output, row), no local memory and no barrier (CPUs: llvmpipe runs
+ * barrier-free work-items as SIMD lanes, PoCL vectorizes across them): the output's terms in
+ * float-float, k ascending, with the running bound; its certificate; else cr.cl's cr_dot by the
+ * work-item alone. Arguments and wnorm as cr_f32_gemv's. */
+__kernel void cr_f32_item(CR_LAYER_ARGS)
+{
+    (void)scale;
+    const int o = (int)get_global_id(0);
+    const size_t row = get_global_id(1);
+    if (o >= out)
+        return;
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *wr = p + w_off + (size_t)o * (size_t)in;
+    __global const uint *bias = (flags & 1) ? p + b_off + o : 0;
+    float h = 0.0f, l = 0.0f, mu = 0.0f;
+    uint kx = 255u;
+    for (int k = 0; k < in; ++k) {
+        uint xb = xr[k];
+        kx = min(kx, cr_f32_key(xb));
+        cr_f32_term(&h, &l, &mu, as_float(xb), as_float(wr[k]));
+    }
+    uint v;
+    if (!cr_f32_output(h, l, mu, kx, (uint)wnorm[wn_off + (size_t)o], in, bias, &v))
+        v = cr_dot(xr, wr, in, bias);
+    y[row * (size_t)out + (size_t)o] =
+        CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
 }
 
 #endif /* CR_TRAIN */

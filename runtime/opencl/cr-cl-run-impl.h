@@ -23,9 +23,16 @@ enum cr_path {
     CR_GEMM,
     CR_CPU,
     CR_STREAM,
-    CR_F32, /* the float32-only certified method (clkernels/cr_f32.cl): no double */
+    CR_F32,      /* the float32-only certified method (clkernels/cr_f32.cl), gemv's layout */
+    CR_F32_ITEM, /* the same method, a work-item per output (CPUs) */
     CR_N_PATHS
 };
+
+/* Whether path is one of the float32-only method's (no double, its own arithmetic). */
+static inline bool cr_path_f32(enum cr_path path)
+{
+    return path == CR_F32 || path == CR_F32_ITEM;
+}
 
 struct cr_cl {
     enum cr_path path;

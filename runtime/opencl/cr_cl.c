@@ -44,9 +44,11 @@ static const struct cl_rule cr_rules[] = {
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */
     {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_over = 16, .path = CR_GEMM},
-    /* without fp64: the float32-only certified method (cr_f32.cl), a work-group per row and
-     * block of outputs as gemv's; rusticl on llvmpipe, 2-core EPYC, 2026-11-28: see
-     * docs/PERFORMANCE.md (cl:cr without fp64) */
+    /* without fp64: the float32-only certified method (cr_f32.cl), on CPUs a work-item per
+     * output and row (no barrier: llvmpipe runs such work-items as SIMD lanes), elsewhere a
+     * work-group per row and block of outputs as gemv's; rusticl on llvmpipe, 2-core EPYC,
+     * 2026-11-28: docs/PERFORMANCE.md (cl:cr without fp64) */
+    {.no_f64 = true, .kind = CL_RULE_CPU, .path = CR_F32_ITEM},
     {.no_f64 = true, .kind = CL_RULE_ANY, .path = CR_F32},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
@@ -312,8 +314,8 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
         size_t want = c->path == CR_GEMM && i == 0 ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
-                      : c->path == CR_CPU          ? 1
-                                                   : (size_t)c->tune.wg;
+                      : c->path == CR_CPU || c->path == CR_F32_ITEM ? 1
+                                                                    : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
             *short_of = most;
             *kname = names[i];
@@ -344,7 +346,8 @@ struct cr_choice {
  * report, the probe's key and test hook corrupt-cl-cr:<names>. */
 static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", cr_paths[ch.path].name, ch.f64 || ch.path == CR_F32 ? "" : "-exact");
+    snprintf(buf, len, "%s%s", cr_paths[ch.path].name,
+             ch.f64 || cr_path_f32(ch.path) ? "" : "-exact");
 }
 
 /* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
@@ -448,11 +451,11 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              cr_tune_src[env->src], c->opts);
     snprintf(e->routine, sizeof e->routine, "%s %s: %s%s", ops->file, ops->name,
-             c->f64              ? "float64 certified + exact fallback"
-             : c->path == CR_F32 ? "float32 certified + exact fallback"
-             : c->tune.exact     ? "exact integer accumulator (exact=1)"
-             : env->has_f64      ? "exact integer accumulator (probe fallback)"
-                                 : "exact integer accumulator (no cl_khr_fp64)",
+             c->f64                 ? "float64 certified + exact fallback"
+             : cr_path_f32(c->path) ? "float32 certified + exact fallback"
+             : c->tune.exact        ? "exact integer accumulator (exact=1)"
+             : env->has_f64         ? "exact integer accumulator (probe fallback)"
+                                    : "exact integer accumulator (no cl_khr_fp64)",
              c->ftz ? ", no float denormals" : "");
     snprintf(e->paths.used, sizeof e->paths.used, "%s", name);
     return CP_OK;
@@ -593,14 +596,15 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (s->probing && cr_forced) /* a probe's engine: the variant and settings given */
         return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
     struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact && !env.tune.method};
-    if (env.tune.method) { /* method=f32: the float32-only method, its one variant */
+    if (env.tune.method) { /* method=f32: the float32-only method, its own variants */
         if (env.tune.path || env.tune.exact)
             return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variant "
-                                             "(f32): it takes neither path nor exact=1");
-        first.path = CR_F32;
+                                             "(f32 or f32-item): it takes neither path nor "
+                                             "exact=1");
     } else if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
-    } else {
+    }
+    if (!env.tune.path) { /* the rules (method=f32: f64 false, they choose its layout) */
         struct cl_rule_input in = {.cpu = cr_cpu_device(dev),
                                    .cus = dev->compute_units,
                                    .width = m->max_width,
@@ -608,7 +612,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                                    .f64 = first.f64,
                                    .one_buffer = env.one_buffer};
         first.path = (enum cr_path)cr_rule_variant(&in);
-        if (env.tune.exact && first.path == CR_F32) /* exact=1: the accumulator for every output */
+        if (env.tune.exact && cr_path_f32(first.path)) /* exact=1: the accumulator everywhere */
             first.path = CR_GEMV;
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */

@@ -187,6 +187,19 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
     return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
 }
 
+/* cr_f32_item: a work-item per (output, row), the work-group size left to the implementation. */
+static int cr_f32_item_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                             cl_mem outb)
+{
+    const struct cr_cl *c = cr_state(s);
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_f32_item");
+    if (st != CP_OK)
+        return st;
+    size_t global[2] = {(size_t)e->model->layers[l].out, (size_t)batch};
+    return cr_enqueue(s, c->k[0], "cr_f32_item", 2, global, NULL,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
+}
+
 /* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
  * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
  * over its cores). */
@@ -264,6 +277,13 @@ static long cr_gemm_need(const void *priv, long in)
     long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 2 + tk * 24) : 0;
     /* every output of its 4 × 4 through cr_dot where the certificate fails */
     return sums + 16L * (in + 2 * CR_LOOPS_ROUND);
+}
+
+/* f32-item: the float-float sums, then cr_dot where the certificate fails. */
+static long cr_f32_item_need(const void *priv, long in)
+{
+    (void)priv;
+    return in + 1 + in + 2 * CR_LOOPS_ROUND;
 }
 
 static long cr_cpu_need(const void *priv, long in)
@@ -406,6 +426,17 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                 .loop_need = cr_gemv_need,
                 .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                 .sets_routine = true},
+    [CR_F32_ITEM] = {.name = "f32-item",
+                     .file = "cr_f32.cl",
+                     .kernel = "cr_f32_item",
+                     .kernel2 = NULL,
+                     .reads_chunks = true,
+                     .upload = cr_cl_upload,
+                     .enqueue_layer = cr_f32_item_layer,
+                     .release = cr_cl_release,
+                     .loop_need = cr_f32_item_need,
+                     .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                     .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -514,7 +545,7 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
             st = cr_create_buffer(s, &c->xsq, (size_t)e->max_batch * sizeof(cl_double),
                                   "rows' sums of squares");
     }
-    if (c->path == CR_F32)
+    if (cr_path_f32(c->path))
         st = cr_f32_keys_upload(e, s);
     if (st == CP_OK && c->path == CR_STREAM)
         st = cr_stream_upload(e, s);

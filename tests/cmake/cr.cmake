@@ -181,12 +181,12 @@ cli_status(cr_host_bad_mode "CLPARITY_HOST_CR=fast" 2
            "CLPARITY_HOST_CR: 'fast' is not auto, scalar or generic" run -d host --engines host:cr)
 cli_status(cr_host_bad_stats "CLPARITY_HOST_CR_STATS=yes" 2
            "CLPARITY_HOST_CR_STATS: 'yes' is not 0 or 1" run -d host --engines host:cr)
-# The float32-only certified method (issue 34; clkernels/cr_f32.cl, variant f32): bit for bit
-# against tests/check_cr.py's exact reference, forced (CLPARITY_CR_TUNE=method=f32) on PoCL and on
-# Oclgrind (its checks on, as cr/check_cl_oclgrind), and by default on rusticl (no cl_khr_fp64:
-# llvmpipe takes f32, and flushes float denormals, so the method's no-underflow condition is
-# exercised); each planted twin (corrupt-cl-cr, the bit flipped in cr_f32.cl's stores) must see
-# the error.
+# The float32-only certified method (issue 34; clkernels/cr_f32.cl, variants f32-item on CPUs
+# and f32 elsewhere): bit for bit against tests/check_cr.py's exact reference, forced
+# (CLPARITY_CR_TUNE=method=f32) on PoCL (f32-item) and on Oclgrind (f32, its checks on, as
+# cr/check_cl_oclgrind), and by default on rusticl (no cl_khr_fp64: llvmpipe takes f32-item, and
+# flushes float denormals, so the method's no-underflow condition is exercised); each planted
+# twin (corrupt-cl-cr, the bit flipped in cr_f32.cl's stores) must see the error.
 add_test(NAME cr/check_cl_f32_pocl
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_pocl --engines cl:cr -d 0)
 add_test(NAME cr/check_cl_f32_pocl_planted
@@ -203,6 +203,13 @@ add_test(NAME cr/check_cl_f32_oclgrind
 set_tests_properties(cr/check_cl_f32_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=method=f32"
                      LABELS "cr;opencl;oclgrind")
+# The float32 method's gemv layout (f32; PoCL, a CPU, takes f32-item) on PoCL: the token gpu of
+# test hook corrupt-cl-cr makes the rules take PoCL as a GPU (it plants nothing by itself).
+add_test(NAME cr/check_cl_f32_gemv_pocl
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_gemv_pocl --engines cl:cr -d 0)
+set_tests_properties(cr/check_cl_f32_gemv_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32;CLPARITY_TEST_HOOK=corrupt-cl-cr:gpu"
+                     LABELS "cr;opencl")
 # method=f32 takes neither path nor exact=1 (its own variant): a usage error.
 cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemv" 2
            "CLPARITY_CR_TUNE: method=f32 has its own variant"
@@ -218,7 +225,7 @@ if(ENV_RUSTICL)
   # rusticl's default is the float32 method (no fallback to the exact accumulator after its
   # probe), so that the checks above test it
   add_test(NAME cr/cl_f32_rusticl_default
-           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_f32_rusticl_default.txt && cat ${OUT}/cr_f32_rusticl_default.txt && ${HAS} -E '^ran: +cl:cr on .*: cr_f32.cl f32: float32 certified [+] exact fallback' ${OUT}/cr_f32_rusticl_default.txt"
+           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_f32_rusticl_default.txt && cat ${OUT}/cr_f32_rusticl_default.txt && ${HAS} -E '^ran: +cl:cr on .*: cr_f32.cl f32-item: float32 certified [+] exact fallback' ${OUT}/cr_f32_rusticl_default.txt"
            ${CLP})
   set_tests_properties(cr/cl_f32_rusticl_default PROPERTIES
                        ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
