@@ -318,17 +318,19 @@ def bound_model(rng, name):
     to the wrong side: 1 + 2^-23 + 2^-24 (a tie; h holds 1 + 2^-22, l -2^-24), then 3d and four
     -d (d = 2^-50): l's roundings leave h + l above the tie while the exact sum is d below it,
     so only the method's error bound keeps its certificate from a wrong answer; and the mirror
-    (1 + 2^-24, -3d, four +d). Terms k ascending (the float32 method's f32-item order), at
-    several scales and signs, rows of ones, twos and minus ones."""
+    (1 + 2^-24, -3d, four +d). The terms stand at k = 0, 128, ..., 768 (zeros between), so that
+    one work-item sums them in this order in every layout (f32-item's k ascending; f32's
+    work-item 0 for any wg <= 128), at several scales and signs, rows of ones, twos and minus
+    ones."""
     d = 2.0 ** -50
     odd = [1 + 2.0 ** -23, 2.0 ** -24, 3 * d, -d, -d, -d, -d]
     even = [1.0, 2.0 ** -24, -3 * d, d, d, d, d]
-    out = 8
-    w = np.zeros((out, len(odd)), dtype=np.float32)
+    out, step = 8, 128
+    w = np.zeros((out, step * (len(odd) - 1) + 1), dtype=np.float32)
     for o in range(out):
         s = 2.0 ** int(rng.choice([0, 20, -20, 40, -40])) * (-1.0 if o % 4 >= 2 else 1.0)
-        w[o] = [exact32(v * s) for v in (odd if o % 2 == 0 else even)]
-    x = np.ones((3, len(odd)), dtype=np.float32)
+        w[o, ::step] = [exact32(v * s) for v in (odd if o % 2 == 0 else even)]
+    x = np.ones((3, w.shape[1]), dtype=np.float32)
     x[1] *= 2.0
     x[2] *= -1.0
     return name, [(w, None, False, False)], x

@@ -229,6 +229,14 @@ if(ENV_RUSTICL)
            ${CLP})
   set_tests_properties(cr/cl_f32_rusticl_default PROPERTIES
                        ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
+  # a float32 variant that gives a wrong bit (test hook corrupt-cl-cr:f32-item, its probe's build
+  # too) is rejected by the probe, and rusticl runs the exact accumulator instead
+  add_test(NAME cr/probe_f32_rusticl
+           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_probe_f32_rusticl.txt 2>&1; cat ${OUT}/cr_probe_f32_rusticl.txt; ${HAS} -E '^ +rejected f32-item: probe' ${OUT}/cr_probe_f32_rusticl.txt && ${HAS} -E 'kernel path gemv-exact, passed its probe' ${OUT}/cr_probe_f32_rusticl.txt"
+           ${CLP})
+  set_tests_properties(cr/probe_f32_rusticl PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr:f32-item"
+                       LABELS "cr;opencl")
   set_tests_properties(cr/check_cl_f32_rusticl_planted PROPERTIES
                        ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr"
                        LABELS "cr;opencl;kernels")
