@@ -70,7 +70,7 @@ struct cr_tune {
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
     int sg;    /* stream: work-groups launched per compute unit */
 
-    /* 1 (method=f32): the float32-only certified method forced (variant f32, cr_f32.cl) */
+    /* 1 (method=f32): the float32-only certified method forced (cr_f32.cl's variants) */
     int method;
 };
 

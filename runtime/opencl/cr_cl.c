@@ -10,7 +10,8 @@
  *
  * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
- * the float32-only certified sums (variant f32, clkernels/cr_f32.cl) with the same fallback, or
+ * the float32-only certified sums (clkernels/cr_f32.cl: variant f32-item on CPUs, f32
+ * elsewhere) with the same fallback, or
  * with exact=1 the exact integer accumulator for every output. method=f32 forces the float32
  * method anywhere. The routine string says which. */
 #include "cr-cl-run-impl.h"
@@ -335,15 +336,15 @@ struct cr_env {
     bool one_buffer; /* the weights fit one buffer (stream reads them from one) */
 };
 
-/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator; path
- * f32 is its own arithmetic, the float32-only method, with f64 false). */
+/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator; paths
+ * f32 and f32-item are their own arithmetic, the float32-only method, with f64 false). */
 struct cr_choice {
     enum cr_path path;
     bool f64;
 };
 
-/* "gemv", or "gemv-exact" for the exact integer accumulator, or "f32": the variant's name in the
- * report, the probe's key and test hook corrupt-cl-cr:<names>. */
+/* "gemv", or "gemv-exact" for the exact integer accumulator, or "f32", "f32-item": the variant's
+ * name in the report, the probe's key and test hook corrupt-cl-cr:<names>. */
 static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s", cr_paths[ch.path].name,
