@@ -9,9 +9,11 @@ It generates small models of odd shapes (safetensors with the clparity.arch meta
 every layer has its own bias, activation and residual) and float32 inputs (.npy): random layers,
 sums on or one unit off a rounding tie, cancellation to zero (the sign of zero), outputs near
 overflow and in the subnormal range, NaN and infinity patterns; with and without bias, ReLU and
-residual, one to three layers. Each model runs once through `clparity run --save` on every
-engine listed; every output must have the bits of the contract, computed here layer by layer
-from the float32 inputs and weights:
+residual, one to three layers; and sums just off a tie whose float-float error sum (cl:cr's
+float32 method) rounds to the tie's wrong side, which only that method's error bound catches.
+Each model runs once through `clparity run --save` on every engine listed; every output must
+have the bits of the contract, computed here layer by layer from the float32 inputs and
+weights:
   v = RN(sum_k x[k]*W[o][k] + b[o]), the exact sum rounded once to float32, ties to even
       (subnormals, overflow to inf from 2^128 - 2^103); NaN for a NaN term or inf*0 or +inf
       with -inf, else the infinity; an exact zero is -0 only when every term is -0, and a
@@ -311,6 +313,29 @@ def zero_model(rng, name):
     return name, layers, x
 
 
+def bound_model(rng, name):
+    """Sums just off a tie whose float-float error sum (cl:cr's float32 method, issue 34) rounds
+    to the wrong side: 1 + 2^-23 + 2^-24 (a tie; h holds 1 + 2^-22, l -2^-24), then 3d and four
+    -d (d = 2^-50): l's roundings leave h + l above the tie while the exact sum is d below it,
+    so only the method's error bound keeps its certificate from a wrong answer; and the mirror
+    (1 + 2^-24, -3d, four +d). The terms stand at k = 0, 128, ..., 768 (zeros between), so that
+    one work-item sums them in this order in every layout (f32-item's k ascending; f32's
+    work-item 0 for any wg <= 128), at several scales and signs, rows of ones, twos and minus
+    ones."""
+    d = 2.0 ** -50
+    odd = [1 + 2.0 ** -23, 2.0 ** -24, 3 * d, -d, -d, -d, -d]
+    even = [1.0, 2.0 ** -24, -3 * d, d, d, d, d]
+    out, step = 8, 128
+    w = np.zeros((out, step * (len(odd) - 1) + 1), dtype=np.float32)
+    for o in range(out):
+        s = 2.0 ** int(rng.choice([0, 20, -20, 40, -40])) * (-1.0 if o % 4 >= 2 else 1.0)
+        w[o, ::step] = [exact32(v * s) for v in (odd if o % 2 == 0 else even)]
+    x = np.ones((3, w.shape[1]), dtype=np.float32)
+    x[1] *= 2.0
+    x[2] *= -1.0
+    return name, [(w, None, False, False)], x
+
+
 def cases(seed):
     rng = np.random.default_rng(seed)
     out = []
@@ -326,6 +351,8 @@ def cases(seed):
         out.append(special_model(rng, f"special{i}"))
     for i in range(6):
         out.append(zero_model(rng, f"zero{i}"))
+    for i in range(3):
+        out.append(bound_model(rng, f"bound{i}"))
     return out
 
 

@@ -70,10 +70,13 @@ struct cr_tune {
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
     int sg;    /* stream: work-groups launched per compute unit */
+
+    /* 1 (method=f32): the float32-only certified method forced (cr_f32.cl's variants) */
+    int method;
 };
 
 /* CLPARITY_CR_TUNE's parameters (params.c), over a struct cr_tune. */
-#define CR_N_PARAMS 10
+#define CR_N_PARAMS 11
 extern const struct cp_param cr_params[CR_N_PARAMS];
 
 #endif

@@ -128,6 +128,9 @@ int cp_tune_parse(const char *spec, cp_own_tune *t)
 
 static const char *const cr_path_words[] = {"auto",   "gemv", "splitk", "gemm", "cpu",
                                             "stream", "cpu1", "team",   "tiles"};
+/* method=auto: the device's (double where it has cl_khr_fp64, else float32); f32: the float32-only
+ * method forced */
+static const char *const cr_method_words[] = {"auto", "f32"};
 const struct cp_param cr_params[] = {
     {"path",
      offsetof(struct cr_tune, path),
@@ -143,6 +146,7 @@ const struct cp_param cr_params[] = {
     {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
     {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
+    {"method", offsetof(struct cr_tune, method), 2, {0}, cr_method_words},
 };
 
 int cp_cr_tune_check(const char *spec)

@@ -186,6 +186,7 @@ struct cl_rule {
     unsigned min_cus;  /* at least this many compute units */
     int blocks_per_cu; /* at most this many row blocks per compute unit */
     bool needs_f64;    /* only where the double sums run */
+    bool no_f64;       /* only where they do not */
     bool one_buffer;   /* only where the weights fit one buffer */
     unsigned unless;   /* a mask of paths (1 << path): only where none of them fits */
     int path;          /* an index into the engine's table of paths */

@@ -182,7 +182,8 @@ int cl_rule_first(const struct cl_rule *rules, size_t n, const struct cl_rule_in
             (r->w_max && in->width > r->w_max) || (r->b_over && in->batch <= r->b_over) ||
             (r->b_max && in->batch > r->b_max) || in->cus < r->min_cus ||
             (r->blocks_per_cu && in->blocks > r->blocks_per_cu * (int)in->cus) ||
-            (r->needs_f64 && !in->f64) || (r->one_buffer && !in->one_buffer))
+            (r->needs_f64 && !in->f64) || (r->no_f64 && in->f64) ||
+            (r->one_buffer && !in->one_buffer))
             continue;
         bool unless = false;
         for (int p = 0; fits && p < 32 && !unless; ++p)

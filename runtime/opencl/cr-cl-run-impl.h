@@ -26,8 +26,16 @@ enum cr_path {
     CR_CPU1,
     CR_TEAM,
     CR_TILES,
+    CR_F32,      /* the float32-only certified method (clkernels/cr_f32.cl), gemv's layout */
+    CR_F32_ITEM, /* the same method, a work-item per output (CPUs) */
     CR_N_PATHS
 };
+
+/* Whether path is one of the float32-only method's (no double, its own arithmetic). */
+static inline bool cr_path_f32(enum cr_path path)
+{
+    return path == CR_F32 || path == CR_F32_ITEM;
+}
 
 struct cr_cl {
     enum cr_path path;
@@ -37,7 +45,8 @@ struct cr_cl {
     bool planted;      /* test hook corrupt-cl-cr */
     cl_program prog;   /* cr.cl */
     cl_kernel k[2];    /* the variant's kernels: its main one, and a second or NULL */
-    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width] */
+    cl_mem wnorm;      /* f64: |W_o|_2 of every layer's outputs, [n_layers][max_width]; f32:
+                        * each output's smallest key of W_o (cr_f32.cl's cr_f32_key) */
     cl_mem part;       /* splitk: the ranges' sums (doubles, or digits without f64) */
     cl_mem pflags;     /* splitk without f64: the ranges' flags */
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */

@@ -10,7 +10,10 @@
  *
  * Each device takes one of two arithmetics: where it has cl_khr_fp64, the certified double sums
  * with the exact accumulator where the certificate fails; without (Mesa rusticl on llvmpipe),
- * the exact integer accumulator for every output. The routine string says which. */
+ * the float32-only certified sums (clkernels/cr_f32.cl: variant f32-item on CPUs, f32
+ * elsewhere) with the same fallback, or
+ * with exact=1 the exact integer accumulator for every output. method=f32 forces the float32
+ * method anywhere. The routine string says which. */
 #include "cr-cl-run-impl.h"
 #include "own-impl.h"
 #include "program-impl.h"
@@ -45,6 +48,12 @@ static const struct cl_rule cr_rules[] = {
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */
     {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_over = 16, .path = CR_GEMM},
+    /* without fp64: the float32-only certified method (cr_f32.cl), on CPUs a work-item per
+     * output and row (no barrier: llvmpipe runs such work-items as SIMD lanes), elsewhere a
+     * work-group per row and block of outputs as gemv's; rusticl on llvmpipe, 2-core EPYC,
+     * 2026-11-28: docs/PERFORMANCE.md (cl:cr without fp64) */
+    {.no_f64 = true, .kind = CL_RULE_CPU, .path = CR_F32_ITEM},
+    {.no_f64 = true, .kind = CL_RULE_ANY, .path = CR_F32},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
      * not) */
@@ -104,13 +113,14 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
-    stored.path = stored.exact = stored.ftz = -1; /* set by the list: ignored */
+    stored.path = stored.exact = stored.ftz = stored.method = -1; /* set by the list: ignored */
     if (cp_tune_cr_stored(dev, spec, sizeof spec) &&
         cp_params_parse(spec, cr_params, n, &stored) == CP_OK && stored.path < 0 &&
-        stored.exact < 0 && stored.ftz < 0) {
+        stored.exact < 0 && stored.ftz < 0 && stored.method < 0) {
         stored.path = t->path;
         stored.exact = t->exact;
         stored.ftz = t->ftz;
+        stored.method = t->method;
         *t = stored;
         if (t->rb > own_cpu_rows(max_batch))
             t->rb = own_cpu_rows(max_batch);
@@ -343,8 +353,9 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
         bool tiled = (c->path == CR_GEMM || c->path == CR_TILES) && i == 0;
         size_t want = tiled ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
-                      : c->path == CR_CPU || c->path == CR_CPU1 ? 1
-                                                                : (size_t)c->tune.wg;
+                      : c->path == CR_CPU || c->path == CR_CPU1 || c->path == CR_F32_ITEM
+                          ? 1
+                          : (size_t)c->tune.wg;
         if (most < want && !*short_of) {
             *short_of = most;
             *kname = names[i];
@@ -364,17 +375,19 @@ struct cr_env {
     bool one_buffer; /* the weights fit one buffer (stream reads them from one) */
 };
 
-/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator). */
+/* One candidate: a variant and its arithmetic (f64 false: the exact integer accumulator; paths
+ * f32 and f32-item are their own arithmetic, the float32-only method, with f64 false). */
 struct cr_choice {
     enum cr_path path;
     bool f64;
 };
 
-/* "gemv", or "gemv-exact" for the exact integer accumulator: the variant's name in the report,
- * the probe's key and test hook corrupt-cl-cr:<names>. */
+/* "gemv", or "gemv-exact" for the exact integer accumulator, or "f32", "f32-item": the variant's
+ * name in the report, the probe's key and test hook corrupt-cl-cr:<names>. */
 static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", cr_paths[ch.path].name, ch.f64 ? "" : "-exact");
+    snprintf(buf, len, "%s%s", cr_paths[ch.path].name,
+             ch.f64 || cr_path_f32(ch.path) ? "" : "-exact");
 }
 
 /* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
@@ -483,10 +496,11 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     snprintf(e->build_options, sizeof e->build_options, "-cl-std=CL1.2 [cr %s, %s: %s]", ops->name,
              cr_tune_src[env->src], c->opts);
     snprintf(e->routine, sizeof e->routine, "%s %s: %s%s", ops->file, ops->name,
-             c->f64          ? "float64 certified + exact fallback"
-             : c->tune.exact ? "exact integer accumulator (exact=1)"
-             : env->has_f64  ? "exact integer accumulator (probe fallback)"
-                             : "exact integer accumulator (no cl_khr_fp64)",
+             c->f64                 ? "float64 certified + exact fallback"
+             : cr_path_f32(c->path) ? "float32 certified + exact fallback"
+             : c->tune.exact        ? "exact integer accumulator (exact=1)"
+             : env->has_f64         ? "exact integer accumulator (probe fallback)"
+                                    : "exact integer accumulator (no cl_khr_fp64)",
              c->ftz ? ", no float denormals" : "");
     snprintf(e->paths.used, sizeof e->paths.used, "%s", name);
     return CP_OK;
@@ -556,7 +570,7 @@ static int cr_select_probed(cp_engine *e, struct cl_state *s, const cp_device *d
 {
     cp_path_report *r = &e->paths;
     struct cr_choice cand[CR_N_PATHS + 2];
-    bool forced = env->tune.path || env->tune.exact;
+    bool forced = env->tune.path || env->tune.exact || env->tune.method;
     size_t n = forced ? 1 : cr_candidates(dev, first, cand);
     cand[0] = first;
     r->exact = 0;
@@ -626,10 +640,16 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;
     if (s->probing && cr_forced) /* a probe's engine: the variant and settings given */
         return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
-    struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact};
-    if (env.tune.path) {
+    struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact && !env.tune.method};
+    if (env.tune.method) { /* method=f32: the float32-only method, its own variants */
+        if (env.tune.path || env.tune.exact)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variant "
+                                             "(f32 or f32-item): it takes neither path nor "
+                                             "exact=1");
+    } else if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
-    } else {
+    }
+    if (!env.tune.path) { /* the rules (method=f32: f64 false, they choose its layout) */
         struct cl_rule_input in = {.cpu = cr_cpu_device(dev),
                                    .cus = dev->compute_units,
                                    .width = m->max_width,
@@ -637,6 +657,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
                                    .f64 = first.f64,
                                    .one_buffer = env.one_buffer};
         first.path = (enum cr_path)cr_rule_variant(&in);
+        if (env.tune.exact && cr_path_f32(first.path)) /* exact=1: the accumulator everywhere */
+            first.path = CR_GEMV;
     }
     if (cp_own_probe_off()) { /* CLPARITY_OWN_PROBE=off: unchecked, said so */
         e->paths.probe_off = true;

@@ -5,6 +5,7 @@
 #include "cr-cl-run-impl.h"
 #include "hostblas/cr.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,14 +51,17 @@ static int cr_set_layer_args(cp_engine *e, struct cl_state *s, int l, cl_mem in,
     return own_set_args(k, kname, 11, sizes, vals);
 }
 
-/* The local memory of the group kernels (gemv, splitk): the digits and flags of cr.cl's
- * cr_group_round, and the double sums' rows (CR_OB + 1) × CR_WG (one long without f64). */
+/* The local memory of the group kernels (gemv, splitk, f32): the digits and flags of cr.cl's
+ * cr_group_round, and the double sums' rows (CR_OB + 1) × CR_WG (one long without f64; f32:
+ * cr_f32.cl's rows of floats, 3 × CR_OB + 1). */
 void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
 {
     sizes[0] = (size_t)c->tune.wg * CR_CL_DIGITS * sizeof(cl_long);
     sizes[1] = (size_t)c->tune.wg * sizeof(cl_uint);
     sizes[2] = c->f64 ? (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_double)
-                      : sizeof(cl_long);
+               : c->path == CR_F32
+                   ? (size_t)(3 * c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_uint)
+                   : sizeof(cl_long);
 }
 
 static int cr_create_buffer(struct cl_state *s, cl_mem *buf, size_t bytes, const char *what);
@@ -77,18 +81,19 @@ static int cr_gemv_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
 {
     const struct cr_cl *c = cr_state(s);
     const cp_layer *L = &e->model->layers[l];
+    const char *kname = cr_paths[c->path].kernel; /* gemv's, or f32's (the same arguments) */
     size_t loc[3];
     cr_group_locals(c, loc);
     const void *const nulls[] = {NULL, NULL, NULL};
-    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemv");
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], kname);
     if (st == CP_OK)
-        st = own_set_args_at(c->k[0], "cr_gemv", 11, 3, loc, nulls);
+        st = own_set_args_at(c->k[0], kname, 11, 3, loc, nulls);
     if (st != CP_OK)
         return st;
     size_t groups = ((size_t)L->out + (size_t)c->tune.ob - 1) / (size_t)c->tune.ob;
     size_t global[2] = {groups * (size_t)c->tune.wg, (size_t)batch},
            local[2] = {(size_t)c->tune.wg, 1};
-    return cr_enqueue(s, c->k[0], "cr_gemv", 2, global, local,
+    return cr_enqueue(s, c->k[0], kname, 2, global, local,
                       &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
 }
 
@@ -224,6 +229,19 @@ static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem 
     return st;
 }
 
+/* cr_f32_item: a work-item per (output, row), the work-group size left to the implementation. */
+static int cr_f32_item_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in,
+                             cl_mem outb)
+{
+    const struct cr_cl *c = cr_state(s);
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_f32_item");
+    if (st != CP_OK)
+        return st;
+    size_t global[2] = {(size_t)e->model->layers[l].out, (size_t)batch};
+    return cr_enqueue(s, c->k[0], "cr_f32_item", 2, global, NULL,
+                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
+}
+
 /* cr_cpu over the layer's packed weights (s->wt_layer, panels of vw outputs): a work-item per
  * panel and block of rb rows, in work-groups of one (as cl:own's vec: PoCL shares the groups out
  * over its cores). */
@@ -301,11 +319,14 @@ static long cr_group_dot_need(const struct cr_cl *c, long in)
     return (in + wg - 1) / wg + CR_CL_DIGITS * (cr_log2(wg) + 2) + 2 * CR_LOOPS_ROUND;
 }
 
-/* The double sums of a slice of `in` inputs over wg work-items, with the tree of ob + 1 rows. */
+/* The double sums of a slice of `in` inputs over wg work-items, with the tree of ob + 1 rows
+ * (f32's float-float sums: the same loops). */
 static long cr_sums_need(const struct cr_cl *c, long in)
 {
     long wg = c->tune.wg, ob = c->tune.ob;
-    return c->f64 ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob : 0;
+    return c->f64 || c->path == CR_F32
+               ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob
+               : 0;
 }
 
 static long cr_gemv_need(const void *priv, long in)
@@ -331,6 +352,13 @@ static long cr_gemm_need(const void *priv, long in)
     long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 3 + tk * 80) : 0;
     /* every output of its 8 × 8 through cr_dot where the certificate fails */
     return sums + 64L * (in + 2 * CR_LOOPS_ROUND);
+}
+
+/* f32-item: the float-float sums, then cr_dot where the certificate fails. */
+static long cr_f32_item_need(const void *priv, long in)
+{
+    (void)priv;
+    return in + 1 + in + 2 * CR_LOOPS_ROUND;
 }
 
 static long cr_cpu_need(const void *priv, long in)
@@ -525,6 +553,28 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                   .loop_need = cr_gemm_need,
                   .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                   .sets_routine = true},
+    [CR_F32] = {.name = "f32",
+                .file = "cr_f32.cl",
+                .kernel = "cr_f32_gemv",
+                .kernel2 = NULL,
+                .reads_chunks = true,
+                .upload = cr_cl_upload,
+                .enqueue_layer = cr_gemv_layer,
+                .release = cr_cl_release,
+                .loop_need = cr_gemv_need,
+                .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                .sets_routine = true},
+    [CR_F32_ITEM] = {.name = "f32-item",
+                     .file = "cr_f32.cl",
+                     .kernel = "cr_f32_item",
+                     .kernel2 = NULL,
+                     .reads_chunks = true,
+                     .upload = cr_cl_upload,
+                     .enqueue_layer = cr_f32_item_layer,
+                     .release = cr_cl_release,
+                     .loop_need = cr_f32_item_need,
+                     .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                     .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -581,6 +631,35 @@ static int cr_stream_upload(cp_engine *e, struct cl_state *s)
     return st == CP_OK ? own_create_ctl(s) : st;
 }
 
+/* f32's keys: each output's smallest key of W_o (clkernels/cr_f32.cl's cr_f32_key: the biased
+ * exponent field, 0 for a subnormal, 255 for zero), layer l's from l · max_width, as the norms. */
+static int cr_f32_keys_upload(cp_engine *e, struct cl_state *s)
+{
+    const cp_model *m = e->model;
+    size_t n = (size_t)m->n_layers * (size_t)m->max_width;
+    cl_ulong *keys = calloc(n ? n : 1, sizeof *keys);
+    if (!keys)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for the weights' keys");
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *L = &m->layers[l];
+        for (int o = 0; o < L->out; ++o) {
+            const float *w = m->params + L->w_off + (size_t)o * (size_t)L->in;
+            uint32_t least = 255;
+            for (int k = 0; k < L->in; ++k) {
+                uint32_t u;
+                memcpy(&u, &w[k], sizeof u);
+                u &= 0x7fffffffu;
+                uint32_t key = u == 0 ? 255 : u >> 23;
+                least = key < least ? key : least;
+            }
+            keys[(size_t)l * (size_t)m->max_width + (size_t)o] = least;
+        }
+    }
+    int st = own_upload(s, &cr_state(s)->wnorm, keys, n * sizeof *keys, "weights' keys");
+    free(keys);
+    return st;
+}
+
 static int cr_cl_upload(cp_engine *e, struct cl_state *s)
 {
     struct cr_cl *c = cr_state(s);
@@ -605,6 +684,8 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
                                   (size_t)e->max_batch * (size_t)m->max_width * sizeof(cl_double),
                                   "cr_cpu_model's inputs as doubles");
     }
+    if (st == CP_OK && cr_path_f32(c->path))
+        st = cr_f32_keys_upload(e, s);
     /* stream's layer table: every whole-model variant reads it (cpu1, team and tiles leave the
      * barrier's counters unused or share them) */
     if (st == CP_OK && cr_paths[c->path].enqueue_model)

@@ -107,7 +107,7 @@ cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
            "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, cpu1, team, tiles"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
-           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg\\)"
+           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg, method\\)"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,split=16" 2
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"
@@ -298,3 +298,63 @@ set_tests_properties(cr/bench_local_planted PROPERTIES
 set_tests_properties(cr/bench_rounds_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-run"
                      LABELS "cr;bench;opencl")
+# The float32-only certified method (issue 34; clkernels/cr_f32.cl, variants f32-item on CPUs
+# and f32 elsewhere): bit for bit against tests/check_cr.py's exact reference, forced
+# (CLPARITY_CR_TUNE=method=f32) on PoCL (f32-item) and on Oclgrind (f32, its checks on, as
+# cr/check_cl_oclgrind, every case: 85 s on the 2-core machine with a warm cache), and by default on rusticl (no cl_khr_fp64: llvmpipe takes f32-item, and
+# flushes float denormals, so the method's no-underflow condition is exercised); each planted
+# twin (corrupt-cl-cr, the bit flipped in cr_f32.cl's stores) must see the error.
+add_test(NAME cr/check_cl_f32_pocl
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_pocl --engines cl:cr -d 0)
+add_test(NAME cr/check_cl_f32_pocl_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_planted --engines cl:cr -d 0 --expect-mismatch)
+set_tests_properties(cr/check_cl_f32_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32"
+                     LABELS "cr;opencl")
+set_tests_properties(cr/check_cl_f32_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;kernels")
+add_test(NAME cr/check_cl_f32_oclgrind
+         COMMAND sh -c "log=${OUT}/cr_check_cl_f32_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CHECK_CR} ${OUT}/cr_check_cl_f32_oclgrind --engines cl:cr -d 0)
+set_tests_properties(cr/check_cl_f32_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=method=f32"
+                     LABELS "cr;opencl;oclgrind")
+# The float32 method's gemv layout (f32; PoCL, a CPU, takes f32-item) on PoCL: the token gpu of
+# test hook corrupt-cl-cr makes the rules take PoCL as a GPU (it plants nothing by itself).
+add_test(NAME cr/check_cl_f32_gemv_pocl
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_gemv_pocl --engines cl:cr -d 0)
+set_tests_properties(cr/check_cl_f32_gemv_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32;CLPARITY_TEST_HOOK=corrupt-cl-cr:gpu"
+                     LABELS "cr;opencl")
+# method=f32 takes neither path nor exact=1 (its own variant): a usage error.
+cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemv" 2
+           "CLPARITY_CR_TUNE: method=f32 has its own variant"
+           run -d 0 --engines cl:cr --d-model 8 --layers 1)
+if(ENV_RUSTICL)
+  add_test(NAME cr/check_cl_f32_rusticl
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_rusticl --engines cl:cr -d 0)
+  add_test(NAME cr/check_cl_f32_rusticl_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_rusticl_planted --engines cl:cr -d 0
+                   --expect-mismatch)
+  set_tests_properties(cr/check_cl_f32_rusticl PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
+  # rusticl's default is the float32 method (no fallback to the exact accumulator after its
+  # probe), so that the checks above test it
+  add_test(NAME cr/cl_f32_rusticl_default
+           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_f32_rusticl_default.txt && cat ${OUT}/cr_f32_rusticl_default.txt && ${HAS} -E '^ran: +cl:cr on .*: cr_f32.cl f32-item: float32 certified [+] exact fallback' ${OUT}/cr_f32_rusticl_default.txt"
+           ${CLP})
+  set_tests_properties(cr/cl_f32_rusticl_default PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}" LABELS "cr;opencl")
+  # a float32 variant that gives a wrong bit (test hook corrupt-cl-cr:f32-item, its probe's build
+  # too) is rejected by the probe, and rusticl runs the exact accumulator instead
+  add_test(NAME cr/probe_f32_rusticl
+           COMMAND sh -c "$0 run -d 0 --engines cl:cr --d-model 67 --layers 2 --batch 5 --runs 1 --warmup 0 > ${OUT}/cr_probe_f32_rusticl.txt 2>&1; cat ${OUT}/cr_probe_f32_rusticl.txt; ${HAS} -E '^ +rejected f32-item: probe' ${OUT}/cr_probe_f32_rusticl.txt && ${HAS} -E 'kernel path gemv-exact, passed its probe' ${OUT}/cr_probe_f32_rusticl.txt"
+           ${CLP})
+  set_tests_properties(cr/probe_f32_rusticl PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr:f32-item"
+                       LABELS "cr;opencl")
+  set_tests_properties(cr/check_cl_f32_rusticl_planted PROPERTIES
+                       ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                       LABELS "cr;opencl;kernels")
+endif()

@@ -16,7 +16,8 @@ runs every case:
     way the row's own (DIVSQRT_WAY) and said in the report; the final weights must also be the
     same bits on every row;
   - cl:cr (issue 23) against host:cr: the same bits (the hash) under CR_SETTINGS (the default
-    choice, and each variant forced with its own work-group, split or tile settings) at
+    choice, each variant forced with its own work-group, split or tile settings, and the
+    float32-only method forced, method=f32, issue 34) at
     CR_SHAPES (d = 67 and 1023, B = 5 and 17, the rectangular
     model with biases) on CR_ROWS (not pocl-basic: PoCL's compiler as pocl-pthread); Oclgrind
     the small ones: tools/ci/oclgrind.sh and ctest's
@@ -145,6 +146,8 @@ CR_SETTINGS = {
     "cpu": "path=cpu,vw=8,rb=2",
     "stream": "path=stream,wg=16,ob=2,sg=2",
     "cpu1": "path=cpu1,vw=8,rb=2,ob=4",
+    # the float32-only method (issue 34), forced on every implementation (rusticl's default)
+    "f32": "method=f32",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
@@ -472,6 +475,8 @@ def run_cr(ctx, row, setting, shape):
     m = re.match(r"path=([a-z]+)", CR_SETTINGS[setting])
     if m and not re.match(rf"[a-z_]+\.cl {m.group(1)}:", v["used"]):  # cr.cl or cr_cpu.cl
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
+    if CR_SETTINGS[setting] == "method=f32" and not v["used"].startswith("cr_f32.cl f32:"):
+        return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced float32 method")
     return dict(v, verdict="ok")
 
 

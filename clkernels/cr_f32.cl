@@ -1,0 +1,236 @@
+/* cl:cr's float32-only certified method (issue 34; cr_cl.c's variants f32 and f32-item):
+ * host:cr's bits with no double anywhere, for devices without cl_khr_fp64 (Mesa rusticl on
+ * llvmpipe, most Intel GPUs) or slow in double (consumer NVIDIA GPUs: 1/64 rate).
+ * docs/ENGINES.md, "The float32-only method", holds the proof; its steps are named here (F1-F5).
+ *
+ * For each output o of a row: S = sum_k x[k]·W[o][k] + b[o], exactly, is held as an unevaluated
+ * float sum h + L, where h is a float and L the exact sum of error terms, all by error-free
+ * transformations (F2):
+ *   TwoProduct by fma:  p = RN(x·w), e = fma(x, w, −p) = x·w − p exactly;
+ *   TwoSum (Knuth, 6 operations, no branch): s = RN(h + p), q = h + p − s exactly.
+ * h runs over the p's (and the bias) through TwoSum; the error terms e and q are summed in float
+ * into l, each addition rounded (not exact), and every rounded addition of l's sums adds the
+ * magnitude of its computed result into mu (a running error bound, Wilkinson's): the total
+ * rounding error of l is at most 2^-24 · (exact sum of those magnitudes) (F3), and mu's own
+ * rounding is covered by a factor 2 (F4). In cr_f32_gemv work-items sum slices of k and their
+ * (h, l, mu) meet in a binary tree in local memory: h's by TwoSum (its error into l), l's by an
+ * addition, each counted in mu: any split and any tree is covered (cr_f32_item: one work-item,
+ * k ascending). The certificate (F5) rounds h + l by TwoSum to r + t and asks that t ± the bound
+ * lie strictly inside the half-gaps to r's float neighbours; then r = RN(S). Else (and for every
+ * output the conditions below exclude) the output is summed with cr.cl's exact accumulator.
+ *
+ * UNDERFLOW (F1). The error-free transformations are exact only where nothing underflows, and a
+ * device that flushes denormals (CR_NO_DENORM) would flush a subnormal e or q. So the fast path
+ * is taken only where every term and every error term is an integer multiple of Q = 2^-126: then
+ * every value computed from them by RN additions and subtractions is one too, and a nonzero
+ * multiple of 2^-126 that is a float is normal. Nothing subnormal ever arises, flushing changes
+ * nothing, and every rounded operation has relative error at most 2^-24 with no absolute term.
+ * A product's exact value and its error are multiples of ulp(x)·ulp(w) = 2^(fx + fw − 300) (fx,
+ * fw the biased exponent fields of normal x, w), so the condition is fx + fw >= 174 for every
+ * pair of nonzero factors; the kernel asks it of the row's smallest field of x (kx, computed
+ * here) and the output's smallest field of W_o (kw, the host's, cr_cl_run.c, in the wnorm
+ * buffer), with no subnormal factor (a field of 0) on either side; the bias needs field >= 24 or
+ * 0 exactly. Zeros are exact (field 255 in the minimum: they add nothing).
+ *
+ * OVERFLOW. An infinite or NaN factor, or an overflow anywhere, leaves h, l or mu infinite or
+ * NaN (every computed value flows by additions, subtractions and fabs into one of them), and the
+ * certificate takes only finite ones; the accumulator then owns the specials.
+ *
+ * Built with cr.cl's options (its FP_CONTRACT OFF: every operation above is one IEEE operation;
+ * no fast-math, so no reassociation of TwoSum), without CR_F64. */
+#include "cr.cl"
+
+#ifndef CR_TRAIN
+
+/* Q's exponent condition on the biased fields (F1). */
+#define CR_F32_FIELDS 174u
+#define CR_F32_BIAS_FIELD 24u
+/* The most inputs for which mu's factor 2 holds (F4): 2·in + 2·CR_WG + 3 additions <= 2^23. */
+#define CR_F32_IN_MAX (1 << 21)
+
+/* A factor's key for the minimum: its biased exponent field, 0 for a subnormal, 255 for zero
+ * (inf and NaN have 255 too: they fail the certificate through h, l or mu). */
+uint cr_f32_key(uint u)
+{
+    uint a = u & 0x7fffffffu;
+    return a == 0u ? 255u : a >> 23;
+}
+
+/* TwoSum: *s + *q = a + b exactly (no branch; exact under RN without overflow, F2). */
+void cr_two_sum(float a, float b, float *s, float *q)
+{
+    float sum = a + b;
+    float bb = sum - a;
+    *s = sum;
+    *q = (a - (sum - bb)) + (b - bb);
+}
+
+/* One term x·w into (h, l, mu): TwoProduct, TwoSum of p into h, then e + q into l; mu gets the
+ * magnitudes of l's two rounded additions (F3). */
+void cr_f32_term(float *h, float *l, float *mu, float x, float w)
+{
+    float p = x * w;
+    float e = fma(x, w, -p);
+    float q;
+    cr_two_sum(*h, p, h, &q);
+    float c = q + e;
+    *l = *l + c;
+    *mu = *mu + (fabs(c) + fabs(*l));
+}
+
+/* (h2, l2, mu2) merged into (h, l, mu): h's by TwoSum, l's and the error by two rounded
+ * additions, both counted in mu (F3). */
+void cr_f32_merge(float *h, float *l, float *mu, float h2, float l2, float mu2)
+{
+    float q;
+    cr_two_sum(*h, h2, h, &q);
+    float t = *l + l2;
+    *l = t + q;
+    *mu = (*mu + mu2) + (fabs(t) + fabs(*l));
+}
+
+/* The certificate (F5): S = h + l − d with |d| <= 2^-24 · mu_exact <= 2^-23 · mu (F3, F4). On
+ * success *v holds RN(S)'s bits. */
+bool cr_f32_certify(float h, float l, float mu, uint *v)
+{
+    if (!(fabs(h) <= FLT_MAX && fabs(l) <= FLT_MAX && mu <= FLT_MAX)) /* also NaN */
+        return false;
+    float r, t;
+    cr_two_sum(h, l, &r, &t);
+    float a = fabs(r);
+    if (!(a >= 0x1p-100f && a < 0x1p127f)) /* the half-gaps normal, the neighbours finite */
+        return false;
+    uint u = as_uint(a);
+    float gap_hi = (as_float(u + 1u) - a) * 0.5f; /* exact: a power of two, >= 2^-124 */
+    float gap_lo = (a - as_float(u - 1u)) * 0.5f;
+    float tau = r < 0.0f ? -t : t;
+    float err = mu < 0x1p-103f ? 0x1p-126f : mu * 0x1p-23f;
+    if (!(tau + err < gap_hi && tau - err > -gap_lo))
+        return false;
+    *v = as_uint(r);
+    return true;
+}
+
+/* Output o's certificate from its (h, l, mu), the row's smallest key of x (kx) and W_o's (kw),
+ * with the bias (NULL: none) as one more term of h: F1's conditions, then F5. */
+bool cr_f32_output(float h, float l, float mu, uint kx, uint kw, int in,
+                   __global const uint *bias, uint *v)
+{
+    bool ok = in <= CR_F32_IN_MAX && kx >= 1u && kw >= 1u && kx + kw >= CR_F32_FIELDS;
+    if (bias) { /* F1: the bias's field >= 24, or zero */
+        uint bb = *bias;
+        ok = ok && cr_f32_key(bb) >= CR_F32_BIAS_FIELD;
+        float q;
+        cr_two_sum(h, as_float(bb), &h, &q);
+        l = l + q;
+        mu = mu + fabs(l);
+    }
+    return ok && cr_f32_certify(h, l, mu, v);
+}
+
+/* (f) A work-group per (row, block of CR_OB outputs), as cr_gemv: k split over its work-items,
+ * each summing its slice of every output of the block in float-float with the running bound;
+ * the triples and the row's smallest key of x meet in a tree in local memory; work-item j
+ * certifies output o0 + j; then the whole group sums exactly each output whose certificate
+ * failed (cr.cl's cr_group_dot). wnorm holds each output's smallest key of W_o (ulongs, from
+ * wn_off); scale is unused. ld and lf as cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
+{
+    __local uint res;
+    __local int fail[CR_OB];
+    (void)scale;
+    const int lid = (int)get_local_id(0);
+    const size_t row = get_global_id(1);
+    const int o0 = (int)get_group_id(0) * CR_OB;
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *w = p + w_off;
+    __global const uint *bias = (flags & 1) ? p + b_off : 0;
+    __global uint *yr = y + row * (size_t)out;
+    float h[CR_OB], l[CR_OB], mu[CR_OB];
+    for (int j = 0; j < CR_OB; ++j)
+        h[j] = l[j] = mu[j] = 0.0f;
+    uint kx = 255u;
+    for (int k = lid; k < in; k += CR_WG) {
+        uint xb = xr[k];
+        kx = min(kx, cr_f32_key(xb));
+        float xk = as_float(xb);
+        for (int j = 0; j < CR_OB; ++j)
+            cr_f32_term(&h[j], &l[j], &mu[j], xk,
+                        as_float(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]));
+    }
+    for (int j = 0; j < CR_OB; ++j) {
+        ls[(3 * j) * CR_WG + lid] = as_uint(h[j]);
+        ls[(3 * j + 1) * CR_WG + lid] = as_uint(l[j]);
+        ls[(3 * j + 2) * CR_WG + lid] = as_uint(mu[j]);
+    }
+    ls[3 * CR_OB * CR_WG + lid] = kx;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int hs = CR_WG / 2; hs > 0; hs >>= 1) {
+        if (lid < hs) {
+            for (int j = 0; j < CR_OB; ++j) {
+                __local uint *t = ls + 3 * j * CR_WG;
+                float hh = as_float(t[lid]), ll = as_float(t[CR_WG + lid]),
+                      mm = as_float(t[2 * CR_WG + lid]);
+                cr_f32_merge(&hh, &ll, &mm, as_float(t[lid + hs]),
+                             as_float(t[CR_WG + lid + hs]), as_float(t[2 * CR_WG + lid + hs]));
+                t[lid] = as_uint(hh);
+                t[CR_WG + lid] = as_uint(ll);
+                t[2 * CR_WG + lid] = as_uint(mm);
+            }
+            ls[3 * CR_OB * CR_WG + lid] =
+                min(ls[3 * CR_OB * CR_WG + lid], ls[3 * CR_OB * CR_WG + lid + hs]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid < CR_OB && o0 + lid < out) {
+        const int o = o0 + lid;
+        __local uint *t = ls + 3 * lid * CR_WG;
+        uint v;
+        fail[lid] = !cr_f32_output(as_float(t[0]), as_float(t[CR_WG]), as_float(t[2 * CR_WG]),
+                                   ls[3 * CR_OB * CR_WG], (uint)wnorm[wn_off + (size_t)o], in,
+                                   bias ? bias + o : 0, &v);
+        if (!fail[lid])
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < CR_OB && o0 + j < out; ++j) {
+        if (!fail[j]) /* the same for every work-item: the group stays together */
+            continue;
+        const int o = o0 + j;
+        uint v = cr_group_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0, ld, lf,
+                              &res);
+        if (lid == 0)
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+    }
+}
+
+/* (g) A work-item per (output, row), no local memory and no barrier (CPUs: llvmpipe runs
+ * barrier-free work-items as SIMD lanes, PoCL vectorizes across them): the output's terms in
+ * float-float, k ascending, with the running bound; its certificate; else cr.cl's cr_dot by the
+ * work-item alone. Arguments and wnorm as cr_f32_gemv's. */
+__kernel void cr_f32_item(CR_LAYER_ARGS)
+{
+    (void)scale;
+    const int o = (int)get_global_id(0);
+    const size_t row = get_global_id(1);
+    if (o >= out)
+        return;
+    __global const uint *xr = x + row * (size_t)in;
+    __global const uint *wr = p + w_off + (size_t)o * (size_t)in;
+    __global const uint *bias = (flags & 1) ? p + b_off + o : 0;
+    float h = 0.0f, l = 0.0f, mu = 0.0f;
+    uint kx = 255u;
+    for (int k = 0; k < in; ++k) {
+        uint xb = xr[k];
+        kx = min(kx, cr_f32_key(xb));
+        cr_f32_term(&h, &l, &mu, as_float(xb), as_float(wr[k]));
+    }
+    uint v;
+    if (!cr_f32_output(h, l, mu, kx, (uint)wnorm[wn_off + (size_t)o], in, bias, &v))
+        v = cr_dot(xr, wr, in, bias);
+    y[row * (size_t)out + (size_t)o] =
+        CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+}
+
+#endif /* CR_TRAIN */
