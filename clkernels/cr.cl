@@ -77,8 +77,10 @@
  * banks). */
 #define CR_LX 8
 #define CR_LY 8
-#define CR_RM 8
-#define CR_RN 8
+#ifndef CR_RM /* the host's CR_CL_GEMM_R (runtime/opencl/cr-cl-run-impl.h) */
+#define CR_RM 4
+#endif
+#define CR_RN CR_RM
 #define CR_TM (CR_LY * CR_RM)
 #define CR_TN (CR_LX * CR_RN)
 #define CR_TP (CR_TM + 1)
@@ -690,7 +692,8 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
 
 /* (c) The register-blocked GEMM for large batches: a work-group of CR_LX × CR_LY work-items per
  * tile of CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY
- * and CR_LX) in 64 double accumulators; CR_TK-deep tiles of x and W through local memory as
+ * and CR_LX) in CR_RM · CR_RN double accumulators (4 × 4: 8 × 8 was slower on the H200,
+ * docs/PERFORMANCE.md); CR_TK-deep tiles of x and W through local memory as
  * doubles (converted once, by cr_f2d, as they are loaded; stored k-major, xs and ws: CR_TK × CR_TP,
  * so that a work-item's operands for one k are CR_LY or CR_LX apart). The padding
  * is zeros in both tiles (0 · 0 adds nothing exactly; a padded row or output is never stored).

@@ -53,8 +53,10 @@ int cp_join(volatile __global int *ctl, int launched, __local int *shared)
                 atomic_xchg(&ctl[3], 1);
                 me = -1;
             }
-            shared[1] = g;
         }
+        /* g: the groups that joined, or -1 for a group that came after the close (it leaves;
+         * its callers read shared[1] before they test the return) */
+        shared[1] = g;
         shared[0] = (me & CP_CLOSED) ? -1 : me;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

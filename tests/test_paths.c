@@ -116,14 +116,14 @@ static void test_cr_rules(void **state)
     (void)state;
     assert_string_equal(cr_variant(true, true, 1, true), "cpu1"); /* PoCL */
     assert_string_equal(cr_variant(true, true, 64, true), "cpu1");
-    assert_string_equal(cr_variant(true, true, 1, false), "cpu"); /* weights over one buffer */
-    assert_string_equal(cr_variant(true, false, 1, true), "gemv");
-    assert_string_equal(cr_variant(false, true, 1, true), "stream"); /* a GPU with fp64 */
+    assert_string_equal(cr_variant(true, true, 1, false), "cpu");      /* weights over one buffer */
+    assert_string_equal(cr_variant(true, false, 1, true), "f32-item"); /* no fp64 (llvmpipe) */
+    assert_string_equal(cr_variant(false, true, 1, true), "stream");   /* a GPU with fp64 */
     assert_string_equal(cr_variant(false, true, 64, true), "stream");
     assert_string_equal(cr_variant(false, true, 65, true), "gemm");
     assert_string_equal(cr_variant(false, true, 32, false), "gemm");
     assert_string_equal(cr_variant(false, true, 16, false), "gemv");
-    assert_string_equal(cr_variant(false, false, 128, true), "gemv"); /* no fp64 (llvmpipe) */
+    assert_string_equal(cr_variant(false, false, 128, true), "f32"); /* a GPU without fp64 */
 }
 
 /* The tune candidates come from the rows (cp_tunables), in tune's order, and every one parses

@@ -14,7 +14,8 @@
 #define CR_CL_DIGITS 20
 #define CR_CL_GEMM_LX 8
 #define CR_CL_GEMM_LY 8
-#define CR_CL_GEMM_TILE 64 /* CR_TM = CR_TN */
+#define CR_CL_GEMM_R 4 /* cr.cl's CR_RM = CR_RN: rows and outputs per work-item (-DCR_RM) */
+#define CR_CL_GEMM_TILE (CR_CL_GEMM_LX * CR_CL_GEMM_R) /* CR_TM = CR_TN */
 
 /* The kernel variants. */
 enum cr_path {

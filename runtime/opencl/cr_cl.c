@@ -311,6 +311,8 @@ static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, 
     char team[48] = "";
     if (c->path == CR_TEAM)
         snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
+    else if (c->path == CR_GEMM || c->path == CR_TILES) /* the tiles' size, the host's too */
+        snprintf(team, sizeof team, " -DCR_RM=%d", CR_CL_GEMM_R);
     snprintf(opts, len,
              "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
@@ -470,7 +472,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         return CP_OK;
     }
     /* Where a kernel takes fewer work-items than the default work-group, the largest power of
-     * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8, must
+     * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8 work-items, must
      * fit as it is. */
     for (;;) {
         size_t short_of;

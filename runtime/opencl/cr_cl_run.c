@@ -350,8 +350,9 @@ static long cr_gemm_need(const void *priv, long in)
     const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
     long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 3 + tk * 80) : 0;
-    /* every output of its 8 × 8 through cr_dot where the certificate fails */
-    return sums + 64L * (in + 2 * CR_LOOPS_ROUND);
+    /* every output of its CR_CL_GEMM_R × CR_CL_GEMM_R through cr_dot where the certificate
+     * fails */
+    return sums + (long)CR_CL_GEMM_R * CR_CL_GEMM_R * (in + 2 * CR_LOOPS_ROUND);
 }
 
 /* f32-item: the float-float sums, then cr_dot where the certificate fails. */
