@@ -84,11 +84,11 @@ if [ "$mode" = normal ]; then
         fail "tune: the first line is not the header: $(head -n 1 "$out/tune.out")"
     # Its columns line up: every candidate's row is as long as the header, with the engine under
     # "engine" and the path under "path" (fixed widths from the longest device name and setting):
-    # cl:own's vec and cl:cr's cpu on PoCL.
+    # cl:own's vec and cl:cr's cpu1 on PoCL.
     awk 'NR == 1 { e = index($0, " engine ") + 1; p = index($0, " path ") + 1; n = length($0); next }
          / best: |^dry run|^stored for/ { next }
          { rows++; k = substr($0, e, 7) substr($0, p, 4)
-           if (length($0) != n || (k != "cl:own vec " && k != "cl:cr  cpu ")) bad++ }
+           if (length($0) != n || (k != "cl:own vec " && k != "cl:cr  cpu1")) bad++ }
          END { exit !(rows > 0 && bad == 0) }' "$out/tune.out" ||
         fail "tune: the columns do not line up with the header: $(cat "$out/tune.out")"
     grep -Eq '^dry run: nothing stored in .*/clparity/tune\.json$' "$out/tune.out" ||
