@@ -412,10 +412,11 @@ static bool cr_hook_names(const char *name)
 
 /* Whether the rules and fallbacks take dev as a CPU (own_cpu_device: PoCL). The token gpu in
  * test hook corrupt-cl-cr:<names> makes them take it as a GPU, so that the tests walk the
- * GPUs' list (stream, gemm, gemv, gemv-exact) on PoCL. */
+ * GPUs' list (stream, gemm, gemv, gemv-exact) on PoCL; the token as-cpu takes any device as a
+ * CPU (tools/ci/oclgrind.sh: the CPUs' variants on Oclgrind). */
 static bool cr_cpu_device(const cp_device *dev)
 {
-    return own_cpu_device(dev) && !cr_hook_names("gpu");
+    return (own_cpu_device(dev) || cr_hook_names("as-cpu")) && !cr_hook_names("gpu");
 }
 
 /* The settings a probe's engine takes (cr_probe_make): the variant and settings of the engine

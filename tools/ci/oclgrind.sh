@@ -154,7 +154,7 @@ case_ cr_splitk "CLPARITY_CR_TUNE=path=splitk,split=3,wg=16,ob=4,ftz=1" cl:cr no
 case_ cr_splitk_exact "CLPARITY_CR_TUNE=path=splitk,split=2,wg=16,ob=4,exact=1" cl:cr none 19 2 3 '\[cr splitk, .*-DCR_RB=[0-9]+\]$' "cr_split_part cr_split_finish"
 case_ cr_gemm "CLPARITY_CR_TUNE=path=gemm,tk=8" cl:cr none 37 2 33 '\[cr gemm, .*-DCR_TK=8 .*-DCR_F64' cr_gemm
 case_ cr_gemm_tiles "CLPARITY_CR_TUNE=path=gemm,tk=32" cl:cr none 67 2 65 '\[cr gemm, .*-DCR_TK=32 .*-DCR_F64' cr_gemm
-case_ cr_gemm_exact "CLPARITY_CR_TUNE=path=gemm,exact=1,ftz=1" cl:cr none 13 2 3 '\[cr gemm, .*-DCR_RB=[0-9]+ -DCR_NO_DENORM\]$' cr_gemm
+case_ cr_gemm_exact "CLPARITY_CR_TUNE=path=gemm,exact=1,ftz=1" cl:cr none 13 2 3 '\[cr gemm, .*-DCR_RB=[0-9]+ -DCR_NO_DENORM -DCR_RM=[0-9]+\]$' cr_gemm
 case_ cr_cpu "CLPARITY_CR_TUNE=path=cpu,vw=4,rb=2" cl:cr none 13 2 3 '\[cr cpu, .*-DCR_VW=4 -DCR_RB=2 -DCR_F64\]$' cr_cpu
 case_ cr_cpu_ftz "OCLGRIND_UNINITIALIZED=0 CLPARITY_CR_TUNE=path=cpu,vw=8,ftz=1" cl:cr none @digits.safetensors 0 5 '\[cr cpu, .*-DCR_VW=8 .*-DCR_F64 -DCR_NO_DENORM\]$' cr_cpu
 # cr_stream: the whole model in one launch (one group joins, as for cp_stream above), then two
@@ -176,6 +176,11 @@ case_ cr_team "CLPARITY_CR_TUNE=path=team,split=16" cl:cr none 67 3 2 '\[cr team
 case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr none 13 3 3 '\[cr team, .*-DCR_NO_DENORM -DCR_TEAM' cr_team
 # cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above).
 case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
+# The float32-only method (clkernels/cr_f32.cl, method=f32): f32 (gemv's layout, which
+# Oclgrind takes as a GPU does) and f32-item (the CPUs' variant: test hook token as-cpu), 37 wide
+# (a work-group's k with a tail), 2 layers, 5 rows.
+case_ cr_f32 "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 5 '\[cr f32, ' cr_f32_gemv
+case_ cr_f32_item "CLPARITY_CR_TUNE=method=f32 CLPARITY_TEST_HOOK=corrupt-cl-cr:as-cpu" cl:cr none 37 2 5 '\[cr f32-item, ' cr_f32_item
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears
 case_ clblast_gemv "" cl:clblast none 13 2 1 '^-cl-std=CL1\.2$' "cp_epilogue Xgemv"
