@@ -473,8 +473,8 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         return CP_OK;
     }
     /* Where a kernel takes fewer work-items than the default work-group, the largest power of
-     * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8 work-items, must
-     * fit as it is. */
+     * two it takes (16 at least); a work-group set in CLPARITY_CR_TUNE, or gemm's 8 × 8 work-items,
+     * must fit as it is. */
     for (;;) {
         size_t short_of;
         const char *kname = "";
