@@ -8,8 +8,8 @@
  * C, and its functions carry the names of cr.c's and take the same steps, so that one can be
  * read against the other: cr_carry, cr_acc_add_scaled, cr_split, cr_acc_classify,
  * cr_acc_add_product, cr_acc_add, cr_msb, cr_acc_round, cr_dot, cr_epilogue (with cp_relu) and
- * cr_certify. Where they differ it is said there. The accumulator reads the operands' bits
- * (as_uint), never through float arithmetic.
+ * cr_certify (hostblas/cr_fast.c). Where they differ it is said there. The accumulator reads
+ * the operands' bits (as_uint), never through float arithmetic.
  *
  * THE SUMS, ANY SPLIT. In the double path (CR_F64) each work-item sums its slice of k (k = its
  * index, then every CR_WG-th; in cr_split_part a range of k per work-group) with fma(x, w, acc)
