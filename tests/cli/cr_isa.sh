@@ -19,15 +19,8 @@ clp=$1 out=$2 py=$3 check=$4
 planted=0
 [ "${5:-}" = --planted ] && planted=1
 mkdir -p "$out"
-flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
-cpu_has() { # FLAG...: whether /proc/cpuinfo lists every FLAG
-    [ "$(uname -m)" = x86_64 ] || return 1
-    for f; do [[ " ${flags#*:} " == *" $f "* ]] || return 1; done
-}
-levels=()
-cpu_has avx512f && levels+=(avx512)
-cpu_has avx2 fma && levels+=(avx2)
-levels+=(baseline)
+# shellcheck source=tests/cli/isa_levels.sh
+source "$(dirname "$0")/isa_levels.sh"
 echo "this CPU's levels (from /proc/cpuinfo): ${levels[*]}"
 hook=()
 [ $planted = 1 ] && hook=(CLPARITY_TEST_HOOK=corrupt-cr)

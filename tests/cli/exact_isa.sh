@@ -10,15 +10,8 @@
 set -u -o pipefail
 clp=$1 out=$2 fixtures=$3
 mkdir -p "$out"
-flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
-cpu_has() { # FLAG...: whether /proc/cpuinfo lists every FLAG
-    [ "$(uname -m)" = x86_64 ] || return 1
-    for f; do [[ " ${flags#*:} " == *" $f "* ]] || return 1; done
-}
-levels=()
-cpu_has avx512f && levels+=(avx512)
-cpu_has avx2 fma && levels+=(avx2)
-levels+=(baseline)
+# shellcheck source=tests/cli/isa_levels.sh
+source "$(dirname "$0")/isa_levels.sh"
 list=$(IFS=,; echo "${levels[*]}" | sed 's/,/, /g')
 echo "this CPU's levels (from /proc/cpuinfo): $list"
 
