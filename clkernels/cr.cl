@@ -374,6 +374,60 @@ bool cr_output(double s, double xx, __global const ulong *wnorm, int o, __global
     return cr_certify(s + b, scale * (sqrt(xx) * as_double(wnorm[o]) + fabs(b)), v);
 }
 
+/* The second certificate, for an output whose first failed, before the exact accumulator: on a
+ * GPU the first fails for about 6e-5 of the outputs at d = 128 and 4e-3 at d = 4096 (random
+ * operands; its bound grows with n · |x| · |W_o|), and one output summed by cr_dot holds a
+ * work-item for tens of µs (docs/PERFORMANCE.md). Ogita, Rump and Oishi's Sum2 (Accurate sum and
+ * dot product, SIAM J. Sci. Comput. 26(6), 2005, Algorithm 4.4, Proposition 4.5) over the N =
+ * n + 1 terms, the bias, then p_k = x[k]·w[k] for k ascending (each exact in double: cr.c, 1):
+ * TwoSum keeps each addition's error q exactly and the errors are summed in double, res = s +
+ * sum q. Then |res - S| <= u·|S| + gamma_(N-1)^2 · sum|p| (u = 2^-53), so with A the computed
+ * sum of |p| (sum|p| <= A / (1 - gamma_N)) and N·u <= 2^-26 (N <= 2^26 + 1, the host's limit):
+ * |res - S| <= (u·|res| + gamma_(N-1)^2 · A / (1 - gamma_N)) / (1 - u)
+ *          <= 1.000001 · (u·|res| + (N·u)^2 · A) < 2^-52·|res| + 2·(N·u)^2·A,
+ * the last even as computed (its few roundings are each a factor 1 + u). Every term, partial sum
+ * and error is an integer multiple of 2^-298 (a product of two floats' units) below 2^283: no
+ * underflow or overflow, so each TwoSum is exact. NaN or infinity makes res NaN: it fails, and
+ * the caller's exact sum decides. cr_certify then rounds res once, or declines. Its callers are
+ * whole work-groups (cr_gemm_tile's, cr_block_finish's): the same res, err and answer in every
+ * work-item. */
+bool cr_dot2(cr_x_rd x, __global const uint *w, int n, __global const uint *b, uint *v,
+             __local double *ls, int tid, int G)
+{
+    /* The group's G work-items (a power of two; ls: 3 · G doubles): t sums k = t, t + G, ... by TwoSum (the bias by
+     * work-item 0), then the partial sums meet in a binary tree, again by TwoSum, their errors
+     * and the sums of |p| added. Every TwoSum is exact, so S = s + (the sum of every error q)
+     * whatever the tree, and the proof above holds as it is for any tree: each computed partial
+     * sum is bounded by (1 + gamma) times its terms' sum of |p|, so sum|q| <= gamma_(N-1) ·
+     * sum|p|, and the errors' double sum (any tree) is within gamma_(N-2) · sum|q| of theirs. */
+    double s = (tid == 0 && b) ? cr_f2d(*b) : 0.0, e = 0.0, a = fabs(s);
+    for (int k = tid; k < n; k += G) {
+        double p = cr_f2d(x[k]) * cr_f2d(w[k]);
+        double t = s + p, bp = t - s;
+        e = e + ((s - (t - bp)) + (p - bp));
+        s = t;
+        a = a + fabs(p);
+    }
+    ls[tid] = s;
+    ls[G + tid] = e;
+    ls[2 * G + tid] = a;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = G / 2; h > 0; h >>= 1) {
+        if (tid < h) {
+            double s1 = ls[tid], s2 = ls[tid + h];
+            double t = s1 + s2, bp = t - s1;
+            ls[tid] = t;
+            ls[G + tid] = (ls[G + tid] + ls[G + tid + h]) + ((s1 - (t - bp)) + (s2 - bp));
+            ls[2 * G + tid] = ls[2 * G + tid] + ls[2 * G + tid + h];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    double res = ls[0] + ls[G], nu = (double)(n + 1) * 0x1p-53, err = 0x1p-52 * fabs(res) +
+                                                                   2.0 * (nu * nu) * ls[2 * G];
+    barrier(CLK_LOCAL_MEM_FENCE); /* ls is read by all before it is written again */
+    return cr_certify(res, err, v);
+}
+
 /* Rows 0 .. R - 1 of ls (each CR_WG doubles, one per work-item) summed in a binary tree; row r's
  * sum is left in ls[r * CR_WG]. */
 void cr_group_sums(__local double *ls, int R)
@@ -510,6 +564,9 @@ void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bi
         int o = o0 + lid;
         uint v;
         fail[lid] = !cr_output(s, xx, wnorm, o, bias, as_double(scale), &v);
+#ifdef CR_CERT2_ONLY /* test hook corrupt-cl-cr:second: every output to the second certificate */
+        fail[lid] = 1;
+#endif
         if (!fail[lid])
             yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
     }
@@ -527,8 +584,12 @@ void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bi
             continue;
 #endif
         int o = o0 + j;
-        uint v = cr_group_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0, ld, lf,
-                              res);
+        __global const uint *wo = w + (size_t)o * (size_t)in, *bo = bias ? bias + o : 0;
+        uint v;
+#ifdef CR_F64 /* the second certificate first, in ld's room (CR_WG · CR_DIGITS longs) */
+        if (!cr_dot2(xr, wo, in, bo, &v, (__local double *)ld, lid, CR_WG))
+#endif
+            v = cr_group_dot(xr, wo, in, bo, ld, lf, res);
         if (lid == 0)
             yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
     }
@@ -712,7 +773,7 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
 void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
                   int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
                   int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
-                  __local CR_REAL *xq)
+                  __local CR_REAL *xq, __local CR_REAL *ls2, __local int *slot)
 {
 #ifdef CR_F64
     const int tid = ty * CR_LX + tx;
@@ -761,32 +822,85 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
     (void)ws;
     (void)xq;
 #endif
+    /* The certified outputs are stored here; the others (every one without CR_F64, or with the
+     * test hook's CR_CERT2_ONLY) are marked in fails, bit i · CR_RN + j, and summed below one at
+     * a time, by the second certificate (cr_dot2), else exactly (cr_dot): one call of each in
+     * a loop, not CR_RM · CR_RN inlined copies beside the accumulators. */
+    ulong fails = 0;
     for (int i = 0; i < CR_RM; ++i) {
         int m = m0 + ty + i * CR_LY;
         if (m >= batch)
             break;
-        cr_x_rd xr = x + (size_t)m * (size_t)in;
         for (int j = 0; j < CR_RN; ++j) {
             int o = n0 + tx + j * CR_LX;
             if (o >= out)
                 break;
+#if defined(CR_F64) && !defined(CR_CERT2_ONLY)
             uint v;
-#ifdef CR_F64
-            if (!cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm, o, bias, as_double(scale), &v))
+            cr_x_rd xr = x + (size_t)m * (size_t)in;
+            if (cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm, o, bias, as_double(scale), &v))
+                y[(size_t)m * (size_t)out + (size_t)o] =
+                    CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+            else
 #endif
-                v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
-            y[(size_t)m * (size_t)out + (size_t)o] =
-                CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+                fails |= (ulong)1 << (i * CR_RN + j);
         }
     }
+#ifdef CR_F64
+    /* The failed outputs by the whole group, in rounds: each work-item shows its lowest in
+     * slot[tid] (bit index, or -1), and the group sums each shown one with cr_dot2 (the same
+     * slot values in every work-item, so every barrier is reached by all), work-item 0 storing
+     * it, from cr_dot where the second certificate fails too; until a round shows none. */
+    const int me = ty * CR_LX + tx;
+    for (;;) {
+        slot[me] = fails ? 63 - (int)clz(fails & (~fails + 1)) : -1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        bool any = false;
+        for (int i = 0; i < CR_LX * CR_LY; ++i) {
+            const int b = slot[i];
+            if (b < 0)
+                continue;
+            any = true;
+            const int m = m0 + i / CR_LX + (b / CR_RN) * CR_LY;
+            const int o = n0 + i % CR_LX + (b % CR_RN) * CR_LX;
+            cr_x_rd xr = x + (size_t)m * (size_t)in;
+            __global const uint *wo = w + (size_t)o * (size_t)in, *bo = bias ? bias + o : 0;
+            uint v;
+            bool ok = cr_dot2(xr, wo, in, bo, &v, ls2, me, CR_LX * CR_LY);
+            if (me == 0) {
+                if (!ok)
+                    v = cr_dot(xr, wo, in, bo);
+                y[(size_t)m * (size_t)out + (size_t)o] =
+                    CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+            }
+        }
+        fails &= fails - 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!any)
+            break;
+    }
+#else
+    (void)ls2;
+    (void)slot;
+    for (; fails; fails &= fails - 1) {
+        const int b = 63 - (int)clz(fails & (~fails + 1)); /* the lowest bit set */
+        const int m = m0 + ty + (b / CR_RN) * CR_LY, o = n0 + tx + (b % CR_RN) * CR_LX;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
+        uint v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
+        y[(size_t)m * (size_t)out + (size_t)o] =
+            CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+    }
+#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
 {
+    __local CR_REAL ls2[3 * CR_LX * CR_LY];
+    __local int slot[CR_LX * CR_LY];
     cr_gemm_tile(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
                  scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
-                 (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq);
+                 (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq, ls2, slot);
 }
 
 /* (d) CPUs (PoCL): a work-item per block of CR_RB rows × CR_VW outputs, in work-groups of one
@@ -937,6 +1051,8 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
          __local CR_REAL *ws, __local CR_REAL *xq)
 {
     __local int shared[4];
+    __local CR_REAL ls2[3 * CR_LX * CR_LY];
+    __local int slot[CR_LX * CR_LY];
     const int me = cp_join(ctl, (int)get_num_groups(0), shared);
     const int G = min(shared[1], max_units);
     if (me < 0 || me >= G)
@@ -952,7 +1068,7 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         for (int u = me; u < across * rows; u += G)
             cr_gemm_tile(x, y, p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5],
                          d[6], batch, (u / across) * CR_TM, (u % across) * CR_TN, lid % CR_LX,
-                         lid / CR_LX, xs, ws, xq);
+                         lid / CR_LX, xs, ws, xq, ls2, slot);
         if (l + 1 < n_layers)
             ok = cp_grid_barrier(ctl, l, G, shared);
     }

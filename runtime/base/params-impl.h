@@ -70,13 +70,14 @@ struct cr_tune {
     int exact; /* 1: every output through the exact accumulator (no double compiled) */
     int ftz;   /* 1: as if the device flushed float denormals (cr.cl's CR_NO_DENORM) */
     int sg;    /* stream: work-groups launched per compute unit */
+    int rm;    /* gemm, tiles: rows and outputs per work-item (cr.cl's CR_RM) */
 
     /* 1 (method=f32): the float32-only certified method forced (cr_f32.cl's variants) */
     int method;
 };
 
 /* CLPARITY_CR_TUNE's parameters (params.c), over a struct cr_tune. */
-#define CR_N_PARAMS 11
+#define CR_N_PARAMS 12
 extern const struct cp_param cr_params[CR_N_PARAMS];
 
 #endif

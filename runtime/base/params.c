@@ -140,13 +140,14 @@ const struct cp_param cr_params[] = {
     {"wg", offsetof(struct cr_tune, wg), 4, {16, 32, 64, 128}, NULL},
     {"ob", offsetof(struct cr_tune, ob), 4, {1, 2, 4, 8}, NULL},
     {"split", offsetof(struct cr_tune, split), 7, {1, 2, 3, 4, 5, 8, 16}, NULL},
-    {"tk", offsetof(struct cr_tune, tk), 3, {8, 16, 32}, NULL},
+    {"tk", offsetof(struct cr_tune, tk), 5, {8, 16, 32, 64, 128}, NULL},
     {"vw", offsetof(struct cr_tune, vw), 3, {4, 8, 16}, NULL},
     {"rb", offsetof(struct cr_tune, rb), 4, {1, 2, 4, 8}, NULL},
     {"exact", offsetof(struct cr_tune, exact), 2, {0, 1}, NULL},
     {"ftz", offsetof(struct cr_tune, ftz), 2, {0, 1}, NULL},
     {"sg", offsetof(struct cr_tune, sg), 5, {1, 2, 4, 8, 16}, NULL},
     {"method", offsetof(struct cr_tune, method), 2, {0}, cr_method_words},
+    {"rm", offsetof(struct cr_tune, rm), 4, {1, 2, 4, 8}, NULL},
 };
 
 int cp_cr_tune_check(const char *spec)

@@ -14,8 +14,9 @@
 #define CR_CL_DIGITS 20
 #define CR_CL_GEMM_LX 8
 #define CR_CL_GEMM_LY 8
-#define CR_CL_GEMM_R 4 /* cr.cl's CR_RM = CR_RN: rows and outputs per work-item (-DCR_RM) */
-#define CR_CL_GEMM_TILE (CR_CL_GEMM_LX * CR_CL_GEMM_R) /* CR_TM = CR_TN */
+/* cr.cl's CR_TM = CR_TN: a tile's rows and outputs, CR_RM = CR_RN (the tune's rm, -DCR_RM) per
+ * work-item */
+#define CR_CL_GEMM_TILE(c) (CR_CL_GEMM_LX * (c)->tune.rm)
 
 /* The kernel variants. */
 enum cr_path {

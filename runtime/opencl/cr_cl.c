@@ -108,8 +108,15 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
                        int *src)
 {
     const size_t n = sizeof cr_params / sizeof *cr_params;
-    *t = (struct cr_tune){
-        .path = 0, .wg = -1, .ob = -1, .split = 4, .tk = 16, .vw = -1, .rb = -1, .sg = -1};
+    *t = (struct cr_tune){.path = 0,
+                          .wg = -1,
+                          .ob = -1,
+                          .split = 4,
+                          .tk = 16,
+                          .vw = -1,
+                          .rb = -1,
+                          .sg = -1,
+                          .rm = -1};
     *src = 0;
     char spec[256];
     struct cr_tune stored = *t;
@@ -171,6 +178,11 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
         t->ob = stream ? shapes[i].ob : 4;
     if (t->sg < 0)
         t->sg = shapes[i].sg;
+    /* gemm's and tiles' rows and outputs per work-item: 2 below 1024 wide (more tiles for the
+     * compute units), else 4 (H200, docs/PERFORMANCE.md: d=128 B=2048 3.35 ms with 2 against
+     * 4.61 with 4; d=4096 B=4096 200 ms with 4 against 207 with 8) */
+    if (t->rm < 0)
+        t->rm = width < 1024 ? 2 : 4;
 }
 
 static size_t cr_group_local_bytes(const struct cr_cl *c)
@@ -304,6 +316,24 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
     return CP_OK;
 }
 
+/* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
+ * their probes' included, so that the probe must reject them. */
+static bool cr_hook_names(const char *name)
+{
+    const char *h = getenv("CLPARITY_TEST_HOOK");
+    const char *pre = "corrupt-cl-cr:";
+    if (!h || strncmp(h, pre, strlen(pre)) != 0)
+        return false;
+    size_t n = strlen(name);
+    for (const char *p = h + strlen(pre); *p;) {
+        size_t len = strcspn(p, "+");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == '+');
+    }
+    return false;
+}
+
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
@@ -312,12 +342,13 @@ static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, 
     if (c->path == CR_TEAM)
         snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
     else if (c->path == CR_GEMM || c->path == CR_TILES) /* the tiles' size, the host's too */
-        snprintf(team, sizeof team, " -DCR_RM=%d", CR_CL_GEMM_R);
+        snprintf(team, sizeof team, " -DCR_RM=%d", c->tune.rm);
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
-             grid ? " -DCR_STREAM" : "", grid ? own_spin_bound_options(dev) : "", team);
+             grid ? " -DCR_STREAM" : "", grid ? own_spin_bound_options(dev) : "", team,
+             cr_hook_names("second") ? " -DCR_CERT2_ONLY" : "");
 }
 
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
@@ -392,24 +423,6 @@ static void cr_choice_name(struct cr_choice ch, char *buf, size_t len)
              ch.f64 || cr_path_f32(ch.path) ? "" : "-exact");
 }
 
-/* Test hook corrupt-cl-cr:<name>[+<name>...]: those variants flip the bit in every build,
- * their probes' included, so that the probe must reject them. */
-static bool cr_hook_names(const char *name)
-{
-    const char *h = getenv("CLPARITY_TEST_HOOK");
-    const char *pre = "corrupt-cl-cr:";
-    if (!h || strncmp(h, pre, strlen(pre)) != 0)
-        return false;
-    size_t n = strlen(name);
-    for (const char *p = h + strlen(pre); *p;) {
-        size_t len = strcspn(p, "+");
-        if (len == n && strncmp(p, name, n) == 0)
-            return true;
-        p += len + (p[len] == '+');
-    }
-    return false;
-}
-
 /* Whether the rules and fallbacks take dev as a CPU (own_cpu_device: PoCL). The token gpu in
  * test hook corrupt-cl-cr:<names> makes them take it as a GPU, so that the tests walk the
  * GPUs' list (stream, gemm, gemv, gemv-exact) on PoCL; the token as-cpu takes any device as a
@@ -446,9 +459,10 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
     c->ftz = !(dev->fp32 & CL_FP_DENORM) || c->tune.ftz;
     char name[CP_PATH_NAME];
     cr_choice_name(ch, name, sizeof name);
-    /* corrupt-cl-cr plants after the probe (the comparisons must see it); corrupt-cl-cr:<name>
-     * in the probe's build too */
-    c->planted = cr_hook_names(name) || (!f && cp_test_hook("corrupt-cl-cr"));
+    /* corrupt-cl-cr (or the token plant in corrupt-cl-cr:<names>) plants after the probe (the
+     * comparisons must see it); corrupt-cl-cr:<name> in the probe's build too */
+    c->planted =
+        cr_hook_names(name) || (!f && (cp_test_hook("corrupt-cl-cr") || cr_hook_names("plant")));
     bool wg_set = env->wg_set;
     const struct cl_path_ops *ops = &cr_paths[c->path];
     if (ops->enqueue_model && !env->one_buffer)
@@ -466,6 +480,20 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         st = cr_team_wg(c, m->max_width, env->max_wg, env->local_mem);
     else
         st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem);
+    if (st == CP_OK && (c->path == CR_GEMM || c->path == CR_TILES) && c->f64) {
+        /* cr.cl's xs, ws (tk × (CR_TM + 1) doubles each), xq, and the group's Sum2 scratch and
+         * slots (3 doubles and an int per work-item) */
+        size_t tile = (size_t)CR_CL_GEMM_LX * (size_t)c->tune.rm,
+               wi = CR_CL_GEMM_LX * CR_CL_GEMM_LY;
+        size_t need = (2 * (size_t)c->tune.tk * (tile + 1) + tile + 3 * wi) * sizeof(cl_double) +
+                      wi * sizeof(cl_int) + 64;
+        if (need > env->local_mem)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "cl:cr: path %s with tk=%d rm=%d needs %zu bytes of local memory; "
+                              "this device has %llu: set a smaller tk or rm in CLPARITY_CR_TUNE",
+                              ops->name, c->tune.tk, c->tune.rm, need,
+                              (unsigned long long)env->local_mem);
+    }
     if (st != CP_OK || (st = cr_check_memory(e, c, dev)) != CP_OK)
         return st;
     if (!build) {

@@ -129,9 +129,9 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
  * long each without f64, where they are unused. */
 static void cr_tile_locals(const struct cr_cl *c, size_t *tile, size_t *xq)
 {
-    *tile =
-        c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE + 1) * sizeof(cl_double) : sizeof(cl_long);
-    *xq = c->f64 ? (size_t)CR_CL_GEMM_TILE * sizeof(cl_double) : sizeof(cl_long);
+    *tile = c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE(c) + 1) * sizeof(cl_double)
+                   : sizeof(cl_long);
+    *xq = c->f64 ? (size_t)CR_CL_GEMM_TILE(c) * sizeof(cl_double) : sizeof(cl_long);
 }
 
 static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
@@ -149,8 +149,8 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     if (st != CP_OK)
         return st;
     size_t global[2] = {
-        own_round_up((size_t)L->out, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LX,
-        own_round_up((size_t)batch, CR_CL_GEMM_TILE) / CR_CL_GEMM_TILE * CR_CL_GEMM_LY};
+        own_round_up((size_t)L->out, CR_CL_GEMM_TILE(c)) / CR_CL_GEMM_TILE(c) * CR_CL_GEMM_LX,
+        own_round_up((size_t)batch, CR_CL_GEMM_TILE(c)) / CR_CL_GEMM_TILE(c) * CR_CL_GEMM_LY};
     size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
     return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local,
                       &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
@@ -194,9 +194,10 @@ static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem 
     struct cr_cl *c = cr_state(s);
     const cp_model *m = e->model;
     cl_int n_layers = m->n_layers, nb = batch, max_units = 0;
-    long long rows = ((long long)batch + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE;
+    long long rows = ((long long)batch + CR_CL_GEMM_TILE(c) - 1) / CR_CL_GEMM_TILE(c);
     for (int l = 0; l < m->n_layers; ++l) {
-        long long u = ((long long)m->layers[l].out + CR_CL_GEMM_TILE - 1) / CR_CL_GEMM_TILE * rows;
+        long long u =
+            ((long long)m->layers[l].out + CR_CL_GEMM_TILE(c) - 1) / CR_CL_GEMM_TILE(c) * rows;
         if (u > max_units)
             max_units = u > INT32_MAX ? INT32_MAX : (cl_int)u;
     }
@@ -349,10 +350,10 @@ static long cr_gemm_need(const void *priv, long in)
 {
     const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE * tk / per + 3 + tk * 80) : 0;
-    /* every output of its CR_CL_GEMM_R × CR_CL_GEMM_R through cr_dot where the certificate
+    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE(c) * tk / per + 3 + tk * 80) : 0;
+    /* every output of its rm × rm through cr_dot where the certificate
      * fails */
-    return sums + (long)CR_CL_GEMM_R * CR_CL_GEMM_R * (in + 2 * CR_LOOPS_ROUND);
+    return sums + (long)c->tune.rm * c->tune.rm * (in + 2 * CR_LOOPS_ROUND);
 }
 
 /* f32-item: the float-float sums, then cr_dot where the certificate fails. */

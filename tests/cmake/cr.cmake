@@ -158,6 +158,25 @@ foreach(v gemm team tiles)
                        ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=${v}"
                        LABELS "cr;opencl;oclgrind" TIMEOUT 900)
 endforeach()
+# The second certificate (cr.cl's cr_dot2: the work-group's Sum2, issue 34) alone: test hook
+# corrupt-cl-cr:second sends every output of gemm (rm=1, 2 and 8), tiles, gemv, splitk and
+# stream to it, against tests/check_cr.py's exact reference (--quick: 103 cases, odd widths,
+# ties, subnormals, overflow, NaN, infinity, the bound's cases), on PoCL, with and without float
+# denormals (ftz=1); the planted twin (token plant: the bit flipped after the probe) must see it.
+foreach(t gemm,rm=1 gemm,rm=2,ftz=1 gemm,rm=8,tk=8 tiles,rm=2 gemv,wg=16 splitk,split=3 stream,wg=32,ftz=1)
+  string(REGEX REPLACE "[,=]" "_" n "${t}")
+  add_test(NAME cr/second_pocl_${n}
+           COMMAND ${CHECK_CR} ${OUT}/cr_second_pocl_${n} --engines cl:cr -d 0 --quick)
+  set_tests_properties(cr/second_pocl_${n} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${t};CLPARITY_TEST_HOOK=corrupt-cl-cr:second"
+                       LABELS "cr;opencl")
+endforeach()
+add_test(NAME cr/second_pocl_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_second_pocl_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
+set_tests_properties(cr/second_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=gemm,rm=1;CLPARITY_TEST_HOOK=corrupt-cl-cr:second+plant"
+                     LABELS "cr;opencl;kernels")
 # The same kernels at widths past check_cr.py's (31): cr_block_sums' loads 8 k at a time
 # (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's and tiles' tiles and
 # team's passes repeat; compare --expect cr against host:cr at d=301 (B=3), d=1025 (B=1) and
