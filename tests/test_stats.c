@@ -214,8 +214,8 @@ static void test_speed_words(void **state)
     speed_text(&sa, &sb, buf, sizeof buf);
     assert_non_null(strstr(buf, "\n    1.63 ± 0.06 times faster than O\n"));
     speed_text(&sa, &sc, buf, sizeof buf);
-    assert_non_null(
-        strstr(buf, "\n    within noise of O: no verdict (the spread is larger than the difference)\n"));
+    assert_non_null(strstr(
+        buf, "\n    within noise of O: no verdict (the spread is larger than the difference)\n"));
     assert_null(strstr(buf, "times faster"));
     cp_stats a1 = cp_stats_of(a, 1), b1 = cp_stats_of(b, 1), a9 = cp_stats_of(a, 9),
              b9 = cp_stats_of(b, 9);

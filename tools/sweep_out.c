@@ -214,7 +214,8 @@ static void summary_text(const struct sweep *s, size_t a, size_t b, size_t commo
         return;
     }
     if (first < 0) {
-        snprintf(buf, len, "no verdict (equal or within noise at every one of the %zu common point%s)",
+        snprintf(buf, len,
+                 "no verdict (equal or within noise at every one of the %zu common point%s)",
                  common, common == 1 ? "" : "s");
         return;
     }
@@ -349,8 +350,7 @@ int sweep_test_times(struct sweep *s)
         if (!r || !cp_stats_from_json(t, "wall", &r->wall) || !cJSON_IsArray(rm) ||
             cJSON_GetArraySize(rm) > CP_ROUNDS_MAX) {
             cJSON_Delete(root);
-            return cli_fail("sweep", CP_FAIL_USAGE, "%s: a result that matches no row",
-                            hook + 12);
+            return cli_fail("sweep", CP_FAIL_USAGE, "%s: a result that matches no row", hook + 12);
         }
         r->nround = 0;
         const cJSON *m;

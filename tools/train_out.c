@@ -105,9 +105,9 @@ void train_print_tables(FILE *f, const struct train *T)
             cp_fmt_ms(r->step_s / (double)(T->R.steps - 1), mean, sizeof mean);
         char first[32];
         cp_fmt_ms(r->first_s, first, sizeof first);
-        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9s %9s\n", lb,
-                r->engine, r->loss, (unsigned long long)r->hash,
-                (unsigned long long)r->max_ulp_base, fd, r->roundtrip ? "ok" : "FAILED",
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9s %9s\n", lb, r->engine,
+                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
+                r->roundtrip ? "ok" : "FAILED",
                 r->forward_base < 0 ? "-"
                 : r->forward_base   ? "yes"
                                     : "NO",
