@@ -25,3 +25,14 @@ void cp_fmt_ms(double sec, char *buf, size_t len)
     }
     snprintf(buf, len, "%.*f", digits, ms);
 }
+
+void cp_fmt_secs(double sec, char *buf, size_t len)
+{
+    if (sec >= 0.1) {
+        snprintf(buf, len, "%.3f s", sec);
+        return;
+    }
+    char ms[32];
+    cp_fmt_ms(sec, ms, sizeof ms);
+    snprintf(buf, len, "%s ms", ms);
+}

@@ -12,7 +12,8 @@ xover    the crossover summary on made-up times (test hook sweep-times:FILE, a d
 verdict  a speed verdict that cannot be trusted prints no ratio: --runs 1 says one run has no
          spread, --runs 3 fewer than 10 runs; neither prints "times faster".
 units    run's, compare's and sweep's tables print a 0.4 µs forward in ms with significant
-         digits, never 0.000, and the JSON keeps seconds.
+         digits, never 0.000, and the JSON keeps seconds; run's "builds:" line gives a cached
+         build's and its probe's milliseconds, never "0.000 s" (on PoCL).
 diff     docs/COMMANDS.md's diff section says what diff prints: the saved folders record the
          timing, and diff of two saved folders prints the timing table and the verdict."""
 import json
@@ -154,6 +155,17 @@ def units():
             if re.fullmatch(r"0\.0+~?", t) or "e-" in t:
                 bad.append(f"sweep: a time {t!r} that reads as zero or in e-notation: {line}")
     print(*rows, sep="\n")
+    # the build and probe times of an OpenCL engine (a cache hit: a millisecond or so)
+    run("run", "-d", "0", "--engines", "cl:own", "--d-model", "8", "--layers", "1", "--runs", "1")
+    out = run("run", "-d", "0", "--engines", "cl:own", "--d-model", "8", "--layers", "1", "--runs", "1")
+    builds = next((line for line in out.splitlines() if line.startswith("builds:")), "")
+    print(builds)
+    took = re.findall(r"(?:: |probes )(\d[\d.]*) (m?s)\b", builds)
+    if len(took) != 2 or not re.search(r" m?s \(cache hit\)", builds):
+        bad.append(f"run: no build time and probe time on the builds line: {builds!r}")
+    for v, unit in took:  # below 0.1 s in ms, with significant digits: never "0.000 s"
+        if float(v) == 0 or (unit == "s" and float(v) < 0.1):
+            bad.append(f"run: a build or probe time {v} {unit}: {builds!r}")
 
 
 def diff():

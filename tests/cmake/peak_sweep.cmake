@@ -106,6 +106,6 @@ foreach(scenario rounds xover verdict units diff)
   add_test(NAME cli/report_${scenario}
            COMMAND ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_wording.py ${CLP}
                    ${CMAKE_SOURCE_DIR} ${OUT}/report-${scenario} ${scenario})
-  set_tests_properties(cli/report_${scenario} PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
-                       LABELS "cli;report")
+  set_tests_properties(cli/report_${scenario} PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                       LABELS "cli;report;opencl")
 endforeach()

@@ -19,6 +19,10 @@ void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
  * "0.000" for zero. The unit stays ms, so the tables' "ms" headers stay true. */
 void cp_fmt_ms(double sec, char *buf, size_t len);
 
+/* A duration for a line of text: "1.234 s" from 0.1 s up, below it cp_fmt_ms's digits in ms
+ * ("0.312 ms", "0.00420 ms"), never "0.000 s". */
+void cp_fmt_secs(double sec, char *buf, size_t len);
+
 CP_API_END
 
 #endif
