@@ -12,7 +12,9 @@ and the verdict lines in the printed report (TEXT).
   smallest median, each ratio is median / fastest median, ratio_sd follows the robust
   propagation, within_noise follows its rule (fewer than 10 runs on either side, overlapping
   intervals, or ratio - 1 <= ratio_sd), and TEXT holds "  <fastest> ran" and one line
-  "    <ratio> ± <sd> times faster than <name>" per other result, "(within noise)" where so.
+  "    <ratio> ± <sd> times faster than <name>" per other result, or where within noise no number:
+  "    within noise of <name>: no verdict (<why>)", the why as the rule decided (one run has no
+  spread; fewer than 10 runs; the spread larger than the difference; the intervals overlap).
 """
 import json
 import math
@@ -85,7 +87,16 @@ def main():
                   or ratio - 1 <= sd)
         if not close(o["ratio"], ratio) or not close(o["ratio_sd"], sd, 1e-6) or o["within_noise"] != within:
             fail(f"verdict on {o['name']}: {o} against ratio {ratio}, sd {sd}, within noise {within}")
-        line = f"\n    {ratio:.2f} ± {sd:.2f} times faster than {o['name']}" + (" (within noise)" if within else "") + "\n"
+        if not within:
+            line = f"\n    {ratio:.2f} ± {sd:.2f} times faster than {o['name']}\n"
+        elif fast["runs"] < 2 or t["runs"] < 2:
+            line = f"\n    within noise of {o['name']}: no verdict (one run has no spread: run --runs 10 or more)\n"
+        elif fast["runs"] < 10 or t["runs"] < 10:
+            line = f"\n    within noise of {o['name']}: no verdict (fewer than 10 runs on a side)\n"
+        elif ratio - 1 <= sd:
+            line = f"\n    within noise of {o['name']}: no verdict (the spread is larger than the difference)\n"
+        else:
+            line = f"\n    within noise of {o['name']}: no verdict (the medians' intervals overlap)\n"
         if line not in text:
             fail(f"the report lacks the line {line.strip()!r}")
     print(f"ok: {len(timed)} timed results, {speed['fastest_name']} fastest, "

@@ -187,6 +187,46 @@ static void test_speed(void **state)
     assert_int_equal(cp_speed_fastest(v, 4), 2);
 }
 
+/* The verdict's words (cp_speed_print): a ratio outside the noise as "R ± s times faster";
+ * within it no number, and why: one run, fewer than 10 runs, a spread larger than the
+ * difference. */
+static void speed_text(const cp_stats *f, const cp_stats *o, char *buf, size_t len)
+{
+    const cp_stats *v[] = {f, o};
+    const char *names[] = {"F", "O"};
+    FILE *m = fmemopen(buf, len, "w");
+    assert_non_null(m);
+    cp_speed_print(m, v, names, 2);
+    fclose(m);
+}
+
+static void test_speed_words(void **state)
+{
+    (void)state;
+    double a[11], b[11], c[11];
+    for (int i = 0; i < 11; ++i) {
+        a[i] = 1.00 + 0.01 * (i - 5);
+        b[i] = 1.63 + 0.01 * (i - 5);
+        c[i] = 1.05 + 0.08 * (i - 5); /* 0.65 .. 1.45: a spread far over the 5 % apart */
+    }
+    cp_stats sa = cp_stats_of(a, 11), sb = cp_stats_of(b, 11), sc = cp_stats_of(c, 11);
+    char buf[2048];
+    speed_text(&sa, &sb, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\n    1.63 ± 0.06 times faster than O\n"));
+    speed_text(&sa, &sc, buf, sizeof buf);
+    assert_non_null(strstr(
+        buf, "\n    within noise of O: no verdict (the spread is larger than the difference)\n"));
+    assert_null(strstr(buf, "times faster"));
+    cp_stats a1 = cp_stats_of(a, 1), b1 = cp_stats_of(b, 1), a9 = cp_stats_of(a, 9),
+             b9 = cp_stats_of(b, 9);
+    speed_text(&a1, &b1, buf, sizeof buf);
+    assert_non_null(strstr(buf, "within noise of O: no verdict (one run has no spread"));
+    assert_null(strstr(buf, "times faster"));
+    speed_text(&a9, &b9, buf, sizeof buf);
+    assert_non_null(strstr(buf, "within noise of O: no verdict (fewer than 10 runs on a side)"));
+    assert_null(strstr(buf, "times faster"));
+}
+
 /* The JSON keys, and reading them back (diff reads index.json's). */
 static void test_json(void **state)
 {
@@ -216,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_rounds_overlap),
         cmocka_unit_test(test_noise),
         cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_speed_words),
         cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

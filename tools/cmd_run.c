@@ -44,9 +44,12 @@ static void print_row(FILE *out, const cp_job_result *r)
         fprintf(out, "%-36.36s %-14s error: %s\n", label, r->eng->name, r->error);
         return;
     }
-    fprintf(out, "%-36.36s %-14s %9.3f%1s %10.3f %10.3f  %016llx", label, r->eng->name,
-            1e3 * r->wall.median, cp_stats_mark(&r->wall), 1e3 * r->wall.min, 1e3 * r->wall.max,
-            (unsigned long long)r->hash);
+    char med[32], mn[32], mx[32];
+    cp_fmt_ms(r->wall.median, med, sizeof med);
+    cp_fmt_ms(r->wall.min, mn, sizeof mn);
+    cp_fmt_ms(r->wall.max, mx, sizeof mx);
+    fprintf(out, "%-36.36s %-14s %9s%1s %10s %10s  %016llx", label, r->eng->name, med,
+            cp_stats_mark(&r->wall), mn, mx, (unsigned long long)r->hash);
     if (r->eng->dtype != CP_F32) {
         fprintf(out, " %8s %10s %9s\n", "ref", "ref", "-");
         return;

@@ -63,7 +63,7 @@ static const struct opt_use sweep_uses[] = {
      SO_SEEN(runs_set),
      .def = "adaptive, see --min-time;\ngiven, exactly N"},
     {.id = OPT_MIN_TIME, SO(min_time), SO_SEEN(min_time_set), .def = "0.2"},
-    {.id = OPT_ROUNDS, SO(rounds), SO_SEEN(rounds_set), .def = "10"},
+    {.id = OPT_ROUNDS, SO(rounds), SO_SEEN(rounds_set), .def = SWEEP_STR(SWEEP_ROUNDS_DEFAULT)},
     {.id = OPT_WARMUP, SO(warmup), SO_SEEN(warmup_set), .def = "2; before each round"},
     {.id = OPT_JSON,
      SO(json),
@@ -98,7 +98,7 @@ static void sweep_help(void)
            "(10 runs or more on each side, the intervals for the two medians apart and the\n"
            "ratio beyond its ± spread), or \"never\"; points where the two are within noise\n"
            "are listed as such and change nothing, as are points where the two change order\n"
-           "from one round to another (--rounds: the grid is run 5 times over, each result's\n"
+           "from one round to another (--rounds: the grid is run %d times over, each result's\n"
            "runs pooled and printed in the last round). A speed run: no float64 reference is\n"
            "computed.\n"
            "\n"
@@ -113,7 +113,8 @@ static void sweep_help(void)
            "  width   d = 16, 32, 64, 128, 256 at L = 16, B = 1\n"
            "  depth   L = 8, 16, 32, 64, 128 at d = 128, B = 1\n"
            "  params  2^20 parameters, d = 16, 32, 64, 128, 256 (L = 4096 ... 16), B = 1\n"
-           "\n");
+           "\n",
+           SWEEP_ROUNDS_DEFAULT);
     opts_help(stdout, sweep_uses, sizeof sweep_uses / sizeof *sweep_uses);
     printf(
         "\n"
@@ -144,7 +145,7 @@ static void opts_defaults(struct sweep_opts *o)
     o->runs = 0; /* adaptive */
     o->min_time = CP_MIN_TIME;
     o->warmup = 2;
-    o->rounds = 10;
+    o->rounds = SWEEP_ROUNDS_DEFAULT;
 }
 
 /* What the table cannot store itself: -d's list, and the budget, a double. */
@@ -323,6 +324,8 @@ int cmd_sweep(int argc, char **argv)
         if (s.out != stderr)
             fprintf(s.out, "%s; writing those\n", msg);
     }
+    if ((st = sweep_test_times(&s)) != CP_OK)
+        goto out;
     sweep_print_pct_note(&s);
     sweep_print_crossovers(&s);
     cli_flush(s.out);

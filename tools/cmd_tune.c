@@ -301,9 +301,11 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         if (!same)
             *check |= 1 << eng;
         progress_clear();
-        fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s %6zu %5d %5d %5d %12.3f %10.1f%s\n",
+        char ms[32];
+        cp_fmt_ms(med, ms, sizeof ms);
+        fprintf(o->tab, "%d:%-3d %-*.*s %-6s %-6s %-*s %6zu %5d %5d %5d %12s %10.1f%s\n",
                 dev->plat_idx, dev->dev_idx, o->dev_w, o->dev_w, dev->name, engine_names[eng],
-                tu->path, o->spec_w, label, ns, sh->d, sh->layers, sh->batch, med * 1e3,
+                tu->path, o->spec_w, label, ns, sh->d, sh->layers, sh->batch, ms,
                 flops / med * 1e-9,
                 same             ? ""
                 : eng == TUNE_CR ? "  OUTPUT DIFFERS from host:cr"

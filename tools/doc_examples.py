@@ -173,7 +173,9 @@ DROP = re.compile(r"fastest|faster|slower|\bnoise\b|\bspread\b|suspect|% of peak
                   r"\sran$|^~ |^  measurement, or too few|^  doubtful: run 'clparity peak|"
                   # the rest of sweep's note on a % of peak above 100 (sweep_print_pct_note)
                   r"^  median of its repetitions\) was measured|^  repetitions, so these "
-                  r"percentages|^  --remeasure' on an idle machine")
+                  r"percentages|^  --remeasure' on an idle machine|"
+                  # and its line on the cached peak that the results exceeded, dropped
+                  r"^  The cached peak of .* is dropped|^  again\.$|^  The cached peak of .* could not")
 # A column whose header names one of these holds timings (or speeds, or spread).
 TIME_COLUMN = re.compile(r"(\bms\b|\bruns\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b|spread|\bCI\b|\bp\d\d\b|"
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")

@@ -554,8 +554,10 @@ void job_print_builds(FILE *out, const struct job *j)
             continue;
         char label[300];
         cp_device_label(r->dev, label, sizeof label);
-        fprintf(out, "%-7s %s on %s: %.3f s (cache %s%s%s)", lead, r->eng->name, label, r->build_s,
-                state, r->build_cache_note[0] ? "; " : "", r->build_cache_note);
+        char took[48];
+        cp_fmt_secs(r->build_s, took, sizeof took);
+        fprintf(out, "%-7s %s on %s: %s (cache %s%s%s)", lead, r->eng->name, label, took, state,
+                r->build_cache_note[0] ? "; " : "", r->build_cache_note);
         lead = "";
         const cp_path_report *p = &r->paths;
         if (!p->used[0]) {
@@ -564,10 +566,13 @@ void job_print_builds(FILE *out, const struct job *j)
         }
         bool relaxed = !r->eng->twin; /* no bits to equal: its probe checks a bound */
         char probes[64];
-        if (p->in_child) /* the child's probe time is in the build time above, not known apart */
+        if (p->in_child) { /* the child's probe time is in the build time above, not known apart */
             snprintf(probes, sizeof probes, "built and probed in a setup child");
-        else
-            snprintf(probes, sizeof probes, "probes %.3f s", p->probe_s);
+        } else {
+            char took[48];
+            cp_fmt_secs(p->probe_s, took, sizeof took);
+            snprintf(probes, sizeof probes, "probes %s", took);
+        }
         fprintf(out, "; kernel path %s, %s (%s)\n", p->used,
                 p->probe_off    ? "NOT PROBED (CLPARITY_OWN_PROBE=off)"
                 : p->exact == 1 ? "passed its probe"

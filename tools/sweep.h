@@ -22,6 +22,10 @@ extern const char *const vary_symbol[N_VARY];
 
 #define DEFAULT_PARAMS 2147483648.0 /* 2^31, the blog post's budget */
 #define QUICK_PARAMS 1048576.0      /* 2^20 */
+/* --rounds' default: the one number that the code, --help and docs/COMMANDS.md give. */
+#define SWEEP_ROUNDS_DEFAULT 10
+#define SWEEP_STR_(x) #x
+#define SWEEP_STR(x) SWEEP_STR_(x)
 
 struct sweep_opts {
     char **sels;
@@ -141,6 +145,9 @@ void sweep_print_crossovers(const struct sweep *s);
 /* After the table: what '!' on a % of peak above 100 means, when a row has it. */
 void sweep_print_pct_note(const struct sweep *s);
 int sweep_write_json(const struct sweep *s);
+/* Test hook "sweep-times:FILE": the rows' times replaced by FILE's (sweep_out.c); CP_OK
+ * without the hook. */
+int sweep_test_times(struct sweep *s);
 int sweep_write_csv(const struct sweep *s);
 /* "cl:own on 0:0 NVIDIA H100": series i's engine and device, as the crossovers and the plot
  * name it. */

@@ -29,10 +29,8 @@ static void ms_or_na(char *buf, size_t len, double s)
 {
     if (s < 0.0 || !isfinite(s))
         snprintf(buf, len, "n/a");
-    else if (1e3 * s < 0.1) /* three significant digits for sub-0.1 ms host times */
-        snprintf(buf, len, "%.3g", 1e3 * s);
     else
-        snprintf(buf, len, "%.3f", 1e3 * s);
+        cp_fmt_ms(s, buf, len);
 }
 
 void sweep_print_header(FILE *out)
@@ -83,6 +81,27 @@ void sweep_print_pct_note(const struct sweep *s)
                 "  repetitions, so these percentages are not to be trusted. 'clparity peak\n"
                 "  --remeasure' on an idle machine fixes it.\n",
                 n, n > 1 ? "s" : "");
+    /* A cached peak that a result exceeded is wrong: its entry goes, so that the next sweep
+     * or peak measures it again instead of reusing it (docs/COMMANDS.md, peak). */
+    for (size_t d = 0; d < s->devs.n; ++d) {
+        bool over = false;
+        for (size_t i = 0; i < s->nrows && !over; ++i)
+            over = s->rows[i].status == ROW_OK && s->rows[i].pct_peak_suspect &&
+                   s->ser[s->rows[i].series].dev_index == d;
+        const cp_peak *pk = &s->peaks[d];
+        if (!over || !pk->cached || !pk->cache_file[0])
+            continue;
+        char label[300];
+        cp_device_label(&s->devs.v[d], label, sizeof label);
+        if (unlink(pk->cache_file) == 0 || errno == ENOENT)
+            fprintf(s->out,
+                    "  The cached peak of %s is dropped: the next sweep or peak measures it\n"
+                    "  again.\n",
+                    label);
+        else
+            fprintf(s->out, "  The cached peak of %s could not be dropped (%s): %s\n", label,
+                    pk->cache_file, strerror(errno));
+    }
 }
 
 /* ---- crossovers --------------------------------------------------------------------------- */
@@ -167,6 +186,18 @@ static void crossing_text(const struct sweep *s, size_t a, size_t b, const struc
              s->ser[l].eng->name, ll, vary_symbol[s->o.vary], c->at);
 }
 
+/* Whether series i has a finished result at point p. */
+static bool series_ran(const struct sweep *s, size_t i, size_t p)
+{
+    for (size_t r = 0; r < s->nrows; ++r)
+        if (s->rows[r].series == i && s->rows[r].point == p && s->rows[r].status == ROW_OK)
+            return true;
+    return false;
+}
+
+/* The line of a pair without a crossing, which must read the right way round: the faster
+ * series and the points where it was faster outside the noise, never the noise's count as if
+ * it were a grid value. */
 static void summary_text(const struct sweep *s, size_t a, size_t b, size_t common, int first,
                          size_t n, const bool *noise, char *buf, size_t len)
 {
@@ -179,22 +210,33 @@ static void summary_text(const struct sweep *s, size_t a, size_t b, size_t commo
     }
     char name[400];
     if (common == 0) {
-        snprintf(buf, len, "never (no point where both ran)");
+        snprintf(buf, len, "no verdict (no point where both ran)");
         return;
     }
     if (first < 0) {
-        snprintf(buf, len, "never (equal or within noise at every common point)");
+        snprintf(buf, len,
+                 "no verdict (equal or within noise at every one of the %zu common point%s)",
+                 common, common == 1 ? "" : "s");
         return;
     }
     sweep_series_name(s, first == 0 ? a : b, name, sizeof name);
-    if (nn)
-        snprintf(buf, len,
-                 "never (%s is faster at every one of the %zu common point%s outside the noise; "
-                 "within noise at %zu)",
-                 name, common - nn, common - nn == 1 ? "" : "s", nn);
-    else
+    if (!nn) {
         snprintf(buf, len, "never (%s is faster at every one of %zu common point%s)", name, common,
                  common == 1 ? "" : "s");
+        return;
+    }
+    /* The common points outside the noise: where the faster one was seen to be faster. */
+    char pts[512] = "";
+    size_t k = 0;
+    for (size_t p = 0; p < s->npts; ++p)
+        if (series_ran(s, a, p) && series_ran(s, b, p) && !noise[p]) {
+            size_t used = strlen(pts);
+            snprintf(pts + used, sizeof pts - used, "%s%ld", k++ ? ", " : "", s->pts[p].x);
+        }
+    snprintf(buf, len,
+             "no crossover outside the noise (%s is faster at the %zu of %zu common point%s "
+             "outside it: %s = %s; within noise at the other %zu)",
+             name, common - nn, common, common == 1 ? "" : "s", vary_symbol[s->o.vary], pts, nn);
 }
 
 /* The note on the rows marked '~': how many, and the cause to suspect for each. */
@@ -262,6 +304,60 @@ void sweep_print_crossovers(const struct sweep *s)
         }
     free(cx);
     free(noise);
+}
+
+/* Test hook "sweep-times:FILE" (tests/cli/sweep_xover.py): the rows' wall statistics and round
+ * medians replaced by those of FILE, a sweep --json of the same grid and series whose times a
+ * test has made up, so that the crossover summary can be checked on chosen cases. A result of
+ * FILE that names no row here is an error, so that a stale file cannot pass unseen. */
+int sweep_test_times(struct sweep *s)
+{
+    const char *hook = getenv("CLPARITY_TEST_HOOK");
+    if (!hook || strncmp(hook, "sweep-times:", 12) != 0)
+        return CP_OK;
+    char *text = NULL;
+    int st = cli_read_text("sweep", hook + 12, &text);
+    if (st != CP_OK)
+        return st;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "results"), *it;
+    if (!cJSON_IsArray(res)) {
+        cJSON_Delete(root);
+        return cli_fail("sweep", CP_FAIL_USAGE, "%s: no results array", hook + 12);
+    }
+    cJSON_ArrayForEach(it, res)
+    {
+        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(it, "point");
+        const cJSON *idx = cJSON_GetObjectItemCaseSensitive(pt, "index");
+        const cJSON *eng = cJSON_GetObjectItemCaseSensitive(it, "engine");
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(it, "device");
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "timing");
+        if (!cJSON_IsObject(t))
+            continue; /* refused or error: nothing to replace */
+        struct row *r = NULL;
+        for (size_t i = 0; i < s->nrows && !r && cJSON_IsNumber(idx) && cJSON_IsString(eng) &&
+                           cJSON_IsString(dev);
+             ++i) {
+            char label[300];
+            cp_device_label(s->ser[s->rows[i].series].dev, label, sizeof label);
+            if (s->rows[i].point == (size_t)idx->valuedouble &&
+                strcmp(s->ser[s->rows[i].series].eng->name, eng->valuestring) == 0 &&
+                strcmp(label, dev->valuestring) == 0)
+                r = &s->rows[i];
+        }
+        const cJSON *rm = cJSON_GetObjectItemCaseSensitive(t, "round_medians_s");
+        if (!r || !cp_stats_from_json(t, "wall", &r->wall) || !cJSON_IsArray(rm) ||
+            cJSON_GetArraySize(rm) > CP_ROUNDS_MAX) {
+            cJSON_Delete(root);
+            return cli_fail("sweep", CP_FAIL_USAGE, "%s: a result that matches no row", hook + 12);
+        }
+        r->nround = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, rm) r->round_median[r->nround++] = m->valuedouble;
+    }
+    cJSON_Delete(root);
+    return CP_OK;
 }
 
 /* ---- files -------------------------------------------------------------------------------- */

@@ -102,14 +102,16 @@ void train_print_tables(FILE *f, const struct train *T)
             snprintf(eqcr, sizeof eqcr, "yes");
         char mean[32] = "-";
         if (T->R.steps > 1)
-            snprintf(mean, sizeof mean, "%.3f", 1e3 * r->step_s / (double)(T->R.steps - 1));
-        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9.3f %9s\n", lb,
-                r->engine, r->loss, (unsigned long long)r->hash,
-                (unsigned long long)r->max_ulp_base, fd, r->roundtrip ? "ok" : "FAILED",
+            cp_fmt_ms(r->step_s / (double)(T->R.steps - 1), mean, sizeof mean);
+        char first[32];
+        cp_fmt_ms(r->first_s, first, sizeof first);
+        fprintf(f, "%-30.30s %-13s %13.6e %016llx %8llu %9s %10s %12s %9s %9s %9s\n", lb, r->engine,
+                r->loss, (unsigned long long)r->hash, (unsigned long long)r->max_ulp_base, fd,
+                r->roundtrip ? "ok" : "FAILED",
                 r->forward_base < 0 ? "-"
                 : r->forward_base   ? "yes"
                                     : "NO",
-                eqcr, 1e3 * r->first_s, mean);
+                eqcr, first, mean);
     }
     /* how each OpenCL result divides and takes square roots in the optimizer (adam, adamw) */
     for (size_t i = 0; i < T->R.nr; ++i) {

@@ -431,11 +431,33 @@ size_t cp_speed_fastest(const cp_stats *const *s, size_t n)
     return best;
 }
 
-/* "1.63 ± 0.05 times faster than host:openblas on host" (+ ", within noise"). */
-static void speed_line(const cp_speed *sp, const char *name, char *buf, size_t len)
+/* Why a ratio is no verdict (cp_speed_of's rule, in the order a reader can act on), or NULL
+ * when it is one. */
+static const char *speed_no_verdict(const cp_stats *fastest, const cp_stats *other,
+                                    const cp_speed *sp)
 {
-    snprintf(buf, len, "%.2f ± %.2f times faster than %s%s", sp->ratio, sp->ratio_sd, name,
-             sp->within_noise ? " (within noise)" : "");
+    if (!sp->within_noise)
+        return NULL;
+    if (fastest->n < 2 || other->n < 2)
+        return "one run has no spread: run --runs 10 or more";
+    if (fastest->n < CP_NOISE_FEW || other->n < CP_NOISE_FEW)
+        return "fewer than 10 runs on a side";
+    if (sp->ratio - 1.0 <= sp->ratio_sd)
+        return "the spread is larger than the difference";
+    return "the medians' intervals overlap";
+}
+
+/* "1.63 ± 0.05 times faster than host:openblas on host", or for a ratio that the spreads
+ * cannot tell from 1 (as hyperfine does, no number): "within noise of host:openblas on host:
+ * no verdict (fewer than 10 runs on a side)". */
+static void speed_line(const cp_stats *fastest, const cp_stats *other, const cp_speed *sp,
+                       const char *name, char *buf, size_t len)
+{
+    const char *why = speed_no_verdict(fastest, other, sp);
+    if (why)
+        snprintf(buf, len, "within noise of %s: no verdict (%s)", name, why);
+    else
+        snprintf(buf, len, "%.2f ± %.2f times faster than %s", sp->ratio, sp->ratio_sd, name);
 }
 
 void cp_speed_print(FILE *f, const cp_stats *const *s, const char *const *names, size_t n)
@@ -450,7 +472,7 @@ void cp_speed_print(FILE *f, const cp_stats *const *s, const char *const *names,
             continue;
         cp_speed sp = cp_speed_of(s[b], s[i]);
         char line[1024];
-        speed_line(&sp, names[i], line, sizeof line);
+        speed_line(s[b], s[i], &sp, names[i], line, sizeof line);
         fprintf(f, "    %s\n", line);
     }
 }
@@ -475,7 +497,7 @@ void *cp_speed_json(const cp_stats *const *s, const char *const *names, size_t n
         if (!x)
             break;
         char line[1024], text[1400];
-        speed_line(&sp, names[i], line, sizeof line);
+        speed_line(s[b], s[i], &sp, names[i], line, sizeof line);
         snprintf(text, sizeof text, "%s ran %s", names[b], line);
         cJSON_AddNumberToObject(x, "index", (double)i);
         cJSON_AddStringToObject(x, "name", names[i]);

@@ -344,8 +344,11 @@ static void print_rows(FILE *f, const cp_comparison *s, bool show_time)
         char eng[40], tm[32] = "";
         snprintf(eng, sizeof eng, "%s%s", it->engine, it->inexact_device ? " !" : "");
         any_flag |= it->inexact_device;
-        if (show_time && it->wall.n)
-            snprintf(tm, sizeof tm, "%.3f%s", 1e3 * it->wall.median, cp_stats_mark(&it->wall));
+        if (show_time && it->wall.n) {
+            char ms[24];
+            cp_fmt_ms(it->wall.median, ms, sizeof ms);
+            snprintf(tm, sizeof tm, "%s%s", ms, cp_stats_mark(&it->wall));
+        }
         if (failed(it)) {
             fprintf(f, "R%-2zu %-32.32s %-13s error: %s\n", i + 1, it->label, eng, it->error);
             continue;

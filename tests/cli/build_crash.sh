@@ -74,7 +74,7 @@ one_path() { # hook signal-text [engine host-twin expect prefix]
         # cold, the probes ran in the child, their time within the build's: no probe time of
         # this process's (0.000) is shown as theirs; warm, no child ran
         want="\\(built and probed in a setup child\\)"
-        [ $round = warm ] && want="\\(probes [0-9.]+ s\\)"
+        [ $round = warm ] && want="\\(probes [0-9.]+ m?s\\)"
         grep -qE "^builds: $eng .*passed its probe $want" "$base/out.txt" ||
             fail "$round: builds: does not say '$want'"
         grep -qE "^  $expect +PASS" "$base/out.txt" || fail "$round: --expect $expect did not pass"

@@ -63,7 +63,7 @@ hit)
     expect_run "$hash miss"
     [ "$(entries)" = 1 ] || fail "one entry expected after a miss, found $(entries)"
     expect_run "$hash hit"
-    grep -Eq '^builds: cl:own on 0:0 .*: [0-9]+\.[0-9]{3} s \(cache hit\)(;|$)' "$base/run.txt" ||
+    grep -Eq '^builds: cl:own on 0:0 .*: [0-9]+\.[0-9]+ m?s \(cache hit\)(;|$)' "$base/run.txt" ||
         fail "no 'builds: ... (cache hit)' line"
     ;;
 bad)

@@ -8,7 +8,8 @@ XDG_CACHE_HOME under WORK:
    and says so.
 3. The cached fma peak set far too low: `sweep` on host:openblas gets % of peak above 100 on
    every row; each such row carries '!', a note explains it and names `peak --remeasure`, the
-   JSON has pct_peak_suspect true (and validates), the CSV's column is 1.
+   JSON has pct_peak_suspect true (and validates), the CSV's column is 1; the cached entry is
+   dropped (the table says so), and the next `peak` measures again.
 4. The peak set far too high: no '!', no note, pct_peak_suspect false everywhere."""
 import csv
 import glob
@@ -67,6 +68,8 @@ def main():
         bad.append("an older cache entry (schema 1) was not measured again with a note")
 
     def sweep(tag, fma):
+        if not os.path.exists(cache):  # dropped by a sweep whose % of peak went above 100
+            run("peak", "-d", "host")
         e = json.load(open(cache))
         e["fma_gflops"] = fma
         e["spread"]["fma_gflops"].update(min=fma, p10=fma, p90=fma, max=fma)
@@ -88,6 +91,11 @@ def main():
         bad.append(f"peak too low: table rows without '!': {table}")
     if "above 100 % of peak" not in out or "clparity peak\n  --remeasure" not in out:
         bad.append("peak too low: no note explaining the '!' and naming peak --remeasure")
+    if "The cached peak of host is dropped" not in out or os.path.exists(cache):
+        bad.append("peak too low: the cached peak that the results exceeded was not dropped")
+    text = run("peak", "-d", "host")
+    if re.search(r"\bcached\b", text) or not os.path.exists(cache):
+        bad.append(f"peak too low: the next peak did not measure again:\n{text}")
     if [r["pct_peak_suspect"] for r in lines] != ["1", "1"]:
         bad.append(f"peak too low: CSV pct_peak_suspect {[r['pct_peak_suspect'] for r in lines]}")
 

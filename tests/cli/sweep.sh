@@ -73,7 +73,7 @@ batch | width | depth | params)
     [ $rc = 0 ] || die "exit status $rc"
     $check "$out/sweep.csv" "$out/sweep.json" "$schema" "$header" "$scenario" "$grid" 3 || exit 1
     grep -q '^crossovers (median wall time' "$out/table.txt" || die "no crossover summary"
-    grep -Eq '(beats .* from .* ≥ [0-9]+|never)' "$out/table.txt" || die "no crossover line"
+    grep -Eq '(beats .* from .* ≥ [0-9]+|never|no verdict|no crossover)' "$out/table.txt" || die "no crossover line"
     [ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ .* cl:own +[0-9.]+~? ' "$out/table.txt")" = 5 ] ||
         die "cl:own rows missing from the table"
     [ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ .* cl:cr +[0-9.]+~? ' "$out/table.txt")" = 5 ] ||

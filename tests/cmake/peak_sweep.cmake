@@ -98,3 +98,14 @@ target_include_directories(test_xover PRIVATE ${CMAKE_SOURCE_DIR}/tools)
 target_link_libraries(test_xover PRIVATE clparity_rt PkgConfig::CMOCKA m)
 add_test(NAME tools/xover COMMAND test_xover)
 set_tests_properties(tools/xover PROPERTIES LABELS sweep)
+
+# What the reports say (issue 36, tests/cli/report_wording.py): sweep --rounds' one default,
+# the crossover summary on made-up times (test hook sweep-times:FILE), no ratio where there is
+# no verdict, short times in ms with significant digits, and diff's doc against its output.
+foreach(scenario rounds xover verdict units diff)
+  add_test(NAME cli/report_${scenario}
+           COMMAND ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_wording.py ${CLP}
+                   ${CMAKE_SOURCE_DIR} ${OUT}/report-${scenario} ${scenario})
+  set_tests_properties(cli/report_${scenario} PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                       LABELS "cli;report;opencl")
+endforeach()

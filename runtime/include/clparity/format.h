@@ -14,6 +14,15 @@ CP_API_BEGIN
  * below 1 KiB: "512 B". */
 void cp_fmt_bytes(unsigned long long b, bool small, char *buf, size_t len);
 
+/* A time of sec seconds in milliseconds, as every table prints one: "12.345" (three decimals)
+ * from 0.1 ms up, below it at least three significant digits ("0.000420", never "0.000");
+ * "0.000" for zero. The unit stays ms, so the tables' "ms" headers stay true. */
+void cp_fmt_ms(double sec, char *buf, size_t len);
+
+/* A duration for a line of text: "1.234 s" from 0.1 s up, below it cp_fmt_ms's digits in ms
+ * ("0.312 ms", "0.00420 ms"), never "0.000 s". */
+void cp_fmt_secs(double sec, char *buf, size_t len);
+
 CP_API_END
 
 #endif
