@@ -1,6 +1,7 @@
 #include "clparity/select.h"
 
 #include "clparity/engine.h"
+#include "clparity/format.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -193,12 +194,17 @@ int cp_select_engines(const char *list, const cp_devlist *devs, const bool *chos
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const cp_engine_info *info = cp_engine_find(tok);
         if (!info) {
-            char known[512] = "";
-            for (size_t i = 0; i < n; ++i)
+            char known[512] = "", near[128];
+            cp_nearest nr;
+            cp_nearest_start(&nr, tok, strlen(tok));
+            for (size_t i = 0; i < n; ++i) {
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                          cp_engine_at(i)->name);
-            st =
-                cp_err_set(CP_FAIL_USAGE, "--engines: unknown engine '%s' (known: %s)", tok, known);
+                cp_nearest_offer(&nr, cp_engine_at(i)->name, strlen(cp_engine_at(i)->name));
+            }
+            cp_nearest_hint(&nr, "", near, sizeof near);
+            st = cp_err_set(CP_FAIL_USAGE, "--engines: unknown engine '%s'%s (known: %s)", tok,
+                            near, known);
             goto out;
         }
         if (!engine_applies(info, devs, chosen)) {
