@@ -46,7 +46,6 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, 
     return row[na % 3][nb];
 }
 
-
 void cp_nearest_start(cp_nearest *nr, const char *given, size_t given_len)
 {
     *nr = (cp_nearest){given, given_len, NULL, 0, 3, false};
