@@ -161,9 +161,13 @@ static void describe_list(const cp_devlist *l, const char *sel, char *buf, size_
                  {"accelerator", "accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
     size_t ncl = 0, shown = 0;
     const cp_device *first = NULL;
-    for (size_t i = 0; i < l->n; ++i)
-        if (l->v[i].kind == CP_DEV_OPENCL && ncl++ == 0)
+    for (size_t i = 0; i < l->n; ++i) { /* first: the first device that is no simulator */
+        if (l->v[i].kind != CP_DEV_OPENCL)
+            continue;
+        ncl++;
+        if (!first || (first->simulator && !l->v[i].simulator))
             first = &l->v[i];
+    }
     buf[0] = '\0';
     if (ncl == 0 && l->env_note[0]) {
         snprintf(buf, len, "%s", l->env_note);
@@ -183,7 +187,7 @@ static void describe_list(const cp_devlist *l, const char *sel, char *buf, size_
         if (v->kind != CP_DEV_OPENCL)
             continue;
         if (shown == 3) {
-            PUT(", and %zu more", ncl - shown);
+            PUT("; and %zu more", ncl - shown);
             break;
         }
         char type[64];
@@ -194,7 +198,8 @@ static void describe_list(const cp_devlist *l, const char *sel, char *buf, size_
     }
     if (ncl)
         PUT(") and the host");
-    /* The fix: the first device's index, a type it has, and host. */
+    /* The fix: the first device's index (a simulator's only when no other), a type it has, and
+     * host. */
     const char *type_word = NULL;
     for (size_t t = 0; first && !first->simulator && t < sizeof types / sizeof types[0]; ++t)
         if (!type_word && (first->type & types[t].bit))
