@@ -248,10 +248,10 @@ static void test_env_note(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keywords), cmocka_unit_test(test_indices),
-        cmocka_unit_test(test_names),    cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_lists),    cmocka_unit_test(test_default),
-        cmocka_unit_test(test_env_note), cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_keywords),      cmocka_unit_test(test_indices),
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_lists),         cmocka_unit_test(test_default),
+        cmocka_unit_test(test_env_note),      cmocka_unit_test(test_labels),
         cmocka_unit_test(test_no_match_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

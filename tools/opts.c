@@ -13,10 +13,9 @@
 const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_DEVICE] = {"device", 'd', "SEL", OPT_STRING, 0, 0, NULL, NULL,
         "devices: all, host, gpu, cpu, accelerator, P:D or P (clinfo's\n"
-        "indices), a label as printed (\"0:0 NAME\"), or a substring of a\n"
-        "platform, vendor or device name; a comma list or repeated -d.\n"
-        "Default: $CLPARITY_DEVICES, else every non-simulator OpenCL device\n"
-        "plus host"},
+        "indices), or a substring of a platform, vendor or device name; a\n"
+        "comma list or repeated -d. Default: $CLPARITY_DEVICES, else every\n"
+        "non-simulator OpenCL device plus host"},
     [OPT_ENGINES] = {"engines", 0, "LIST", OPT_STRING, 0, 0, NULL, NULL,
         "comma list of engines (default: %s)"},
     [OPT_VARY] = {"vary", 0, "P", OPT_CHOICE, 0, 0, "batch,width,depth,params", NULL,
