@@ -212,6 +212,12 @@ cli_bad(did_you_mean_engine "${ENV_POCL}" 2
 cli_bad(did_you_mean_selector "${ENV_POCL}" 2
         "^clparity run: device selector 'gpuu' matches no device \\(did you mean 'gpu'\\?\\): OpenCL shows"
         run -d gpuu ${TO_DIR})
+cli_bad(did_you_mean_own_kernel "${ENV_POCL};CLPARITY_OWN_KERNEL=stram" 2
+        "^clparity run: .*CLPARITY_OWN_KERNEL: 'stram' is not naive, .* \\(did you mean 'stream'\\?\\)$"
+        run -d 0:0 --engines cl:own --d-model 8 --layers 1 ${TO_DIR})
+cli_bad(did_you_mean_tune_setting "${ENV_POCL};CLPARITY_CR_TUNE=pth=gemv" 2
+        "^clparity run: .*unknown parameter 'pth' \\(did you mean 'path'\\?\\) \\(path, wg,"
+        run -d 0:0 --engines cl:cr --d-model 8 --layers 1 ${TO_DIR})
 foreach(case "run --lay 4 layers" "compare --engine cl:own engines" "devices --jso @DIR@/d.json json"
         "diff --expe torch expect" "cache list --jso @DIR@/c.json json" "tune --dry dry-run"
         "peak --remeas remeasure" "sweep --var batch vary" "train --optim sgd optimizer"

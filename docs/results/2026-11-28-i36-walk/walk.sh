@@ -4,7 +4,7 @@
 #
 #   bash docs/results/2026-11-28-i36-walk/walk.sh build/clparity OUTDIR [STEP...]
 #
-# Run from anywhere; it works in the repository root. For the GPU machine: NVIDIA's ICD
+# Run from anywhere; it works in the repository root (WALK_ROOT, else the one it sits in). For the GPU machine: NVIDIA's ICD
 # registered (/etc/OpenCL/vendors or OCL_ICD_VENDORS), PoCL beside it if installed. Each step
 # writes OUTDIR/NN-name.txt: the command, its exit status, its wall time, then its stdout and
 # stderr (stderr lines prefixed "2> "); OUTDIR/summary.tsv has one line per step (step, status,
@@ -23,7 +23,7 @@ fi
 clp=$(realpath "$1") out=$(realpath -m "$2")
 shift 2
 only=("$@")
-cd "$(dirname "$(realpath "$0")")/../../.." || exit 2
+cd "${WALK_ROOT:-$(dirname "$(realpath "$0")")/../../..}" || exit 2
 [ -x "$clp" ] || { echo "walk.sh: $clp is not an executable"; exit 2; }
 mkdir -p "$out" "$out/cache" "$out/files"
 export XDG_CACHE_HOME=$out/cache
@@ -67,7 +67,14 @@ step compare-init-scale '$CLP compare --init-scale 0.5 --engines cl:own,host:ope
 # SELECTION.md: selectors as clinfo users give them.
 step devices-gpu '$CLP devices -d gpu'
 step devices-0-0 '$CLP devices -d 0:0'
-step devices-label '$CLP devices -d "$($CLP devices --json - | python3 -c "import json,sys; d=[x for x in json.load(sys.stdin)[\"devices\"] if x[\"kind\"] == \"opencl\"][0]; print(d[\"platform_index\"], d[\"device_index\"], d[\"name\"], sep=\":\" if 0 else \" \").replace(\" \", \":\", 1))")"'
+# The label of the first OpenCL device as the tables print it ("0:0 NAME"), whole and cut short.
+LABEL=$("$clp" devices --json - 2>/dev/null | python3 -c '
+import json, sys
+d = [x for x in json.load(sys.stdin)["devices"] if x["kind"] == "opencl"]
+print("%d:%d %s" % (d[0]["platform_index"], d[0]["device_index"], d[0]["name"]) if d else "")')
+export LABEL
+step devices-label '$CLP devices -d "$LABEL"'
+step run-label-cut '$CLP run -d "${LABEL:0:20}..." --engines cl:own --d-model 64 --layers 8'
 step run-gpu '$CLP run -d gpu --d-model 64 --layers 8'
 step run-nosuch '$CLP run -d nosuch'
 step compare-gpu-bitwise '$CLP compare -d gpu,host --engines cl:own,host:exact --expect bitwise'
