@@ -2,7 +2,6 @@
  * where a probe rejects a path, and the chosen path's program. The tables themselves (paths,
  * rules, fallbacks) are own_path_table.c's. */
 #include "clparity/env.h"
-#include "clparity/format.h"
 #include "cl-shared-impl.h"
 #include "program-impl.h"
 
@@ -99,8 +98,6 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
     if (force) {
         char names[160];
         size_t n = 0;
-        cp_nearest nr;
-        cp_nearest_start(&nr, force, strlen(force));
         for (int p = 0; (size_t)p < own_n_paths; ++p) {
             if (strcmp(force, own_paths[p]->name) == 0) {
                 *path = p;
@@ -108,12 +105,9 @@ static int choose_path(cp_engine *e, const cp_device *dev, size_t max_wg, bool u
             }
             n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", p ? ", " : "",
                                   own_paths[p]->name);
-            cp_nearest_offer(&nr, own_paths[p]->name, strlen(own_paths[p]->name));
         }
-        char near[96];
-        cp_nearest_hint(&nr, "", near, sizeof near);
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_KERNEL: '%s' is not one of %s%s", force,
-                          names, near);
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_OWN_KERNEL: '%s' is not one of %s", force,
+                          names);
     }
     *path = own_rule_path(e, dev, max_wg);
     if (*path >= 0)

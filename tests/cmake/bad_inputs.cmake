@@ -212,6 +212,7 @@ cli_bad(did_you_mean_engine "${ENV_POCL}" 2
 cli_bad(did_you_mean_selector "${ENV_POCL}" 2
         "^clparity run: device selector 'gpuu' matches no device \\(did you mean 'gpu'\\?\\): OpenCL shows"
         run -d gpuu ${TO_DIR})
+# (an environment variable's word: tools/env_table.c's check, before any work)
 cli_bad(did_you_mean_own_kernel "${ENV_POCL};CLPARITY_OWN_KERNEL=stram" 2
         "^clparity run: .*CLPARITY_OWN_KERNEL: 'stram' is not naive, .* \\(did you mean 'stream'\\?\\)$"
         run -d 0:0 --engines cl:own --d-model 8 --layers 1 ${TO_DIR})
