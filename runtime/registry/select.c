@@ -69,15 +69,19 @@ static bool parse_label(const char *s, long *p, long *d, const char **name, size
     return *name_len > 0;
 }
 
+/* The type keywords, matched against CL_DEVICE_TYPE's bits ("upper" for messages), and every
+ * keyword of a selector. */
+static const struct {
+    const char *word, *upper;
+    cl_device_type bit;
+} types[] = {{"gpu", "GPU", CL_DEVICE_TYPE_GPU},
+             {"cpu", "CPU", CL_DEVICE_TYPE_CPU},
+             {"accelerator", "accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
+static const char keywords[] = "all,host,gpu,cpu,accelerator";
+
 /* One selector (no commas). Returns how many devices it matched. */
 static size_t match_one(const cp_devlist *l, const char *sel, bool *chosen)
 {
-    static const struct {
-        const char *word;
-        cl_device_type bit;
-    } types[] = {{"gpu", CL_DEVICE_TYPE_GPU},
-                 {"cpu", CL_DEVICE_TYPE_CPU},
-                 {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
     size_t hits = 0;
     if (strcasecmp(sel, "all") == 0) {
         for (size_t i = 0; i < l->n; ++i, ++hits)
@@ -140,10 +144,13 @@ static size_t match_one(const cp_devlist *l, const char *sel, bool *chosen)
 
 static bool is_keyword(const char *sel)
 {
-    static const char *const words[] = {"all", "host", "gpu", "cpu", "accelerator"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i)
-        if (strcasecmp(sel, words[i]) == 0)
+    size_t n = strlen(sel);
+    for (const char *c = keywords; *c;) {
+        size_t wl = strcspn(c, ",");
+        if (wl == n && strncasecmp(c, sel, n) == 0)
             return true;
+        c += wl + (c[wl] == ',');
+    }
     return false;
 }
 
@@ -153,12 +160,6 @@ static bool is_keyword(const char *sel)
  * device, the environment's note says why and what to do. */
 static void describe_list(const cp_devlist *l, const char *sel, char *buf, size_t len)
 {
-    static const struct {
-        const char *word, *upper;
-        cl_device_type bit;
-    } types[] = {{"gpu", "GPU", CL_DEVICE_TYPE_GPU},
-                 {"cpu", "CPU", CL_DEVICE_TYPE_CPU},
-                 {"accelerator", "accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
     size_t ncl = 0, shown = 0;
     const cp_device *first = NULL;
     for (size_t i = 0; i < l->n; ++i) { /* first: the first device that is no simulator */
@@ -245,7 +246,7 @@ static int select_list(const cp_devlist *l, const char *list, bool *chosen)
             describe_list(l, start, what, sizeof what);
             cp_nearest nr;
             cp_nearest_start(&nr, start, strlen(start));
-            cp_nearest_offer_list(&nr, "all,host,gpu,cpu,accelerator");
+            cp_nearest_offer_list(&nr, keywords);
             cp_nearest_hint(&nr, "", near, sizeof near);
             if (is_keyword(start)) /* "gpu" is no slip for "cpu" */
                 near[0] = '\0';
