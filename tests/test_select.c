@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "clparity/engine.h"
+#include "clparity/format.h"
 #include "clparity/select.h"
 
 #include <stdio.h>
@@ -164,6 +165,42 @@ static void test_default(void **state)
     assert_non_null(strstr(cp_err_msg(), "'nosuch'"));
 }
 
+/* cp_nearest, the one "did you mean" of every list of words (options, commands, engines,
+ * selectors): within 2 edits (a swap of neighbours is one) and under half the letters, no tie. */
+static const char *hint(const char *given, const char *words)
+{
+    static char buf[128];
+    cp_nearest nr;
+    cp_nearest_start(&nr, given, strlen(given));
+    cp_nearest_offer_list(&nr, words);
+    cp_nearest_hint(&nr, "", buf, sizeof buf);
+    return buf;
+}
+
+static void test_nearest(void **state)
+{
+    (void)state;
+    assert_string_equal(hint("cl:onw", "cl:own,cl:cr,host:exact"), " (did you mean 'cl:own'?)");
+    assert_string_equal(hint("compre", "run,compare,cache"), " (did you mean 'compare'?)");
+    assert_string_equal(hint("lst", "list,clear"), " (did you mean 'list'?)");
+    assert_string_equal(hint("gpuu", "all,host,gpu,cpu,accelerator"), " (did you mean 'gpu'?)");
+    assert_string_equal(hint("xpu", "gpu,cpu"), "");           /* a tie: no guess */
+    assert_string_equal(hint("list", "list,clear"), "");       /* the word itself */
+    assert_string_equal(hint("frobnicate", "list,clear"), ""); /* nothing near */
+    assert_string_equal(hint("ab", "abcd"), "");               /* 2 edits of 4 letters: half */
+    assert_string_equal(hint("abcd", "abcde"), " (did you mean 'abcde'?)");
+    cp_nearest nr;
+    cp_nearest_start(&nr, "batchs", 6);
+    cp_nearest_offer(&nr, "batch", 5);
+    cp_nearest_offer(&nr, "seed", 4);
+    char buf[64];
+    cp_nearest_hint(&nr, "--", buf, sizeof buf);
+    assert_string_equal(buf, " (did you mean '--batch'?)");
+    size_t len;
+    assert_non_null(cp_nearest_best(&nr, &len));
+    assert_int_equal(len, 5);
+}
+
 /* The label that clparity prints selects its device, whole or cut short ("..."), in any case;
  * the name must be that device's. */
 static void test_labels(void **state)
@@ -252,7 +289,7 @@ int main(void)
         cmocka_unit_test(test_names),         cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_lists),         cmocka_unit_test(test_default),
         cmocka_unit_test(test_env_note),      cmocka_unit_test(test_labels),
-        cmocka_unit_test(test_no_match_line),
+        cmocka_unit_test(test_no_match_line), cmocka_unit_test(test_nearest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
