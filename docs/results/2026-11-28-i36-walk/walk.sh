@@ -13,11 +13,12 @@
 # The walk starts cold, as a newcomer's first run does: XDG_CACHE_HOME is OUTDIR/cache (the
 # program cache, the peaks and the tune table, and PoCL's kernel cache), so the machine's own
 # caches are neither used nor changed, and the walk's `cache clear` clears only its own.
+# On the 2-core CI machine the 42 steps took 171 s in all (ci/summary.tsv).
 # WALK_TIMEOUT (seconds, default 900) bounds each step; a step that times out says so
 # (status 124) and the walk goes on.
 set -u
 if [ $# -lt 2 ]; then
-    sed -n '2,18p' "$0"
+    sed -n '2,20p' "$0"
     exit 2
 fi
 clp=$(realpath "$1") out=$(realpath -m "$2")
@@ -51,8 +52,10 @@ step() { # NAME COMMAND (a bash command line; $CLP is clparity, $F a folder for 
     t1=$(date +%s.%N)
     st=$(cat "$log.status")
     rm -f "$log.status"
-    printf '%s\t%s\t%.1f\t%s\n' "$id" "$st" "$(echo "$t1 - $t0" | bc)" "$cmd" >>"$out/summary.tsv"
-    echo "   exit $st, $(echo "$t1 - $t0" | bc | cut -c1-6) s"
+    local secs
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    printf '%s\t%s\t%s\t%s\n' "$id" "$st" "$secs" "$cmd" >>"$out/summary.tsv"
+    echo "   exit $st, $secs s"
 }
 
 { date -u; uname -a; nproc; command -v nvidia-smi >/dev/null && nvidia-smi -L; clinfo -l 2>&1; git log -1 --oneline; "$clp" --version; } >"$out/machine.txt" 2>&1
