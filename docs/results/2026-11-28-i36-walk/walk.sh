@@ -4,8 +4,9 @@
 #
 #   bash docs/results/2026-11-28-i36-walk/walk.sh build/clparity OUTDIR [STEP...]
 #
-# Run from anywhere; it works in the repository root (WALK_ROOT, else the one it sits in). For the GPU machine: NVIDIA's ICD
-# registered (/etc/OpenCL/vendors or OCL_ICD_VENDORS), PoCL beside it if installed. Each step
+# Run from anywhere; it works in the repository root (WALK_ROOT, else the one it sits in).
+# For the GPU machine: NVIDIA's ICD registered (/etc/OpenCL/vendors or OCL_ICD_VENDORS), PoCL
+# beside it if installed. Each step
 # writes OUTDIR/NN-name.txt: the command, its exit status, its wall time, then its stdout and
 # stderr (stderr lines prefixed "2> "); OUTDIR/summary.tsv has one line per step (step, status,
 # seconds, command). STEP names (e.g. 03-devices) run only those steps.
@@ -18,7 +19,7 @@
 # (status 124) and the walk goes on.
 set -u
 if [ $# -lt 2 ]; then
-    sed -n '2,20p' "$0"
+    sed -n '2,21p' "$0"
     exit 2
 fi
 clp=$(realpath "$1") out=$(realpath -m "$2")
