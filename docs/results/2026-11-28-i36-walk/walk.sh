@@ -19,7 +19,7 @@
 # (status 124) and the walk goes on.
 set -u
 if [ $# -lt 2 ]; then
-    sed -n '2,21p' "$0"
+    sed -n '2,/^set -u$/{/^#/p}' "$0"
     exit 2
 fi
 clp=$(realpath "$1") out=$(realpath -m "$2")
