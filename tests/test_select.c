@@ -209,6 +209,7 @@ static void test_labels(void **state)
     expect("2:0 NVIDIA H100 80GB HBM3", "00100");
     expect("2:1 nvidia a100-sxm4", "00010");
     expect("2:0 NVIDIA H1...", "00100");
+    expect("2:0 NVIDIA H100 8", "00100");         /* cut as a table's column cuts it */
     expect("2:0 NVIDIA H1\xe2\x80\xa6", "00100"); /* "…" */
     expect("1:0 pthread-gpu-1", "01000");
     expect("host,2:0 NVIDIA H100 80GB HBM3", "00101");

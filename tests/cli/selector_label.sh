@@ -21,6 +21,7 @@ one() { # SELECTOR: devices -d SELECTOR must list device 0:0 only
 one "0:0"
 one "0:0 $name"
 one "0:0 ${name:0:8}..."
+one "0:0 ${name:0:12}" # cut as compare's table cuts it, without dots
 one "0:0 $(echo "$name" | tr '[:lower:]' '[:upper:]')"
 # The label as every command takes it: a run on that device alone.
 "$clp" run -d "0:0 $name" --engines cl:own --d-model 8 --layers 1 --runs 1 --warmup 0 >"$out" 2>&1 ||
