@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "clparity/engine.h"
+#include "clparity/format.h"
 #include "clparity/select.h"
 
 #include <stdio.h>
@@ -164,6 +165,94 @@ static void test_default(void **state)
     assert_non_null(strstr(cp_err_msg(), "'nosuch'"));
 }
 
+/* cp_nearest, the one "did you mean" of every list of words (options, commands, engines,
+ * selectors): within 2 edits (a swap of neighbours is one) and under half the letters, no tie. */
+static const char *hint(const char *given, const char *words)
+{
+    static char buf[128];
+    cp_nearest nr;
+    cp_nearest_start(&nr, given, strlen(given));
+    cp_nearest_offer_list(&nr, words);
+    cp_nearest_hint(&nr, "", buf, sizeof buf);
+    return buf;
+}
+
+static void test_nearest(void **state)
+{
+    (void)state;
+    assert_string_equal(hint("cl:onw", "cl:own,cl:cr,host:exact"), " (did you mean 'cl:own'?)");
+    assert_string_equal(hint("compre", "run,compare,cache"), " (did you mean 'compare'?)");
+    assert_string_equal(hint("lst", "list,clear"), " (did you mean 'list'?)");
+    assert_string_equal(hint("gpuu", "all,host,gpu,cpu,accelerator"), " (did you mean 'gpu'?)");
+    assert_string_equal(hint("xpu", "gpu,cpu"), "");           /* a tie: no guess */
+    assert_string_equal(hint("list", "list,clear"), "");       /* the word itself */
+    assert_string_equal(hint("frobnicate", "list,clear"), ""); /* nothing near */
+    assert_string_equal(hint("ab", "abcd"), "");               /* 2 edits of 4 letters: half */
+    assert_string_equal(hint("abcd", "abcde"), " (did you mean 'abcde'?)");
+    cp_nearest nr;
+    cp_nearest_start(&nr, "batchs", 6);
+    cp_nearest_offer(&nr, "batch", 5);
+    cp_nearest_offer(&nr, "seed", 4);
+    char buf[64];
+    cp_nearest_hint(&nr, "--", buf, sizeof buf);
+    assert_string_equal(buf, " (did you mean '--batch'?)");
+    size_t len;
+    assert_non_null(cp_nearest_best(&nr, &len));
+    assert_int_equal(len, 5);
+}
+
+/* The label that clparity prints selects its device, whole or cut short ("..."), in any case;
+ * the name must be that device's. */
+static void test_labels(void **state)
+{
+    (void)state;
+    expect("2:0 NVIDIA H100 80GB HBM3", "00100");
+    expect("2:1 nvidia a100-sxm4", "00010");
+    expect("2:0 NVIDIA H1...", "00100");
+    expect("2:0 NVIDIA H100 8", "00100");         /* cut as a table's column cuts it */
+    expect("2:0 NVIDIA H1\xe2\x80\xa6", "00100"); /* "…" */
+    expect("1:0 pthread-gpu-1", "01000");
+    expect("host,2:0 NVIDIA H100 80GB HBM3", "00101");
+    /* the right index with another device's name: the label of no device */
+    expect_error("2:0 NVIDIA A100-SXM4", "'2:0 NVIDIA A100-SXM4' matches no device");
+    expect_error("2:0 ...", "matches no device");
+}
+
+/* A selector that matches nothing: one line, with what there is and the fix. */
+static void test_no_match_line(void **state)
+{
+    (void)state;
+    cp_device v[5];
+    cp_devlist l = make_list(v);
+    /* PoCL and host only (the CI machine): no GPU */
+    cp_devlist one = {.v = &v[1], .n = 4};
+    one.v[1] = v[4];
+    one.n = 2;
+    bool chosen[5];
+    const char *gpu[] = {"gpu"};
+    assert_int_equal(cp_select(&one, gpu, 1, NULL, chosen), CP_FAIL_USAGE);
+    assert_string_equal(cp_err_msg(),
+                        "device selector 'gpu' matches no device: no GPU: OpenCL shows 1 device "
+                        "(1:0 pthread-gpu-1, CPU) and the host; use -d 1:0, -d cpu or -d host "
+                        "('clparity devices' lists them)");
+    /* a slip in a keyword: the nearest; none for the keyword itself */
+    const char *slip[] = {"gpuu"};
+    assert_int_equal(cp_select(&one, slip, 1, NULL, chosen), CP_FAIL_USAGE);
+    assert_non_null(strstr(cp_err_msg(), "'gpuu' matches no device (did you mean 'gpu'?): "));
+    assert_null(strstr(cp_err_msg(), "no GPU"));
+    /* the whole list: a simulator is named so, three devices are, and the fix is the first
+     * device that is no simulator */
+    l = make_list(v);
+    const char *acc[] = {"accelerator"};
+    assert_int_equal(cp_select(&l, acc, 1, NULL, chosen), CP_FAIL_USAGE);
+    assert_string_equal(cp_err_msg(),
+                        "device selector 'accelerator' matches no device: no accelerator: OpenCL "
+                        "shows 4 devices (0:0 Oclgrind Simulator, simulator; 1:0 pthread-gpu-1, "
+                        "CPU; 2:0 NVIDIA H100 80GB HBM3, GPU; and 1 more) and the host; use -d "
+                        "1:0, -d cpu or -d host ('clparity devices' lists them)");
+    assert_null(strchr(cp_err_msg(), '\n'));
+}
+
 /* What is wrong with the environment (cp_devlist.env_note) follows the error of a selector or an
  * OpenCL engine that matches nothing. */
 static void test_env_note(void **state)
@@ -197,10 +286,11 @@ static void test_env_note(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keywords), cmocka_unit_test(test_indices),
-        cmocka_unit_test(test_names),    cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_lists),    cmocka_unit_test(test_default),
-        cmocka_unit_test(test_env_note),
+        cmocka_unit_test(test_keywords),      cmocka_unit_test(test_indices),
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_lists),         cmocka_unit_test(test_default),
+        cmocka_unit_test(test_env_note),      cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_no_match_line), cmocka_unit_test(test_nearest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,12 +92,8 @@ int cli_select_devices(const char *cmd, char **sels, size_t nsel, cp_devlist *de
     if (!*chosen)
         return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
     st = cp_select(devs, (const char *const *)sels, nsel, getenv("CLPARITY_DEVICES"), *chosen);
-    if (st != CP_OK) {
-        cli_fail(cmd, st, "%s", cp_err_msg());
-        fprintf(stderr, "available devices:\n");
-        cp_devlist_print(devs, stderr);
-    }
-    return st;
+    /* One line, which says what there is and the fix (not the whole device list). */
+    return st == CP_OK ? CP_OK : cli_fail(cmd, st, "%s", cp_err_msg());
 }
 
 int cli_select_engines(const char *cmd, const char *list, const cp_devlist *devs,

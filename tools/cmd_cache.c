@@ -397,7 +397,7 @@ int cmd_cache(int argc, char **argv)
         return cache_list(argc - 1, argv + 1);
     if (strcmp(sub, "clear") == 0)
         return cache_clear(argc - 1, argv + 1);
-    cli_fail("cache", CP_FAIL_USAGE, "unknown subcommand '%s' (list or clear)", sub);
-    cache_help(stderr);
-    return CP_FAIL_USAGE;
+    char near[96];
+    opts_nearest_word(sub, "list,clear", near, sizeof near);
+    return cli_fail("cache", CP_FAIL_USAGE, "unknown subcommand '%s'%s (list or clear)", sub, near);
 }

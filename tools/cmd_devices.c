@@ -11,6 +11,10 @@
 #include <stdio.h>
 
 static const struct opt_use devices_uses[] = {
+    {.id = OPT_DEVICE,
+     .help = "only these devices, as clinfo -d P:D: a selector as every command\n"
+             "takes it (docs/SELECTION.md), such as 0:0, gpu, host or a label\n"
+             "as printed (\"0:0 NAME\"); default: every device"},
     {.id = OPT_JSON, .def = "the list, with provenance,"},
     {.id = OPT_PROBE},
 };
@@ -18,11 +22,13 @@ static const struct opt_use devices_uses[] = {
 struct devices_opts {
     const char *json;
     bool probe;
+    char **sels; /* -d, argc of them at most */
+    size_t nsel;
 };
 
 static void devices_help(void)
 {
-    printf("usage: clparity devices [--json FILE]\n"
+    printf("usage: clparity devices [-d SEL] [--json FILE] [--probe]\n"
            "\n"
            "Lists every OpenCL platform and device that the ICD loader finds, in clinfo -l's\n"
            "order and indices (Platform #P, Device #D: the P:D of a -d selector), with type,\n"
@@ -43,7 +49,9 @@ static void devices_help(void)
 static int set_opt(void *ctx, enum opt_id id, const struct opt_value *v)
 {
     struct devices_opts *o = ctx;
-    if (id == OPT_JSON)
+    if (id == OPT_DEVICE)
+        o->sels[o->nsel++] = (char *)v->s;
+    else if (id == OPT_JSON)
         o->json = v->s;
     else if (id == OPT_PROBE)
         o->probe = true;
@@ -112,21 +120,39 @@ static int probe_paths(const cp_devlist *devs, bool run, FILE *out, cJSON *list)
 
 int cmd_devices(int argc, char **argv)
 {
-    struct devices_opts o = {NULL, false};
+    struct devices_opts o = {NULL, false, calloc((size_t)argc + 1, sizeof(char *)), 0};
+    if (!o.sels)
+        return cli_fail("devices", CP_FAIL_RUNTIME, "out of memory");
     bool handled;
     int pst =
         opts_parse("devices", argc, argv, devices_uses, sizeof devices_uses / sizeof *devices_uses,
                    set_opt, NULL, &o, devices_help, &handled);
     const char *json_path = o.json;
-    if (pst != CP_OK || handled)
+    if (pst == CP_OK && !handled && json_path)
+        pst = cli_check_output_file("devices", "--json", json_path);
+    if (pst != CP_OK || handled) {
+        free(o.sels);
         return pst;
-    if (json_path && (pst = cli_check_output_file("devices", "--json", json_path)) != CP_OK)
-        return pst;
+    }
 
-    cp_devlist devs;
-    int st = cp_devlist_enumerate(&devs);
-    if (st != CP_OK)
-        return cli_fail("devices", st, "%s", cp_err_msg());
+    cp_devlist devs = {0};
+    bool *chosen = NULL;
+    int st = o.nsel ? cli_select_devices("devices", o.sels, o.nsel, &devs, &chosen)
+                    : cp_devlist_enumerate(&devs);
+    free(o.sels);
+    if (st != CP_OK) {
+        free(chosen);
+        cp_devlist_free(&devs);
+        return o.nsel ? st : cli_fail("devices", st, "%s", cp_err_msg());
+    }
+    if (chosen) { /* -d: the selected devices only, in their order */
+        size_t k = 0;
+        for (size_t i = 0; i < devs.n; ++i)
+            if (chosen[i])
+                devs.v[k++] = devs.v[i];
+        devs.n = k;
+        free(chosen);
+    }
     /* Only host, or fewer platforms than installed: still a listing, with the reason. */
     if (devs.env_note[0])
         fprintf(stderr, "clparity devices: warning: %s\n", devs.env_note);

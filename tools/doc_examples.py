@@ -40,8 +40,8 @@ levels, cl:own's kernel path (its probe picks one per machine), and on the lines
 library's result (host:openblas, cl:clblast) the words that say whether it is batch- or
 thread-invariant: whether OpenBLAS's or CLBlast's sums come out the same alone and in a batch,
 on 1 thread and on all, is the library's business and changes with its kernel (at d=256,
-OpenBLAS's Zen kernel gives "1 thread vs all DIFFER", its SkylakeX one "bit-identical"; issue
-32). cl:own's and host:exact's words, which clparity promises, are compared. Every other word, every
+OpenBLAS's Zen kernel gives "1 thread vs all DIFFER", its SkylakeX one
+"bit-identical"). cl:own's and host:exact's words, which clparity promises, are compared. Every other word, every
 line and its order, and the tables' headers are still compared; --check first tries this on
 lines of an AVX2 and an AVX-512 machine (SELFTEST: equal, and a word put in shows). Examples
 run on PoCL alone (OCL_ICD_VENDORS=BUILD/icd/pocl) with their own cache folder in

@@ -4,6 +4,7 @@
 #include "env_table.h"
 
 #include "clparity/engine.h"
+#include "clparity/format.h"
 #include "clparity/env.h"
 #include "clparity/report.h"
 
@@ -135,8 +136,18 @@ static int dispatch(int argc, char **argv)
             int st = env_check(commands[i].name, argc - 1, argv + 1);
             return st != CP_OK ? st : commands[i].fn(argc - 1, argv + 1);
         }
-    fprintf(stderr, "clparity: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    /* One line: the nearest command, or the list of them (usage is one --help away). */
+    cp_nearest nr;
+    cp_nearest_start(&nr, argv[1], strlen(argv[1]));
+    char names[256] = "", near[96];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
+        cp_nearest_offer(&nr, commands[i].name, strlen(commands[i].name));
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 commands[i].name);
+    }
+    cp_nearest_hint(&nr, "", near, sizeof near);
+    fprintf(stderr, "clparity: unknown command '%s'%s; the commands are %s ('clparity --help')\n",
+            argv[1], near, names);
     return CP_FAIL_USAGE;
 }
 

@@ -3,6 +3,8 @@
 #include "cli.h"
 #include "progress.h"
 
+#include "clparity/format.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,86 +210,28 @@ static int check_engine_list(const char *cmd, const char *list)
     }
 }
 
-/* The edit distance between a and b (insertions, deletions, substitutions and swaps of two
- * neighbours each cost 1), or max + 1 as soon as it is sure to exceed max. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t max)
-{
-    enum { LONGEST = 64 };
-    if (na > LONGEST || nb > LONGEST)
-        return max + 1;
-    size_t row[3][LONGEST + 1]; /* rows i - 2, i - 1 and i */
-    for (size_t j = 0; j <= nb; ++j)
-        row[0][j] = j;
-    for (size_t i = 1; i <= na; ++i) {
-        size_t *cur = row[i % 3], *prev = row[(i + 2) % 3], *prev2 = row[(i + 1) % 3];
-        cur[0] = i;
-        size_t best = cur[0];
-        for (size_t j = 1; j <= nb; ++j) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            size_t v = sub < del ? sub : del;
-            v = v < ins ? v : ins;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                prev2[j - 2] + 1 < v)
-                v = prev2[j - 2] + 1;
-            cur[j] = v;
-            best = v < best ? v : best;
-        }
-        if (best > max)
-            return max + 1;
-    }
-    return row[na % 3][nb];
-}
-
-/* The candidate nearest to what was given, when it is near enough to be a slip: at most 2
- * edits, and fewer than half the name's letters. None when none is, or when two are equally
- * near (a guess between them would mislead). */
-struct nearest {
-    const char *given;
-    size_t n;
-    const char *best; /* best_len characters */
-    size_t best_len, best_d;
-    bool tie;
-};
-
-static void nearest_offer(struct nearest *nr, const char *name, size_t len)
-{
-    size_t d = edit_distance(nr->given, nr->n, name, len, 2);
-    if (d == 0 || 2 * d >= (len > nr->n ? len : nr->n))
-        return;
-    if (d < nr->best_d) {
-        *nr = (struct nearest){nr->given, nr->n, name, len, d, false};
-    } else if (d == nr->best_d && nr->best &&
-               (len != nr->best_len || strncmp(nr->best, name, len) != 0)) {
-        nr->tie = true;
-    }
-}
-
 /* The option of this command nearest to what was given ("--batchs", "--batchs=3"). */
 static const char *nearest_option(const char *given, const struct opt_use *const *of, size_t total)
 {
     while (*given == '-')
         ++given;
-    struct nearest nr = {given, strcspn(given, "="), NULL, 0, 3, false};
+    cp_nearest nr;
+    cp_nearest_start(&nr, given, strcspn(given, "="));
     for (size_t i = 0; i < total; ++i)
         if (!of[i]->refuse)
-            nearest_offer(&nr, opt_table[of[i]->id].name, strlen(opt_table[of[i]->id].name));
-    return nr.tie ? NULL : nr.best;
+            cp_nearest_offer(&nr, opt_table[of[i]->id].name, strlen(opt_table[of[i]->id].name));
+    size_t len;
+    return cp_nearest_best(&nr, &len);
 }
 
 /* The word of a choice nearest to what was given ("adamm"): " (did you mean 'adam'?)" in buf,
  * or "". */
 static void nearest_choice(const char *given, const char *choices, char *buf, size_t len)
 {
-    struct nearest nr = {given, strlen(given), NULL, 0, 3, false};
-    for (const char *c = choices; *c;) {
-        size_t wl = strcspn(c, ",");
-        nearest_offer(&nr, c, wl);
-        c += wl + (c[wl] == ',');
-    }
-    buf[0] = '\0';
-    if (nr.best && !nr.tie)
-        snprintf(buf, len, " (did you mean '%.*s'?)", (int)nr.best_len, nr.best);
+    cp_nearest nr;
+    cp_nearest_start(&nr, given, strlen(given));
+    cp_nearest_offer_list(&nr, choices);
+    cp_nearest_hint(&nr, "", buf, len);
 }
 
 void opts_nearest_word(const char *given, const char *choices, char *buf, size_t len)
@@ -369,6 +313,20 @@ static void store(void *ctx, const struct opt_use *u, const struct opt_value *v)
     }
 }
 
+/* After getopt_long returned the long option name: the word as given ("--lay", "--lay=4")
+ * when it was a prefix of name, else NULL. The word is the last one taken, or the one before
+ * when the value was the next word. */
+static const char *abbreviated(char **argv, const char *arg, const char *name)
+{
+    const char *w = argv[optind - 1];
+    if (arg && arg == w && optind >= 2)
+        w = argv[optind - 2];
+    if (strncmp(w, "--", 2) != 0)
+        return NULL;
+    size_t len = strcspn(w + 2, "=");
+    return len == strlen(name) && strncmp(w + 2, name, len) == 0 ? NULL : w;
+}
+
 int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *uses, size_t n,
                int (*set)(void *ctx, enum opt_id id, const struct opt_value *v),
                int (*operand)(void *ctx, const char *arg), void *ctx, void (*help)(void),
@@ -404,6 +362,16 @@ int opts_parse(const char *cmd, int argc, char **argv, const struct opt_use *use
         const struct opt_use *u = NULL;
         if (c >= 256 && (size_t)(c - 256) < total)
             u = of[c - 256];
+        /* getopt_long takes any unique prefix ("--lay" for --layers, "--engine" for --engines):
+         * a typo would then run. Only the exact name is taken. */
+        const char *abbrev = u ? abbreviated(argv, optarg, lo[c - 256].name) : NULL;
+        if (abbrev) {
+            st = cli_fail(cmd, CP_FAIL_USAGE,
+                          "unknown option '%.*s' (did you mean '--%s'? options are not "
+                          "abbreviated)",
+                          (int)strcspn(abbrev, "="), abbrev, lo[c - 256].name);
+            break;
+        }
         for (size_t i = 0; !u && c > 0 && c < 256 && i < total; ++i)
             if (opt_table[of[i]->id].letter == c)
                 u = of[i];

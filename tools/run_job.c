@@ -373,14 +373,8 @@ int job_prepare(struct job *j, const char *cmd, const struct job_opts *o)
      * --mpi's ranks still stop at the first, as before. */
     cp_job_set_keep_failed(j->cj, !o->mpi);
     st = cp_job_select_devices(j->cj);
-    if (st != CP_OK) {
-        cli_fail(cmd, st, "%s", cp_err_msg());
-        if (cp_job_devices(j->cj)) { /* a selector matched nothing */
-            fprintf(stderr, "available devices:\n");
-            cp_devlist_print(cp_job_devices(j->cj), stderr);
-        }
-        return st;
-    }
+    if (st != CP_OK) /* one line: what there is and the fix (runtime/registry/select.c) */
+        return cli_fail(cmd, st, "%s", cp_err_msg());
     st = cp_job_select_engines(j->cj);
     if (st != CP_OK)
         return cli_fail(cmd, st, "%s", cp_err_msg());

@@ -4,6 +4,7 @@
  * engines that read the settings (tune.c, cr_cl.c). */
 #include "params-impl.h"
 #include "clparity/error.h"
+#include "clparity/format.h"
 #include "clparity/tune.h"
 
 #include <errno.h>
@@ -94,14 +95,19 @@ int cp_params_parse(const char *spec, const struct cp_param *params, size_t n, v
                           strncmp(s, params[i].name, (size_t)(eq - s)) == 0))
             ++i;
         if (i == n) {
-            char names[256];
+            char names[256], near[96];
             size_t len = 0;
             names[0] = '\0';
-            for (size_t k = 0; k < n && len < sizeof names; ++k)
+            cp_nearest nr;
+            cp_nearest_start(&nr, s, (size_t)(eq - s));
+            for (size_t k = 0; k < n && len < sizeof names; ++k) {
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
                                         params[k].name);
-            return cp_err_set(CP_FAIL_USAGE, "tuning '%s': unknown parameter '%.*s' (%s)", spec,
-                              (int)(eq - s), s, names);
+                cp_nearest_offer(&nr, params[k].name, strlen(params[k].name));
+            }
+            cp_nearest_hint(&nr, "", near, sizeof near);
+            return cp_err_set(CP_FAIL_USAGE, "tuning '%s': unknown parameter '%.*s'%s (%s)", spec,
+                              (int)(eq - s), s, near, names);
         }
         int v;
         if (!param_value(&params[i], eq + 1, (size_t)(end - eq - 1), &v)) {

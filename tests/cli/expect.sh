@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Usage: expect.sh STATUS REGEX [--no-files DIR]... [--stderr-lacks REGEX2] -- COMMAND [ARGS...]
+# Usage: expect.sh STATUS REGEX [--no-files DIR]... [--stderr-lacks REGEX2] [--stderr-lines N]
+#                  -- COMMAND [ARGS...]
 # Runs COMMAND and checks that it exits with STATUS and that the first line of its stderr
 # matches REGEX (grep -E; an empty REGEX checks nothing). With --no-files DIR, also checks
 # that DIR holds no file afterwards (no partial output left behind); DIR is emptied first.
-# With --stderr-lacks REGEX2, checks that no line of stderr matches REGEX2. On failure it
+# With --stderr-lacks REGEX2, checks that no line of stderr matches REGEX2; with --stderr-lines N,
+# that stderr has exactly N lines (a message that must stay one line). On failure it
 # prints what failed, the stderr and the end of the stdout.
 set -u
 want=$1 regex=$2
 shift 2
 nofiles=()
 lacks=""
+lines=""
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case $1 in
     --no-files) nofiles+=("$2") ;;
     --stderr-lacks) lacks=$2 ;;
+    --stderr-lines) lines=$2 ;;
     *) echo "expect.sh: unknown option $1"; exit 2 ;;
     esac
     shift 2
@@ -48,6 +52,10 @@ done
 if [ -n "$lacks" ] && grep -Eq -- "$lacks" "$err"; then
     echo "FAIL: stderr has a line matching /$lacks/:"
     grep -E -- "$lacks" "$err"
+    ok=0
+fi
+if [ -n "$lines" ] && [ "$(wc -l <"$err")" != "$lines" ]; then
+    echo "FAIL: stderr has $(wc -l <"$err") lines, expected $lines"
     ok=0
 fi
 if [ $ok = 1 ]; then

@@ -196,3 +196,63 @@ add_test(NAME cli/kernel_build_failure
 set_tests_properties(cli/kernel_build_failure PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_KERNEL_DIR=${OUT}/broken-kernels;CLPARITY_OWN_KERNEL=naive"
                      LABELS "cli;matrix")
+
+# Issue 36's newcomer items: "did you mean" for every list of valid words (one nearest-word
+# code, runtime/base/format.c's cp_nearest), exact option names only, and a selector that
+# matches nothing in one line that says what there is and the fix.
+cli_bad(did_you_mean_command "${ENV_POCL}" 2
+        "^clparity: unknown command 'compre' \\(did you mean 'compare'\\?\\); the commands are devices, run, compare,"
+        compre)
+cli_bad(did_you_mean_subcommand "${ENV_POCL}" 2
+        "^clparity cache: unknown subcommand 'lst' \\(did you mean 'list'\\?\\) \\(list or clear\\)$"
+        cache lst)
+cli_bad(did_you_mean_engine "${ENV_POCL}" 2
+        "^clparity run: --engines: unknown engine 'cl:onw' \\(did you mean 'cl:own'\\?\\) \\(known: cl:own,"
+        run --engines cl:onw ${TO_DIR})
+cli_bad(did_you_mean_selector "${ENV_POCL}" 2
+        "^clparity run: device selector 'gpuu' matches no device \\(did you mean 'gpu'\\?\\): OpenCL shows"
+        run -d gpuu ${TO_DIR})
+# (an environment variable's word: tools/env_table.c's check, before any work)
+cli_bad(did_you_mean_own_kernel "${ENV_POCL};CLPARITY_OWN_KERNEL=stram" 2
+        "^clparity run: .*CLPARITY_OWN_KERNEL: 'stram' is not naive, .* \\(did you mean 'stream'\\?\\)$"
+        run -d 0:0 --engines cl:own --d-model 8 --layers 1 ${TO_DIR})
+cli_bad(did_you_mean_tune_setting "${ENV_POCL};CLPARITY_CR_TUNE=pth=gemv" 2
+        "^clparity run: .*unknown parameter 'pth' \\(did you mean 'path'\\?\\) \\(path, wg,"
+        run -d 0:0 --engines cl:cr --d-model 8 --layers 1 ${TO_DIR})
+foreach(case "run --lay 4 layers" "compare --engine cl:own engines" "devices --jso @DIR@/d.json json"
+        "diff --expe torch expect" "cache list --jso @DIR@/c.json json" "tune --dry dry-run"
+        "peak --remeas remeasure" "sweep --var batch vary" "train --optim sgd optimizer"
+        "ulp --func sqrt functions" "run --lay=4 layers")
+  separate_arguments(a UNIX_COMMAND "${case}")
+  list(POP_BACK a full)
+  list(GET a 0 cmd)
+  if(cmd STREQUAL "cache")
+    list(GET a 2 given)
+    set(cmd "cache list")
+  else()
+    list(GET a 1 given)
+  endif()
+  string(REGEX REPLACE "[ =-]" "_" tag "${given}")
+  string(REGEX REPLACE "=.*" "" given "${given}")
+  list(GET a 0 first)
+  cli_bad(abbrev_${first}${tag} "${ENV_POCL}" 2
+          "^clparity ${cmd}: unknown option '${given}' \\(did you mean '--${full}'\\? options are not abbreviated\\)$"
+          ${a})
+endforeach()
+# One line, not the device list: no GPU on the CI machine's PoCL.
+add_test(NAME cli/selector_no_match_one_line
+         COMMAND ${EXPECT} 2
+                 "^clparity run: device selector 'gpu' matches no device: no GPU: OpenCL shows 1 device \\(0:0 .*, CPU\\) and the host; use -d 0:0, -d cpu or -d host \\('clparity devices' lists them\\)$"
+                 --stderr-lines 1 -- ${CLP} run -d gpu --d-model 8 --layers 1)
+set_tests_properties(cli/selector_no_match_one_line PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE}" LABELS "cli;matrix")
+# The printed label as a selector, and devices -d (clinfo -d's one device).
+add_test(NAME cli/selector_label
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/selector_label.sh ${CLP} ${SYSTEM_PYTHON})
+set_tests_properties(cli/selector_label PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     LABELS cli)
+# No user-facing string names an issue number (the scanner's self-test first).
+add_test(NAME cli/no_issue_numbers
+         COMMAND sh -c "$0 $1 --selftest && $0 $1 $2" ${SYSTEM_PYTHON}
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/no_issue_numbers.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli/no_issue_numbers PROPERTIES LABELS cli)

@@ -29,7 +29,7 @@ None), kernel_median_s (None: not measured), h2d_median_s, d2h_median_s, build_s
 (str or None), upload_s, warmup (int), gflops (None: unknown); numbers other than counts are
 float; .routine is the top-level results' "routine". Beyond the JSON: .output and .failures
 {preset: failing results}.
-Before 0.1.0's issue 22, .verdicts held those lists: use .failures now. r.baseline_bitwise
+Earlier builds of 0.1.0 held those lists in .verdicts: use .failures now. r.baseline_bitwise
 stays as an alias of r.metrics["baseline_bitwise"].
 
 Weights are [out, in] float32 (as PyTorch stores nn.Linear.weight), inputs [batch, in]

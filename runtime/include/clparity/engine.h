@@ -109,9 +109,10 @@ bool cp_engine_cache_hit(const cp_engine *e);
  * an entry not stored (an unwritable folder) and why. */
 const char *cp_engine_build_cache_note(const cp_engine *e);
 
-/* cl:own's kernel path on its device, and the paths its probe rejected there (issue 20): before
- * cl:own takes a path on a device for the first time, the path runs a small probe model and
- * must give host:exact's bits; a path that does not is not used, and the next that does is. */
+/* cl:own's kernel path on its device, and the paths its probe rejected there (docs/ENGINES.md):
+ * before cl:own takes a path on a device for the first time, the path runs a small probe model
+ * and must give host:exact's bits; a path that does not is not used, and the next that does
+ * is. */
 #define CP_PATH_NAME 16
 #define CP_PROBE_WHY 384
 #define CP_PATHS_MAX 12

@@ -23,6 +23,30 @@ void cp_fmt_ms(double sec, char *buf, size_t len);
  * ("0.312 ms", "0.00420 ms"), never "0.000 s". */
 void cp_fmt_secs(double sec, char *buf, size_t len);
 
+/* "Did you mean": the name nearest to what was given, when it is near enough to be a slip
+ * ("adamm" for "adam", "compre" for "compare", "cl:onw" for "cl:own"): at most 2 edits
+ * (insertions, deletions, substitutions and swaps of two neighbours each cost 1), and fewer
+ * than half the longer name's letters. None when none is, or when two are equally near (a
+ * guess between them would mislead). Start, offer every valid name, then ask. Every list of
+ * valid words (options, commands, subcommands, engines, selectors' keywords) uses this one. */
+typedef struct cp_nearest {
+    const char *given;
+    size_t given_len;
+    const char *best; /* best_len characters; NULL: none offered is near */
+    size_t best_len, best_d;
+    bool tie;
+} cp_nearest;
+
+void cp_nearest_start(cp_nearest *nr, const char *given, size_t given_len);
+void cp_nearest_offer(cp_nearest *nr, const char *name, size_t len);
+/* Offers each word of a comma list ("list,clear"). */
+void cp_nearest_offer_list(cp_nearest *nr, const char *words);
+/* The nearest name (*len its length), or NULL when none is near or two tie. */
+const char *cp_nearest_best(const cp_nearest *nr, size_t *len);
+/* " (did you mean 'adam'?)" in buf, with prefix before the name ("--" for an option), or ""
+ * when none is near. */
+void cp_nearest_hint(const cp_nearest *nr, const char *prefix, char *buf, size_t len);
+
 CP_API_END
 
 #endif

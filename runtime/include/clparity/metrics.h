@@ -51,7 +51,8 @@ void cp_metrics_pair(const float *a, const float *b, size_t n, double *bitwise, 
 
 /* The presets of DESIGN.md. torch and clblast judge a result against the float64 reference;
  * bitwise judges it against another float32 result (the host:exact baseline); cr judges the
- * correctly rounded results (engines *:cr) against host:cr's output (issue 23). */
+ * correctly rounded results (engines *:cr) against host:cr's output (docs/ENGINES.md, "host:cr
+ * and cl:cr"). */
 enum cp_preset { CP_PRESET_TORCH, CP_PRESET_CLBLAST, CP_PRESET_BITWISE, CP_PRESET_CR };
 #define CP_PRESET_COUNT 4
 

@@ -64,8 +64,9 @@
  *   native_sqrt in the update): its weights may drift, and nothing about them is promised.
  * The correctly rounded engines (host:cr, hostblas/train_cr.c; cl:cr, clkernels/cr.cl's
  * CR_TRAIN kernels) take the steps of every optimizer with every sum exact and rounded once
- * (RN, issue 23's contract, in any order): z = RN(Σ_k a·W + bias), then act and
- * RN(a[b][o] + act(z)); dx = RN(Σ_o dz·W[o][k] + (residual ? g[b][k] : nothing));
+ * (RN, the contract of docs/ENGINES.md's "host:cr and cl:cr", in any order):
+ * z = RN(Σ_k a·W + bias), then act and RN(a[b][o] + act(z));
+ * dx = RN(Σ_o dz·W[o][k] + (residual ? g[b][k] : nothing));
  * gW = RN(Σ_b dz·a); gb = RN(Σ_b dz); g, dz and the optimizers' updates as above, each one
  * correctly rounded float operation (cl:cr's through its accumulator, on the bits; its / and
  * sqrt the float way, whatever the device: docs/TRAINING.md). */
