@@ -28,7 +28,8 @@ echo "testing HEAD $(git -C "$work/clone" log -1 --format=%h) (uncommitted chang
 tail -1 "$work/pip.log"
 cd "$work" || die "cd $work"
 vpy=$work/venv/bin/python
-"$work/venv/bin/pip" show clparity | grep -qx 'Requires: numpy' || die "numpy is not a declared dependency"
+show=$("$work/venv/bin/pip" show clparity) || die "pip show clparity"
+grep -qx 'Requires: numpy' <<<"$show" || die "numpy is not a declared dependency: $show"
 "$vpy" - "$work/venv" <<'PY' || die "the installed module"
 import os, sys
 import clparity
