@@ -40,7 +40,10 @@ assert os.path.realpath(lib).startswith(venv) and lib.endswith("clparity.libs/li
 assert repr(clparity.REF) == "ref" and f"{clparity.REF:4.0f}" == " ref" and not clparity.REF
 print("clparity", clparity.version(), "from", clparity.__file__, "library", lib)
 PY
-"$vpy" "$work/clone/tools/python/example.py" >"$work/example.txt" 2>&1 || {
+# A copy: run from tools/python/, Python would import the clone's clparity.py (the script's
+# folder comes first on sys.path), not the installed one.
+cp "$work/clone/tools/python/example.py" "$work/example.py" || die "cp example.py"
+"$vpy" "$work/example.py" >"$work/example.txt" 2>&1 || {
     cat "$work/example.txt"
     die "the Python example"
 }
