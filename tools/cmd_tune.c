@@ -24,7 +24,12 @@ static const struct opt_use tune_uses[] = {
      .help = "devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
              "every non-simulator device); host is not tuned (host:cr runs there as\n"
              "cl:cr's reference)"},
-    {.id = OPT_QUICK, .def = "smaller shapes and fewer candidates"},
+    {.id = OPT_QUICK,
+     .def = "smaller shapes and fewer candidates. Measured on a 2-core AMD\n"
+            "EPYC with PoCL 3.1 (8 steps): 76 s the first time (each candidate's\n"
+            "kernels built and probed), 0.3 s once they are cached; without\n"
+            "--quick (20 steps): 175 s, then 16 s. The progress line counts the\n"
+            "steps and says the time left"},
     {.id = OPT_RUNS, .def = "5; the median counts", .min = 1, .max = 1000},
     {.id = OPT_WARMUP, .def = "1", .min = 0, .max = 1000},
     {.id = OPT_DRY_RUN},

@@ -135,19 +135,20 @@ static void show(bool force, const char *fmt, va_list ap)
 void progress_eta(char *buf, size_t len, double *start, size_t done, size_t total)
 {
     double t = now_s();
+    size_t at = done < total ? done + 1 : total; /* the step under way */
     if (done == 0 || *start <= 0.0) {
         if (*start <= 0.0)
             *start = t;
-        snprintf(buf, len, "%zu/%zu", done + 1 <= total ? done + 1 : total, total);
+        snprintf(buf, len, "%zu/%zu", at, total);
         return;
     }
     double left = (t - *start) / (double)done * (double)(total > done ? total - done : 0);
-    if (left < 90.0)
-        snprintf(buf, len, "%zu/%zu, about %.0f s left", done + 1 <= total ? done + 1 : total,
-                 total, left);
+    if (left < 1.0)
+        snprintf(buf, len, "%zu/%zu, under 1 s left", at, total);
+    else if (left < 90.0)
+        snprintf(buf, len, "%zu/%zu, about %.0f s left", at, total, left);
     else
-        snprintf(buf, len, "%zu/%zu, about %.0f min left", done + 1 <= total ? done + 1 : total,
-                 total, left / 60.0);
+        snprintf(buf, len, "%zu/%zu, about %.0f min left", at, total, left / 60.0);
 }
 
 void progress_show(const char *fmt, ...)

@@ -4,7 +4,7 @@
 # program cache, on a terminal (util-linux's `script`), one line "first run of ENGINE on
 # DEVICE: building its kernels and checking their bits (probes), once; cached in DIR, later
 # runs skip this", once however many engines build; then, on the same cache (warm), none;
-# none on a cold cache with --quiet, nor with stderr to a pipe or a file. The run needs
+# none on a cold cache with --quiet or CLPARITY_CACHE=off, nor with stderr to a pipe or a file. The run needs
 # OpenCL (PoCL through OCL_ICD_VENDORS).
 set -u
 clp=$1 out=$2
@@ -29,6 +29,9 @@ grep -qF "$word" "$out/warm.tty" && fail "the warm run (nothing built) printed t
 XDG_CACHE_HOME=$out/cache-q script -qec "$clp $run --quiet" /dev/null >"$out/quiet.tty" 2>&1 ||
     fail "--quiet run: exit $?"
 grep -qF "$word" "$out/quiet.tty" && fail "--quiet printed the notice"
+CLPARITY_CACHE=off XDG_CACHE_HOME=$out/cache-o script -qec "$clp $run" /dev/null >"$out/off.tty" 2>&1 ||
+    fail "CLPARITY_CACHE=off run: exit $?"
+grep -qF "$word" "$out/off.tty" && fail "CLPARITY_CACHE=off (nothing is cached) printed the notice"
 XDG_CACHE_HOME=$out/cache-p "$clp" $run 2>&1 | cat >"$out/pipe.txt"
 grep -qF "$word" "$out/pipe.txt" && fail "a pipe got the notice"
 XDG_CACHE_HOME=$out/cache-f "$clp" $run >"$out/file.txt" 2>"$out/file.err" || fail "file run: exit $?"
