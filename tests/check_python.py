@@ -37,6 +37,9 @@ by = {(("host" if r.device == "host" else "pocl"), r.engine): r for r in cmp.res
 own, exact, ref = by[("pocl", "cl:own")], by[("host", "host:exact")], by[("host", "host:f64")]
 assert own.output.shape == (16, 10) and own.output.dtype == np.float32
 assert ref.output.dtype == np.float64 and ref.metrics == {}
+# the reference's max ULP is REF, shown as compare's table shows it: "ref" (issue 36)
+assert ref.is_reference and ref.max_ulp is clparity.REF and f"{ref.max_ulp:>4}" == " ref"
+assert not own.is_reference and own.max_ulp == own.metrics["max_ulp"]
 assert np.array_equal(own.output.view(np.uint32), exact.output.view(np.uint32)), \
     "cl:own on PoCL differs from host:exact"
 assert own.baseline_bitwise == 1.0 and exact.baseline_bitwise == 1.0

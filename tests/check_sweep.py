@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the --csv and --json of one `clparity sweep` against each other and against what they
-must hold: the golden CSV header, the provenance line, one row per point x device x engine, every
+must hold: the golden CSV header first, the provenance in the sidecar CSV.json, one row per point x device x engine, every
 field of a finished row (min <= median <= max, e2e >= wall, GFLOP/s = 2·macs/median wall, % of
 peak from the device's peak), n/a kernel time exactly where the engine hides its events, the
 grid, and the JSON schema.
@@ -43,18 +43,21 @@ def main():
     jsonschema.validate(doc, json.load(open(schema_path)))
 
     lines = open(csv_path).read().splitlines()
-    prefix = "# provenance: "
-    if not lines[0].startswith(prefix):
-        fail(f"first CSV line is not the provenance: {lines[0][:80]}")
-    prov = json.loads(lines[0][len(prefix) :])
+    # The header first (issue 36); the provenance in the sidecar FILE.csv.json.
+    side = json.load(open(csv_path + ".json"))
+    prov = side["provenance"]
     for key in ("clparity_version", "git_hash", "command", "date", "host_cpu", "icd",
                 "environment", "kernel_build_options"):
         if key not in prov:
             fail(f"CSV provenance lacks {key}")
+    if prov.get("interrupted") != interrupted:
+        fail(f"the sidecar's provenance says interrupted {prov.get('interrupted')}")
     golden = open(header_path).read().rstrip("\n")
-    if lines[1] != golden:
-        fail(f"CSV header differs from the golden one:\n  got  {lines[1]}\n  want {golden}")
-    rows = list(csv.DictReader(lines[1:]))
+    if lines[0] != golden:
+        fail(f"CSV header differs from the golden one:\n  got  {lines[0]}\n  want {golden}")
+    if ",".join(side["columns"]) != golden:
+        fail(f"the sidecar's columns are not the header: {side['columns']}")
+    rows = list(csv.DictReader(lines))
 
     sw = doc["sweep"]
     if sw["vary"] != vary:

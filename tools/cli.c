@@ -190,6 +190,17 @@ int cli_check_output_file(const char *cmd, const char *opt, const char *path)
      * again by the writer. */
     if (st == CP_OK && (st = cp_output_check(opt, path)) != CP_OK)
         st = cli_fail(cmd, st, "%s", cp_err_msg());
+    /* --csv's sidecar FILE.csv.json (tools/csv.c), beside a regular file or a new one. */
+    if (st == CP_OK && strcmp(opt, "--csv") == 0 && (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))) {
+        char side[4096 + 8];
+        if (snprintf(side, sizeof side, "%s.json", path) >= (int)sizeof side)
+            st = cli_fail(cmd, CP_FAIL_USAGE, "%s: %s.json: %s", opt, path, strerror(ENAMETOOLONG));
+        else if (stat(side, &sb) == 0 && !S_ISREG(sb.st_mode))
+            st = cli_fail(cmd, CP_FAIL_USAGE, "%s: its provenance sidecar %s is %s", opt, side,
+                          cp_file_kind(sb.st_mode));
+        else if ((st = cp_output_check(opt, side)) != CP_OK)
+            st = cli_fail(cmd, st, "%s", cp_err_msg());
+    }
     return st;
 }
 

@@ -24,7 +24,12 @@ static const struct opt_use tune_uses[] = {
      .help = "devices as in 'clparity devices' (default: CLPARITY_DEVICES or\n"
              "every non-simulator device); host is not tuned (host:cr runs there as\n"
              "cl:cr's reference)"},
-    {.id = OPT_QUICK, .def = "smaller shapes and fewer candidates"},
+    {.id = OPT_QUICK,
+     .def = "smaller shapes and fewer candidates. Measured on a 2-core AMD\n"
+            "EPYC with PoCL 3.1 (8 steps): 76 s the first time (each candidate's\n"
+            "kernels built and probed), 0.3 s once they are cached; without\n"
+            "--quick (20 steps): 175 s, then 16 s. The progress line counts the\n"
+            "steps and says the time left"},
     {.id = OPT_RUNS, .def = "5; the median counts", .min = 1, .max = 1000},
     {.id = OPT_WARMUP, .def = "1", .min = 0, .max = 1000},
     {.id = OPT_DRY_RUN},
@@ -107,8 +112,15 @@ struct tune_opts {
 enum tune_engine { TUNE_OWN, TUNE_CR, TUNE_N_ENGINES };
 static const char *const engine_names[TUNE_N_ENGINES] = {"cl:own", "cl:cr"};
 
+/* The progress line's count: every engine created (a candidate at a shape, host:cr's output at
+ * a shape), of all devices, and the time left from the pace so far (issue 36). */
+static struct {
+    size_t done, total;
+    double start;
+} steps;
+
 /* Runs info on dev at shape sh: warmup + runs forwards, the median wall time of the timed ones
- * and the output's hash. what: the progress line's prefix. */
+ * and the output's hash. what: the progress line's text after the count. */
 static int forward_hash(const cp_engine_info *info, const cp_device *dev, const cp_tune_shape *sh,
                         long runs, long warmup, const char *what, double *median, uint64_t *hash)
 {
@@ -130,14 +142,17 @@ static int forward_hash(const cp_engine_info *info, const cp_device *dev, const 
         st = cp_err_set(CP_FAIL_RUNTIME, "out of memory");
     if (st == CP_OK)
         st = cp_engine_check_memory(info, dev, &m, sh->batch);
-    progress_stage("%s  d=%d L=%d B=%d  build", what, sh->d, sh->layers, sh->batch);
+    char count[64];
+    progress_eta(count, sizeof count, &steps.start, steps.done, steps.total);
+    progress_stage("tune: %s  %s  d=%d L=%d B=%d  build", count, what, sh->d, sh->layers,
+                   sh->batch);
     if (st == CP_OK)
         st = cp_engine_create(info, dev, &m, sh->batch, &e);
     for (long r = 0; st == CP_OK && r < warmup + runs; ++r) {
         cp_timing tm;
         (r == 0 ? progress_stage
-                : progress_show)("%s  d=%d L=%d B=%d  %s %ld/%ld", what, sh->d, sh->layers,
-                                 sh->batch, r < warmup ? "warm-up" : "timed",
+                : progress_show)("tune: %s  %s  d=%d L=%d B=%d  %s %ld/%ld", count, what, sh->d,
+                                 sh->layers, sh->batch, r < warmup ? "warm-up" : "timed",
                                  r < warmup ? r + 1 : r - warmup + 1, r < warmup ? warmup : runs);
         st = cp_engine_forward(e, x, sh->batch, y, &tm);
         if (st == CP_OK && r >= warmup)
@@ -155,6 +170,7 @@ static int forward_hash(const cp_engine_info *info, const cp_device *dev, const 
     }
     if (e)
         cp_engine_destroy(e);
+    ++steps.done;
     cp_model_free(&m);
     free(x);
     free(y);
@@ -249,8 +265,8 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         for (size_t j = 0; j < ns && st == CP_OK; ++j) {
             double unused;
             char what[512];
-            snprintf(what, sizeof what, "tune: %d:%d %.60s  cl:cr %s  host:cr's output",
-                     dev->plat_idx, dev->dev_idx, dev->name, tu->path);
+            snprintf(what, sizeof what, "%d:%d %.60s  cl:cr %s  host:cr's output", dev->plat_idx,
+                     dev->dev_idx, dev->name, tu->path);
             st = forward_hash(cp_engine_find("host:cr"), host, shapes[j], 1, 0, what, &unused,
                               &ref[j]);
             if (st != CP_OK)
@@ -264,8 +280,8 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         bool same = true;
         char what[512];
         const char *label = c[k][0] ? c[k] : CR_BY_WIDTH;
-        snprintf(what, sizeof what, "tune: %d:%d %.60s  %s %s %zu/%zu  %s", dev->plat_idx,
-                 dev->dev_idx, dev->name, engine_names[eng], tu->path, k + 1, nc, label);
+        snprintf(what, sizeof what, "%d:%d %.60s  %s %s %zu/%zu  %s", dev->plat_idx, dev->dev_idx,
+                 dev->name, engine_names[eng], tu->path, k + 1, nc, label);
         for (size_t j = 0; j < ns && st == CP_OK; ++j) {
             double m = 0.0;
             uint64_t h = 0;
@@ -473,10 +489,16 @@ int cmd_tune(int argc, char **argv)
         for (int eng = 0; eng < TUNE_N_ENGINES; ++eng) {
             const cp_tunable *tv[TUNE_MAX_TUNABLES];
             size_t nt = cp_tunables(cp_engine_find(engine_names[eng]), dev, tv, TUNE_MAX_TUNABLES);
-            for (size_t t = 0; t < nt; ++t)
-                for (const char *const *c = o.quick ? tv[t]->quick_cands : tv[t]->cands; *c; ++c)
+            for (size_t t = 0; t < nt; ++t) {
+                size_t ns = 1, nc = 0; /* as tune_one counts them */
+                for (const cp_tune_shape *ms = o.quick ? NULL : tv[t]->more; ms && ms->d; ++ms)
+                    ns += ns < TUNE_MAX_SHAPES;
+                for (const char *const *c = o.quick ? tv[t]->quick_cands : tv[t]->cands; *c;
+                     ++c, ++nc)
                     if ((int)strlen(*c) > o.spec_w)
                         o.spec_w = (int)strlen(*c);
+                steps.total += nc * ns + (eng == TUNE_CR ? ns : 0);
+            }
         }
     }
     /* "shapes": how many shapes each time sums (tune --help names them); d, L, B: the first. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void text_add(struct text *t, const char *fmt, ...)
 {
@@ -68,24 +69,70 @@ void csv_num(struct text *t, double v, bool last)
 
 void csv_begin(struct text *t, void *prov, const char *header)
 {
-    char *pj = prov && !cp_json_incomplete() ? cJSON_PrintUnformatted(prov) : NULL;
-    cJSON_Delete(prov);
-    if (!pj) {
+    cJSON *side = cJSON_CreateObject(), *cols = cJSON_AddArrayToObject(side, "columns");
+    if (!side || !cols || !prov || cp_json_incomplete()) {
+        cJSON_Delete(side);
+        cJSON_Delete(prov);
         t->oom = true;
         return;
     }
-    text_add(t, "# provenance: %s\n", pj);
-    cJSON_free(pj);
+    /* The header's names (plain words: none is quoted). */
+    for (const char *c = header; *c && *c != '\n';) {
+        size_t k = strcspn(c, ",\n");
+        char *name = strndup(c, k);
+        if (!name || !cJSON_AddItemToArray(cols, cJSON_CreateString(name)))
+            t->oom = true;
+        free(name);
+        c += k + (c[k] == ',');
+    }
+    cJSON_AddItemToObject(side, "provenance", prov);
+    t->sidecar = side;
     text_add(t, "%s", header);
+}
+
+/* FILE.csv.json beside path, or NULL (and *st CP_OK) where none is written: stdout, a FIFO, a
+ * device. */
+static char *sidecar_path(const char *cmd, const char *path, int *st)
+{
+    struct stat sb;
+    *st = CP_OK;
+    if (strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+        return NULL;
+    size_t n = strlen(path) + sizeof ".json";
+    char *p = malloc(n);
+    if (!p)
+        *st = cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building CSV");
+    else
+        snprintf(p, n, "%s.json", path);
+    return p;
 }
 
 int csv_write(const char *cmd, const char *path, struct text *t)
 {
     int st = CP_OK;
-    if (t->oom)
+    char *side = NULL;
+    if (t->oom || cp_json_incomplete()) {
         st = cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building CSV");
-    else if ((st = cp_file_write_atomic(path, t->p, t->n)) != CP_OK)
+        goto out;
+    }
+    if ((side = sidecar_path(cmd, path, &st)) == NULL && st != CP_OK)
+        goto out;
+    if (side) {
+        const char *base = strrchr(path, '/');
+        cJSON_AddStringToObject(t->sidecar, "csv", base ? base + 1 : path);
+        if (cp_json_incomplete())
+            st = cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory building CSV");
+        else if ((st = cp_json_write(side, t->sidecar)) != CP_OK)
+            st = cli_fail(cmd, st, "--csv: %s", cp_err_msg());
+    }
+    /* The sidecar first: a failure after it leaves the old CSV (or none) and a sidecar of
+     * clparity's, which the next run replaces. */
+    if (st == CP_OK && (st = cp_file_write_atomic(path, t->p, t->n)) != CP_OK)
         st = cli_fail(cmd, st, "--csv: %s", cp_err_msg());
+out:
+    free(side);
+    cJSON_Delete(t->sidecar);
+    t->sidecar = NULL;
     free(t->p);
     t->p = NULL;
     return st;

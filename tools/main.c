@@ -2,7 +2,10 @@
 #include "cli.h"
 #include "cmds.h"
 #include "env_table.h"
+#include "progress.h"
 
+#include "clparity/cache.h"
+#include "clparity/device.h"
 #include "clparity/engine.h"
 #include "clparity/format.h"
 #include "clparity/env.h"
@@ -101,6 +104,27 @@ static int close_stdout(int status)
     return status;
 }
 
+/* A first run (a cold program cache) is slow: clparity says why, once per process, on a
+ * terminal (where the progress line shows; not with --quiet, nor to a pipe or a file), and
+ * only where something is actually built (issue 36). */
+static void cold_cache_notice(const cp_device *dev, const char *engine, void *ctx)
+{
+    static bool said;
+    (void)ctx;
+    if (said || !progress_enabled() || !cp_cache_enabled())
+        return;
+    said = true;
+    char label[300], dir[4096];
+    cp_device_label(dev, label, sizeof label);
+    if (cp_cache_dir(dir, sizeof dir) != CP_OK)
+        snprintf(dir, sizeof dir, "the program cache");
+    progress_clear();
+    fprintf(stderr,
+            "clparity: first run of %s on %s: building its kernels and checking their bits "
+            "(probes), once; cached in %s, later runs skip this\n",
+            engine, label, dir);
+}
+
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
@@ -130,6 +154,7 @@ static int dispatch(int argc, char **argv)
     int iso = -1;
     if (cp_env_word("CLPARITY_ISOLATE", &iso) == CP_OK && iso != 1)
         cp_isolate_enable("/proc/self/exe");
+    cp_isolate_set_notice(cold_cache_notice, NULL);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0) {
             /* Every CLPARITY_* variable, before any work (issue 32: one rule for bad values). */

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 static bool quiet;
-static int tty = -1;     /* -1: not asked yet */
-static bool relayed;     /* progress_via_parent found mpirun's terminal */
-static int relay_cols;   /* that terminal's width, 0 when unknown */
-static bool shown;       /* a line is on the terminal */
-static bool at_exit_set; /* progress_clear registered with atexit */
-static double last_s;    /* when the last line was written */
+static int tty = -1;                    /* -1: not asked yet */
+static bool relayed;                    /* progress_via_parent found mpirun's terminal */
+static int relay_cols;                  /* that terminal's width, 0 when unknown */
+static bool shown;                      /* a line is on the terminal */
+static bool at_exit_set;                /* progress_clear registered with atexit */
+static double last_s;                   /* when the last line was written */
 static volatile sig_atomic_t on_screen; /* shown, for the signal handler */
 
 #define PROGRESS_INTERVAL_S 0.1
@@ -130,6 +130,25 @@ static void show(bool force, const char *fmt, va_list ap)
     shown = true;
     on_screen = 1;
     last_s = t;
+}
+
+void progress_eta(char *buf, size_t len, double *start, size_t done, size_t total)
+{
+    double t = now_s();
+    size_t at = done < total ? done + 1 : total; /* the step under way */
+    if (done == 0 || *start <= 0.0) {
+        if (*start <= 0.0)
+            *start = t;
+        snprintf(buf, len, "%zu/%zu", at, total);
+        return;
+    }
+    double left = (t - *start) / (double)done * (double)(total > done ? total - done : 0);
+    if (left < 1.0)
+        snprintf(buf, len, "%zu/%zu, under 1 s left", at, total);
+    else if (left < 90.0)
+        snprintf(buf, len, "%zu/%zu, about %.0f s left", at, total, left);
+    else
+        snprintf(buf, len, "%zu/%zu, about %.0f min left", at, total, left / 60.0);
 }
 
 void progress_show(const char *fmt, ...)

@@ -8,6 +8,7 @@
 #define CLPARITY_TOOLS_PROGRESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* --quiet (every command): no progress at all. */
 void progress_set_quiet(bool quiet);
@@ -22,6 +23,10 @@ bool progress_enabled(void);
 void progress_show(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Shows the line now: a new stage (a build, a device), which may last. */
 void progress_stage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A count with an estimate of the time left, for a line's prefix: "3/17, about 45 s left"
+ * (or "1/17" before anything is done): the time since *start (set on the first call, done 0)
+ * spread over the done steps. */
+void progress_eta(char *buf, size_t len, double *start, size_t done, size_t total);
 /* Erases the line when one is shown; call before printing anything else on the terminal
  * (cli_fail does). */
 void progress_clear(void);

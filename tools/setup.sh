@@ -22,7 +22,8 @@ done
 pkgs=(build-essential cmake pkg-config git
       ocl-icd-opencl-dev opencl-headers libclblast-dev libopenblas-dev pocl-opencl-icd
       libcmocka-dev clinfo oclgrind libcjson-dev libssl-dev python3-numpy python3-jsonschema
-      gnuplot-nox clang libclang-rt-14-dev valgrind libopenmpi-dev openmpi-bin bsdutils)
+      gnuplot-nox clang libclang-rt-14-dev valgrind libopenmpi-dev openmpi-bin bsdutils
+      python3-venv python3-setuptools python3-wheel)
 [ $vendors = 0 ] || pkgs+=(mesa-opencl-icd python3-pip)
 
 missing=()

@@ -3,7 +3,9 @@
  *
  * Every JSON output carries "provenance" with "clparity_version" (the peak cache carries
  * "clparity_version" at its top level, and the tune store is an object of {"params": ...}
- * entries); every CSV output starts with the line "# provenance: {...}"; a plot carries a mark
+ * entries); a CSV output starts with its header, and its sidecar FILE.csv.json (JSON, with
+ * provenance) lists that header's columns (before issue 36 a CSV's first line was
+ * "# provenance: {...}": such a file is still recognised); a plot carries a mark
  * that cp_plot_mark puts in (PNG: a tEXt chunk "Software" = "clparity ..."; SVG: a comment
  * "<!-- clparity ... -->"); a .npy file has exactly the header and length that cp_npy_write
  * gives its array. A file that is none of these is refused: cp_output_check says why. */
@@ -100,6 +102,44 @@ static bool png_is_own(const unsigned char *b, size_t n)
     return false;
 }
 
+/* A CSV whose first line is the header that its sidecar path.json (a JSON of clparity's)
+ * lists in "columns" (tools/csv.c). */
+static bool csv_sidecar_is_own(const char *path, const char *text, size_t n)
+{
+    size_t pl = strlen(path), line = 0;
+    char *side = malloc(pl + sizeof ".json");
+    if (!side)
+        return false;
+    memcpy(side, path, pl);
+    memcpy(side + pl, ".json", sizeof ".json");
+    mode_t mode;
+    FILE *f = cp_fopen_regular(side, &mode);
+    free(side);
+    if (!f)
+        return false;
+    enum { SIDE_MAX = 1 << 20 }; /* a sidecar is a few KiB */
+    char *buf = malloc(SIDE_MAX);
+    size_t k = buf ? fread(buf, 1, SIDE_MAX, f) : 0;
+    fclose(f);
+    bool own = buf && k < SIDE_MAX && json_is_own(buf, k);
+    cJSON *j = own ? cJSON_ParseWithLength(buf, k) : NULL;
+    const cJSON *cols = cJSON_GetObjectItemCaseSensitive(j, "columns"), *c;
+    own = own && cJSON_IsArray(cols) && cJSON_GetArraySize(cols) > 0;
+    while (line < n && text[line] != '\n')
+        ++line;
+    size_t at = 0;
+    cJSON_ArrayForEach(c, cols)
+    {
+        size_t cl = cJSON_IsString(c) ? strlen(c->valuestring) : 0;
+        own = own && cl > 0 && at + cl <= line && memcmp(text + at, c->valuestring, cl) == 0 &&
+              (at + cl == line ? c->next == NULL : text[at + cl] == ',');
+        at += cl + 1;
+    }
+    cJSON_Delete(j);
+    free(buf);
+    return own;
+}
+
 /* What a file holds, for the message: its kind and why it is not ours; NULL when it is ours. */
 static const char *why_foreign(const char *b, size_t n)
 {
@@ -152,6 +192,8 @@ int cp_output_check(const char *opt, const char *path)
         memcpy(all, head, n);
         n += fread(all + n, 1, (size_t)sb.st_size - n, f);
         why = why_foreign(all, n);
+        if (why && csv_sidecar_is_own(path, all, n))
+            why = NULL;
     }
     free(all);
     fclose(f);

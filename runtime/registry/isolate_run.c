@@ -383,6 +383,15 @@ static void reset_engine(cp_engine *e)
     e->routine[0] = '\0';
 }
 
+static cp_isolate_notice_fn notice_fn;
+static void *notice_ctx;
+
+void cp_isolate_set_notice(cp_isolate_notice_fn fn, void *ctx)
+{
+    notice_fn = fn;
+    notice_ctx = ctx;
+}
+
 /* Public (clparity/engine.h): the engine object reaches the driver through its hook only, so
  * that engine.c never calls up into it. */
 void cp_isolate_enable(const char *exe)
@@ -415,6 +424,8 @@ int cp_isolate_create(cp_engine *e, const cp_device *dev, const cp_model *m, int
     }
     cp_isolate_needs_child = false;
     reset_engine(e);
+    if (notice_fn) /* something to build: the cache was cold */
+        notice_fn(dev, e->info->name, notice_ctx);
     double secs = 0.0;
     bool unprotected = false;
     char note[sizeof e->build_cache.note] = "";

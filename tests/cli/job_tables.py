@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """job_tables.py CLPARITY WORK HEADER: run's and compare's --csv and --plot (issue 22).
 1. compare --csv --json --plot on PoCL and host: one CSV row per result, the golden header
-   (HEADER), the provenance line, and every row's timings, hash and metrics equal to the
+   (HEADER) first, the provenance in the sidecar c.csv.json, and every row's timings, hash and metrics equal to the
    JSON's (the same run); the plot (SVG, when gnuplot is here) names every engine and both
    panels.
 2. run --csv - : the CSV on stdout, the table on stderr, metrics equal to run --json's.
@@ -31,13 +31,20 @@ def main():
                      f"{r.stdout}{r.stderr}")
         return r
 
-    def rows_of(text):
+    def rows_of(text, side_path=None):
+        """The rows and the header of a CSV: its header first (issue 36); a file's provenance
+        is in the sidecar FILE.json, whose "columns" are that header (stdout has none)."""
         lines = text.splitlines()
-        if not lines or not lines[0].startswith("# provenance: {"):
-            bad.append("the CSV's first line is not the provenance")
+        if not lines or lines[0].startswith("#"):
+            bad.append("the CSV's first line is not its header")
             return [], ""
-        json.loads(lines[0][len("# provenance: "):])
-        return list(csv.DictReader(io.StringIO("\n".join(lines[1:]) + "\n"))), lines[1]
+        if side_path:
+            side = json.load(open(side_path))
+            if lines[0] != ",".join(side["columns"]):
+                bad.append("the CSV's header is not the one its sidecar lists")
+            if "clparity_version" not in side["provenance"]:
+                bad.append("the CSV's sidecar has no provenance")
+        return list(csv.DictReader(io.StringIO(text))), lines[0]
 
     golden = open(header_path).read().rstrip("\n")
     shape = ["--d-model", "16", "--layers", "3", "--batch", "4", "--runs", "3", "--warmup", "1"]
@@ -46,7 +53,7 @@ def main():
     c, j, p = (os.path.join(work, n) for n in ("c.csv", "c.json", "c.svg"))
     run(["compare", "-d", "0", "-d", "host", *shape, "--csv", c, "--json", j]
         + (["--plot", p] if gnuplot else []))
-    rows, head = rows_of(open(c).read())
+    rows, head = rows_of(open(c).read(), c + ".json")
     if head != golden:
         bad.append(f"compare's CSV header differs from the golden one:\n  got  {head}\n  want {golden}")
     js = json.load(open(j))

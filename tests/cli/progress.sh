@@ -29,7 +29,7 @@ cases=(
     "run|$clp run -d 0,host --engines cl:own,host:exact $small|run: 1/2  cl:own on 0:0"
     "compare|$clp compare -d 0,host --engines cl:own,host:exact $small|compare: 1/2  cl:own on 0:0"
     "train|$clp train -d 0,host --engines cl:own,host:exact --d-model 16 --layers 2 --steps 20|train: step 1/20"
-    "tune|$clp tune -d 0 --quick --runs 1 --warmup 0 --dry-run|tune: 0:0"
+    "tune|$clp tune -d 0 --quick --runs 1 --warmup 0 --dry-run|tune: 1/"
     "peak|env XDG_CACHE_HOME=$out/peak-cache $clp peak -d host --remeasure|peak: 1/1  host"
     "sweep|$clp sweep --vary batch --grid 1,2 -d host --engines host:exact --d-model 16 --layers 2 --runs 1 --warmup 0|] 0/2  d=16 L=2 B=1  host:exact"
     "ulp|$clp ulp -d 0 --functions sqrt --samples 4096|ulp: 1/2  0:0"
@@ -80,6 +80,9 @@ for c in "${cases[@]}"; do
 done
 # tune: its header comes first, and --dry-run says that nothing was stored, and where.
 if [ "$mode" = normal ]; then
+    # its line counts the steps and, from the second on, says the time left (issue 36)
+    grep -Eaq "tune: [2-9]/[0-9]+, (about [0-9]+ (s|min)|under 1 s) left  0:0 " "$out/tune.tty" ||
+        fail "tune: no 'N/M, about T s left' on its progress line: $(tr '\r' '\n' <"$out/tune.tty" | grep -a 'tune: ' | head -3)"
     head -n 1 "$out/tune.out" | grep -Eq '^device +engine +path +setting +shapes +d +L +B +median ms +GFLOP/s$' ||
         fail "tune: the first line is not the header: $(head -n 1 "$out/tune.out")"
     # Its columns line up: every candidate's row is as long as the header, with the engine under

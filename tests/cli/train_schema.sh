@@ -3,8 +3,9 @@
 # `clparity train --json` against docs/train.schema.json, and its --csv's header against the
 # golden tests/cli/train_header.csv:
 #   - the built-in model on host (host:exact, host:f64, host:openblas) and PoCL (cl:own,
-#     cl:clblast), 5 steps: JSON valid; CSV = the provenance line, the exact header, then one
-#     row per JSON step record, with the same step, device and engine;
+#     cl:clblast), 5 steps: JSON valid; CSV = the exact header first (the provenance in the
+#     sidecar blocks.csv.json), then one row per JSON step record, with the same step, device
+#     and engine;
 #   - a --model file (the digits MLP, biases) on host, 1 step: the other shape of "model", and
 #     results without step_ms_mean;
 #   - each optimizer's "optimizer" object, and cl:own's div_sqrt, state_equals_baseline and
@@ -25,13 +26,14 @@ die() {
     --steps 5 --d-model 12 --layers 2 --batch 3 --target random --json "$out/blocks.json" \
     --csv "$out/blocks.csv" >"$out/blocks.txt" || die "train (blocks): exit status $?"
 "$py" "$src/tests/validate_json.py" "$schema" "$out/blocks.json" || die "blocks.json"
-head -n 1 "$out/blocks.csv" | grep -q '^# provenance: {' || die "no provenance line"
-sed -n 2p "$out/blocks.csv" | diff "$src/tests/cli/train_header.csv" - ||
+"$py" -c 'import json, sys; assert "clparity_version" in json.load(open(sys.argv[1]))["provenance"]' \
+    "$out/blocks.csv.json" || die "no provenance in the sidecar blocks.csv.json"
+head -n 1 "$out/blocks.csv" | diff "$src/tests/cli/train_header.csv" - ||
     die "the CSV header differs from tests/cli/train_header.csv"
 "$py" - "$out/blocks.json" "$out/blocks.csv" <<'PY' || die "CSV rows against the JSON"
 import csv, json, sys
 steps = json.load(open(sys.argv[1]))["steps"]
-rows = list(csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith("#")))
+rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == len(steps) == 5 * 5, (len(rows), len(steps))
 for r, s in zip(rows, steps):
     assert (int(r["step"]), r["device"], r["engine"]) == (s["step"], s["device"], s["engine"]), (r, s)

@@ -53,3 +53,10 @@ add_test(NAME cli/parallel_runs
                  ${OUT}/parallel 8)
 set_tests_properties(cli/parallel_runs PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cli;opencl;parallel" TIMEOUT 300)
+
+# A first run says why it is slow (issue 36): on a cold cache, on a terminal, one line that it
+# builds and checks the kernels and caches them; none warm, with --quiet, or to a pipe or file.
+add_test(NAME cli/cold_notice
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/cold_notice.sh ${CLP} ${OUT}/cold_notice)
+set_tests_properties(cli/cold_notice PROPERTIES ENVIRONMENT "${ENV_POCL}" LABELS "cli;opencl"
+                     TIMEOUT 300)

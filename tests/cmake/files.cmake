@@ -76,3 +76,11 @@ add_test(NAME cli/diff_model_files
          ${CLP})
 set_tests_properties(cli/diff_model_files PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
                      LABELS cli)
+
+# Every --csv starts with its header; its provenance is in the sidecar FILE.csv.json; Python's
+# csv module (and pandas where installed) reads it back with no option (issue 36).
+add_test(NAME cli/csv_header_first
+         COMMAND ${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/csv_header_first.py ${CLP}
+                 ${OUT}/csv_header_first)
+set_tests_properties(cli/csv_header_first PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
+                     LABELS cli)

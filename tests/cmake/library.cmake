@@ -79,3 +79,14 @@ foreach(mode normal planted)
   set_tests_properties(cli/progress_${mode} PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                        LABELS "cli;opencl" TIMEOUT 600)
 endforeach()
+
+# `pip install .` from a fresh clone (issue 36): pyproject.toml + setup.py build libclparity.so
+# with CMake and install it beside the module; the example runs from the venv. Not in the
+# sanitizer builds (as python/installed).
+if(NOT CLPARITY_SANITIZE AND NOT CLPARITY_FUZZ)
+  add_test(NAME python/pip_install
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/pip_install.sh ${CMAKE_SOURCE_DIR}
+                   ${OUT}/pip_install ${SYSTEM_PYTHON})
+  set_tests_properties(python/pip_install PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                       LABELS "cli;library" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()

@@ -38,9 +38,13 @@ name substring, a comma list (None: $CLPARITY_DEVICES, else every non-simulator 
 host). layers_from_torch(module) reads an nn.Sequential of Linear / ReLU / Identity without
 importing torch.
 
-The library is found as $CLPARITY_LIBRARY, else beside this file in an installation
-(PREFIX/lib/python3/clparity.py -> PREFIX/lib/libclparity.so.0), else in the build folder of
-a source tree (tools/python -> build/), else by the system's loader.
+The library is found as $CLPARITY_LIBRARY, else beside this file after `pip install .`
+(site-packages/clparity.libs/libclparity.so.0, built by setup.py), else beside this file in a
+CMake installation (PREFIX/lib/python3/clparity.py -> PREFIX/lib/libclparity.so.0), else in the
+build folder of a source tree (tools/python -> build/), else by the system's loader.
+
+r.max_ulp is metrics["max_ulp"], or REF for host:f64 (the reference), which prints as `ref`,
+as in compare's table; r.is_reference is True for it.
 """
 
 import ctypes
@@ -50,7 +54,8 @@ import os
 
 import numpy as np
 
-__all__ = ["Linear", "Result", "Comparison", "Error", "compare", "layers_from_torch", "version"]
+__all__ = ["Linear", "Result", "Comparison", "Error", "REF", "compare", "layers_from_torch",
+           "version"]
 
 # enum cp_status, enum cp_dtype, enum cp_act, enum cp_preset
 OK, FAIL_CHECK, FAIL_USAGE, FAIL_RUNTIME = 0, 1, 2, 3
@@ -70,6 +75,28 @@ TIMINGS = ("wall_median_s", "wall_mean_s", "wall_sd_s", "wall_min_s", "wall_max_
            "wall_p90_s", "wall_ci_low_s", "wall_ci_high_s", "wall_ci_level", "runs", "measured_s",
            "spread", "noisy", "noise_cause", "kernel_median_s", "h2d_median_s", "d2h_median_s",
            "build_s", "build_cache", "upload_s", "warmup", "gflops")
+
+
+class _Ref:
+    """REF: the reference's own max ULP (host:f64 is the reference it would be measured
+    against). It prints as `ref`, as compare's table does, in any format ("{:4.0f}" gives
+    " ref"), and is falsy, as None is."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ref"
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        return False
+
+    def __format__(self, spec):
+        width = "".join(c for c in spec.split(".")[0] if c.isdigit()).lstrip("0")
+        return format("ref", ("<" if spec[:1] == "<" else ">") + width)
+
+
+REF = _Ref()
 
 
 class Error(RuntimeError):
@@ -110,7 +137,8 @@ def _find_library():
     if os.environ.get("CLPARITY_LIBRARY"):
         return os.environ["CLPARITY_LIBRARY"]
     here = os.path.dirname(os.path.abspath(__file__))
-    for cand in (os.path.join(here, "..", "libclparity.so.0"),
+    for cand in (os.path.join(here, "clparity.libs", "libclparity.so.0"),  # pip install .
+                 os.path.join(here, "..", "libclparity.so.0"),
                  os.path.join(here, "..", "..", "build", "libclparity.so.0")):
         if os.path.exists(cand):
             return os.path.normpath(cand)
@@ -260,13 +288,23 @@ class Result:
     host:f64)."""
 
     @property
+    def is_reference(self):
+        """host:f64, the float64 reference the others are measured against."""
+        return self.dtype == "<f8"
+
+    @property
+    def max_ulp(self):
+        """The max ULP against host:f64 (metrics["max_ulp"]: an int, or None when nothing was
+        compared), and REF for host:f64 itself, which prints as `ref` as compare's table does."""
+        return REF if self.is_reference else self.metrics.get("max_ulp")
+
+    @property
     def baseline_bitwise(self):
         """An alias kept for older scripts: metrics["baseline_bitwise"] (None for host:f64)."""
         return self.metrics.get("baseline_bitwise")
 
     def __repr__(self):
-        return "<Result %s %s %s %s>" % (self.id, self.device, self.engine,
-                                         self.metrics.get("max_ulp"))
+        return "<Result %s %s %s %s>" % (self.id, self.device, self.engine, self.max_ulp)
 
 
 class Comparison:

@@ -15,7 +15,7 @@ x = rng.standard_normal((32, 64), dtype=np.float32)
 cmp = clparity.compare(layers, x, devices="pocl,host")
 for r in cmp.results:
     print(f"{r.device[:30]:30} {r.engine:14} {str(r.output.shape):8} "
-          f"max ULP {r.metrics.get('max_ulp', float('nan')):4.0f}  =host:exact {r.baseline_bitwise}")
+          f"max ULP {r.max_ulp:4}  =host:exact {r.baseline_bitwise}")
 print(cmp.pairwise_ids)
 print(cmp.pairwise_bitwise.round(3))
 print("failing bitwise:", cmp.verdicts["bitwise"])

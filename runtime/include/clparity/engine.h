@@ -90,6 +90,12 @@ int cp_engine_create(const cp_engine_info *info, const cp_device *dev, const cp_
  * "__setup" (argv[0] "__setup"; returns the exit status). Off by default: a program that links
  * the library is not clparity. */
 void cp_isolate_enable(const char *exe);
+/* fn (NULL: none) is called where cp_isolate_enable is on and an engine's setup on dev must
+ * build or probe, because the program cache lacks some of it (a first run, a new driver or
+ * new kernels): before the builds start, on the thread that creates the engine. The library
+ * prints nothing itself; clparity says once why the first run is slow (tools/main.c). */
+typedef void (*cp_isolate_notice_fn)(const cp_device *dev, const char *engine, void *ctx);
+void cp_isolate_set_notice(cp_isolate_notice_fn fn, void *ctx);
 int cp_isolate_child_main(int argc, char **argv);
 
 /* y = model(x) for batch rows; y holds batch × out_width elements of the engine's dtype. */
