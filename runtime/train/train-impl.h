@@ -64,9 +64,11 @@ struct train_host {
     void *t; /* batch × out_width */
     double lr;
     cp_optim opt;
-    long step;   /* steps done */
-    void *grad;  /* n_params: the gradient, for the optimizers other than plain SGD */
-    void *st[2]; /* the optimizer's state tensors (train_state_count), n_params each */
+    long step;             /* steps done */
+    void *grad;            /* n_params: the gradient, for the optimizers other than plain SGD */
+    void *st[2];           /* the optimizer's state tensors (train_state_count), n_params each */
+    struct train_par *par; /* host:exact's and host:f64's threaded step (hostblas/train_par.c),
+                            * NULL for the scalar loops */
 };
 
 int train_host_create_f32(struct train_host *h, const cp_model *m, int batch, const float *x,
@@ -77,12 +79,30 @@ int train_host_create_f64(struct train_host *h, const cp_model *m, int batch, co
  * in the order of clparity/train.h. */
 void train_host_optim_f32(struct train_host *h);
 void train_host_optim_f64(struct train_host *h);
+/* The same for parameters [i0, i1) (each parameter's update is independent of the others'). */
+void train_host_optim_range_f32(struct train_host *h, size_t i0, size_t i1);
+void train_host_optim_range_f64(struct train_host *h, size_t i0, size_t i1);
+/* The same compiled for an instruction-set level (hostblas/host-impl.h's ISA_AVX512, ISA_AVX2,
+ * ISA_BASELINE, as TRAIN_ISA_*): the same bits at every level. */
+enum { TRAIN_ISA_AVX512, TRAIN_ISA_AVX2, TRAIN_ISA_BASELINE };
+void train_host_optim_isa_f32(struct train_host *h, size_t i0, size_t i1, int isa);
+void train_host_optim_isa_f64(struct train_host *h, size_t i0, size_t i1, int isa);
 /* forward from params p into h->acts (and h->z); returns nothing: it cannot fail. */
 void train_host_forward_f32(struct train_host *h, const void *p);
 void train_host_forward_f64(struct train_host *h, const void *p);
 void train_host_step_f32(struct train_host *h, double *loss);
 void train_host_step_f64(struct train_host *h, double *loss);
 void train_host_free(struct train_host *h);
+/* host:exact's (f32) and host:f64's (f64) step and forward on the host pool with host:exact's
+ * units (hostblas/train_par.c), the same bits as the scalar loops of train_host_tmpl.h.
+ * train_par_create sets h->par after train_host_create_*: CLPARITY_HOST_EXACT=scalar leaves it
+ * NULL (the scalar loops), CLPARITY_HOST_ISA picks the level as for host:exact's forward. */
+int train_par_create(struct train_host *h, enum cp_dtype dtype);
+void train_par_free(struct train_par *q);
+void train_par_step_f32(struct train_host *h, double *loss);
+void train_par_step_f64(struct train_host *h, double *loss);
+void train_par_forward_f32(struct train_host *h, const void *p);
+void train_par_forward_f64(struct train_host *h, const void *p);
 
 /* host:openblas: the float trainer with cblas_sgemm for the products (hostblas/train_blas.c);
  * its state comes from train_host_create_f32. */
