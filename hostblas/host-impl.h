@@ -95,4 +95,7 @@ int exact_pack(cp_engine *e, struct host_state *s);
 void exact_plan(cp_engine *e, int batch, int max);
 int exact_pool(cp_engine *e, struct host_state *s, int max_batch);
 
+/* host_cr.c: host:cr's fast-path unit at level isa (generic: the portable loop). */
+enum cr_kernel cr_kernel_for(int isa, bool generic);
+
 #endif

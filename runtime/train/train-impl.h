@@ -103,6 +103,11 @@ void train_par_step_f32(struct train_host *h, double *loss);
 void train_par_step_f64(struct train_host *h, double *loss);
 void train_par_forward_f32(struct train_host *h, const void *p);
 void train_par_forward_f64(struct train_host *h, const void *p);
+/* host:cr's the same way with its fast path's units (the bits of train_cr_step): after
+ * train_host_create_f32; CLPARITY_HOST_CR=scalar leaves h->par NULL (train_cr.c's loops). */
+int train_par_create_cr(struct train_host *h);
+void train_par_cr_step(struct train_host *h, double *loss);
+void train_par_cr_forward(struct train_host *h, const void *p);
 
 /* host:openblas: the float trainer with cblas_sgemm for the products (hostblas/train_blas.c);
  * its state comes from train_host_create_f32. */

@@ -7,8 +7,9 @@
 # host:cr --save DIR` runs, and the SHA-256 of every .npy in DIR (each result's final weights
 # and optimizer state) is compared with EXPECTED's line "case file sha256". The host runs once
 # per instruction-set level this CPU has (CLPARITY_HOST_ISA, tests/cli/isa_levels.sh) and once
-# with 3 pool threads (CLPARITY_HOST_THREADS=3, a split no core count gives): every one must
-# give the recorded bits. --record writes EXPECTED instead (from the binary before the change).
+# with 3 pool threads (CLPARITY_HOST_THREADS=3, a split no core count gives), with the portable
+# loops (CLPARITY_HOST_EXACT=generic, CLPARITY_HOST_CR=generic) and with the scalar loops
+# (=scalar, the trainers before issue 35): every one must give the recorded bits. --record writes EXPECTED instead (from the binary before the change).
 # --planted flips the lowest bit of host:f64's last saved weight in the case d77l3b13_adamw
 # (a bit that train itself does not check: host:f64 is the reference) and runs the default
 # level only: it passes when that case, and only it, fails.
@@ -35,6 +36,8 @@ runs=("default|")
 if [ "$record" != --record ] && [ "$record" != --planted ]; then
     for lvl in "${levels[@]}"; do runs+=("isa_$lvl|CLPARITY_HOST_ISA=$lvl"); done
     runs+=("threads3|CLPARITY_HOST_THREADS=3")
+    runs+=("generic|CLPARITY_HOST_EXACT=generic CLPARITY_HOST_CR=generic")
+    runs+=("scalar|CLPARITY_HOST_EXACT=scalar CLPARITY_HOST_CR=scalar")
 fi
 
 got=$out/hashes.txt
