@@ -148,5 +148,5 @@ const struct cp_train_ops train_ops_host_cr = {
     .state = train_host_state,
     .poke_ulp = train_host_poke_ulp,
     .roundtrip = cr_roundtrip,
-    .destroy = train_host_destroy,
+    .destroy = train_par_destroy,
 };

@@ -162,7 +162,7 @@ struct cp_train_ops {
 /* The engines' training ops, which runtime/engine/engine.c's table points to. */
 extern const struct cp_train_ops train_ops_cl_own, train_ops_cl_clblast, train_ops_cl_relaxed,
     train_ops_cl_cr; /* runtime/opencl/train_cl.c */
-extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_host.c */
+extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_par.c */
 extern const struct cp_train_ops train_ops_host_openblas;                  /* train_blas.c */
 extern const struct cp_train_ops train_ops_host_cr;                        /* train_cr.c */
 
@@ -179,5 +179,7 @@ int train_host_poke_ulp(cp_trainer *tr, size_t i);
 int train_host_roundtrip(cp_trainer *tr, void *y, int *ok,
                          void (*forward)(struct train_host *h, const void *p));
 void train_host_destroy(cp_trainer *tr);
+/* The same for the trainers with h->par (host:exact, host:f64, host:cr): its state too. */
+void train_par_destroy(cp_trainer *tr);
 
 #endif
