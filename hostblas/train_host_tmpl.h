@@ -77,6 +77,42 @@ void FN(train_host_optim_)(struct train_host *h)
 #undef OPT_NAME
 #endif
 
+/* w[i] = fma(a, g[i], w[i]) for i < n: plain SGD's update, at each level (the same bits). */
+static inline __attribute__((always_inline)) void FN(axpy_)(T *restrict w, const T *restrict g, T a,
+                                                            size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        w[i] = FMA(a, g[i], w[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void FN(axpy_avx2_)(T *w, const T *g, T a, size_t n)
+{
+    FN(axpy_)(w, g, a, n);
+}
+
+__attribute__((target("avx512f"))) static void FN(axpy_avx512_)(T *w, const T *g, T a, size_t n)
+{
+    FN(axpy_)(w, g, a, n);
+}
+#endif
+
+void FN(train_host_axpy_isa_)(T *w, const T *g, T a, size_t n, int isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == TRAIN_ISA_AVX512) {
+        FN(axpy_avx512_)(w, g, a, n);
+        return;
+    }
+    if (isa == TRAIN_ISA_AVX2) {
+        FN(axpy_avx2_)(w, g, a, n);
+        return;
+    }
+#endif
+    (void)isa;
+    FN(axpy_)(w, g, a, n);
+}
+
 void FN(train_host_optim_isa_)(struct train_host *h, size_t i0, size_t i1, int isa)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

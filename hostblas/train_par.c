@@ -330,11 +330,10 @@ static void cr_dw_run(void *arg, int r0, int r1, int p0, int p1)
     q->cr_unit(&a, r0, r1, p0, p1);
     if (G)
         return;
-    float neg_lr = (float)(-h->lr);
-    size_t k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
+    size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
     for (size_t o = (size_t)r0; o < (size_t)r1; ++o)
-        for (size_t k = (size_t)p0 * XP; k < k1; ++k)
-            w[o * in + k] = fmaf(neg_lr, gw[o * in + k], w[o * in + k]);
+        train_host_axpy_isa_f32(w + o * in + k0, gw + o * in + k0, (float)(-h->lr), k1 - k0,
+                                q->isa);
 }
 
 static void cr_task_run(void *arg, struct host_pool *pool, int id, int n)

@@ -149,11 +149,9 @@ static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
             p0, p1);
     if (G)
         return;
-    T neg_lr = (T)(-h->lr);
-    size_t k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
+    size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
     for (size_t o = (size_t)r0; o < (size_t)r1; ++o)
-        for (size_t k = (size_t)p0 * XP; k < k1; ++k)
-            w[o * in + k] = FMA(neg_lr, gw[o * in + k], w[o * in + k]);
+        FN(train_host_axpy_isa_)(w + o * in + k0, gw + o * in + k0, (T)(-h->lr), k1 - k0, q->isa);
 }
 
 /* Thread id of n's part of layer t->l's backward: dx, dW, and the bias's gradient (outputs
@@ -224,8 +222,8 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
     }
     if (h->grad) {
         size_t np = h->m->n_params;
-        FN(train_host_optim_isa_)
-        (h, np * (size_t)id / (size_t)n, np * (size_t)(id + 1) / (size_t)n, h->par->isa);
+        size_t i0 = np * (size_t)id / (size_t)n, i1 = np * (size_t)(id + 1) / (size_t)n;
+        FN(train_host_optim_isa_)(h, i0, i1, h->par->isa);
     }
 }
 

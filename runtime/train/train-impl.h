@@ -87,6 +87,9 @@ void train_host_optim_range_f64(struct train_host *h, size_t i0, size_t i1);
 enum { TRAIN_ISA_AVX512, TRAIN_ISA_AVX2, TRAIN_ISA_BASELINE };
 void train_host_optim_isa_f32(struct train_host *h, size_t i0, size_t i1, int isa);
 void train_host_optim_isa_f64(struct train_host *h, size_t i0, size_t i1, int isa);
+/* w[i] = fma(a, g[i], w[i]) for i < n (plain SGD's update in the backward), at a level. */
+void train_host_axpy_isa_f32(float *w, const float *g, float a, size_t n, int isa);
+void train_host_axpy_isa_f64(double *w, const double *g, double a, size_t n, int isa);
 /* forward from params p into h->acts (and h->z); returns nothing: it cannot fail. */
 void train_host_forward_f32(struct train_host *h, const void *p);
 void train_host_forward_f64(struct train_host *h, const void *p);
