@@ -2,10 +2,12 @@
 # Usage: bench_train_host.sh CLPARITY [ROUNDS] [SHAPES]
 # Issue 35's host targets, side by side in one process per measure: host:exact's forward (run,
 # the median wall time of 5 runs at batch B) against host:exact's and host:f64's training step
-# (train --optimizer adam --steps S: the mean of steps 2..S), at each shape "d L B" of SHAPES (default the
+# (train --optimizer $OPTIMIZER (adam) --lr $LR (0.001) --steps S: the mean of steps 2..S), at
+# each shape "d L B" of SHAPES (default the
 # issue's three), ROUNDS times (default 1). Prints one line per shape and round:
 #   d L B fwd_ms exact_step_ms f64_step_ms exact/fwd f64/fwd
-# (train's JSON's step_ms_mean; run's JSON's wall_median_s). STEPS (env, default 5) steps.
+# (train's JSON's step_ms_mean; run's JSON's wall_median_s). STEPS (env, default 5) steps;
+# INIT (default 0.5) the --init-scale of both.
 set -u -o pipefail
 clp=$1 rounds=${2:-1}
 IFS=, read -ra shapes <<<"${3:-128 128 64,512 8 64,1024 16 64}"
@@ -17,10 +19,10 @@ for ((i = 0; i < rounds; ++i)); do
     for shape in "${shapes[@]}"; do
         read -r d l b <<<"$shape"
         "$clp" run -d host --engines host:exact --d-model "$d" --layers "$l" --batch "$b" \
-            --init-scale 0.5 --runs 5 --json "$tmp/run.json" >"$tmp/run.txt" 2>&1 ||
+            --init-scale "${INIT:-0.5}" --runs 5 --json "$tmp/run.json" >"$tmp/run.txt" 2>&1 ||
             { cat "$tmp/run.txt"; exit 1; }
         "$clp" train -d host --engines host:exact,host:f64 --d-model "$d" --layers "$l" \
-            --batch "$b" --init-scale 0.5 --steps "$steps" --target random --optimizer adam --lr 0.001 \
+            --batch "$b" --init-scale "${INIT:-0.5}" --steps "$steps" --target random --optimizer "${OPTIMIZER:-adam}" --lr "${LR:-0.001}" \
             --json "$tmp/train.json" >"$tmp/train.txt" 2>&1 || { cat "$tmp/train.txt"; exit 1; }
         python3 - "$tmp/run.json" "$tmp/train.json" "$d $l $b" <<'PY'
 import json, sys
