@@ -45,47 +45,22 @@ static void exact_layer_scalar(const cp_layer *L, const float *p, const float *x
     }
 }
 
-/* The epilogue of a tile of R rows × NV·XP outputs from o0, in host:exact's order: the sum
- * (acc, row-major per tile row), then the bias, the activation, the residual. */
-static inline __attribute__((always_inline)) void
-exact_store(const cp_layer *L, const float *restrict p, const float *restrict acc,
-            const float *restrict x, float *restrict y, int o0, const int R, const int NV)
-{
-    for (int r = 0; r < R; ++r) {
-        const float *xr = x + (size_t)r * (size_t)L->in;
-        float *yr = y + (size_t)r * (size_t)L->out;
-        for (int c = 0; c < NV * XP && o0 + c < L->out; ++c) {
-            int o = o0 + c;
-            float v = acc[(r * NV + c / XP) * XP + c % XP];
-            if (L->has_bias)
-                v = v + p[L->b_off + (size_t)o];
-            float rl = L->act == CP_ACT_RELU ? cp_relu(v) : v;
-            yr[o] = L->residual ? xr[o] + rl : rl;
-        }
-    }
-}
-
-/* R rows × NV panels of outputs: R·NV·XP accumulators, each its own fma chain from 0.0f, k
- * ascending (lanes are outputs, never k, so vectorising changes no bit), then the epilogue.
- * Inlined with constant R and NV into exact_unit's cases, where GCC vectorises the lanes. */
-static inline __attribute__((always_inline)) void
-exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp, int K,
-           const float *restrict x, float *restrict y, int o0, const int R, const int NV)
-{
-    float acc[8 * XP];
-    for (int i = 0; i < R * NV * XP; ++i)
-        acc[i] = 0.0f;
-    for (int k = 0; k < K; ++k)
-        for (int j = 0; j < NV; ++j) {
-            const float *w = wp + ((size_t)j * (size_t)K + (size_t)k) * XP;
-            for (int r = 0; r < R; ++r) {
-                const float a = x[(size_t)r * (size_t)K + (size_t)k];
-                for (int v = 0; v < XP; ++v)
-                    acc[(r * NV + j) * XP + v] = fmaf(a, w[v], acc[(r * NV + j) * XP + v]);
-            }
-        }
-    exact_store(L, p, acc, x, y, o0, R, NV);
-}
+/* exact_store and exact_tile for float (host:exact's forward and host:exact's training) and
+ * double (host:f64's training): exact_store_f32, exact_tile_f32, exact_store_f64, ... */
+#define T float
+#define FMA fmaf
+#define SFX _f32
+#include "exact_tile_tmpl.h"
+#undef T
+#undef FMA
+#undef SFX
+#define T double
+#define FMA fma
+#define SFX _f64
+#include "exact_tile_tmpl.h"
+#undef T
+#undef FMA
+#undef SFX
 
 /* Defines NAME(L, p, wp, x, y, r0, r1, p0, p1) with attributes ATTR: rows [r0, r1) × panels
  * [p0, p1) of one layer through TILE, in chunks of EXACT_CHUNK panels (512 KiB of weights at
@@ -93,9 +68,9 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
  * MAXR / 4 or 1 rows at a time with MAXR / rows panels each (MAXR panel-rows of chains in
  * flight), then one panel at a time for the rest of the chunk. The shape of a tile changes no
  * bit: each output is its own chain. */
-#define EXACT_UNIT(ATTR, NAME, TILE, MAXR)                                                         \
-    ATTR static void NAME(const cp_layer *L, const float *p, const float *wp, const float *x,      \
-                          float *y, int r0, int r1, int p0, int p1)                                \
+#define EXACT_UNIT(ATTR, NAME, TILE, MAXR, T)                                                      \
+    ATTR static void NAME(const cp_layer *L, const T *p, const T *wp, const T *x, T *y, int r0,    \
+                          int r1, int p0, int p1)                                                  \
     {                                                                                              \
         const int K = L->in;                                                                       \
         for (int c0 = p0; c0 < p1; c0 += EXACT_CHUNK) {                                            \
@@ -105,10 +80,10 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
                         : r1 - r >= (MAXR) / 2 ? (MAXR) / 2                                        \
                         : r1 - r >= (MAXR) / 4 ? (MAXR) / 4                                        \
                                                : 1;                                                \
-                const float *xr = x + (size_t)r * (size_t)K;                                       \
-                float *yr = y + (size_t)r * (size_t)L->out;                                        \
+                const T *xr = x + (size_t)r * (size_t)K;                                           \
+                T *yr = y + (size_t)r * (size_t)L->out;                                            \
                 for (int pn = c0; pn < c1;) {                                                      \
-                    const float *w = wp + (size_t)pn * (size_t)K * XP;                             \
+                    const T *w = wp + (size_t)pn * (size_t)K * XP;                                 \
                     int full = pn + (MAXR) / R <= c1; /* MAXR / R panels left, else one */         \
                     if (R == (MAXR))                                                               \
                         TILE(L, p, w, K, xr, yr, pn *XP, (MAXR), 1);                               \
@@ -135,12 +110,15 @@ exact_tile(const cp_layer *L, const float *restrict p, const float *restrict wp,
  * x86-64 (or any other CPU; fmaf is a library call there), and compiled for AVX2 + FMA and
  * for AVX-512 F (CLPARITY_HOST_EXACT=generic). Every variant gives the same bits, since fmaf
  * is correctly rounded either way and the build has -ffp-contract=off. */
-EXACT_UNIT(, exact_unit, exact_tile, 8)
+EXACT_UNIT(, exact_unit, exact_tile_f32, 8, float)
+EXACT_UNIT(, exact_unit_f64, exact_tile_f64, 8, double)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_EXACT_ISA 1
-EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit_avx2, exact_tile, 8)
-EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_avx512, exact_tile, 8)
+EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit_avx2, exact_tile_f32, 8, float)
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_avx512, exact_tile_f32, 8, float)
+EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit_f64_avx2, exact_tile_f64, 8, double)
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_f64_avx512, exact_tile_f64, 8, double)
 
 /* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
  * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
@@ -167,7 +145,7 @@ exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict 
 #pragma GCC unroll 8
     for (int i = 0; i < R * NV; ++i)
         _mm512_storeu_ps(out + i * XP, acc[i]);
-    exact_store(L, p, out, x, y, o0, R, NV);
+    exact_store_f32(L, p, out, x, y, o0, R, NV);
 }
 
 /* The same with AVX2 + FMA: a panel of XP = 16 outputs is two ymm vectors, so a tile holds
@@ -198,11 +176,43 @@ exact_tile256(const cp_layer *L, const float *restrict p, const float *restrict 
 #pragma GCC unroll 8
     for (int i = 0; i < 2 * R * NV; ++i)
         _mm256_storeu_ps(out + i * 8, acc[i]);
-    exact_store(L, p, out, x, y, o0, R, NV);
+    exact_store_f32(L, p, out, x, y, o0, R, NV);
 }
 
-EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512, 8)
-EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit256, exact_tile256, 4)
+/* exact_tile512 in double (host:f64's training): a panel of XP = 16 outputs is two zmm
+ * vectors of 8 doubles, so a tile holds R · NV <= 8 panel-rows, 16 zmm accumulators (of 32).
+ * Each lane is one output's fma chain, as above. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+exact_tile512_f64(const cp_layer *L, const double *restrict p, const double *restrict wp, int K,
+                  const double *restrict x, double *restrict y, int o0, const int R, const int NV)
+{
+    __m512d acc[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+        acc[i] = _mm512_setzero_pd();
+    for (int k = 0; k < K; ++k) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NV; ++j) {
+            const double *wk = wp + ((size_t)j * (size_t)K + (size_t)k) * XP;
+            __m512d w0 = _mm512_loadu_pd(wk), w1 = _mm512_loadu_pd(wk + 8);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                __m512d a = _mm512_set1_pd(x[(size_t)r * (size_t)K + (size_t)k]);
+                acc[2 * (r * NV + j)] = _mm512_fmadd_pd(a, w0, acc[2 * (r * NV + j)]);
+                acc[2 * (r * NV + j) + 1] = _mm512_fmadd_pd(a, w1, acc[2 * (r * NV + j) + 1]);
+            }
+        }
+    }
+    double out[8 * XP];
+#pragma GCC unroll 16
+    for (int i = 0; i < 2 * R * NV; ++i)
+        _mm512_storeu_pd(out + i * 8, acc[i]);
+    exact_store_f64(L, p, out, x, y, o0, R, NV);
+}
+
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512, exact_tile512, 8, float)
+EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit512_f64, exact_tile512_f64, 8, double)
+EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit256, exact_tile256, 4, float)
 #endif
 
 static const char *const isa_words[ISA_N] = {"avx512", "avx2", "baseline"};
@@ -256,7 +266,7 @@ int exact_isa(int *isa)
 
 /* The unit host:exact runs at level isa: the intrinsics kernel, or with generic the portable
  * loop compiled for that level. */
-static exact_unit_fn exact_unit_for(int isa, bool generic)
+exact_unit_fn exact_unit_for(int isa, bool generic)
 {
 #ifdef HAVE_EXACT_ISA
     if (isa == ISA_AVX512)
@@ -268,6 +278,22 @@ static exact_unit_fn exact_unit_for(int isa, bool generic)
     (void)generic;
 #endif
     return exact_unit;
+}
+
+/* The double unit at level isa (host:f64's training): the AVX-512 intrinsics kernel, else (and
+ * with generic) the portable loop compiled for the level. */
+exact_unit_f64_fn exact_unit_f64_for(int isa, bool generic)
+{
+#ifdef HAVE_EXACT_ISA
+    if (isa == ISA_AVX512)
+        return generic ? exact_unit_f64_avx512 : exact_unit512_f64;
+    if (isa == ISA_AVX2)
+        return exact_unit_f64_avx2;
+#else
+    (void)isa;
+    (void)generic;
+#endif
+    return exact_unit_f64;
 }
 
 /* How a layer splits into units for threads: blocks of 8 rows × groups of 8 / rows panels. */
@@ -298,6 +324,20 @@ void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run)
         run(e, l, r0, r1, p0, p1);
         if (u == u0)
             host_corrupt(e, l, id, n, y + (size_t)r0 * (size_t)L->out + (size_t)p0 * XP);
+        u = end;
+    }
+}
+
+void exact_share(int rows, int panels, int id, int n,
+                 void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
+{
+    long rb = (rows + 7) / 8, pc = (panels + EXACT_CHUNK - 1) / EXACT_CHUNK;
+    long u0 = rb * pc * id / n, u1 = rb * pc * (id + 1) / n;
+    for (long u = u0; u < u1;) {
+        long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
+        int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
+        int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
+        run(arg, r0, r1 < rows ? r1 : rows, p0, p1);
         u = end;
     }
 }

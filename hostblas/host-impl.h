@@ -18,6 +18,9 @@ struct host_pool;
 /* host:exact's unit of work at one instruction-set level (EXACT_UNIT, exact_unit_for). */
 typedef void (*exact_unit_fn)(const cp_layer *L, const float *p, const float *wp, const float *x,
                               float *y, int r0, int r1, int p0, int p1);
+/* The same unit in double (host:f64's training). */
+typedef void (*exact_unit_f64_fn)(const cp_layer *L, const double *p, const double *wp,
+                                  const double *x, double *y, int r0, int r1, int p0, int p1);
 
 struct host_state {
     void *act[2];       /* ping-pong activations, max_batch × max_width */
@@ -65,13 +68,34 @@ int host_pool_create(cp_engine *e, struct host_state *s, int n);
 void host_forward_f32(cp_engine *e, pool_layer_fn fn, const float *x, int batch, void *y,
                       cp_timing *t);
 void host_corrupt(const cp_engine *e, int l, int id, int n, float *out);
+/* The pool outside an engine (host:exact's and host:f64's training): host_pool_new starts n
+ * threads (fewer where the system refuses some; *out NULL where fewer than 2 are left, and
+ * for n < 2), unpinned. host_pool_task runs fn(arg, p, id, n) on threads 0 to n - 1 (the
+ * caller is 0; n at most the pool's) and returns when all have; with no pool or n < 2 the
+ * caller runs fn(arg, NULL, 0, 1). Inside fn, host_pool_sync(p, n) is a barrier of the n. */
+typedef void (*pool_task_fn)(void *arg, struct host_pool *p, int id, int n);
+int host_pool_new(int n, struct host_pool **out);
+int host_pool_size(const struct host_pool *p);
+void host_pool_task(struct host_pool *p, int n, pool_task_fn fn, void *arg);
+void host_pool_sync(struct host_pool *p, int n);
+void host_pool_free(struct host_pool *p);
 
 /* exact.c: host:exact's levels, units, panels and thread plan, shared with host:cr. */
 bool isa_has(int isa);
 int exact_isa(int *isa);
+exact_unit_fn exact_unit_for(int isa, bool generic);
+exact_unit_f64_fn exact_unit_f64_for(int isa, bool generic);
+/* Thread id of n's share of a product of rows × panels (units of 8 rows × EXACT_CHUNK panels,
+ * chunk major, as host_units): each run of units in one chunk is one call run(arg, r0, r1, p0,
+ * p1). */
+void exact_share(int rows, int panels, int id, int n,
+                 void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg);
 void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run);
 int exact_pack(cp_engine *e, struct host_state *s);
 void exact_plan(cp_engine *e, int batch, int max);
 int exact_pool(cp_engine *e, struct host_state *s, int max_batch);
+
+/* host_cr.c: host:cr's fast-path unit at level isa (generic: the portable loop). */
+enum cr_kernel cr_kernel_for(int isa, bool generic);
 
 #endif

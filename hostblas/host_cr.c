@@ -13,7 +13,7 @@ _Static_assert(XP == CR_PANEL, "host:cr's units read host:exact's panels");
 
 /* The fast path's kernel at host:exact's level (CLPARITY_HOST_ISA): the level's intrinsics
  * kernel (AVX-512 F, or AVX2 + FMA), or with generic the portable loop compiled for the level. */
-static enum cr_kernel cr_kernel_for(int isa, bool generic)
+enum cr_kernel cr_kernel_for(int isa, bool generic)
 {
     if (isa == ISA_AVX512)
         return generic ? CR_KERNEL_C_AVX512 : CR_KERNEL_AVX512;

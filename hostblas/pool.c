@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void host_pool_free(struct host_pool *p);
-
 /* The host engines' settings by environment variable, read through runtime/base/env.c's table
  * (which refuses a value it does not list): *choice is the index of name's value in words (n of
  * them, in the table's order), or -1 where it is unset or empty. A table whose words differ
@@ -101,7 +99,9 @@ struct host_pool {
     atomic_int sleepers; /* threads asleep in a barrier, on bcv */
     pthread_mutex_t bmu;
     pthread_cond_t bcv;
-    /* the forward being run */
+    /* the task being run (host_pool_task), else the forward */
+    pool_task_fn task;
+    void *task_arg;
     cp_engine *e;
     pool_layer_fn fn;
     int batch;
@@ -168,6 +168,11 @@ static void pool_maybe_unpin(struct host_pool *p, int id)
 /* Thread id's share of one forward: its part of every layer that takes more than it. */
 static void pool_run(struct host_pool *p, int id, int active)
 {
+    if (p->task) {
+        p->task(p->task_arg, p, id, active);
+        pool_barrier(p, active);
+        return;
+    }
     cp_engine *e = p->e;
     const int *threads = ((struct host_state *)e->state)->threads;
     for (int l = 0; l < e->model->n_layers; ++l) {
@@ -198,7 +203,7 @@ static void *pool_worker(void *arg)
     }
 }
 
-static void host_pool_free(struct host_pool *p)
+void host_pool_free(struct host_pool *p)
 {
     if (!p)
         return;
@@ -284,19 +289,16 @@ static void pool_pin(struct host_pool *p)
     p->cpu0 = cpus[0];
 }
 
-/* Starts the pool of n threads where some layer at max_batch would use two or more. */
-int host_pool_create(cp_engine *e, struct host_state *s, int n)
+/* A pool of n threads (the caller and n - 1 workers), unpinned; NULL in *out where fewer than
+ * two could be started. */
+int host_pool_new(int n, struct host_pool **out)
 {
-    bool useful = false;
-    for (int l = 0; l < e->model->n_layers; ++l)
-        useful = useful || s->threads[l] > 1;
-    bool pin;
-    int st = pool_pin_wanted(&pin);
-    if (st != CP_OK || n < 2 || !useful)
-        return st;
+    *out = NULL;
+    if (n < 2)
+        return CP_OK;
     struct host_pool *p = calloc(1, sizeof *p);
     if (!p)
-        return cp_err_set(CP_FAIL_RUNTIME, "%s: out of memory", e->info->name);
+        return cp_err_set(CP_FAIL_RUNTIME, "the host thread pool: out of memory");
     if (pthread_mutex_init(&p->mu, NULL) != 0)
         goto out_free;
     if (pthread_cond_init(&p->cv, NULL) != 0)
@@ -309,21 +311,17 @@ int host_pool_create(cp_engine *e, struct host_state *s, int n)
     atomic_init(&p->phase, 0);
     atomic_init(&p->unpin, false);
     p->n = 1;
-    s->pool = p;
-    for (int i = 1; i < n; ++i) {
+    for (int i = 1; i < n && i < POOL_MAX_THREADS; ++i) {
         p->wk[i].p = p;
         p->wk[i].id = i;
         if (pthread_create(&p->th[i], NULL, pool_worker, &p->wk[i]) != 0)
-            break; /* fewer threads: still correct, the thread counts are capped below */
+            break; /* fewer threads: still correct, the thread counts are capped by p->n */
         p->n = i + 1;
     }
-    s->max_threads = p->n;
-    if (pin)
-        pool_pin(p);
-    if (p->n < 2) {
+    if (p->n < 2)
         host_pool_free(p);
-        s->pool = NULL;
-    }
+    else
+        *out = p;
     return CP_OK;
 
 out_bmu:
@@ -334,10 +332,69 @@ out_mu:
     pthread_mutex_destroy(&p->mu);
 out_free:
     free(p);
-    return cp_err_set(CP_FAIL_RUNTIME,
-                      "%s: the thread pool's mutex or condition variable "
-                      "could not be initialised",
-                      e->info->name);
+    return cp_err_set(CP_FAIL_RUNTIME, "the host thread pool's mutex or condition variable "
+                                       "could not be initialised");
+}
+
+int host_pool_size(const struct host_pool *p)
+{
+    return p ? p->n : 1;
+}
+
+/* Starts the pool of n threads where some layer at max_batch would use two or more. */
+int host_pool_create(cp_engine *e, struct host_state *s, int n)
+{
+    bool useful = false;
+    for (int l = 0; l < e->model->n_layers; ++l)
+        useful = useful || s->threads[l] > 1;
+    bool pin;
+    int st = pool_pin_wanted(&pin);
+    if (st != CP_OK || n < 2 || !useful)
+        return st;
+    struct host_pool *p;
+    st = host_pool_new(n, &p);
+    if (st != CP_OK) { /* the message names the engine */
+        char why[256];
+        snprintf(why, sizeof why, "%s", cp_err_msg());
+        return cp_err_set(CP_FAIL_RUNTIME, "%s: %s", e->info->name, why);
+    }
+    if (!p)
+        return CP_OK;
+    s->pool = p;
+    s->max_threads = p->n;
+    if (pin)
+        pool_pin(p);
+    return CP_OK;
+}
+
+/* Wakes threads 1 to active - 1 for the next forward or task. */
+static void pool_wake(struct host_pool *p, int active)
+{
+    pthread_mutex_lock(&p->mu);
+    p->gen++;
+    p->active = active;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void host_pool_task(struct host_pool *p, int n, pool_task_fn fn, void *arg)
+{
+    n = n < host_pool_size(p) ? n : host_pool_size(p);
+    if (!p || n < 2) {
+        fn(arg, NULL, 0, 1);
+        return;
+    }
+    p->task = fn;
+    p->task_arg = arg;
+    pool_wake(p, n);
+    pool_run(p, 0, n); /* ends on the task's last barrier */
+    p->task = NULL;
+}
+
+void host_pool_sync(struct host_pool *p, int n)
+{
+    if (p && n > 1)
+        pool_barrier(p, n);
 }
 
 /* Runs every layer of a forward, on the pool where some layer takes two threads or more. */
@@ -356,11 +413,7 @@ static void host_run_layers(cp_engine *e, pool_layer_fn fn, int batch)
     p->e = e;
     p->fn = fn;
     p->batch = batch;
-    pthread_mutex_lock(&p->mu);
-    p->gen++;
-    p->active = active;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    pool_wake(p, active);
     cpu_set_t mask, one;
     bool pinned = p->pinned && !atomic_load_explicit(&p->unpin, memory_order_relaxed) &&
                   pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0;

@@ -110,18 +110,33 @@ static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const
 {
     (void)dev;
     int st = train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
-    return st == CP_OK ? cr_check_inputs(tr->m, tr->engine) : st;
+    if (st == CP_OK)
+        st = cr_check_inputs(tr->m, tr->engine);
+    return st == CP_OK ? train_par_create_cr(&tr->h) : st;
 }
 
+/* The step on the pool with the fast path's units (train_par.c), unless CLPARITY_HOST_CR=scalar
+ * (the loops above). */
 static int cr_step(cp_trainer *tr, double *loss)
 {
-    train_cr_step(&tr->h, loss);
+    if (tr->h.par)
+        train_par_cr_step(&tr->h, loss);
+    else
+        train_cr_step(&tr->h, loss);
     return CP_OK;
+}
+
+static void cr_forward_any(struct train_host *h, const void *p)
+{
+    if (h->par)
+        train_par_cr_forward(h, p);
+    else
+        train_cr_forward(h, p);
 }
 
 static int cr_roundtrip(cp_trainer *tr, void *y, int *ok)
 {
-    return train_host_roundtrip(tr, y, ok, train_cr_forward);
+    return train_host_roundtrip(tr, y, ok, cr_forward_any);
 }
 
 const struct cp_train_ops train_ops_host_cr = {
@@ -133,5 +148,5 @@ const struct cp_train_ops train_ops_host_cr = {
     .state = train_host_state,
     .poke_ulp = train_host_poke_ulp,
     .roundtrip = cr_roundtrip,
-    .destroy = train_host_destroy,
+    .destroy = train_par_destroy,
 };

@@ -52,53 +52,81 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
 
 void FN(train_host_optim_)(struct train_host *h)
 {
-    struct train_scalars s;
-    train_scalars_at(&h->opt, h->step, &s);
-    T *p = h->p, *G = h->grad, *b = h->st[0], *m = h->st[0], *v = h->st[1];
-    size_t n = h->m->n_params;
-    const T neg_lr = (T)s.neg_lr, wd = (T)s.wd, mom = (T)s.mom, w1 = (T)s.w1;
-    const T beta2 = (T)s.beta2, c2 = (T)s.c2, bc2_sqrt = (T)s.bc2_sqrt, nss = (T)s.nss;
-    const T decay = (T)s.decay, eps = (T)s.eps;
-    const bool decay_on = s.wd != 0.0, small = (w1 < (T)0 ? -w1 : w1) < (T)0.5;
-    switch (h->opt.kind) {
-    case CP_OPTIM_SGD:
-        for (size_t i = 0; i < n; ++i) {
-            T g = decay_on ? FMA(p[i], wd, G[i]) : G[i];
-            p[i] = FMA(g, neg_lr, p[i]);
-        }
-        break;
-    case CP_OPTIM_MOMENTUM:
-        for (size_t i = 0; i < n; ++i) {
-            T g = decay_on ? FMA(p[i], wd, G[i]) : G[i];
-            if (s.first) {
-                b[i] = g;
-            } else {
-                b[i] = b[i] * mom;
-                b[i] = b[i] + g;
-            }
-            g = h->opt.nesterov ? FMA(b[i], mom, g) : b[i];
-            p[i] = FMA(g, neg_lr, p[i]);
-        }
-        break;
-    case CP_OPTIM_ADAM:
-    case CP_OPTIM_ADAMW: {
-        const bool decoupled = h->opt.kind == CP_OPTIM_ADAMW;
-        for (size_t i = 0; i < n; ++i) {
-            T g = G[i];
-            if (decay_on && decoupled)
-                p[i] = p[i] * decay;
-            else if (decay_on)
-                g = FMA(p[i], wd, g);
-            T d = g - m[i];
-            m[i] = small ? FMA(w1, d, m[i]) : FMA(w1 - (T)1, d, g);
-            v[i] = v[i] * beta2;
-            v[i] = v[i] + (c2 * g) * g;
-            T denom = SQRT(v[i]) / bc2_sqrt + eps;
-            p[i] = p[i] + (nss * m[i]) / denom;
-        }
-        break;
+    FN(train_host_optim_range_)(h, 0, h->m->n_params);
+}
+
+#define OPT_ATTR
+#define OPT_NAME FN(train_host_optim_range_)
+#include "train_host_optim_tmpl.h"
+#undef OPT_ATTR
+#undef OPT_NAME
+
+/* The update compiled for AVX2 + FMA and for AVX-512 F, where the loops vectorise (this file
+ * is built with -fno-math-errno, CMakeLists.txt: errno would keep sqrt a call, and a square
+ * root of v >= 0 never sets it). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define OPT_ATTR __attribute__((target("avx2,fma"))) static
+#define OPT_NAME FN(train_host_optim_avx2_)
+#include "train_host_optim_tmpl.h"
+#undef OPT_ATTR
+#undef OPT_NAME
+#define OPT_ATTR __attribute__((target("avx512f"))) static
+#define OPT_NAME FN(train_host_optim_avx512_)
+#include "train_host_optim_tmpl.h"
+#undef OPT_ATTR
+#undef OPT_NAME
+#endif
+
+/* w[i] = fma(a, g[i], w[i]) for i < n: plain SGD's update, at each level (the same bits). */
+static inline __attribute__((always_inline)) void FN(axpy_)(T *restrict w, const T *restrict g, T a,
+                                                            size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        w[i] = FMA(a, g[i], w[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void FN(axpy_avx2_)(T *w, const T *g, T a, size_t n)
+{
+    FN(axpy_)(w, g, a, n);
+}
+
+__attribute__((target("avx512f"))) static void FN(axpy_avx512_)(T *w, const T *g, T a, size_t n)
+{
+    FN(axpy_)(w, g, a, n);
+}
+#endif
+
+void FN(train_host_axpy_isa_)(T *w, const T *g, T a, size_t n, int isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == TRAIN_ISA_AVX512) {
+        FN(axpy_avx512_)(w, g, a, n);
+        return;
     }
+    if (isa == TRAIN_ISA_AVX2) {
+        FN(axpy_avx2_)(w, g, a, n);
+        return;
     }
+#endif
+    (void)isa;
+    FN(axpy_)(w, g, a, n);
+}
+
+void FN(train_host_optim_isa_)(struct train_host *h, size_t i0, size_t i1, int isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == TRAIN_ISA_AVX512) {
+        FN(train_host_optim_avx512_)(h, i0, i1);
+        return;
+    }
+    if (isa == TRAIN_ISA_AVX2) {
+        FN(train_host_optim_avx2_)(h, i0, i1);
+        return;
+    }
+#endif
+    (void)isa;
+    FN(train_host_optim_range_)(h, i0, i1);
 }
 
 void FN(train_host_forward_)(struct train_host *h, const void *pv)

@@ -64,9 +64,11 @@ struct train_host {
     void *t; /* batch × out_width */
     double lr;
     cp_optim opt;
-    long step;   /* steps done */
-    void *grad;  /* n_params: the gradient, for the optimizers other than plain SGD */
-    void *st[2]; /* the optimizer's state tensors (train_state_count), n_params each */
+    long step;             /* steps done */
+    void *grad;            /* n_params: the gradient, for the optimizers other than plain SGD */
+    void *st[2];           /* the optimizer's state tensors (train_state_count), n_params each */
+    struct train_par *par; /* host:exact's and host:f64's threaded step (hostblas/train_par.c),
+                            * NULL for the scalar loops */
 };
 
 int train_host_create_f32(struct train_host *h, const cp_model *m, int batch, const float *x,
@@ -77,12 +79,38 @@ int train_host_create_f64(struct train_host *h, const cp_model *m, int batch, co
  * in the order of clparity/train.h. */
 void train_host_optim_f32(struct train_host *h);
 void train_host_optim_f64(struct train_host *h);
+/* The same for parameters [i0, i1) (each parameter's update is independent of the others'). */
+void train_host_optim_range_f32(struct train_host *h, size_t i0, size_t i1);
+void train_host_optim_range_f64(struct train_host *h, size_t i0, size_t i1);
+/* The same compiled for an instruction-set level (hostblas/host-impl.h's ISA_AVX512, ISA_AVX2,
+ * ISA_BASELINE, as TRAIN_ISA_*): the same bits at every level. */
+enum { TRAIN_ISA_AVX512, TRAIN_ISA_AVX2, TRAIN_ISA_BASELINE };
+void train_host_optim_isa_f32(struct train_host *h, size_t i0, size_t i1, int isa);
+void train_host_optim_isa_f64(struct train_host *h, size_t i0, size_t i1, int isa);
+/* w[i] = fma(a, g[i], w[i]) for i < n (plain SGD's update in the backward), at a level. */
+void train_host_axpy_isa_f32(float *w, const float *g, float a, size_t n, int isa);
+void train_host_axpy_isa_f64(double *w, const double *g, double a, size_t n, int isa);
 /* forward from params p into h->acts (and h->z); returns nothing: it cannot fail. */
 void train_host_forward_f32(struct train_host *h, const void *p);
 void train_host_forward_f64(struct train_host *h, const void *p);
 void train_host_step_f32(struct train_host *h, double *loss);
 void train_host_step_f64(struct train_host *h, double *loss);
 void train_host_free(struct train_host *h);
+/* host:exact's (f32) and host:f64's (f64) step and forward on the host pool with host:exact's
+ * units (hostblas/train_par.c), the same bits as the scalar loops of train_host_tmpl.h.
+ * train_par_create sets h->par after train_host_create_*: CLPARITY_HOST_EXACT=scalar leaves it
+ * NULL (the scalar loops), CLPARITY_HOST_ISA picks the level as for host:exact's forward. */
+int train_par_create(struct train_host *h, enum cp_dtype dtype);
+void train_par_free(struct train_par *q);
+void train_par_step_f32(struct train_host *h, double *loss);
+void train_par_step_f64(struct train_host *h, double *loss);
+void train_par_forward_f32(struct train_host *h, const void *p);
+void train_par_forward_f64(struct train_host *h, const void *p);
+/* host:cr's the same way with its fast path's units (the bits of train_cr_step): after
+ * train_host_create_f32; CLPARITY_HOST_CR=scalar leaves h->par NULL (train_cr.c's loops). */
+int train_par_create_cr(struct train_host *h);
+void train_par_cr_step(struct train_host *h, double *loss);
+void train_par_cr_forward(struct train_host *h, const void *p);
 
 /* host:openblas: the float trainer with cblas_sgemm for the products (hostblas/train_blas.c);
  * its state comes from train_host_create_f32. */
@@ -137,7 +165,7 @@ struct cp_train_ops {
 /* The engines' training ops, which runtime/engine/engine.c's table points to. */
 extern const struct cp_train_ops train_ops_cl_own, train_ops_cl_clblast, train_ops_cl_relaxed,
     train_ops_cl_cr; /* runtime/opencl/train_cl.c */
-extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_host.c */
+extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_par.c */
 extern const struct cp_train_ops train_ops_host_openblas;                  /* train_blas.c */
 extern const struct cp_train_ops train_ops_host_cr;                        /* train_cr.c */
 
@@ -154,5 +182,7 @@ int train_host_poke_ulp(cp_trainer *tr, size_t i);
 int train_host_roundtrip(cp_trainer *tr, void *y, int *ok,
                          void (*forward)(struct train_host *h, const void *p));
 void train_host_destroy(cp_trainer *tr);
+/* The same for the trainers with h->par (host:exact, host:f64, host:cr): its state too. */
+void train_par_destroy(cp_trainer *tr);
 
 #endif
