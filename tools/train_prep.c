@@ -47,10 +47,14 @@ static void train_rate(const struct train *T, long step, char *buf, size_t len)
         return;
     }
     double eta = (double)(T->R.steps - step + 1) / rate;
-    if (eta < 120.0)
-        snprintf(buf, len, "%.3g steps/s, ETA %.0f s", rate, eta);
+    char r[32];
+    snprintf(r, sizeof r, rate >= 100.0 ? "%.0f" : "%.3g", rate);
+    if (eta < 10.0)
+        snprintf(buf, len, "%s steps/s, ETA %.1f s", r, eta);
+    else if (eta < 120.0)
+        snprintf(buf, len, "%s steps/s, ETA %.0f s", r, eta);
     else
-        snprintf(buf, len, "%.3g steps/s, ETA %.0f min", rate, eta / 60.0);
+        snprintf(buf, len, "%s steps/s, ETA %.0f min", r, eta / 60.0);
 }
 
 /* The run's progress: the build of each trainer, a failed probe (on stderr, at once), each
