@@ -95,6 +95,12 @@ static void train_help(void)
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
     printf(
         "\n"
+        "Every step is recorded and checked; about ten are printed (--every K prints every\n"
+        "K-th). The first step's time leaves out the builds: each OpenCL result's setup (its\n"
+        "program, its probes and a warm-up step, after which the weights and state are put\n"
+        "back) is on a builds: line, as in run. On a terminal a progress line shows the step,\n"
+        "the steps per second and the time left.\n"
+        "\n"
         "After the last step each result's weights are read back, uploaded into fresh memory\n"
         "and run forward again: the output must be bit-identical (the round trip), and\n"
         "cl:own's must equal host:exact's, cl:cr's host:cr's.\n"
