@@ -295,8 +295,12 @@ int cp_train_run_start(cp_train_run *R)
         double t0 = now_s();
         int st = cp_trainer_create_optim(r->engine, r->dev, &R->m, (int)R->batch, R->x, R->t,
                                          &R->opt, &r->tr);
-        if (st == CP_OK && r->tr->ops->warm)
-            st = r->tr->ops->warm(r->tr);
+        bool warming = st == CP_OK && r->tr->ops->warm;
+        if (warming && (st = r->tr->ops->warm(r->tr)) != CP_OK) {
+            char lb[300];
+            cp_train_result_label(r, lb, sizeof lb);
+            return cp_err_set(st, "%s on %s, warm-up step: %s", r->engine, lb, cp_err_msg());
+        }
         r->build_s = now_s() - t0;
         if (st == CP_OK) {
             r->build_cache = r->tr->build_cache;
