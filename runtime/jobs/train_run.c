@@ -335,8 +335,11 @@ int cp_train_run_start(cp_train_run *R)
 
 int cp_train_run_step(cp_train_run *R, long step, bool *poked)
 {
-    bool hook =
-        getenv("CLPARITY_TEST_HOOK") && strcmp(getenv("CLPARITY_TEST_HOOK"), "train-ulp") == 0;
+    /* train-ulp: after step 1; train-ulp-at:N after step N (a divergence that a sample of the
+     * steps would not show) */
+    const char *th = getenv("CLPARITY_TEST_HOOK");
+    bool hook = th && (strcmp(th, "train-ulp") == 0 ||
+                       (strncmp(th, "train-ulp-at:", 13) == 0 && atol(th + 13) == step));
     progress(R, CP_TRAIN_EV_STEP, 0, step, NULL);
     for (size_t i = 0; i < R->nr; ++i) {
         cp_train_result *r = &R->r[i];
@@ -361,7 +364,7 @@ int cp_train_run_step(cp_train_run *R, long step, bool *poked)
                               : r->loss > 0  ? "+inf"
                                              : "-inf");
         /* Test hook: one weight of the first result with a twin (cl:own, cl:cr) moves one
-         * ULP, once. */
+         * ULP, once (train-ulp: at step 1; train-ulp-at:N at step N). */
         if (hook && !*poked && r->traits->twin != CP_TRAIN_PLAIN) {
             if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
                 return st;

@@ -2,7 +2,8 @@
 # Usage: train_ux.sh CLPARITY PYTHON SRCDIR OUTDIR
 # What `clparity train` prints (issue 35, "train as users expect it"), on PoCL and host:
 #   - by default about ten recorded steps (TRAIN_PRINTED_STEPS: the first and the last among
-#     them) and a line that says how many were shown, while --json keeps every step;
+#     them) and a line that says how many were shown, while --json keeps every step; a first
+#     divergence at another step (test hook train-ulp-at:37) is printed beside them;
 #   - --every K prints every recorded step (K-th and the last), and no such line;
 #   - --no-f64: no host:f64 row, "-" in the f64 columns, the JSON valid against
 #     docs/train.schema.json without f64 fields, and the bits still checked: with the test
@@ -40,6 +41,16 @@ grep -q "^(10 of the 100 recorded steps shown" "$out/default.txt" ||
     fail "default: no '(10 of the 100 recorded steps shown' line"
 "$py" -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"]; assert len(s)==300, len(s)' \
     "$out/default.json" || fail "default: the JSON does not have every step of every result"
+# ... and a divergence at a step that the sample leaves out (test hook train-ulp-at:37: one of
+# cl:own's weights moved one ULP after step 37) is printed beside it, and is status 1.
+# shellcheck disable=SC2086
+CLPARITY_TEST_HOOK=train-ulp-at:37 "$clp" train -d 0,host $small --steps 100 >"$out/div37.txt" \
+    2>"$out/div37.err"
+rc=$?
+got=$(steps_printed "$out/div37.txt")
+want="1 12 23 34 37 45 56 67 78 89 100 "
+[ $rc = 1 ] && [ "$got" = "$want" ] && grep -q "diverged from host:exact at step 37" "$out/div37.err" ||
+    fail "divergence at step 37: exit $rc, printed steps '$got' (expected '$want'), $(cat "$out/div37.err")"
 
 # 2. --every 1 prints every step, --every 7 the 7th ones and the last.
 # shellcheck disable=SC2086

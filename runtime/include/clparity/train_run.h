@@ -123,8 +123,8 @@ int cp_train_run_check(cp_train_run *R);
 int cp_train_run_generate(cp_train_run *R, bool loaded);
 /* The trainers of the local results, and the buffers of their weights and round trips. */
 int cp_train_run_start(cp_train_run *R);
-/* One step of every local result (test hook train-ulp: *poked); CP_FAIL_CHECK for a loss
- * that is not finite. */
+/* One step of every local result (test hooks train-ulp, train-ulp-at:N: *poked); CP_FAIL_CHECK for
+ * a loss that is not finite. */
 int cp_train_run_step(cp_train_run *R, long step, bool *poked);
 bool cp_train_run_recorded(const cp_train_run *R, long step);
 /* The weights of every local result; then the measurements of every result at a recorded
