@@ -50,7 +50,13 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_EPS, TO(eps), OPT_SEEN(struct opts, eps_set)},
     {.id = OPT_WEIGHT_DECAY, TO(weight_decay), OPT_SEEN(struct opts, weight_decay_set)},
     {.id = OPT_TARGET},
-    {.id = OPT_EVERY, TO(every)},
+    {.id = OPT_EVERY,
+     TO(every),
+     OPT_SEEN(struct opts, every_set),
+     .help = "record every K-th step (and the last), and print each of them\n"
+             "(default: every step is recorded and checked, and about ten are\n"
+             "printed, evenly spaced, with the first divergence if any)"},
+    {.id = OPT_NO_F64, TO(no_f64)},
     {.id = OPT_PLOT,
      TO(plot),
      .def = "each float32 result's max abs weight difference to host:f64\n"
@@ -88,6 +94,12 @@ static void train_help(void)
         "\n");
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
     printf(
+        "\n"
+        "Every step is recorded and checked; about ten are printed (--every K prints every\n"
+        "K-th). The first step's time leaves out the builds: each OpenCL result's setup (its\n"
+        "program, its probes and a warm-up step, after which the weights and state are put\n"
+        "back) is on a builds: line, as in run. On a terminal a progress line shows the step,\n"
+        "the steps per second and the time left.\n"
         "\n"
         "After the last step each result's weights are read back, uploaded into fresh memory\n"
         "and run forward again: the output must be bit-identical (the round trip), and\n"
@@ -206,6 +218,9 @@ static int parse(int argc, char **argv, struct opts *o, bool *handled)
         return cli_fail(CMD, CP_FAIL_USAGE,
                         "--model sets the model's shape and weights: --d-model, --layers and "
                         "--init-scale do not apply");
+    if (o->no_f64 && o->plot)
+        return cli_fail(CMD, CP_FAIL_USAGE,
+                        "--plot draws each result's distance to host:f64, which --no-f64 skips");
     if (o->json && o->csv && strcmp(o->json, "-") == 0 && strcmp(o->csv, "-") == 0)
         return cli_fail(CMD, CP_FAIL_USAGE, "--json and --csv cannot both be '-'");
     int way;

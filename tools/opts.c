@@ -101,6 +101,10 @@ const struct opt_def opt_table[OPT_COUNT] = {
     [OPT_NO_REFERENCE] = {"no-reference", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "skip the host:f64 reference: no ULP or max_rel, for speed runs of\n"
         "models where float64 on one core would take minutes"},
+    [OPT_NO_F64] = {"no-f64", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
+        "skip the float64 reference host:f64 (no f64 columns), when only\n"
+        "devices are compared: host:exact stays the baseline of the\n"
+        "bitwise check"},
     [OPT_ALLOW_SLOW] = {"allow-slow", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,
         "run on a simulator (Oclgrind) beyond its work limit"},
     [OPT_MPI] = {"mpi", 0, NULL, OPT_FLAG, 0, 0, NULL, NULL,

@@ -45,6 +45,7 @@ enum opt_id {
     OPT_EQUAL_NAN,
     OPT_INVARIANCE,
     OPT_NO_REFERENCE,
+    OPT_NO_F64,
     OPT_ALLOW_SLOW,
     OPT_MPI,
     OPT_REMEASURE,

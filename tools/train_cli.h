@@ -27,6 +27,8 @@ struct opts {
     const char *engines, *json, *csv, *save, *model, *plot;
     bool shape_set; /* --d-model, --layers or --init-scale given */
     long d, layers, batch, steps, every;
+    bool every_set; /* --every given: every recorded step is printed, else about ten */
+    bool no_f64;    /* --no-f64: no host:f64 */
     uint64_t seed;
     double init_scale, lr;
     bool target_zeros, allow_slow;
@@ -42,7 +44,12 @@ struct opts {
 struct train {
     struct opts o;
     cp_train_run R;
+    double t_step1; /* when step 1 started (seconds, CLOCK_MONOTONIC): the progress's rate */
 };
+
+/* About this many recorded steps are printed without --every (evenly spaced, the first and
+ * the last among them, and the first divergence of any result beside them). */
+#define TRAIN_PRINTED_STEPS 10
 
 /* tools/train_prep.c: the run's settings from the parsed options (before anything else); the
  * options' paths, devices, engines and model into T->R, checked (every

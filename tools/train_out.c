@@ -62,22 +62,87 @@ static void print_model(FILE *f, const struct train *T)
             (double)(float)o->lr, o->target_zeros ? "zero" : "random");
 }
 
+/* Whether step is printed: every recorded step with --every; else TRAIN_PRINTED_STEPS of the
+ * nsteps recorded steps, evenly spaced (k·(nsteps − 1) / (TRAIN_PRINTED_STEPS − 1), rounded:
+ * the first and the last among them), and any result's first divergence (idx: the step's
+ * index among the recorded steps). */
+static bool step_printed(const struct train *T, long step, size_t idx, size_t nsteps)
+{
+    if (T->o.every_set || nsteps <= TRAIN_PRINTED_STEPS)
+        return true;
+    for (size_t i = 0; i < T->R.nr; ++i)
+        if (T->R.r[i].first_div == step || T->R.r[i].first_div_cr == step)
+            return true;
+    for (size_t k = 0; k < TRAIN_PRINTED_STEPS; ++k)
+        if (idx == (k * (nsteps - 1) + (TRAIN_PRINTED_STEPS - 1) / 2) / (TRAIN_PRINTED_STEPS - 1))
+            return true;
+    return false;
+}
+
+/* The f64 columns: "-" without host:f64 (--no-f64). */
+static void print_f64(FILE *f, const struct train *T, const cp_train_rec *rc)
+{
+    if (T->R.ref == SIZE_MAX)
+        fprintf(f, " %10s %8s\n", "-", "-");
+    else
+        fprintf(f, " %10.3g %8llu\n", rc->f64_abs, (unsigned long long)rc->f64_ulp);
+}
+
+/* The recorded steps (all, or about ten of them: step_printed). */
+static void print_steps(FILE *f, const struct train *T)
+{
+    size_t nsteps = 0, shown = 0;
+    for (size_t i = 0; i < T->R.nrecs; ++i)
+        nsteps += i == 0 || T->R.recs[i].step != T->R.recs[i - 1].step;
+    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
+            "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
+    for (size_t i = 0, idx = 0; i < T->R.nrecs; ++i) {
+        const cp_train_rec *rc = &T->R.recs[i];
+        if (i > 0 && rc->step != T->R.recs[i - 1].step)
+            ++idx;
+        if (!step_printed(T, rc->step, idx, nsteps))
+            continue;
+        shown += i == 0 || rc->step != T->R.recs[i - 1].step;
+        char lb[300];
+        cp_train_result_label(&T->R.r[rc->res], lb, sizeof lb);
+        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f", rc->step, lb,
+                T->R.r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
+                rc->base_bitwise);
+        print_f64(f, T, rc);
+    }
+    if (shown < nsteps)
+        fprintf(f,
+                "(%zu of the %zu recorded steps shown, each checked: --every K prints every K-th, "
+                "--json and --csv have them all)\n",
+                shown, nsteps);
+}
+
+/* builds: each OpenCL result's setup before its first step, apart from the step times (the
+ * build, or the cache's binary, its probes and a warm-up step), as run's builds: line. */
+static void print_builds(FILE *f, const struct train *T)
+{
+    const char *lead = "builds:";
+    for (size_t i = 0; i < T->R.nr; ++i) {
+        const cp_train_result *r = &T->R.r[i];
+        const char *state = cp_cache_state_name(r->build_cache);
+        if (!r->w || !state)
+            continue;
+        char lb[300];
+        cp_train_result_label(r, lb, sizeof lb);
+        fprintf(f, "%-7s %s on %s: %.3f s (cache %s%s%s; with its probes and a warm-up step)\n",
+                lead, r->engine, lb, r->build_s, state, r->build_cache_note[0] ? "; " : "",
+                r->build_cache_note);
+        lead = "";
+    }
+}
+
 void train_print_tables(FILE *f, const struct train *T)
 {
     print_model(f, T);
-    fprintf(f, "%-6s %-30s %-13s %13s %10s %8s %8s %10s %8s\n", "step", "device", "engine", "loss",
-            "abs base", "ULP base", "bitwise", "abs f64", "ULP f64");
-    for (size_t i = 0; i < T->R.nrecs; ++i) {
-        const cp_train_rec *rc = &T->R.recs[i];
-        char lb[300];
-        cp_train_result_label(&T->R.r[rc->res], lb, sizeof lb);
-        fprintf(f, "%-6ld %-30.30s %-13s %13.6e %10.3g %8llu %8.6f %10.3g %8llu\n", rc->step, lb,
-                T->R.r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
-                rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
-    }
+    print_steps(f, T);
     fprintf(f, "\nfinal (max ULP and first differing step against host:exact over the recorded "
                "steps; = cr: cl:cr's weights are host:cr's at every recorded step, and its "
-               "forward too; the first step's time, and the mean of the others):\n");
+               "forward too; the first step's time, builds apart, and the mean of the others):\n");
     fprintf(f, "%-30s %-13s %13s %-16s %8s %9s %10s %12s %9s %9s %9s\n", "device", "engine",
             "final loss", "weights hash", "max ULP", "first div", "round trip", "fwd = exact",
             "= cr", "1st ms", "ms/step");
@@ -113,6 +178,7 @@ void train_print_tables(FILE *f, const struct train *T)
                                     : "NO",
                 eqcr, first, mean);
     }
+    print_builds(f, T);
     /* how each OpenCL result divides and takes square roots in the optimizer (adam, adamw) */
     for (size_t i = 0; i < T->R.nr; ++i) {
         const cp_train_result *r = &T->R.r[i];
@@ -197,6 +263,7 @@ static cJSON *model_json(const struct train *T)
     cp_json_add(m, "optimizer", optim_json(&o->opt));
     cJSON_AddStringToObject(m, "target", o->target_zeros ? "zeros" : "random");
     cJSON_AddNumberToObject(m, "every", (double)o->every);
+    cJSON_AddBoolToObject(m, "no_f64", o->no_f64);
     char hex[65];
     cp_sha256_hex(T->R.x, (size_t)o->batch * (size_t)T->R.m.in_width * sizeof(float), hex);
     cJSON_AddStringToObject(m, "input_sha256", hex);
@@ -246,6 +313,10 @@ static cJSON *result_json(const struct train *T, const cp_train_result *r)
     cJSON_AddNumberToObject(j, "first_divergent_step", (double)r->first_div);
     cJSON_AddBoolToObject(j, "roundtrip", r->roundtrip == 1);
     cJSON_AddNumberToObject(j, "first_step_ms", 1e3 * r->first_s);
+    if (cp_cache_state_name(r->build_cache)) { /* an OpenCL result of this process */
+        cJSON_AddNumberToObject(j, "build_s", r->build_s);
+        cJSON_AddStringToObject(j, "build_cache", cp_cache_state_name(r->build_cache));
+    }
     if (T->R.steps > 1)
         cJSON_AddNumberToObject(j, "step_ms_mean", 1e3 * r->step_s / (double)(T->R.steps - 1));
     if (r->forward_base >= 0)
@@ -294,8 +365,10 @@ int train_write_json(const struct train *T)
         cJSON_AddNumberToObject(s, "base_max_abs", rc->base_abs);
         cJSON_AddNumberToObject(s, "base_max_ulp", (double)rc->base_ulp);
         cJSON_AddNumberToObject(s, "base_bitwise", rc->base_bitwise);
-        cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
-        cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
+        if (T->R.ref != SIZE_MAX) { /* not --no-f64 */
+            cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
+            cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
+        }
         cJSON_AddItemToArray(steps, s);
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
@@ -318,9 +391,12 @@ int train_write_csv(const struct train *T)
         for (char *c = lb; *c; ++c)
             if (*c == ',' || *c == '"')
                 *c = ' ';
-        text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g,%.17g,%llu\n", rc->step, lb,
-                 T->R.r[rc->res].engine, rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp,
-                 rc->base_bitwise, rc->f64_abs, (unsigned long long)rc->f64_ulp);
+        text_add(&t, "%ld,%s,%s,%.17g,%.17g,%llu,%.17g", rc->step, lb, T->R.r[rc->res].engine,
+                 rc->loss, rc->base_abs, (unsigned long long)rc->base_ulp, rc->base_bitwise);
+        if (T->R.ref == SIZE_MAX) /* --no-f64: the f64 columns empty */
+            text_add(&t, ",,\n");
+        else
+            text_add(&t, ",%.17g,%llu\n", rc->f64_abs, (unsigned long long)rc->f64_ulp);
     }
     return csv_write(CMD, T->o.csv, &t);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --model: the safetensors file, its architecture (from the tensor names or the file's
  * metadata: train has no --arch flags) and its SHA-256. */
@@ -30,13 +31,39 @@ static void progress_who(const struct train *T, char *buf, size_t len)
         snprintf(buf, len, "%s", CMD);
 }
 
+static double train_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "12.3 steps/s, ETA 4 s" from the steps done since step 1 started (with their records). */
+static void train_rate(const struct train *T, long step, char *buf, size_t len)
+{
+    double el = train_now_s() - T->t_step1, rate = el > 0.0 ? (double)(step - 1) / el : 0.0;
+    if (!(rate > 0.0)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    double eta = (double)(T->R.steps - step + 1) / rate;
+    char r[32];
+    snprintf(r, sizeof r, rate >= 100.0 ? "%.0f" : "%.3g", rate);
+    if (eta < 10.0)
+        snprintf(buf, len, "%s steps/s, ETA %.1f s", r, eta);
+    else if (eta < 120.0)
+        snprintf(buf, len, "%s steps/s, ETA %.0f s", r, eta);
+    else
+        snprintf(buf, len, "%s steps/s, ETA %.0f min", r, eta / 60.0);
+}
+
 /* The run's progress: the build of each trainer, a failed probe (on stderr, at once), each
- * step with the loss of the first local result (they differ in the last bits only, if at
- * all). */
+ * step with the steps per second, the time left and the loss of the first local result
+ * (they differ in the last bits only, if at all). */
 static void train_progress(const cp_train_run *R, enum cp_train_event_kind kind, size_t i,
                            long step, const char *why, void *ctx)
 {
-    const struct train *T = ctx;
+    struct train *T = ctx;
     char who[64];
     progress_who(T, who, sizeof who);
     if (kind == CP_TRAIN_EV_BUILD) {
@@ -57,11 +84,18 @@ static void train_progress(const cp_train_run *R, enum cp_train_event_kind kind,
         for (size_t k = 0; k < R->nr && !first; ++k)
             if (R->r[k].tr)
                 first = &R->r[k];
+        char rate[64];
+        if (step == 1)
+            T->t_step1 = train_now_s();
+        train_rate(T, step, rate, sizeof rate);
         if (step == 1 || !first)
             progress_stage("%s: step %ld/%ld", who, step, R->steps);
+        else if (step == 2) /* the first rate, shown whatever the time since step 1 */
+            progress_stage("%s: step %ld/%ld  %s  last loss %.6g (%s)", who, step, R->steps, rate,
+                           first->loss, first->engine);
         else
-            progress_show("%s: step %ld/%ld  last loss %.6g (%s)", who, step, R->steps, first->loss,
-                          first->engine);
+            progress_show("%s: step %ld/%ld  %s  last loss %.6g (%s)", who, step, R->steps, rate,
+                          first->loss, first->engine);
     }
 }
 
@@ -75,6 +109,7 @@ void train_setup(struct train *T)
     R->seed = o->seed;
     R->target_zeros = o->target_zeros;
     R->allow_slow = o->allow_slow;
+    R->no_f64 = o->no_f64;
     R->opt = o->opt;
     R->progress = train_progress;
     R->progress_ctx = T;
@@ -110,8 +145,17 @@ int train_prepare(struct train *T)
                           "--engines: %s cannot train (train supports cl:own, host:exact, "
                           "host:f64, cl:cr, host:cr, cl:clblast, host:openblas, cl:relaxed)",
                           cp_engine_at(i)->name);
+    for (size_t i = 0; st == CP_OK && o->no_f64 && o->engines && i < ne; ++i) {
+        const cp_train_traits *tt = cp_train_traits_of(cp_engine_at(i)->train);
+        if (use[i] && tt && tt->role == CP_TRAIN_REFERENCE)
+            st = cli_fail(CMD, CP_FAIL_USAGE, "--no-f64 skips %s: --engines cannot name it",
+                          cp_engine_at(i)->name);
+    }
     if (st == CP_OK && (st = cp_train_run_plan(R, use, o->engines != NULL)) != CP_OK)
         st = cli_fail(CMD, st, "%s", cp_err_msg());
+    if (st == CP_OK && o->no_f64 && !o->mpi && R->nr < 2)
+        st = cli_fail(CMD, CP_FAIL_USAGE,
+                      "--no-f64: host:exact would be the only result: nothing is compared");
     free(use);
     if (st != CP_OK)
         return st;

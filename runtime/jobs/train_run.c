@@ -120,10 +120,10 @@ int cp_train_run_plan(cp_train_run *R, const bool *use, bool by_name)
     }
     /* The references first: host:exact is the baseline, host:f64 the float64 reference. */
     int st = add_result(R, host, base);
-    if (st == CP_OK && !R->given)
+    if (st == CP_OK && !R->given && !R->no_f64)
         st = add_result(R, host, ref);
     R->base = 0;
-    R->ref = 1;
+    R->ref = R->no_f64 ? SIZE_MAX : 1;
     R->cr = SIZE_MAX;
     bool any_cr = false;
     for (size_t i = 0; i < ne; ++i)
@@ -243,7 +243,7 @@ static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
 {
     const cp_train_result *r = &R->r[i];
     const float *base = R->r[R->base].w;
-    const double *ref = R->r[R->ref].w;
+    const double *ref = R->ref == SIZE_MAX ? NULL : R->r[R->ref].w;
     size_t n = R->m.n_params, eq = 0;
     rc->base_abs = rc->f64_abs = 0.0;
     rc->base_ulp = rc->f64_ulp = 0;
@@ -251,12 +251,12 @@ static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
         double a =
             r->dtype == CP_F64 ? ((const double *)r->w)[k] : (double)((const float *)r->w)[k];
         float a32 = (float)a;
-        double db = fabs(a - (double)base[k]), dr = fabs(a - ref[k]);
+        double db = fabs(a - (double)base[k]), dr = ref ? fabs(a - ref[k]) : 0.0;
         if (db > rc->base_abs || isnan(db))
             rc->base_abs = db;
         if (dr > rc->f64_abs || isnan(dr))
             rc->f64_abs = dr;
-        uint64_t ub = cp_ulp_dist(a32, base[k]), ur = cp_ulp_dist(a32, (float)ref[k]);
+        uint64_t ub = cp_ulp_dist(a32, base[k]), ur = ref ? cp_ulp_dist(a32, (float)ref[k]) : 0;
         if (ub > rc->base_ulp)
             rc->base_ulp = ub;
         if (ur > rc->f64_ulp)
@@ -267,6 +267,8 @@ static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
             ++eq;
     }
     rc->base_bitwise = n ? (double)eq / (double)n : 1.0;
+    if (!ref) /* --no-f64: nothing measured against the float64 reference */
+        rc->f64_abs = NAN;
 }
 
 static double now_s(void)
@@ -290,8 +292,21 @@ int cp_train_run_start(cp_train_run *R)
         if (!r->dev)
             continue;
         progress(R, CP_TRAIN_EV_BUILD, i, 0, NULL);
+        double t0 = now_s();
         int st = cp_trainer_create_optim(r->engine, r->dev, &R->m, (int)R->batch, R->x, R->t,
                                          &R->opt, &r->tr);
+        bool warming = st == CP_OK && r->tr->ops->warm;
+        if (warming && (st = r->tr->ops->warm(r->tr)) != CP_OK) {
+            char lb[300];
+            cp_train_result_label(r, lb, sizeof lb);
+            return cp_err_set(st, "%s on %s, warm-up step: %s", r->engine, lb, cp_err_msg());
+        }
+        r->build_s = now_s() - t0;
+        if (st == CP_OK) {
+            r->build_cache = r->tr->build_cache;
+            snprintf(r->build_cache_note, sizeof r->build_cache_note, "%s",
+                     r->tr->build_cache_note);
+        }
         if (st != CP_OK) {
             char lb[300];
             cp_train_result_label(r, lb, sizeof lb);
@@ -320,8 +335,11 @@ int cp_train_run_start(cp_train_run *R)
 
 int cp_train_run_step(cp_train_run *R, long step, bool *poked)
 {
-    bool hook =
-        getenv("CLPARITY_TEST_HOOK") && strcmp(getenv("CLPARITY_TEST_HOOK"), "train-ulp") == 0;
+    /* train-ulp: after step 1; train-ulp-at:N after step N (a divergence that a sample of the
+     * steps would not show) */
+    const char *th = getenv("CLPARITY_TEST_HOOK");
+    bool hook = th && (strcmp(th, "train-ulp") == 0 ||
+                       (strncmp(th, "train-ulp-at:", 13) == 0 && atol(th + 13) == step));
     progress(R, CP_TRAIN_EV_STEP, 0, step, NULL);
     for (size_t i = 0; i < R->nr; ++i) {
         cp_train_result *r = &R->r[i];
@@ -346,7 +364,7 @@ int cp_train_run_step(cp_train_run *R, long step, bool *poked)
                               : r->loss > 0  ? "+inf"
                                              : "-inf");
         /* Test hook: one weight of the first result with a twin (cl:own, cl:cr) moves one
-         * ULP, once. */
+         * ULP, once (train-ulp: at step 1; train-ulp-at:N at step N). */
         if (hook && !*poked && r->traits->twin != CP_TRAIN_PLAIN) {
             if ((st = cp_trainer_poke_ulp(r->tr, 0)) != CP_OK)
                 return st;

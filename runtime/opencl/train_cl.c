@@ -203,8 +203,11 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     } else if ((st = cl_options(tr, dev)) != CP_OK) {
         return st;
     }
+    struct cp_build_cache bc = {0};
     st = cp_program_build_ex(c->ctx, dev->device_id, c->cr ? "cr.cl" : "train.cl",
-                             tr->build_options, &c->prog, NULL);
+                             tr->build_options, &c->prog, &bc);
+    tr->build_cache = bc.state;
+    snprintf(tr->build_cache_note, sizeof tr->build_cache_note, "%s", bc.note);
     if (st != CP_OK)
         return st;
     static const char *const names[] = {
@@ -508,6 +511,39 @@ static int cl_step(cp_trainer *tr, double *loss)
     return CP_OK;
 }
 
+/* One step, then the weights, the gradient and the optimizer's state written back as
+ * cl_create left them (the model's weights, zeros) and the step count 0: every kernel has been
+ * launched once (a driver may compile at the first launch) and the training starts afresh. */
+static int cl_warm(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    double loss;
+    int st = cl_step(tr, &loss);
+    if (st != CP_OK)
+        return st;
+    size_t bytes = m->n_params * sizeof(float);
+    cl_int rc = bytes
+                    ? clEnqueueWriteBuffer(c->q, c->p, CL_TRUE, 0, bytes, m->params, 0, NULL, NULL)
+                    : CL_SUCCESS;
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(weights, after the warm-up step)");
+    if (tr->needs_grad && bytes) {
+        float *zeros = calloc(m->n_params, sizeof *zeros);
+        if (!zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "training: out of memory");
+        cl_mem *bufs[] = {&c->G, &c->st[0], &c->st[1]};
+        size_t nb = 1 + train_state_count(tr->opt.kind);
+        for (size_t k = 0; rc == CL_SUCCESS && k < nb; ++k)
+            rc = clEnqueueWriteBuffer(c->q, *bufs[k], CL_TRUE, 0, bytes, zeros, 0, NULL, NULL);
+        free(zeros);
+        if (rc != CL_SUCCESS)
+            return cp_err_cl(rc, "clEnqueueWriteBuffer(optimizer state, after the warm-up step)");
+    }
+    tr->step = 0;
+    return CP_OK;
+}
+
 static int cl_weights(cp_trainer *tr, void *dst)
 {
     cl_int rc = clEnqueueReadBuffer(tr->c->q, tr->c->p, CL_TRUE, 0, tr->m->n_params * sizeof(float),
@@ -660,6 +696,7 @@ const struct cp_train_ops train_ops_cl_own = {
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
     .destroy = cl_destroy,
+    .warm = cl_warm,
 };
 
 const struct cp_train_ops train_ops_cl_clblast = {
@@ -671,6 +708,7 @@ const struct cp_train_ops train_ops_cl_clblast = {
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
     .destroy = cl_destroy,
+    .warm = cl_warm,
 };
 
 const struct cp_train_ops train_ops_cl_relaxed = {
@@ -683,6 +721,7 @@ const struct cp_train_ops train_ops_cl_relaxed = {
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
     .destroy = cl_destroy,
+    .warm = cl_warm,
 };
 
 const struct cp_train_ops train_ops_cl_cr = {
@@ -695,4 +734,5 @@ const struct cp_train_ops train_ops_cl_cr = {
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
     .destroy = cl_destroy,
+    .warm = cl_warm,
 };

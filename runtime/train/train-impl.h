@@ -4,6 +4,7 @@
 #ifndef CLPARITY_TRAIN_IMPL_H
 #define CLPARITY_TRAIN_IMPL_H
 
+#include "clparity/cache.h"
 #include "clparity/engine.h"
 #include "clparity/model.h"
 #include "clparity/train.h"
@@ -143,13 +144,19 @@ struct cp_trainer {
     struct train_host h;
     struct train_cl *c;
     char build_options[256];
+    /* what the program cache did for its build (OpenCL engines; CP_CACHE_NONE: none built) */
+    enum cp_cache_state build_cache;
+    char build_cache_note[256];
     int probe; /* cl:own: 1 its kernels passed the training probe, 0 failed; -1 n/a */
     char probe_why[CP_PROBE_WHY];
 };
 
 /* An engine's training: its traits and its steps (cp_engine_info's .train). create fills the
  * engine's part of tr (tr->h or tr->c) from x and t; state and poke_ulp get a k and an i in
- * range; destroy releases what create made, also after a create that failed part way. */
+ * range; destroy releases what create made, also after a create that failed part way. warm
+ * (NULL: nothing to warm) runs one step and puts the weights, the optimizer's state and the
+ * step count back as create left them, bit for bit: a driver that finishes its kernels'
+ * compilation at their first launch does it there, with the builds, not in the first step. */
 struct cp_train_ops {
     cp_train_traits traits;
     enum cp_dtype dtype; /* of the weights */
@@ -160,6 +167,7 @@ struct cp_train_ops {
     int (*poke_ulp)(cp_trainer *tr, size_t i);
     int (*roundtrip)(cp_trainer *tr, void *y, int *ok);
     void (*destroy)(cp_trainer *tr);
+    int (*warm)(cp_trainer *tr);
 };
 
 /* The engines' training ops, which runtime/engine/engine.c's table points to. */

@@ -28,7 +28,7 @@ small="--d-model 32 --layers 2 --runs 2 --warmup 1"
 cases=(
     "run|$clp run -d 0,host --engines cl:own,host:exact $small|run: 1/2  cl:own on 0:0"
     "compare|$clp compare -d 0,host --engines cl:own,host:exact $small|compare: 1/2  cl:own on 0:0"
-    "train|$clp train -d 0,host --engines cl:own,host:exact --d-model 16 --layers 2 --steps 20|train: step 1/20"
+    "train|$clp train -d 0,host --engines cl:own,host:exact --d-model 16 --layers 2 --steps 20|steps/s, ETA"
     "tune|$clp tune -d 0 --quick --runs 1 --warmup 0 --dry-run|tune: 1/"
     "peak|env XDG_CACHE_HOME=$out/peak-cache $clp peak -d host --remeasure|peak: 1/1  host"
     "sweep|$clp sweep --vary batch --grid 1,2 -d host --engines host:exact --d-model 16 --layers 2 --runs 1 --warmup 0|] 0/2  d=16 L=2 B=1  host:exact"

@@ -325,3 +325,12 @@ cr_train_optim(adam_ftz_own_control pocl "${CR_FTZ};CR_TRAIN_TINY=2**-64" own-fa
                --optimizer adam --eps 1e-30 --steps 5 --batch 3 --target zeros)
 cr_train_optim(momentum_ftz_own_control pocl "${CR_FTZ};CR_TRAIN_TINY=2**-135" own-fails
                --optimizer momentum --nesterov --steps 5 --batch 3 --target zeros)
+
+# Issue 35, "train as users expect it": about ten printed steps by default, --every, --no-f64
+# (no host:f64, the bits still checked), the builds: line on a cold and a warm program cache
+# and the first step's time without the builds (tests/cli/train_ux.sh says how).
+add_test(NAME cli/train_ux
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/train_ux.sh ${CLP} ${SYSTEM_PYTHON}
+                 ${CMAKE_SOURCE_DIR} ${OUT}/train_ux)
+set_tests_properties(cli/train_ux PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     LABELS "cli;opencl")

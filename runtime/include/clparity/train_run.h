@@ -12,6 +12,7 @@
 #define CLPARITY_TRAIN_RUN_H
 
 #include "clparity/export.h"
+#include "clparity/cache.h"
 #include "clparity/device.h"
 #include "clparity/engine.h"
 #include "clparity/model.h"
@@ -53,6 +54,13 @@ typedef struct cp_train_result {
     /* seconds in cp_trainer_step (each ends with the loss on the host): the first step (a
      * driver may compile kernels at their first launch), and the sum over the others */
     double first_s, step_s;
+    /* seconds of the trainer's setup before the first step: the program's build (or the
+     * cache's binary), its probes and a warm-up step that launches every kernel once (the
+     * weights and state put back after it); what the program cache did (CP_CACHE_NONE: no
+     * program, the host engines) */
+    double build_s;
+    enum cp_cache_state build_cache;
+    char build_cache_note[256];
 } cp_train_result;
 
 /* One result's measurements at a recorded step. */
@@ -77,6 +85,7 @@ struct cp_train_run {
     uint64_t seed;
     bool target_zeros; /* the target is zeros, else the generator's normal values */
     bool allow_slow;   /* train on a simulator beyond CP_SIMULATOR_MAC_LIMIT */
+    bool no_f64;       /* no host:f64 result (ref is SIZE_MAX; the f64 measurements NAN) */
     cp_optim opt;
     bool given;      /* --mpi, ranks other than 0: rank 0's model, input and target (moved into m,
                         x, t): such a rank runs no host:f64 (rank 0 computes the reference) */
@@ -88,7 +97,7 @@ struct cp_train_run {
     cp_model m; /* cp_train_run_generate's built-in model, or one the caller moved in */
     float *x, *t;
     cp_train_result *r;
-    size_t nr, base, ref; /* indices of host:exact and host:f64 */
+    size_t nr, base, ref; /* indices of host:exact and host:f64 (SIZE_MAX: no_f64) */
     size_t cr;            /* index of host:cr, the twin of every cl:cr result; SIZE_MAX: none */
     cp_train_rec *recs;
     size_t nrecs, caprecs;
@@ -114,8 +123,8 @@ int cp_train_run_check(cp_train_run *R);
 int cp_train_run_generate(cp_train_run *R, bool loaded);
 /* The trainers of the local results, and the buffers of their weights and round trips. */
 int cp_train_run_start(cp_train_run *R);
-/* One step of every local result (test hook train-ulp: *poked); CP_FAIL_CHECK for a loss
- * that is not finite. */
+/* One step of every local result (test hooks train-ulp, train-ulp-at:N: *poked); CP_FAIL_CHECK for
+ * a loss that is not finite. */
 int cp_train_run_step(cp_train_run *R, long step, bool *poked);
 bool cp_train_run_recorded(const cp_train_run *R, long step);
 /* The weights of every local result; then the measurements of every result at a recorded
