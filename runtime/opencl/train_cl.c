@@ -180,6 +180,134 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     return CP_OK;
 }
 
+/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order. */
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_1, TILE_4 };
+
+/* tiled picks 64×64 outputs per work-group where that gives at least this many work-groups
+ * (two per SM of a 132-SM GPU), else 16×16. */
+#define TILE_MIN_GROUPS 264
+#define TILE_WG 16
+
+static int tile_rm(int mode, size_t rows, size_t cols)
+{
+    if (mode == TILE_1 || mode == TILE_4)
+        return mode == TILE_1 ? 1 : 4;
+    return (rows + 63) / 64 * ((cols + 63) / 64) >= TILE_MIN_GROUPS ? 4 : 1;
+}
+
+/* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
+ * run it in 16×16 work-groups. */
+static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *base, int rm,
+                       cl_kernel *k, bool *fits)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", base, rm);
+    cl_int rc;
+    *k = clCreateKernel(c->prog, name, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    size_t wg = 0;
+    rc = clGetKernelWorkGroupInfo(*k, dev->device_id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                  NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    *fits = *fits && wg >= TILE_WG * TILE_WG;
+    return CP_OK;
+}
+
+static void tile_release(struct train_cl *c, size_t n)
+{
+    for (size_t i = 0; c->lk && i < n; ++i)
+        if (c->lk[i])
+            clReleaseKernel(c->lk[i]);
+    free(c->lk);
+    free(c->lrm);
+    c->lk = NULL;
+    c->lrm = NULL;
+}
+
+/* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
+ * weights buffer is set at each forward): a step then sets none. Where the device cannot run
+ * 16×16 work-groups, the simple kernels stay (c->lk NULL). */
+static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    size_t L = (size_t)m->n_layers;
+    c->lk = calloc(3 * L + 1, sizeof *c->lk);
+    c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
+    if (!c->lk || !c->lrm) {
+        tile_release(c, 0);
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    }
+    bool fits = true;
+    cl_int batch = tr->batch, update = !tr->needs_grad;
+    float neg_lr = -tr->lr;
+    cl_mem dst = tr->needs_grad ? c->G : c->p;
+    int st = CP_OK;
+    for (size_t l = 0; st == CP_OK && l < L; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
+        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
+               res = ly->residual;
+        /* the backward runs from the last layer with g = c->g, then swaps g and gn */
+        bool even = (L - 1 - l) % 2 == 0;
+        cl_mem g = even ? c->g : c->gn, gn = even ? c->gn : c->g;
+        int *rm = &c->lrm[3 * l];
+        rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
+        rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
+        rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        cl_kernel *k = &c->lk[3 * l];
+        if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_gw_t", rm[2], &k[2], &fits)) != CP_OK)
+            break;
+        const size_t fsz[] = {sizeof c->acts, sizeof x_off, sizeof c->acts, sizeof y_off,
+                              sizeof c->z,    sizeof z_off, sizeof c->p,    sizeof w_off,
+                              sizeof in,      sizeof out,   sizeof batch,   sizeof hb,
+                              sizeof b_off,   sizeof act,   sizeof res};
+        const void *const fva[] = {&c->acts, &x_off, &c->acts, &y_off, &c->z,
+                                   &z_off,   &c->p,  &w_off,   &in,    &out,
+                                   &batch,   &hb,    &b_off,   &act,   &res};
+        const size_t dsz[] = {sizeof g,     sizeof c->z, sizeof z_off, sizeof c->p,
+                              sizeof w_off, sizeof gn,   sizeof in,    sizeof out,
+                              sizeof batch, sizeof act,  sizeof res};
+        const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
+                                   &in, &out,  &batch, &act,  &res};
+        const size_t gsz[] = {sizeof g,     sizeof c->z,   sizeof z_off, sizeof c->acts,
+                              sizeof x_off, sizeof dst,    sizeof w_off, sizeof b_off,
+                              sizeof in,    sizeof out,    sizeof batch, sizeof act,
+                              sizeof hb,    sizeof update, sizeof neg_lr};
+        const void *const gva[] = {&g,  &c->z, &z_off, &c->acts, &x_off, &dst,    &w_off, &b_off,
+                                   &in, &out,  &batch, &act,     &hb,    &update, &neg_lr};
+        if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
+            (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
+            break;
+        st = own_set_args_at(k[2], "tr_gw_t", 0, 15, gsz, gva);
+    }
+    if (st != CP_OK || !fits)
+        tile_release(c, 3 * L);
+    return st;
+}
+
+/* A tiled kernel over a rows × cols output in blocks of rm·16. */
+static int tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
+                        size_t cols)
+{
+    size_t blk = (size_t)TILE_WG * (size_t)rm;
+    size_t gws[2] = {round_up(cols ? cols : 1, blk) / blk * TILE_WG,
+                     round_up(rows ? rows : 1, blk) / blk * TILE_WG};
+    size_t lws[2] = {TILE_WG, TILE_WG};
+    cl_int rc = own_enqueue_kernel(c->q, k, 2, NULL, gws, lws, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
 static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
     struct train_cl *c = tr->c;
@@ -260,6 +388,11 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
+    int mode = TILE_AUTO;
+    if (!c->clblast && !c->relaxed && !c->cr &&
+        ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK ||
+         (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode < 0 ? TILE_AUTO : mode)) != CP_OK)))
+        return st;
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)
@@ -272,7 +405,17 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
 {
     struct train_cl *c = tr->c;
     const cp_model *m = tr->m;
-    for (int l = 0; l < m->n_layers; ++l) {
+    for (int l = 0; c->lk && l < m->n_layers; ++l) {
+        cl_kernel k = c->lk[3 * l];
+        int st = own_set_args_at(k, "tr_fwd_t", 6, 1, (const size_t[]){sizeof p},
+                                 (const void *const[]){&p});
+        if (st == CP_OK)
+            st = tile_enqueue(c, k, "tr_fwd_t", c->lrm[3 * l], (size_t)tr->batch,
+                              (size_t)m->layers[l].out);
+        if (st != CP_OK)
+            return st;
+    }
+    for (int l = 0; !c->lk && l < m->n_layers; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
         cl_ulong w_off = ly->w_off, b_off = ly->b_off;
@@ -422,6 +565,16 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     struct train_cl *c = tr->c;
     const cp_layer *ly = &tr->m->layers[l];
     cl_int batch = tr->batch;
+    if (c->lk) {
+        /* tiled: dz is masked as dx and gW load it; gW's epilogue updates or stores G */
+        int st = l > 0 ? tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
+                                      (size_t)batch, (size_t)ly->in)
+                       : CP_OK;
+        if (st == CP_OK)
+            st = tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2], (size_t)ly->out,
+                              (size_t)ly->in + (ly->has_bias ? 1 : 0));
+        return st;
+    }
     cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
     cl_int nz = batch * out;
     cl_ulong off = (cl_ulong)l * c->stride, w_off = ly->w_off;
@@ -598,6 +751,7 @@ static void cl_destroy(cp_trainer *tr)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i])
             clReleaseKernel(ks[i]);
+    tile_release(c, 3 * (size_t)tr->m->n_layers);
     if (c->prog)
         clReleaseProgram(c->prog);
     if (c->q)
