@@ -27,6 +27,7 @@ struct train_cl {
      * but the forward's weights; NULL with the simple kernels */
     cl_kernel *lk;
     int *lrm;
+    char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -36,6 +37,9 @@ struct train_cl {
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing
  * with CLPARITY_OWN_PROBE=off, nor for the probe's own trainer. */
 int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own);
+/* True while the training probe makes its trainer: the tiled kernels then take both blocks,
+ * alternating, so that the probe covers every kernel that a large model runs. */
+bool train_cl_probing(void);
 /* cl:cr's probe of its div/sqrt (adam and adamw): cr.cl's tr_divsqrt, the float way on the
  * bits, as cl:own's probe of a way; tr->probe 1 passed, 0 failed. Nothing with
  * CLPARITY_OWN_PROBE=off. */

@@ -167,9 +167,18 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
             if (!tr->c->clblast && cp_test_hook(plants[i]))
                 tr->c->plant = i + 1;
     }
-    char plant[32] = "";
+    char plant[64] = "";
     if (tr->c->plant)
         snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c->plant);
+    /* test hooks train-tile-plant-1 and -4: one ULP off in train_tile.cl's kernels of that
+     * block */
+    for (int rm = 1; rm <= 4; rm += 3) {
+        char hook[32];
+        snprintf(hook, sizeof hook, "train-tile-plant-%d", rm);
+        if (cp_test_hook(hook))
+            snprintf(plant + strlen(plant), sizeof plant - strlen(plant), " -DTR_TILE_PLANT=%d",
+                     rm);
+    }
     bool fix;
     int st = fma_zero_fix(tr, dev, &fix);
     if (st != CP_OK)
@@ -260,6 +269,8 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
         rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
         rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        for (int i = 0; mode == TILE_AUTO && train_cl_probing() && i < 3; ++i)
+            rm[i] = (3 * l + (size_t)i) % 2 ? 4 : 1;
         cl_kernel *k = &c->lk[3 * l];
         if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
             (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
@@ -388,11 +399,18 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
-    int mode = TILE_AUTO;
-    if (!c->clblast && !c->relaxed && !c->cr &&
-        ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK ||
-         (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode < 0 ? TILE_AUTO : mode)) != CP_OK)))
-        return st;
+    static const char *const ways[] = {"tiled", "simple", "tiled1", "tiled4"};
+    int mode = TILE_SIMPLE;
+    if (!c->clblast && !c->relaxed && !c->cr) {
+        if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK)
+            return st;
+        mode = mode < 0 ? TILE_AUTO : mode;
+        if (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode)) != CP_OK)
+            return st;
+    }
+    const char *tp = strstr(tr->build_options, " -DTR_TILE_PLANT");
+    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s", c->lk ? ways[mode] : "simple",
+             tp ? tp : "");
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)
