@@ -1,4 +1,4 @@
-/* cl:own's tiled training products (CLPARITY_TRAIN_KERNELS=tiled, the default), included twice
+/* cl:own's tiled training products (CLPARITY_TRAIN_KERNELS: auto on GPUs), included twice
  * by train.cl: TR_RM 1 (16×16 outputs per work-group, for small grids) and TR_RM 4 (64×64, each
  * work-item a 4×4 block), with TR_SFX naming the kernels. Each output's sum is the simple
  * kernels' one: from 0, k ascending, one TR_MAC per term; the tiles only stage the operands in

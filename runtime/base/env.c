@@ -75,9 +75,10 @@ static const cp_env_var table[] = {
     {"CLPARITY_TRAIN_DIVSQRT", CP_ENV_WORD, CP_TRAIN_DIVSQRT_CHOICES, 0, 0, NULL,
      "the first the device can", "how train's Adam and AdamW divide and take square roots", false,
      NULL},
-    {"CLPARITY_TRAIN_KERNELS", CP_ENV_WORD, "tiled,simple,tiled1,tiled4", 0, 0, NULL, "tiled",
-     "cl:own's training kernels: tiled (16x16 or 64x64 outputs per work-group, by the grid's "
-     "size), the simple ones, or one tile size; the same bits",
+    {"CLPARITY_TRAIN_KERNELS", CP_ENV_WORD, "auto,simple,tiled,tiled1,tiled4", 0, 0, NULL,
+     "auto: simple on CPU devices, tiled on the others",
+     "cl:own's training kernels: simple, or tiled (16x16 or 64x64 outputs per work-group by "
+     "the grid's size, or tiled1, tiled4: always one); the same bits",
      true, NULL},
     {"CLPARITY_OWN_TUNE", CP_ENV_SETTINGS, NULL, 0, 0,
      "name=value,... of the names `clparity tune --help` lists", "tune's, else the defaults",

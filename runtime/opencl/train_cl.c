@@ -189,8 +189,10 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     return CP_OK;
 }
 
-/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order. */
-enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_1, TILE_4 };
+/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
+ * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
+ * TILE_GRID, whose blocks follow the grid's size. */
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4 };
 
 /* tiled picks 64×64 outputs per work-group where that gives at least this many work-groups
  * (two per SM of a 132-SM GPU), else 16×16. */
@@ -269,7 +271,7 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
         rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
         rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
-        for (int i = 0; mode == TILE_AUTO && train_cl_probing() && i < 3; ++i)
+        for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
             rm[i] = (3 * l + (size_t)i) % 2 ? 4 : 1;
         cl_kernel *k = &c->lk[3 * l];
         if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
@@ -399,12 +401,13 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
-    static const char *const ways[] = {"tiled", "simple", "tiled1", "tiled4"};
+    static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4"};
     int mode = TILE_SIMPLE;
     if (!c->clblast && !c->relaxed && !c->cr) {
         if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK)
             return st;
-        mode = mode < 0 ? TILE_AUTO : mode;
+        if (mode <= TILE_AUTO)
+            mode = own_cpu_device(dev) ? TILE_SIMPLE : TILE_GRID;
         if (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode)) != CP_OK)
             return st;
     }
