@@ -244,7 +244,7 @@ float tr_sqrt(float a)
 #endif
 #include "train_optim.cl"
 
-/* cl:own's tiled products (train_tile.cl), two sizes of work-item block. */
+/* cl:own's tiled products (train_tile.cl), three sizes of work-item block. */
 #define TR_RM 1
 #define TR_SFX 1
 #include "train_tile.cl"
@@ -252,6 +252,11 @@ float tr_sqrt(float a)
 #undef TR_SFX
 #define TR_RM 4
 #define TR_SFX 4
+#include "train_tile.cl"
+#undef TR_RM
+#undef TR_SFX
+#define TR_RM 8
+#define TR_SFX 8
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX

@@ -1,6 +1,6 @@
 /* cl:own's tiled training products (CLPARITY_TRAIN_KERNELS: auto on GPUs), included twice
- * by train.cl: TR_RM 1 (16×16 outputs per work-group, for small grids) and TR_RM 4 (64×64, each
- * work-item a 4×4 block), with TR_SFX naming the kernels. Each output's sum is the simple
+ * by train.cl: TR_RM 1 (16×16 outputs per work-group, for small grids), TR_RM 4 (64×64, each
+ * work-item a 4×4 block) and TR_RM 8 (128×128, 8×8), with TR_SFX naming the kernels. Each output's sum is the simple
  * kernels' one: from 0, k ascending, one TR_MAC per term; the tiles only stage the operands in
  * local memory. Terms past the end are never added (fma(0, 0, −0) is +0). Fused where the
  * simple kernels take a pass of their own: the ReLU mask (dz = z > 0 ? g : 0) is applied as
@@ -62,8 +62,8 @@ void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sa
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #ifdef TR_TILE_PLANT
-    /* test hooks train-tile-plant-1 and -4: the first output of every kernel of that block
-     * one ULP up */
+    /* test hooks train-tile-plant-1, -4 and -8: the first output of every kernel of that
+     * block one ULP up */
     if (TR_TILE_PLANT == TR_RM && get_global_id(0) == 0 && get_global_id(1) == 0 && K > 0)
         acc[0][0] = nextafter(acc[0][0], INFINITY);
 #endif

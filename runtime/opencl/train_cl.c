@@ -170,14 +170,15 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     char plant[64] = "";
     if (tr->c->plant)
         snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c->plant);
-    /* test hooks train-tile-plant-1 and -4: one ULP off in train_tile.cl's kernels of that
+    /* test hooks train-tile-plant-1, -4 and -8: one ULP off in train_tile.cl's kernels of that
      * block */
-    for (int rm = 1; rm <= 4; rm += 3) {
+    static const int blocks[] = {1, 4, 8};
+    for (int i = 0; i < 3; ++i) {
         char hook[32];
-        snprintf(hook, sizeof hook, "train-tile-plant-%d", rm);
+        snprintf(hook, sizeof hook, "train-tile-plant-%d", blocks[i]);
         if (cp_test_hook(hook))
             snprintf(plant + strlen(plant), sizeof plant - strlen(plant), " -DTR_TILE_PLANT=%d",
-                     rm);
+                     blocks[i]);
     }
     bool fix;
     int st = fma_zero_fix(tr, dev, &fix);
@@ -192,18 +193,25 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
 /* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
  * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
  * TILE_GRID, whose blocks follow the grid's size. */
-enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4 };
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
 
-/* tiled picks 64×64 outputs per work-group where that gives at least this many work-groups
- * (two per SM of a 132-SM GPU), else 16×16. */
-#define TILE_MIN_GROUPS 264
+/* tiled picks the largest block (128×128 or 64×64 outputs per work-group) that still gives at
+ * least this many work-groups (one per SM of a 132-SM GPU, an H200), else 16×16. */
+#define TILE_MIN_GROUPS 132
 #define TILE_WG 16
+
+static size_t tile_groups(size_t rows, size_t cols, size_t blk)
+{
+    return (rows + blk - 1) / blk * ((cols + blk - 1) / blk);
+}
 
 static int tile_rm(int mode, size_t rows, size_t cols)
 {
-    if (mode == TILE_1 || mode == TILE_4)
-        return mode == TILE_1 ? 1 : 4;
-    return (rows + 63) / 64 * ((cols + 63) / 64) >= TILE_MIN_GROUPS ? 4 : 1;
+    if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
+        return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
+    if (tile_groups(rows, cols, 128) >= TILE_MIN_GROUPS)
+        return 8;
+    return tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4 : 1;
 }
 
 /* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
@@ -271,8 +279,9 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
         rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
         rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        static const int sizes[] = {1, 4, 8};
         for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
-            rm[i] = (3 * l + (size_t)i) % 2 ? 4 : 1;
+            rm[i] = sizes[(l + (size_t)i) % 3];
         cl_kernel *k = &c->lk[3 * l];
         if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
             (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
@@ -401,7 +410,7 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
-    static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4"};
+    static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4", "tiled8"};
     int mode = TILE_SIMPLE;
     if (!c->clblast && !c->relaxed && !c->cr) {
         if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK)

@@ -331,11 +331,11 @@ cr_train_optim(momentum_ftz_own_control pocl "${CR_FTZ};CR_TRAIN_TINY=2**-135" o
 # biases, in != out, no residual) and three optimizers. Each passes only when train exits 0,
 # which it does only when every step's weights equal host:exact's; train/tiled_planted_* plant
 # one ULP in the first output of every kernel of one tile size (test hooks
-# train-tile-plant-1, -4) and must be caught at step 1 (the probe off, which would catch it
+# train-tile-plant-1, -4, -8) and must be caught at step 1 (the probe off, which would catch it
 # first), and train/tiled_probe_planted shows
-# that the training probe runs both sizes (the plant in the 64x64 kernels, which this small
+# that the training probe runs every size (the plant in the 64x64 kernels, which this small
 # model does not run, fails the probe).
-foreach(way tiled1 tiled4)
+foreach(way tiled1 tiled4 tiled8)
   add_test(NAME train/tiled_${way}
            COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer adamw --weight-decay 0.05 --steps 4 --every 1 --d-model 77 --layers 3 --batch 13 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer momentum --nesterov --steps 4 --every 1 --d-model 33 --layers 2 --batch 70 --quiet && $0 train -d pocl,host --engines cl:own,host:exact --model ${FIXTURES}/digits.safetensors --optimizer sgd --batch 9 --steps 4 --every 1 --target random --quiet"
                    ${CLP})
@@ -343,7 +343,7 @@ foreach(way tiled1 tiled4)
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=${way}"
                        LABELS cli)
 endforeach()
-foreach(rm 1 4)
+foreach(rm 1 4 8)
   add_test(NAME train/tiled_planted_${rm}
            COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 1 "
                    -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam

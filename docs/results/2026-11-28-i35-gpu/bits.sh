@@ -34,7 +34,7 @@ for c in $cases; do
             --quiet --save "$out/old" >"$out/old.txt" 2>&1 || { echo "old failed: $args"; cat "$out/old.txt"; }
         ref=$(cat "$out"/old/p*.cl-own*.npy | sha256sum | cut -c1-16)
         line="$ref"
-        for way in auto tiled tiled1 tiled4; do
+        for way in auto tiled tiled1 tiled4 tiled8; do
             rm -rf "$out/new"
             # shellcheck disable=SC2086
             CLPARITY_TRAIN_KERNELS=$way "$new" train -d "$dev",host --engines cl:own,host:exact \

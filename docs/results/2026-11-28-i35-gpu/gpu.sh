@@ -39,7 +39,7 @@ if [ -n "$tt" ]; then
     shapes=${SHAPES:-128 128 1 50;128 128 64 50;1024 16 64 50;4096 8 1024 5}
     echo "$shapes" | tr ';' '\n' | while read -r shape; do
         set -- $shape
-        ways="simple auto tiled1 tiled4"
+        ways="simple auto tiled1 tiled4 tiled8"
         [ "$1" = 4096 ] && ways="simple auto"
         for opt in sgd adam; do
             # shellcheck disable=SC2086
@@ -58,7 +58,7 @@ for c in "--d-model 128 --layers 128 --batch 1 --init-scale 0.1 --optimizer adam
     "--model tests/fixtures/digits.safetensors --batch 9 --target random --optimizer adam"; do
     ref=
     line=
-    for way in simple auto tiled1 tiled4; do
+    for way in simple auto tiled1 tiled4 tiled8; do
         rm -rf "$out/save"
         # shellcheck disable=SC2086
         CLPARITY_TRAIN_KERNELS=$way timeout 100 $clp train -d "$gpu",host \
@@ -89,8 +89,8 @@ fi
     awk '/^way=/ { split($0, f, " "); key = f[2] " " f[3] " " f[4] " " f[5];
                    sub("ms/step=", "", f[6]); ms[key, f[1]] = f[6]; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
          END { for (i = 1; i <= n; ++i) { k = order[i];
-                 printf "%-28s simple %9s  auto %9s  tiled1 %9s  tiled4 %9s\n", k,
-                 ms[k, "way=simple"], ms[k, "way=auto"], ms[k, "way=tiled1"], ms[k, "way=tiled4"] } }' "$out/times.txt"
+                 printf "%-28s simple %9s  auto %9s  tiled1 %9s  tiled4 %9s  tiled8 %9s\n", k,
+                 ms[k, "way=simple"], ms[k, "way=auto"], ms[k, "way=tiled1"], ms[k, "way=tiled4"], ms[k, "way=tiled8"] } }' "$out/times.txt"
     echo
     cat "$out/bits.txt"
     echo "bits: $bad problems"
