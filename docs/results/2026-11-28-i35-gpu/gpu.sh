@@ -24,12 +24,16 @@ bad=0
     $clp devices 2>&1 | grep -i -A3 "$gpu" | head -4
 } >"$out/env.txt"
 
-# the timing program, against build/libclparity.so (build/train_time where carried)
+# the timing program: build/train_time where carried (made beside build/clparity by
+#   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I runtime/include -o build/train_time \
+#      docs/results/2026-11-28-i35-gpu/train_time.c build/libclparity.a -lOpenCL -lclblast \
+#      -lopenblas -lcjson -lcrypto -lm -lpthread
+# ), else built here the same way (OpenCL's headers needed)
 tt=build/train_time
 if [ ! -x "$tt" ]; then
     tt=$out/train_time
-    cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I runtime/include -I build/generated \
-        -o "$tt" "$here/train_time.c" -L build -lclparity -Wl,-rpath,"$(pwd)/build" \
+    cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I runtime/include -o "$tt" "$here/train_time.c" \
+        build/libclparity.a -lOpenCL -lclblast -lopenblas -lcjson -lcrypto -lm -lpthread \
         >"$out/cc.txt" 2>&1 || { echo "gpu.sh: cannot build train_time (see $out/cc.txt)"; tt=; }
 fi
 
