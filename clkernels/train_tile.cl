@@ -22,7 +22,9 @@ void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sa
 {
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * TR_WG + lx;
     const int i0 = (int)get_group_id(1) * TR_TM, j0 = (int)get_group_id(0) * TR_TM;
+    #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
         for (int c = 0; c < TR_RM; ++c)
             acc[r][c] = 0.0f;
     for (int k0 = 0; k0 < K; k0 += TR_TK) {
@@ -51,11 +53,15 @@ void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sa
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int kk = 0; kk < kn; ++kk) {
             float av[TR_RM], bv[TR_RM];
+            #pragma unroll
             for (int r = 0; r < TR_RM; ++r)
                 av[r] = As[kk * (TR_TM + 1) + ly + r * TR_WG];
+            #pragma unroll
             for (int c = 0; c < TR_RM; ++c)
                 bv[c] = Bs[kk * (TR_TM + 1) + lx + c * TR_WG];
+            #pragma unroll
             for (int r = 0; r < TR_RM; ++r)
+                #pragma unroll
                 for (int c = 0; c < TR_RM; ++c)
                     acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
         }
@@ -80,7 +86,9 @@ TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_
     float acc[TR_RM][TR_RM];
     __global const float *x = acts_in + x_off;
     TR_N(tr_tile)(batch, out, in, x, in, 1, x, 0, p + w_off, 1, in, out, As, Bs, acc);
+    #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
             size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
             size_t o = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
@@ -105,7 +113,9 @@ TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict z
     __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
     float acc[TR_RM][TR_RM];
     TR_N(tr_tile)(batch, in, out, g, out, 1, zs + z_off, act, p + w_off, in, 1, in, As, Bs, acc);
+    #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
             size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
             size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
@@ -131,7 +141,9 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
     float acc[TR_RM][TR_RM];
     const int n = in + (has_bias ? 1 : 0);
     TR_N(tr_tile)(out, n, batch, g, 1, out, zs + z_off, act, acts + x_off, in, 1, in, As, Bs, acc);
+    #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
             size_t o = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
             size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);

@@ -1,8 +1,10 @@
 #!/bin/sh
 # cl:own's training step on the GPU, simple kernels (as before issue 35) against the tiled ones
 # (CLPARITY_TRAIN_KERNELS), and their bits. Run from the repo root on the GPU machine, with
-# build/ carried and the NVIDIA ICD registered:
+# build/clparity and build/train_time carried (or build/libclparity.a and OpenCL's headers, to
+# build train_time there) and the NVIDIA ICD registered:
 #   OPENBLAS_CORETYPE=SkylakeX sh docs/results/2026-11-28-i35-gpu/gpu.sh [OUTDIR] [GPU-NAME]
+# e.g. OUTDIR "$OUT" on the device machine.
 # OUTDIR defaults to docs/results/2026-11-28-i35-gpu/gpu-out, GPU-NAME (a substring of the
 # device's name) to H200. About 3 minutes. Writes OUTDIR/times.txt (ms per step per way, from
 # train_time.c: cl:own alone, no host references), OUTDIR/bits.txt (train against host:exact at
@@ -44,7 +46,7 @@ if [ -n "$tt" ]; then
     echo "$shapes" | tr ';' '\n' | while read -r shape; do
         set -- $shape
         ways="simple auto tiled1 tiled4 tiled8"
-        [ "$1" = 4096 ] && ways="simple auto"
+        [ "$1" = 4096 ] && ways="simple auto tiled8"
         for opt in sgd adam; do
             # shellcheck disable=SC2086
             timeout 100 "$tt" "$gpu" "$1" "$2" "$3" "$opt" "$4" $ways >>"$out/times.txt" \
