@@ -27,6 +27,7 @@ struct train_cl {
      * but the forward's weights; NULL with the simple kernels */
     cl_kernel *lk;
     int *lrm;
+    size_t n_lk;      /* 3 per layer (destroy does not read the model, which may be gone) */
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */

@@ -236,15 +236,16 @@ static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *bas
     return CP_OK;
 }
 
-static void tile_release(struct train_cl *c, size_t n)
+static void tile_release(struct train_cl *c)
 {
-    for (size_t i = 0; c->lk && i < n; ++i)
+    for (size_t i = 0; c->lk && i < c->n_lk; ++i)
         if (c->lk[i])
             clReleaseKernel(c->lk[i]);
     free(c->lk);
     free(c->lrm);
     c->lk = NULL;
     c->lrm = NULL;
+    c->n_lk = 0;
 }
 
 /* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
@@ -258,9 +259,10 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
     c->lk = calloc(3 * L + 1, sizeof *c->lk);
     c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
     if (!c->lk || !c->lrm) {
-        tile_release(c, 0);
+        tile_release(c);
         return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
     }
+    c->n_lk = 3 * L;
     bool fits = true;
     cl_int batch = tr->batch, update = !tr->needs_grad;
     float neg_lr = -tr->lr;
@@ -311,7 +313,7 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         st = own_set_args_at(k[2], "tr_gw_t", 0, 15, gsz, gva);
     }
     if (st != CP_OK || !fits)
-        tile_release(c, 3 * L);
+        tile_release(c);
     return st;
 }
 
@@ -781,7 +783,7 @@ static void cl_destroy(cp_trainer *tr)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i])
             clReleaseKernel(ks[i]);
-    tile_release(c, 3 * (size_t)tr->m->n_layers);
+    tile_release(c);
     if (c->prog)
         clReleaseProgram(c->prog);
     if (c->q)
