@@ -23,11 +23,12 @@ struct train_cl {
     bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
     int plant;    /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
     /* cl:own's tiled kernels (CLPARITY_TRAIN_KERNELS): per layer l, lk[3l..3l+2] its
-     * tr_fwd_t, tr_dx_t and tr_gw_t (blocks lrm[3l..3l+2]: 1 or 4), every argument set at create
-     * but the forward's weights; NULL with the simple kernels */
+     * tr_fwd_t, tr_dx_t and tr_gw_t (blocks lrm[3l..3l+2]: 1, 4 or 8), every argument set at
+     * create but the forward's weights; NULL with the simple kernels */
     cl_kernel *lk;
     int *lrm;
     size_t n_lk;      /* 3 per layer (destroy does not read the model, which may be gone) */
+    bool tile_forced; /* CLPARITY_TRAIN_KERNELS named a block: not fitting is an error */
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */

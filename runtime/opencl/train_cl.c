@@ -215,7 +215,7 @@ static int tile_rm(int mode, size_t rows, size_t cols)
 }
 
 /* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
- * run it in 16×16 work-groups. */
+ * run it in 16×16 work-groups (an error where the block was asked for: tiled1, 4, 8). */
 static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *base, int rm,
                        cl_kernel *k, bool *fits)
 {
@@ -233,6 +233,11 @@ static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *bas
         return cp_err_set(CP_FAIL_RUNTIME, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", name,
                           cp_cl_error_name(rc), rc);
     *fits = *fits && wg >= TILE_WG * TILE_WG;
+    if (wg < TILE_WG * TILE_WG && c->tile_forced)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "CLPARITY_TRAIN_KERNELS: %s runs at most %zu work-items per group on "
+                          "this device, not %d",
+                          name, wg, TILE_WG * TILE_WG);
     return CP_OK;
 }
 
@@ -263,6 +268,7 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
     }
     c->n_lk = 3 * L;
+    c->tile_forced = mode != TILE_GRID;
     bool fits = true;
     cl_int batch = tr->batch, update = !tr->needs_grad;
     float neg_lr = -tr->lr;
