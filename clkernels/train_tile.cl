@@ -129,29 +129,36 @@ TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict z
         }
 }
 
-/* tr_dz, tr_grad_w and tr_grad_b (or tr_update_w and tr_update_b: update set, plain SGD) in
- * one: gW[o][k] = Σ_b fma(dz[b][o], x[b][k]), and column `in` (has_bias) the bias's
- * Σ_b dz[b][o]; then W = fma(−lr, gW, W), or gW into G. */
+/* tr_dz, tr_grad_w and tr_grad_b in one: gW[o][k] = Σ_b fma(dz[b][o], x[b][k]), and column
+ * `in` (has_bias) the bias's Σ_b dz[b][o]; then (update) 0: gW into G (dst), 1: plain SGD's
+ * W = fma(−lr, gW, W) (tr_update_w, tr_update_b), 2: adam's or adamw's update of W (dst) with
+ * state ms, vs (tr_opt_adam's, fused: the gradient never stored), whose scalars sc holds as
+ * floats: decay_on, decoupled, wd, decay, w1, beta2, c2, bc2_sqrt, eps, nss, plant. */
 __kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
 TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
               __global const float *restrict acts, ulong x_off, __global float *restrict dst,
               ulong w_off, ulong b_off, int in, int out, int batch, int act, int has_bias,
-              int update, float neg_lr)
+              int update, float neg_lr, __global float *restrict ms, __global float *restrict vs,
+              __global const float *restrict sc)
 {
     __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
     float acc[TR_RM][TR_RM];
     const int n = in + (has_bias ? 1 : 0);
     TR_N(tr_tile)(out, n, batch, g, 1, out, zs + z_off, act, acts + x_off, in, 1, in, As, Bs, acc);
-    #pragma unroll
+#pragma unroll
     for (int r = 0; r < TR_RM; ++r)
-        #pragma unroll
+#pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
             size_t o = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
             size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
             if (o >= (size_t)out || k >= (size_t)n)
                 continue;
             size_t i = k < (size_t)in ? w_off + o * (size_t)in + k : b_off + o;
-            dst[i] = update ? tr_fma(neg_lr, acc[r][c], dst[i]) : acc[r][c];
+            if (update == 2)
+                tr_adam_one(dst, acc[r][c], ms, vs, i, (int)sc[0], (int)sc[1], sc[2], sc[3], sc[4],
+                            sc[5], sc[6], sc[7], sc[8], sc[9], (int)sc[10]);
+            else
+                dst[i] = update ? tr_fma(neg_lr, acc[r][c], dst[i]) : acc[r][c];
         }
 }
 

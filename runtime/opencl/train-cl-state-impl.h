@@ -29,6 +29,10 @@ struct train_cl {
     int *lrm;
     size_t n_lk;      /* 3 per layer (destroy does not read the model, which may be gone) */
     bool tile_forced; /* CLPARITY_TRAIN_KERNELS named a block: not fitting is an error */
+    /* adam and adamw in the tiled weight-gradient kernel's epilogue (no G, no optimizer pass):
+     * sc holds the step's scalars (TILE_SCALARS floats, train_tile.cl's tr_gw_t) */
+    bool fused_adam;
+    cl_mem sc;
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */

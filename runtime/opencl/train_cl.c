@@ -201,6 +201,7 @@ enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
  * registers (PTX from clang 14 for nvptx64), and it is not yet timed on a GPU. */
 #define TILE_MIN_GROUPS 132
 #define TILE_WG 16
+#define TILE_SCALARS 11
 
 static size_t tile_groups(size_t rows, size_t cols, size_t blk)
 {
@@ -251,6 +252,10 @@ static void tile_release(struct train_cl *c)
     c->lk = NULL;
     c->lrm = NULL;
     c->n_lk = 0;
+    if (c->sc)
+        clReleaseMemObject(c->sc);
+    c->sc = NULL;
+    c->fused_adam = false;
 }
 
 /* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
@@ -270,10 +275,25 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
     c->n_lk = 3 * L;
     c->tile_forced = mode != TILE_GRID;
     bool fits = true;
-    cl_int batch = tr->batch, update = !tr->needs_grad;
-    float neg_lr = -tr->lr;
-    cl_mem dst = tr->needs_grad ? c->G : c->p;
+    /* adam and adamw fused where the layers' weights and biases are every parameter */
+    size_t covered = 0;
+    for (size_t l = 0; l < L; ++l)
+        covered +=
+            ((size_t)m->layers[l].in + (m->layers[l].has_bias ? 1 : 0)) * (size_t)m->layers[l].out;
+    c->fused_adam = (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) &&
+                    covered == m->n_params && !cp_test_hook("train-tile-unfused");
     int st = CP_OK;
+    if (c->fused_adam) {
+        const float zeros[TILE_SCALARS] = {0};
+        if ((st = cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
+            return st;
+    }
+    cl_int batch = tr->batch, update = c->fused_adam ? 2 : !tr->needs_grad;
+    float neg_lr = -tr->lr;
+    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
+    /* the state and scalars of the fused update (else any buffer: not read) */
+    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
+           sc = c->fused_adam ? c->sc : c->p;
     for (size_t l = 0; st == CP_OK && l < L; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
@@ -307,16 +327,17 @@ static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
                               sizeof batch, sizeof act,  sizeof res};
         const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
                                    &in, &out,  &batch, &act,  &res};
-        const size_t gsz[] = {sizeof g,     sizeof c->z,   sizeof z_off, sizeof c->acts,
-                              sizeof x_off, sizeof dst,    sizeof w_off, sizeof b_off,
-                              sizeof in,    sizeof out,    sizeof batch, sizeof act,
-                              sizeof hb,    sizeof update, sizeof neg_lr};
-        const void *const gva[] = {&g,  &c->z, &z_off, &c->acts, &x_off, &dst,    &w_off, &b_off,
-                                   &in, &out,  &batch, &act,     &hb,    &update, &neg_lr};
+        const size_t gsz[] = {
+            sizeof g,     sizeof c->z,   sizeof z_off,  sizeof c->acts, sizeof x_off, sizeof dst,
+            sizeof w_off, sizeof b_off,  sizeof in,     sizeof out,     sizeof batch, sizeof act,
+            sizeof hb,    sizeof update, sizeof neg_lr, sizeof ms,      sizeof vs,    sizeof sc};
+        const void *const gva[] = {&g,     &c->z,   &z_off,  &c->acts, &x_off, &dst,
+                                   &w_off, &b_off,  &in,     &out,     &batch, &act,
+                                   &hb,    &update, &neg_lr, &ms,      &vs,    &sc};
         if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
             (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
             break;
-        st = own_set_args_at(k[2], "tr_gw_t", 0, 15, gsz, gva);
+        st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
     }
     if (st != CP_OK || !fits)
         tile_release(c);
@@ -664,6 +685,30 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     return cl_update_layer(tr, ly, off);
 }
 
+/* The fused adam's scalars of the coming step (tr->step + 1), as cl_optim passes them, into
+ * c->sc before the backward. */
+static int fused_scalars(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    struct train_scalars s;
+    train_scalars_at(&tr->opt, tr->step + 1, &s);
+    const float v[TILE_SCALARS] = {s.wd != 0.0 ? 1.0f : 0.0f,
+                                   tr->opt.kind == CP_OPTIM_ADAMW ? 1.0f : 0.0f,
+                                   (float)s.wd,
+                                   (float)s.decay,
+                                   (float)s.w1,
+                                   (float)s.beta2,
+                                   (float)s.c2,
+                                   (float)s.bc2_sqrt,
+                                   (float)s.eps,
+                                   (float)s.nss,
+                                   c->plant && tr->step + 1 == TRAIN_PLANT_STEP ? 1.0f : 0.0f};
+    cl_int rc = clEnqueueWriteBuffer(c->q, c->sc, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(adam's scalars)");
+    return CP_OK;
+}
+
 static int cl_step(cp_trainer *tr, double *loss)
 {
     struct train_cl *c = tr->c;
@@ -680,6 +725,8 @@ static int cl_step(cp_trainer *tr, double *loss)
     if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
         (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
         return st;
+    if (c->fused_adam && (st = fused_scalars(tr)) != CP_OK)
+        return st;
     cl_mem g = c->g, gn = c->gn;
     for (int l = m->n_layers - 1; l >= 0; --l) {
         if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)
@@ -689,7 +736,7 @@ static int cl_step(cp_trainer *tr, double *loss)
         gn = tmp;
     }
     ++tr->step;
-    if (tr->needs_grad && (st = cl_optim(tr)) != CP_OK)
+    if (tr->needs_grad && !c->fused_adam && (st = cl_optim(tr)) != CP_OK)
         return st;
     /* The output was computed by this step's forward; reading it after the updates is safe:
      * the backward never writes the last layer's activations. */

@@ -370,3 +370,12 @@ add_test(NAME train/tiled_oclgrind
 set_tests_properties(train/tiled_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable"
                      LABELS "cli;oclgrind")
+# Adam fused into the tiled weight-gradient kernel's epilogue (no gradient stored, no optimizer
+# pass): the planted one-ULP m at step 2 (test hook train-plant-m) must be caught there too.
+add_test(NAME train/tiled_adam_planted_m
+         COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 2 "
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam
+                 --steps 5 --d-model 16 --layers 2 --batch 5 --target random)
+set_tests_properties(train/tiled_adam_planted_m PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled4;CLPARITY_TEST_HOOK=train-plant-m"
+                     LABELS cli)
