@@ -244,6 +244,23 @@ float tr_sqrt(float a)
 #endif
 #include "train_optim.cl"
 
+/* cl:own's tiled products (train_tile.cl), three sizes of work-item block. */
+#define TR_RM 1
+#define TR_SFX 1
+#include "train_tile.cl"
+#undef TR_RM
+#undef TR_SFX
+#define TR_RM 4
+#define TR_SFX 4
+#include "train_tile.cl"
+#undef TR_RM
+#undef TR_SFX
+#define TR_RM 8
+#define TR_SFX 8
+#include "train_tile.cl"
+#undef TR_RM
+#undef TR_SFX
+
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
  * the pre-activation (with the bias). */
 __kernel void tr_fwd_epi(__global const float *acts_in, ulong x_off, __global float *acts_out,

@@ -59,15 +59,14 @@ __kernel void tr_divsqrt(__global const TR_T *restrict x, __global const TR_T *r
  * when decay_on); m = lerp(m, g, w1); v = v·beta2 + (c2·g)·g; denom = sqrt(v) / bc2_sqrt +
  * eps; p = p + (nss·m) / denom. Where plant is set (one step; TR_PLANT 1, 2, 3), every
  * parameter's m, v or sqrt(v) moves one ULP up. */
-__kernel void tr_opt_adam(__global TR_T *restrict p, __global const TR_T *restrict G,
-                          __global TR_T *restrict ms, __global TR_T *restrict vs, int n,
-                          int decay_on, int decoupled, float wd, float decay, float w1,
-                          float beta2, float c2, float bc2_sqrt, float eps, float nss, int plant)
+/* One parameter's adam or adamw update from its gradient g (tr_opt_adam's, and cl:own's tiled
+ * weight-gradient kernel's epilogue, train_tile.cl). */
+void tr_adam_one(__global TR_T *restrict p, TR_T g, __global TR_T *restrict ms,
+                 __global TR_T *restrict vs, size_t i, int decay_on, int decoupled, float wd,
+                 float decay, float w1, float beta2, float c2, float bc2_sqrt, float eps, float nss,
+                 int plant)
 {
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    TR_T g = G[i], pi = p[i], w1t = TR_F(w1);
+    TR_T pi = p[i], w1t = TR_F(w1);
     if (decay_on && decoupled)
         pi = TR_MUL(pi, TR_F(decay));
     else if (decay_on)
@@ -87,4 +86,16 @@ __kernel void tr_opt_adam(__global TR_T *restrict p, __global const TR_T *restri
     p[i] = TR_ADD(pi, TR_DIV(TR_MUL(TR_F(nss), m), denom));
     ms[i] = m;
     vs[i] = v;
+}
+
+__kernel void tr_opt_adam(__global TR_T *restrict p, __global const TR_T *restrict G,
+                          __global TR_T *restrict ms, __global TR_T *restrict vs, int n,
+                          int decay_on, int decoupled, float wd, float decay, float w1,
+                          float beta2, float c2, float bc2_sqrt, float eps, float nss, int plant)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    tr_adam_one(p, G[i], ms, vs, i, decay_on, decoupled, wd, decay, w1, beta2, c2, bc2_sqrt, eps,
+                nss, plant);
 }

@@ -22,6 +22,18 @@ struct train_cl {
     bool cr;      /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
     bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
     int plant;    /* the test hooks train-plant-m, -v, -root: 1, 2, 3; 0 none */
+    /* cl:own's tiled kernels (CLPARITY_TRAIN_KERNELS): per layer l, lk[3l..3l+2] its
+     * tr_fwd_t, tr_dx_t and tr_gw_t (blocks lrm[3l..3l+2]: 1, 4 or 8), every argument set at
+     * create but the forward's weights; NULL with the simple kernels */
+    cl_kernel *lk;
+    int *lrm;
+    size_t n_lk;      /* 3 per layer (destroy does not read the model, which may be gone) */
+    bool tile_forced; /* CLPARITY_TRAIN_KERNELS named a block: not fitting is an error */
+    /* adam and adamw in the tiled weight-gradient kernel's epilogue (no G, no optimizer pass):
+     * sc holds the step's scalars (TILE_SCALARS floats, train_tile.cl's tr_gw_t) */
+    bool fused_adam;
+    cl_mem sc;
+    char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
@@ -31,6 +43,9 @@ struct train_cl {
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing
  * with CLPARITY_OWN_PROBE=off, nor for the probe's own trainer. */
 int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own);
+/* True while the training probe makes its trainer: the tiled kernels then take both blocks,
+ * alternating, so that the probe covers every kernel that a large model runs. */
+bool train_cl_probing(void);
 /* cl:cr's probe of its div/sqrt (adam and adamw): cr.cl's tr_divsqrt, the float way on the
  * bits, as cl:own's probe of a way; tr->probe 1 passed, 0 failed. Nothing with
  * CLPARITY_OWN_PROBE=off. */

@@ -167,9 +167,19 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
             if (!tr->c->clblast && cp_test_hook(plants[i]))
                 tr->c->plant = i + 1;
     }
-    char plant[32] = "";
+    char plant[64] = "";
     if (tr->c->plant)
         snprintf(plant, sizeof plant, " -DTR_PLANT=%d", tr->c->plant);
+    /* test hooks train-tile-plant-1, -4 and -8: one ULP off in train_tile.cl's kernels of that
+     * block */
+    static const int blocks[] = {1, 4, 8};
+    for (int i = 0; i < 3; ++i) {
+        char hook[32];
+        snprintf(hook, sizeof hook, "train-tile-plant-%d", blocks[i]);
+        if (cp_test_hook(hook))
+            snprintf(plant + strlen(plant), sizeof plant - strlen(plant), " -DTR_TILE_PLANT=%d",
+                     blocks[i]);
+    }
     bool fix;
     int st = fma_zero_fix(tr, dev, &fix);
     if (st != CP_OK)
@@ -177,6 +187,175 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s",
              tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
              fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option());
+    return CP_OK;
+}
+
+/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
+ * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
+ * TILE_GRID, whose blocks follow the grid's size. */
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
+
+/* tiled picks 64×64 outputs per work-group where that still gives at least this many
+ * work-groups (one per SM of a 132-SM GPU, an H200), else 16×16. The 128×128 block (tiled8)
+ * is only taken when asked for: clang keeps its 64 accumulators in private memory, not in
+ * registers (PTX from clang 14 for nvptx64), and it is not yet timed on a GPU. */
+#define TILE_MIN_GROUPS 132
+#define TILE_WG 16
+#define TILE_SCALARS 11
+
+static size_t tile_groups(size_t rows, size_t cols, size_t blk)
+{
+    return (rows + blk - 1) / blk * ((cols + blk - 1) / blk);
+}
+
+static int tile_rm(int mode, size_t rows, size_t cols)
+{
+    if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
+        return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
+    return tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4 : 1;
+}
+
+/* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
+ * run it in 16×16 work-groups (an error where the block was asked for: tiled1, 4, 8). */
+static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *base, int rm,
+                       cl_kernel *k, bool *fits)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", base, rm);
+    cl_int rc;
+    *k = clCreateKernel(c->prog, name, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    size_t wg = 0;
+    rc = clGetKernelWorkGroupInfo(*k, dev->device_id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                  NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    *fits = *fits && wg >= TILE_WG * TILE_WG;
+    if (wg < TILE_WG * TILE_WG && c->tile_forced)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "CLPARITY_TRAIN_KERNELS: %s runs at most %zu work-items per group on "
+                          "this device, not %d",
+                          name, wg, TILE_WG * TILE_WG);
+    return CP_OK;
+}
+
+static void tile_release(struct train_cl *c)
+{
+    for (size_t i = 0; c->lk && i < c->n_lk; ++i)
+        if (c->lk[i])
+            clReleaseKernel(c->lk[i]);
+    free(c->lk);
+    free(c->lrm);
+    c->lk = NULL;
+    c->lrm = NULL;
+    c->n_lk = 0;
+    if (c->sc)
+        clReleaseMemObject(c->sc);
+    c->sc = NULL;
+    c->fused_adam = false;
+}
+
+/* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
+ * weights buffer is set at each forward): a step then sets none. Where the device cannot run
+ * 16×16 work-groups, the simple kernels stay (c->lk NULL). */
+static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    size_t L = (size_t)m->n_layers;
+    c->lk = calloc(3 * L + 1, sizeof *c->lk);
+    c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
+    if (!c->lk || !c->lrm) {
+        tile_release(c);
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    }
+    c->n_lk = 3 * L;
+    c->tile_forced = mode != TILE_GRID;
+    bool fits = true;
+    /* adam and adamw fused where the layers' weights and biases are every parameter */
+    size_t covered = 0;
+    for (size_t l = 0; l < L; ++l)
+        covered +=
+            ((size_t)m->layers[l].in + (m->layers[l].has_bias ? 1 : 0)) * (size_t)m->layers[l].out;
+    c->fused_adam = (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) &&
+                    covered == m->n_params && !cp_test_hook("train-tile-unfused");
+    int st = CP_OK;
+    if (c->fused_adam) {
+        const float zeros[TILE_SCALARS] = {0};
+        if ((st = cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
+            return st;
+    }
+    cl_int batch = tr->batch, update = c->fused_adam ? 2 : !tr->needs_grad;
+    float neg_lr = -tr->lr;
+    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
+    /* the state and scalars of the fused update (else any buffer: not read) */
+    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
+           sc = c->fused_adam ? c->sc : c->p;
+    for (size_t l = 0; st == CP_OK && l < L; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
+        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
+               res = ly->residual;
+        /* the backward runs from the last layer with g = c->g, then swaps g and gn */
+        bool even = (L - 1 - l) % 2 == 0;
+        cl_mem g = even ? c->g : c->gn, gn = even ? c->gn : c->g;
+        int *rm = &c->lrm[3 * l];
+        rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
+        rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
+        rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        static const int sizes[] = {1, 4, 8};
+        for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
+            rm[i] = sizes[(l + (size_t)i) % 3];
+        cl_kernel *k = &c->lk[3 * l];
+        if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_gw_t", rm[2], &k[2], &fits)) != CP_OK)
+            break;
+        const size_t fsz[] = {sizeof c->acts, sizeof x_off, sizeof c->acts, sizeof y_off,
+                              sizeof c->z,    sizeof z_off, sizeof c->p,    sizeof w_off,
+                              sizeof in,      sizeof out,   sizeof batch,   sizeof hb,
+                              sizeof b_off,   sizeof act,   sizeof res};
+        const void *const fva[] = {&c->acts, &x_off, &c->acts, &y_off, &c->z,
+                                   &z_off,   &c->p,  &w_off,   &in,    &out,
+                                   &batch,   &hb,    &b_off,   &act,   &res};
+        const size_t dsz[] = {sizeof g,     sizeof c->z, sizeof z_off, sizeof c->p,
+                              sizeof w_off, sizeof gn,   sizeof in,    sizeof out,
+                              sizeof batch, sizeof act,  sizeof res};
+        const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
+                                   &in, &out,  &batch, &act,  &res};
+        const size_t gsz[] = {
+            sizeof g,     sizeof c->z,   sizeof z_off,  sizeof c->acts, sizeof x_off, sizeof dst,
+            sizeof w_off, sizeof b_off,  sizeof in,     sizeof out,     sizeof batch, sizeof act,
+            sizeof hb,    sizeof update, sizeof neg_lr, sizeof ms,      sizeof vs,    sizeof sc};
+        const void *const gva[] = {&g,     &c->z,   &z_off,  &c->acts, &x_off, &dst,
+                                   &w_off, &b_off,  &in,     &out,     &batch, &act,
+                                   &hb,    &update, &neg_lr, &ms,      &vs,    &sc};
+        if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
+            (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
+            break;
+        st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
+    }
+    if (st != CP_OK || !fits)
+        tile_release(c);
+    return st;
+}
+
+/* A tiled kernel over a rows × cols output in blocks of rm·16. */
+static int tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
+                        size_t cols)
+{
+    size_t blk = (size_t)TILE_WG * (size_t)rm;
+    size_t gws[2] = {round_up(cols ? cols : 1, blk) / blk * TILE_WG,
+                     round_up(rows ? rows : 1, blk) / blk * TILE_WG};
+    size_t lws[2] = {TILE_WG, TILE_WG};
+    cl_int rc = own_enqueue_kernel(c->q, k, 2, NULL, gws, lws, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
     return CP_OK;
 }
 
@@ -263,6 +442,19 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
+    static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4", "tiled8"};
+    int mode = TILE_SIMPLE;
+    if (!c->clblast && !c->relaxed && !c->cr) {
+        if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK)
+            return st;
+        if (mode <= TILE_AUTO)
+            mode = own_cpu_device(dev) ? TILE_SIMPLE : TILE_GRID;
+        if (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode)) != CP_OK)
+            return st;
+    }
+    const char *tp = strstr(tr->build_options, " -DTR_TILE_PLANT");
+    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s", c->lk ? ways[mode] : "simple",
+             tp ? tp : "");
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)
@@ -275,7 +467,17 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
 {
     struct train_cl *c = tr->c;
     const cp_model *m = tr->m;
-    for (int l = 0; l < m->n_layers; ++l) {
+    for (int l = 0; c->lk && l < m->n_layers; ++l) {
+        cl_kernel k = c->lk[3 * l];
+        int st = own_set_args_at(k, "tr_fwd_t", 6, 1, (const size_t[]){sizeof p},
+                                 (const void *const[]){&p});
+        if (st == CP_OK)
+            st = tile_enqueue(c, k, "tr_fwd_t", c->lrm[3 * l], (size_t)tr->batch,
+                              (size_t)m->layers[l].out);
+        if (st != CP_OK)
+            return st;
+    }
+    for (int l = 0; !c->lk && l < m->n_layers; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
         cl_ulong w_off = ly->w_off, b_off = ly->b_off;
@@ -425,6 +627,16 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     struct train_cl *c = tr->c;
     const cp_layer *ly = &tr->m->layers[l];
     cl_int batch = tr->batch;
+    if (c->lk) {
+        /* tiled: dz is masked as dx and gW load it; gW's epilogue updates or stores G */
+        int st = l > 0 ? tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
+                                      (size_t)batch, (size_t)ly->in)
+                       : CP_OK;
+        if (st == CP_OK)
+            st = tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2], (size_t)ly->out,
+                              (size_t)ly->in + (ly->has_bias ? 1 : 0));
+        return st;
+    }
     cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
     cl_int nz = batch * out;
     cl_ulong off = (cl_ulong)l * c->stride, w_off = ly->w_off;
@@ -476,6 +688,30 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     return cl_update_layer(tr, ly, off);
 }
 
+/* The fused adam's scalars of the coming step (tr->step + 1), as cl_optim passes them, into
+ * c->sc before the backward. */
+static int fused_scalars(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    struct train_scalars s;
+    train_scalars_at(&tr->opt, tr->step + 1, &s);
+    const float v[TILE_SCALARS] = {s.wd != 0.0 ? 1.0f : 0.0f,
+                                   tr->opt.kind == CP_OPTIM_ADAMW ? 1.0f : 0.0f,
+                                   (float)s.wd,
+                                   (float)s.decay,
+                                   (float)s.w1,
+                                   (float)s.beta2,
+                                   (float)s.c2,
+                                   (float)s.bc2_sqrt,
+                                   (float)s.eps,
+                                   (float)s.nss,
+                                   c->plant && tr->step + 1 == TRAIN_PLANT_STEP ? 1.0f : 0.0f};
+    cl_int rc = clEnqueueWriteBuffer(c->q, c->sc, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(adam's scalars)");
+    return CP_OK;
+}
+
 static int cl_step(cp_trainer *tr, double *loss)
 {
     struct train_cl *c = tr->c;
@@ -492,6 +728,8 @@ static int cl_step(cp_trainer *tr, double *loss)
     if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
         (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
         return st;
+    if (c->fused_adam && (st = fused_scalars(tr)) != CP_OK)
+        return st;
     cl_mem g = c->g, gn = c->gn;
     for (int l = m->n_layers - 1; l >= 0; --l) {
         if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)
@@ -501,7 +739,7 @@ static int cl_step(cp_trainer *tr, double *loss)
         gn = tmp;
     }
     ++tr->step;
-    if (tr->needs_grad && (st = cl_optim(tr)) != CP_OK)
+    if (tr->needs_grad && !c->fused_adam && (st = cl_optim(tr)) != CP_OK)
         return st;
     /* The output was computed by this step's forward; reading it after the updates is safe:
      * the backward never writes the last layer's activations. */
@@ -634,6 +872,7 @@ static void cl_destroy(cp_trainer *tr)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i])
             clReleaseKernel(ks[i]);
+    tile_release(c);
     if (c->prog)
         clReleaseProgram(c->prog);
     if (c->q)

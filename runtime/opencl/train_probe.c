@@ -135,6 +135,11 @@ static int divsqrt_probe_run(const cp_device *dev, void *ctx, struct cp_probe_cl
     return CP_OK;
 }
 
+bool train_cl_probing(void)
+{
+    return train_probing;
+}
+
 /* cl:own's probes: the training kernels (three SGD steps), and adam and adamw's div/sqrt way
  * (one verdict per way, ids -10 - way). The first that fails gives the reason. */
 int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own)
@@ -143,8 +148,9 @@ int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_o
         return CP_OK;
     const struct cp_probe_class cls = {false, false, false, -1};
     enum cp_probe_verdict v;
-    int st = cp_probe_cached(dev, -3, "train", cls, train_probe_run, &own, &v, tr->probe_why,
-                             sizeof tr->probe_why);
+    /* keyed by the kernels' way (CLPARITY_TRAIN_KERNELS and the tile test hooks) too */
+    int st = cp_probe_cached_ex(dev, -3, "train", tr->c->kernels, cls, train_probe_run, &own, &v,
+                                tr->probe_why, sizeof tr->probe_why);
     if (st != CP_OK)
         return st;
     tr->probe = v == CP_PROBE_PASS ? 1 : 0;

@@ -334,3 +334,57 @@ add_test(NAME cli/train_ux
                  ${CMAKE_SOURCE_DIR} ${OUT}/train_ux)
 set_tests_properties(cli/train_ux PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cli;opencl")
+# Issue 35: cl:own's tiled training kernels (clkernels/train_tile.cl; CLPARITY_TRAIN_KERNELS,
+# simple on CPU devices by default, so forced here) bit-identical to host:exact at every step,
+# each tile size, at odd shapes (d=77, B=13 and B=70 across a 64-row tile; the digits MLP:
+# biases, in != out, no residual) and three optimizers. Each passes only when train exits 0,
+# which it does only when every step's weights equal host:exact's; train/tiled_planted_* plant
+# one ULP in the first output of every kernel of one tile size (test hooks
+# train-tile-plant-1, -4, -8) and must be caught at step 1 (the probe off, which would catch it
+# first), and train/tiled_probe_planted shows
+# that the training probe runs every size (the plant in the 64x64 kernels, which this small
+# model does not run, fails the probe).
+foreach(way tiled1 tiled4 tiled8)
+  add_test(NAME train/tiled_${way}
+           COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer adamw --weight-decay 0.05 --steps 4 --every 1 --d-model 77 --layers 3 --batch 13 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer momentum --nesterov --steps 4 --every 1 --d-model 33 --layers 2 --batch 70 --quiet && $0 train -d pocl,host --engines cl:own,host:exact --model ${FIXTURES}/digits.safetensors --optimizer sgd --batch 9 --steps 4 --every 1 --target random --quiet"
+                   ${CLP})
+  set_tests_properties(train/tiled_${way} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=${way}"
+                       LABELS cli)
+endforeach()
+foreach(rm 1 4 8)
+  add_test(NAME train/tiled_planted_${rm}
+           COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 1 "
+                   -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam
+                   --steps 3 --every 1 --d-model 37 --layers 2 --batch 5 --target random)
+  set_tests_properties(train/tiled_planted_${rm} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_OWN_PROBE=off;CLPARITY_TRAIN_KERNELS=tiled${rm};CLPARITY_TEST_HOOK=train-tile-plant-${rm}"
+                       LABELS cli)
+endforeach()
+add_test(NAME train/tiled_probe_planted
+         COMMAND ${EXPECT} 1 "its training kernels FAILED their probe \\(training probe"
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --steps 3
+                 --d-model 37 --layers 2 --batch 5 --target random)
+set_tests_properties(train/tiled_probe_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled;CLPARITY_TEST_HOOK=train-tile-plant-4"
+                     LABELS cli)
+# The same on Oclgrind (auto: tiled there, a simulator), whose checks of the API and of data
+# races in local memory must stay silent (its uninitialised-value check flags the simple
+# kernels too, so it is left out).
+add_test(NAME train/tiled_oclgrind
+         COMMAND sh -c "log=${OUT}/train_tiled_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CLP} train -d oclgrind,host --engines cl:own,host:exact --optimizer adam
+                 --steps 2 --every 1 --d-model 19 --layers 2 --batch 5 --target random
+                 --allow-slow --quiet)
+set_tests_properties(train/tiled_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable"
+                     LABELS "cli;oclgrind")
+# Adam fused into the tiled weight-gradient kernel's epilogue (no gradient stored, no optimizer
+# pass): the planted one-ULP m at step 2 (test hook train-plant-m) must be caught there too.
+add_test(NAME train/tiled_adam_planted_m
+         COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 2 "
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam
+                 --steps 5 --d-model 16 --layers 2 --batch 5 --target random)
+set_tests_properties(train/tiled_adam_planted_m PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled4;CLPARITY_TEST_HOOK=train-plant-m"
+                     LABELS cli)

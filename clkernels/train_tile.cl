@@ -1,0 +1,170 @@
+/* cl:own's tiled training products (CLPARITY_TRAIN_KERNELS: auto on GPUs), included three
+ * times by train.cl: TR_RM 1 (16×16 outputs per work-group, for small grids), TR_RM 4 (64×64,
+ * each work-item a 4×4 block) and TR_RM 8 (128×128, 8×8; only when asked for), with TR_SFX
+ * naming the kernels. Each output's sum is the simple kernels' one: from 0, k ascending, one
+ * TR_MAC per term; the tiles only stage the operands in local memory. Terms past the end are
+ * never added (fma(0, 0, −0) is +0). Fused where the simple kernels take a pass of their own:
+ * the ReLU mask (dz = z > 0 ? g : 0) is applied as the gradient is loaded, and the bias
+ * gradient is the weight gradient's column `in`, whose operand is 1: fma(dz, 1, acc) is
+ * RN(dz + acc), tr_gb's acc + dz. Work-groups are 16×16. */
+#define TR_WG 16
+#define TR_TK 16
+#define TR_TM (TR_WG * TR_RM)
+#define TR_CAT2(a, b) a##b
+#define TR_CAT(a, b) TR_CAT2(a, b)
+#define TR_N(name) TR_CAT(name, TR_SFX)
+
+/* The tile loop: acc[r][c] for row i0 + ly + r·16, column j0 + lx + c·16 of the M×N product
+ * Σ_k A(i, k)·B(k, j). A(i, k) = a[i·sai + k·sak], masked by z > 0 where act; B(k, j) =
+ * b[k·sbk + j·sbj] for j < nb, else 1. */
+void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sak,
+                   __global const float *z, int act, __global const float *bm, int sbk, int sbj,
+                   int nb, __local float *As, __local float *Bs, float (*acc)[TR_RM])
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * TR_WG + lx;
+    const int i0 = (int)get_group_id(1) * TR_TM, j0 = (int)get_group_id(0) * TR_TM;
+    #pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
+        for (int c = 0; c < TR_RM; ++c)
+            acc[r][c] = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TR_TK) {
+        const int kn = min(TR_TK, K - k0);
+        for (int t = 0; t < TR_RM; ++t) {
+            const int e = lid + t * TR_WG * TR_WG;
+            int r = sak == 1 ? e / TR_TK : e % TR_TM, kk = sak == 1 ? e % TR_TK : e / TR_TM;
+            int i = i0 + r, k = k0 + kk;
+            float v = 0.0f;
+            if (i < M && k < K) {
+                size_t at = (size_t)i * (size_t)sai + (size_t)k * (size_t)sak;
+                v = a[at];
+                if (act)
+                    v = z[at] > 0.0f ? v : 0.0f;
+            }
+            As[kk * (TR_TM + 1) + r] = v;
+            const int jr = sbj == 1 ? e % TR_TM : e / TR_TK;
+            const int j = j0 + jr;
+            kk = sbj == 1 ? e / TR_TM : e % TR_TK;
+            k = k0 + kk;
+            v = 0.0f;
+            if (j < N && k < K)
+                v = j < nb ? bm[(size_t)k * (size_t)sbk + (size_t)j * (size_t)sbj] : 1.0f;
+            Bs[kk * (TR_TM + 1) + jr] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int kk = 0; kk < kn; ++kk) {
+            float av[TR_RM], bv[TR_RM];
+            #pragma unroll
+            for (int r = 0; r < TR_RM; ++r)
+                av[r] = As[kk * (TR_TM + 1) + ly + r * TR_WG];
+            #pragma unroll
+            for (int c = 0; c < TR_RM; ++c)
+                bv[c] = Bs[kk * (TR_TM + 1) + lx + c * TR_WG];
+            #pragma unroll
+            for (int r = 0; r < TR_RM; ++r)
+                #pragma unroll
+                for (int c = 0; c < TR_RM; ++c)
+                    acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#ifdef TR_TILE_PLANT
+    /* test hooks train-tile-plant-1, -4 and -8: the first output of every kernel of that
+     * block one ULP up */
+    if (TR_TILE_PLANT == TR_RM && get_global_id(0) == 0 && get_global_id(1) == 0 && K > 0)
+        acc[0][0] = nextafter(acc[0][0], INFINITY);
+#endif
+}
+
+/* tr_forward's outputs: z = Σ_k fma(x, W) + bias; y = (residual ? x : 0) + act(z). */
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_out, ulong y_off,
+               __global float *restrict zs, ulong z_off, __global const float *restrict p,
+               ulong w_off, int in, int out, int batch, int has_bias, ulong b_off, int act,
+               int residual)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    float acc[TR_RM][TR_RM];
+    __global const float *x = acts_in + x_off;
+    TR_N(tr_tile)(batch, out, in, x, in, 1, x, 0, p + w_off, 1, in, out, As, Bs, acc);
+    #pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
+        for (int c = 0; c < TR_RM; ++c) {
+            size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
+            size_t o = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            if (b >= (size_t)batch || o >= (size_t)out)
+                continue;
+            float v = acc[r][c];
+            if (has_bias)
+                v = v + p[b_off + o];
+            zs[z_off + b * (size_t)out + o] = v;
+            float y = act ? tr_relu(v) : v;
+            acts_out[y_off + b * (size_t)out + o] = residual ? x[b * (size_t)in + o] + y : y;
+        }
+}
+
+/* tr_dz and tr_dx in one: dx[b][k] = Σ_o fma(dz[b][o], W[o][k]) (+ g[b][k] for a residual),
+ * dz masked as it is loaded. Runs before the layer's weight update. */
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
+              __global const float *restrict p, ulong w_off, __global float *restrict dx, int in,
+              int out, int batch, int act, int residual)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    float acc[TR_RM][TR_RM];
+    TR_N(tr_tile)(batch, in, out, g, out, 1, zs + z_off, act, p + w_off, in, 1, in, As, Bs, acc);
+    #pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
+        for (int c = 0; c < TR_RM; ++c) {
+            size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
+            size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            if (b >= (size_t)batch || k >= (size_t)in)
+                continue;
+            float v = acc[r][c];
+            if (residual)
+                v = v + g[b * (size_t)out + k];
+            dx[b * (size_t)in + k] = v;
+        }
+}
+
+/* tr_dz, tr_grad_w and tr_grad_b in one: gW[o][k] = Σ_b fma(dz[b][o], x[b][k]), and column
+ * `in` (has_bias) the bias's Σ_b dz[b][o]; then (update) 0: gW into G (dst), 1: plain SGD's
+ * W = fma(−lr, gW, W) (tr_update_w, tr_update_b), 2: adam's or adamw's update of W (dst) with
+ * state ms, vs (tr_opt_adam's, fused: the gradient never stored), whose scalars sc holds as
+ * floats: decay_on, decoupled, wd, decay, w1, beta2, c2, bc2_sqrt, eps, nss, plant. */
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
+              __global const float *restrict acts, ulong x_off, __global float *restrict dst,
+              ulong w_off, ulong b_off, int in, int out, int batch, int act, int has_bias,
+              int update, float neg_lr, __global float *restrict ms, __global float *restrict vs,
+              __global const float *restrict sc)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    float acc[TR_RM][TR_RM];
+    const int n = in + (has_bias ? 1 : 0);
+    TR_N(tr_tile)(out, n, batch, g, 1, out, zs + z_off, act, acts + x_off, in, 1, in, As, Bs, acc);
+#pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+#pragma unroll
+        for (int c = 0; c < TR_RM; ++c) {
+            size_t o = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
+            size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            if (o >= (size_t)out || k >= (size_t)n)
+                continue;
+            size_t i = k < (size_t)in ? w_off + o * (size_t)in + k : b_off + o;
+            if (update == 2)
+                tr_adam_one(dst, acc[r][c], ms, vs, i, (int)sc[0], (int)sc[1], sc[2], sc[3], sc[4],
+                            sc[5], sc[6], sc[7], sc[8], sc[9], (int)sc[10]);
+            else
+                dst[i] = update ? tr_fma(neg_lr, acc[r][c], dst[i]) : acc[r][c];
+        }
+}
+
+#undef TR_WG
+#undef TR_TK
+#undef TR_TM
+#undef TR_CAT2
+#undef TR_CAT
+#undef TR_N
