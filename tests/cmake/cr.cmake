@@ -107,7 +107,7 @@ cli_status(cr_cl_bad_path "${ENV_POCL};CLPARITY_CR_TUNE=path=fast" 2
            "CLPARITY_CR_TUNE: tuning 'path=fast': path must be one of auto, gemv, splitk, gemm, cpu, stream, cpu1, team, tiles"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
-           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg, method\\)"
+           "unknown parameter 'xx' \\(path, wg, ob, split, tk, vw, rb, exact, ftz, sg, method, rm\\)"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,split=16" 2
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"

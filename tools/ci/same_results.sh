@@ -5,7 +5,8 @@
 # --save` at two, with every engine on PoCL and host, and the saved folders must be the same
 # byte for byte (`diff -r`), except the fields that differ between two runs of ONE binary:
 # in index.json, provenance's command, date and git_hash, compare's per-result "timing" and
-# train's per-result "first_step_ms" and "step_ms_mean" (the mask; nothing else is left out).
+# train's per-result "first_step_ms", "step_ms_mean", "build_s" and "build_cache" (the setup's
+# time and whether the program cache had it) (the mask; nothing else is left out).
 # The kernel path each engine ran (stdout's "ran:" lines) must be the same too.
 #
 # Shapes: the reference model (d=128 L=128 B=1), d=1024 L=16 B=1, an odd size (d=77 L=5
@@ -89,7 +90,7 @@ for k in ("command", "date", "git_hash"):
 def drop(v):
     if isinstance(v, dict):
         return {k: drop(x) for k, x in v.items()
-                if k not in ("timing", "first_step_ms", "step_ms_mean")}
+                if k not in ("timing", "first_step_ms", "step_ms_mean", "build_s", "build_cache")}
     if isinstance(v, list):
         return [drop(x) for x in v]
     return v
@@ -129,4 +130,4 @@ if [ ${#differ[@]} -gt 0 ]; then
     echo "same_results: DIFFERENT: ${#differ[@]} difference(s) in ${#cases[@]} cases (${cases[*]}); old $old, new $new"
     exit 1
 fi
-echo "same_results: SAME: ${#cases[@]} cases (${cases[*]}), $files saved files each, identical but for the mask (provenance command/date/git_hash, timing, train's step times); old $old, new $new"
+echo "same_results: SAME: ${#cases[@]} cases (${cases[*]}), $files saved files each, identical but for the mask (provenance command/date/git_hash, timing, train's step and build times); old $old, new $new"
