@@ -207,9 +207,15 @@ def is_header(line):
 def mask_tables(lines):
     """Masks the time columns of every table; returns the lines and, per line, whether it is
     a table's header or row."""
-    out, in_table, spans = [], [], None
+    out, in_table, spans, in_builds = [], [], None, False
     for line in lines:
-        if is_header(line):
+        # "builds:" and "ran:" and their indented continuation lines: never a table's header,
+        # though their times may now be printed in ms ("7.883 ms (cache hit)")
+        if line.startswith(("builds:", "ran:")):
+            in_builds = True
+        elif in_builds and not line.startswith(" "):
+            in_builds = False
+        if not in_builds and is_header(line):
             spans = header_time_spans(line)
             out.append(line)
             in_table.append(True)
