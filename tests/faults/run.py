@@ -270,10 +270,11 @@ def is_temporary(name):
 
 
 def report_lines(out, d):
-    """stdout as the stdout check compares it: the point's folder as <dir>, numbers as #, runs
-    of blanks as one (a column's width follows its numbers), in the speed section, which
-    orders the results by time, each result as <engine>, and the cache's and kernel path's
-    details of the builds: and ran: lines left out."""
+    """stdout as the stdout check compares it: the point's folder as <dir>, durations as <t>
+    (their unit follows their size), numbers as #, runs of blanks as one (a column's width
+    follows its numbers), in the speed section, which orders the results by time, each result
+    as <engine>, and the cache's and kernel path's details of the builds: and ran: lines left
+    out."""
     lines, speed, ran = [], False, False
     for l in out.replace(d, "<dir>").splitlines():
         # The speed section ranks the results by their times: which comes first varies.
@@ -292,6 +293,9 @@ def report_lines(out, d):
         # A peak that could not be read from its cache is measured again: either is whole, and
         # a peak measured now may be noisy where the cached one was not (or the reverse).
         l = re.sub(r"\((measured now|cached)\b[^)]*\)?", "(<peak>)", l)
+        # A duration's unit follows its size ("0.312 ms", "1.204 s": cp_fmt_secs), which a
+        # fault may change (a build from scratch where the cache had it).
+        l = re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)? (ms|s)\b", "<t>", l)
         lines.append(re.sub(r"\s+", " ", re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)?", "#", l)).strip())
     return lines
 

@@ -241,6 +241,12 @@ train_case train_momentum cl:own,host:exact --model "$root/tests/fixtures/seq_ex
     --batch 2 --optimizer momentum
 train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --optimizer sgd \
     --weight-decay 0.01
+# The simple training kernels (a work-item per output: CPU devices' default; Oclgrind, not a
+# CPU, runs the tiled ones above): the blocks with Adam, and the file model's biases.
+CLPARITY_TRAIN_KERNELS=simple train_case train_simple_adam cl:own,host:exact --d-model 13 \
+    --layers 2 --batch 3 --optimizer adam
+CLPARITY_TRAIN_KERNELS=simple train_case train_simple_model cl:own,host:exact \
+    --model "$root/tests/fixtures/seq_export.safetensors" --batch 2
 
 # ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
 # host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
@@ -265,6 +271,14 @@ for f in sorted(glob.glob(sys.argv[1] + "/clkernels/*.cl")):
         continue
     src = open(f).read()
     names |= set(re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)", src, re.S))
+# train_tile.cl names its kernels TR_N(name): name + TR_SFX, for each TR_SFX that train.cl
+# includes it with
+sfx = re.findall(r"#define TR_SFX (\w+)", open(sys.argv[1] + "/clkernels/train.cl").read())
+for f in glob.glob(sys.argv[1] + "/clkernels/*.cl"):
+    for n in re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+TR_N\((\w+)\)",
+                        open(f).read(), re.S):
+        names |= {n + x for x in sfx}
+names.discard("TR_N")
 print(" ".join(sorted(names)))' "$root" "$not_run_files")
 for f in $not_run_files; do
     echo "not run here: clkernels/$f ($(grep -o '__kernel void [a-z_0-9]*' "$root/clkernels/$f" | sed 's/__kernel void //' | tr '\n' ' '))"
