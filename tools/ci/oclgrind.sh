@@ -179,6 +179,12 @@ case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles
 # The float32-only method (clkernels/cr_f32.cl, method=f32): f32 (gemv's layout, which
 # Oclgrind takes as a GPU does) and f32-item (the CPUs' variant: test hook token as-cpu), 37 wide
 # (a work-group's k with a tail), 2 layers, 5 rows.
+# The second certificate (cr.cl's cr_dot2: the work-group's Sum2 and its slots, issue 34),
+# every output sent to it by the test hook corrupt-cl-cr:second: gemm (rm=1, its rounds of
+# slots), the one-launch tiles, and stream (gemv's finish, in ld's room).
+case_ cr_second_gemm "CLPARITY_CR_TUNE=path=gemm,rm=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 19 2 11 '\[cr gemm, .*-DCR_F64.*-DCR_RM=1 -DCR_CERT2_ONLY\]$' cr_gemm
+case_ cr_second_tiles "CLPARITY_CR_TUNE=path=tiles,rm=2,tk=8 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 21 2 19 '\[cr tiles, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_tiles
+case_ cr_second_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 37 2 2 '\[cr stream, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_stream
 case_ cr_f32 "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 5 '\[cr f32, ' cr_f32_gemv
 case_ cr_f32_item "CLPARITY_CR_TUNE=method=f32 CLPARITY_TEST_HOOK=corrupt-cl-cr:as-cpu" cl:cr none 37 2 5 '\[cr f32-item, ' cr_f32_item
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
@@ -242,11 +248,12 @@ train_case train_momentum cl:own,host:exact --model "$root/tests/fixtures/seq_ex
 train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --optimizer sgd \
     --weight-decay 0.01
 # The simple training kernels (a work-item per output: CPU devices' default; Oclgrind, not a
-# CPU, runs the tiled ones above): the blocks with Adam, and the file model's biases.
+# CPU, runs the tiled ones above): the blocks with Adam, and the file model's biases with
+# momentum (tr_grad_b: a gradient kept for the optimizer's pass).
 CLPARITY_TRAIN_KERNELS=simple train_case train_simple_adam cl:own,host:exact --d-model 13 \
     --layers 2 --batch 3 --optimizer adam
 CLPARITY_TRAIN_KERNELS=simple train_case train_simple_model cl:own,host:exact \
-    --model "$root/tests/fixtures/seq_export.safetensors" --batch 2
+    --model "$root/tests/fixtures/seq_export.safetensors" --batch 2 --optimizer momentum
 
 # ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
 # host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
