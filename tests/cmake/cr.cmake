@@ -163,13 +163,14 @@ endforeach()
 # stream to it, against tests/check_cr.py's exact reference (--quick: 103 cases, odd widths,
 # ties, subnormals, overflow, NaN, infinity, the bound's cases), on PoCL, with and without float
 # denormals (ftz=1); the planted twin (token plant: the bit flipped after the probe) must see it.
+# Labelled kernels (a settings matrix: the test job runs them, the asan job leaves them out).
 foreach(t gemm,rm=1 gemm,rm=2,ftz=1 gemm,rm=8,tk=8 tiles,rm=2 gemv,wg=16 splitk,split=3 stream,wg=32,ftz=1)
   string(REGEX REPLACE "[,=]" "_" n "${t}")
   add_test(NAME cr/second_pocl_${n}
            COMMAND ${CHECK_CR} ${OUT}/cr_second_pocl_${n} --engines cl:cr -d 0 --quick)
   set_tests_properties(cr/second_pocl_${n} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${t};CLPARITY_TEST_HOOK=corrupt-cl-cr:second"
-                       LABELS "cr;opencl")
+                       LABELS "cr;opencl;kernels")
 endforeach()
 add_test(NAME cr/second_pocl_planted
          COMMAND ${CHECK_CR} ${OUT}/cr_second_pocl_planted --engines cl:cr -d 0 --quick

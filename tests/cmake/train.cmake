@@ -350,7 +350,7 @@ foreach(way tiled1 tiled4 tiled8)
                    ${CLP})
   set_tests_properties(train/tiled_${way} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=${way}"
-                       LABELS cli)
+                       LABELS "cli;kernels")
 endforeach()
 foreach(rm 1 4 8)
   add_test(NAME train/tiled_planted_${rm}
