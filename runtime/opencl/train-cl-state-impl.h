@@ -3,6 +3,8 @@
 #ifndef CLPARITY_TRAIN_CL_STATE_IMPL_H
 #define CLPARITY_TRAIN_CL_STATE_IMPL_H
 
+#include "cl-shared-impl.h"
+#include "clparity/error.h"
 #include "train-impl.h"
 
 #include <CL/cl.h>
@@ -38,6 +40,39 @@ struct train_cl {
     float *y; /* host copy of the output, for the loss */
     float *t_host;
 };
+
+/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
+ * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
+ * TILE_GRID, whose blocks follow the grid's size. */
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
+/* the floats of the fused Adam's scalars buffer (train_tile.cl's tr_gw_t) */
+#define TILE_SCALARS 11
+
+/* A device buffer of n floats (from init where not NULL) on c's context; what names it. */
+static inline int train_cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out,
+                                  const char *what)
+{
+    cl_int rc;
+    *out = own_create_buffer(c->ctx, CL_MEM_READ_WRITE, (n ? n : 1) * sizeof(float), NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
+                          cp_cl_error_name(rc), rc);
+    /* A write, not CL_MEM_COPY_HOST_PTR: Oclgrind's uninitialised-value check does not see
+     * the data a buffer was created with. */
+    if (init && n) {
+        rc = clEnqueueWriteBuffer(c->q, *out, CL_TRUE, 0, n * sizeof(float), init, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
+                              cp_cl_error_name(rc), rc);
+    }
+    return CP_OK;
+}
+/* train_cl_tile.c: the tiled kernels for mode (not TILE_SIMPLE), every argument set; their
+ * launch of the rows × cols outputs in blocks of rm; their release. */
+int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode);
+int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
+                          size_t cols);
+void train_cl_tile_release(struct train_cl *c);
 
 /* cl:own's probes (tr->probe, tr->probe_why): the training kernels (three SGD steps of a
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing

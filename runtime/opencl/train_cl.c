@@ -20,37 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t round_up(size_t n, size_t r)
-{
-    return (n + r - 1) / r * r;
-}
-
 static int enqueue(struct train_cl *c, cl_kernel k, const char *name, cl_uint dims, size_t g0,
                    size_t g1)
 {
-    size_t gws[2] = {round_up(g0 ? g0 : 1, 8), g1 ? g1 : 1};
+    size_t gws[2] = {own_round_up(g0 ? g0 : 1, 8), g1 ? g1 : 1};
     cl_int rc = own_enqueue_kernel(c->q, k, dims, NULL, gws, NULL, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
                           cp_cl_error_name(rc), rc);
-    return CP_OK;
-}
-
-static int cl_buffer(struct train_cl *c, size_t n, const void *init, cl_mem *out, const char *what)
-{
-    cl_int rc;
-    *out = own_create_buffer(c->ctx, CL_MEM_READ_WRITE, (n ? n : 1) * sizeof(float), NULL, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clCreateBuffer(%s) failed: %s (%d)", what,
-                          cp_cl_error_name(rc), rc);
-    /* A write, not CL_MEM_COPY_HOST_PTR: Oclgrind's uninitialised-value check does not see
-     * the data a buffer was created with. */
-    if (init && n) {
-        rc = clEnqueueWriteBuffer(c->q, *out, CL_TRUE, 0, n * sizeof(float), init, 0, NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueWriteBuffer(%s) failed: %s (%d)", what,
-                              cp_cl_error_name(rc), rc);
-    }
     return CP_OK;
 }
 
@@ -79,7 +56,7 @@ static int fma_zero_run(const cp_device *dev, void *ctx, struct cp_probe_class c
     if (st == CP_OK && !(k = clCreateKernel(prog, "cp_fma_cases", &rc)))
         st = cp_err_cl(rc, "clCreateKernel(cp_fma_cases)");
     for (int i = 0; st == CP_OK && i < 4; ++i)
-        st = cl_buffer(c, FMA_ZERO_CASES, i < 3 ? in[i] : NULL, &m[i], "fma check");
+        st = train_cl_buffer(c, FMA_ZERO_CASES, i < 3 ? in[i] : NULL, &m[i], "fma check");
     for (cl_uint i = 0; st == CP_OK && i < 4; ++i)
         if ((rc = clSetKernelArg(k, i, sizeof m[i], &m[i])) != CL_SUCCESS)
             st = cp_err_cl(rc, "clSetKernelArg(cp_fma_cases)");
@@ -190,175 +167,6 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     return CP_OK;
 }
 
-/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
- * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
- * TILE_GRID, whose blocks follow the grid's size. */
-enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
-
-/* tiled picks 64×64 outputs per work-group where that still gives at least this many
- * work-groups (one per SM of a 132-SM GPU, an H200), else 16×16. The 128×128 block (tiled8)
- * is only taken when asked for: clang keeps its 64 accumulators in private memory, not in
- * registers (PTX from clang 14 for nvptx64), and it is not yet timed on a GPU. */
-#define TILE_MIN_GROUPS 132
-#define TILE_WG 16
-#define TILE_SCALARS 11
-
-static size_t tile_groups(size_t rows, size_t cols, size_t blk)
-{
-    return (rows + blk - 1) / blk * ((cols + blk - 1) / blk);
-}
-
-static int tile_rm(int mode, size_t rows, size_t cols)
-{
-    if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
-        return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
-    return tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4 : 1;
-}
-
-/* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
- * run it in 16×16 work-groups (an error where the block was asked for: tiled1, 4, 8). */
-static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *base, int rm,
-                       cl_kernel *k, bool *fits)
-{
-    char name[32];
-    snprintf(name, sizeof name, "%s%d", base, rm);
-    cl_int rc;
-    *k = clCreateKernel(c->prog, name, &rc);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", name,
-                          cp_cl_error_name(rc), rc);
-    size_t wg = 0;
-    rc = clGetKernelWorkGroupInfo(*k, dev->device_id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
-                                  NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", name,
-                          cp_cl_error_name(rc), rc);
-    *fits = *fits && wg >= TILE_WG * TILE_WG;
-    if (wg < TILE_WG * TILE_WG && c->tile_forced)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "CLPARITY_TRAIN_KERNELS: %s runs at most %zu work-items per group on "
-                          "this device, not %d",
-                          name, wg, TILE_WG * TILE_WG);
-    return CP_OK;
-}
-
-static void tile_release(struct train_cl *c)
-{
-    for (size_t i = 0; c->lk && i < c->n_lk; ++i)
-        if (c->lk[i])
-            clReleaseKernel(c->lk[i]);
-    free(c->lk);
-    free(c->lrm);
-    c->lk = NULL;
-    c->lrm = NULL;
-    c->n_lk = 0;
-    if (c->sc)
-        clReleaseMemObject(c->sc);
-    c->sc = NULL;
-    c->fused_adam = false;
-}
-
-/* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
- * weights buffer is set at each forward): a step then sets none. Where the device cannot run
- * 16×16 work-groups, the simple kernels stay (c->lk NULL). */
-static int tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
-{
-    struct train_cl *c = tr->c;
-    const cp_model *m = tr->m;
-    size_t L = (size_t)m->n_layers;
-    c->lk = calloc(3 * L + 1, sizeof *c->lk);
-    c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
-    if (!c->lk || !c->lrm) {
-        tile_release(c);
-        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
-    }
-    c->n_lk = 3 * L;
-    c->tile_forced = mode != TILE_GRID;
-    bool fits = true;
-    /* adam and adamw fused where the layers' weights and biases are every parameter */
-    size_t covered = 0;
-    for (size_t l = 0; l < L; ++l)
-        covered +=
-            ((size_t)m->layers[l].in + (m->layers[l].has_bias ? 1 : 0)) * (size_t)m->layers[l].out;
-    c->fused_adam = (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) &&
-                    covered == m->n_params && !cp_test_hook("train-tile-unfused");
-    int st = CP_OK;
-    if (c->fused_adam) {
-        const float zeros[TILE_SCALARS] = {0};
-        if ((st = cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
-            return st;
-    }
-    cl_int batch = tr->batch, update = c->fused_adam ? 2 : !tr->needs_grad;
-    float neg_lr = -tr->lr;
-    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
-    /* the state and scalars of the fused update (else any buffer: not read) */
-    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
-           sc = c->fused_adam ? c->sc : c->p;
-    for (size_t l = 0; st == CP_OK && l < L; ++l) {
-        const cp_layer *ly = &m->layers[l];
-        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
-        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
-        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
-               res = ly->residual;
-        /* the backward runs from the last layer with g = c->g, then swaps g and gn */
-        bool even = (L - 1 - l) % 2 == 0;
-        cl_mem g = even ? c->g : c->gn, gn = even ? c->gn : c->g;
-        int *rm = &c->lrm[3 * l];
-        rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
-        rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
-        rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
-        static const int sizes[] = {1, 4, 8};
-        for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
-            rm[i] = sizes[(l + (size_t)i) % 3];
-        cl_kernel *k = &c->lk[3 * l];
-        if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
-            (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
-            (st = tile_kernel(c, dev, "tr_gw_t", rm[2], &k[2], &fits)) != CP_OK)
-            break;
-        const size_t fsz[] = {sizeof c->acts, sizeof x_off, sizeof c->acts, sizeof y_off,
-                              sizeof c->z,    sizeof z_off, sizeof c->p,    sizeof w_off,
-                              sizeof in,      sizeof out,   sizeof batch,   sizeof hb,
-                              sizeof b_off,   sizeof act,   sizeof res};
-        const void *const fva[] = {&c->acts, &x_off, &c->acts, &y_off, &c->z,
-                                   &z_off,   &c->p,  &w_off,   &in,    &out,
-                                   &batch,   &hb,    &b_off,   &act,   &res};
-        const size_t dsz[] = {sizeof g,     sizeof c->z, sizeof z_off, sizeof c->p,
-                              sizeof w_off, sizeof gn,   sizeof in,    sizeof out,
-                              sizeof batch, sizeof act,  sizeof res};
-        const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
-                                   &in, &out,  &batch, &act,  &res};
-        const size_t gsz[] = {
-            sizeof g,     sizeof c->z,   sizeof z_off,  sizeof c->acts, sizeof x_off, sizeof dst,
-            sizeof w_off, sizeof b_off,  sizeof in,     sizeof out,     sizeof batch, sizeof act,
-            sizeof hb,    sizeof update, sizeof neg_lr, sizeof ms,      sizeof vs,    sizeof sc};
-        const void *const gva[] = {&g,     &c->z,   &z_off,  &c->acts, &x_off, &dst,
-                                   &w_off, &b_off,  &in,     &out,     &batch, &act,
-                                   &hb,    &update, &neg_lr, &ms,      &vs,    &sc};
-        if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
-            (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
-            break;
-        st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
-    }
-    if (st != CP_OK || !fits)
-        tile_release(c);
-    return st;
-}
-
-/* A tiled kernel over a rows × cols output in blocks of rm·16. */
-static int tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
-                        size_t cols)
-{
-    size_t blk = (size_t)TILE_WG * (size_t)rm;
-    size_t gws[2] = {round_up(cols ? cols : 1, blk) / blk * TILE_WG,
-                     round_up(rows ? rows : 1, blk) / blk * TILE_WG};
-    size_t lws[2] = {TILE_WG, TILE_WG};
-    cl_int rc = own_enqueue_kernel(c->q, k, 2, NULL, gws, lws, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
-                          cp_cl_error_name(rc), rc);
-    return CP_OK;
-}
-
 static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
     struct train_cl *c = tr->c;
@@ -412,13 +220,13 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     if (!c->y || !c->t_host)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
     memcpy(c->t_host, t, nt * sizeof(float));
-    if ((st = cl_buffer(c, m->n_params, m->params, &c->p, "weights")) != CP_OK ||
-        (st = cl_buffer(c, (L + 1) * c->stride, NULL, &c->acts, "activations")) != CP_OK ||
-        (st = cl_buffer(c, L * c->stride, NULL, &c->z, "pre-activations")) != CP_OK ||
-        (st = cl_buffer(c, nt, t, &c->t, "target")) != CP_OK ||
-        (st = cl_buffer(c, c->stride, NULL, &c->g, "gradient")) != CP_OK ||
-        (st = cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
-        (st = cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
+    if ((st = train_cl_buffer(c, m->n_params, m->params, &c->p, "weights")) != CP_OK ||
+        (st = train_cl_buffer(c, (L + 1) * c->stride, NULL, &c->acts, "activations")) != CP_OK ||
+        (st = train_cl_buffer(c, L * c->stride, NULL, &c->z, "pre-activations")) != CP_OK ||
+        (st = train_cl_buffer(c, nt, t, &c->t, "target")) != CP_OK ||
+        (st = train_cl_buffer(c, c->stride, NULL, &c->g, "gradient")) != CP_OK ||
+        (st = train_cl_buffer(c, c->stride, NULL, &c->gn, "gradient")) != CP_OK ||
+        (st = train_cl_buffer(c, c->stride, NULL, &c->dz, "dz")) != CP_OK)
         return st;
     if (tr->needs_grad) {
         /* the gradient, then the state: zeros (PyTorch's zeros_like; the momentum buffer is
@@ -427,9 +235,10 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         float *zeros = calloc(np, sizeof *zeros);
         if (!zeros)
             return cp_err_set(CP_FAIL_RUNTIME, "training: out of memory");
-        st = cl_buffer(c, m->n_params, zeros, &c->G, "gradient");
+        st = train_cl_buffer(c, m->n_params, zeros, &c->G, "gradient");
         for (size_t k = 0; st == CP_OK && k < train_state_count(tr->opt.kind); ++k)
-            st = cl_buffer(c, m->n_params, zeros, &c->st[k], train_state_name(tr->opt.kind, k));
+            st = train_cl_buffer(c, m->n_params, zeros, &c->st[k],
+                                 train_state_name(tr->opt.kind, k));
         free(zeros);
         if (st != CP_OK)
             return st;
@@ -439,7 +248,7 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
             size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
             maxw = nw > maxw ? nw : maxw;
         }
-        if ((st = cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
+        if ((st = train_cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
     static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4", "tiled8"};
@@ -449,7 +258,7 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
             return st;
         if (mode <= TILE_AUTO)
             mode = own_cpu_device(dev) ? TILE_SIMPLE : TILE_GRID;
-        if (mode != TILE_SIMPLE && (st = tile_setup(tr, dev, mode)) != CP_OK)
+        if (mode != TILE_SIMPLE && (st = train_cl_tile_setup(tr, dev, mode)) != CP_OK)
             return st;
     }
     const char *tp = strstr(tr->build_options, " -DTR_TILE_PLANT");
@@ -472,8 +281,8 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
         int st = own_set_args_at(k, "tr_fwd_t", 6, 1, (const size_t[]){sizeof p},
                                  (const void *const[]){&p});
         if (st == CP_OK)
-            st = tile_enqueue(c, k, "tr_fwd_t", c->lrm[3 * l], (size_t)tr->batch,
-                              (size_t)m->layers[l].out);
+            st = train_cl_tile_enqueue(c, k, "tr_fwd_t", c->lrm[3 * l], (size_t)tr->batch,
+                                       (size_t)m->layers[l].out);
         if (st != CP_OK)
             return st;
     }
@@ -629,12 +438,12 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     cl_int batch = tr->batch;
     if (c->lk) {
         /* tiled: dz is masked as dx and gW load it; gW's epilogue updates or stores G */
-        int st = l > 0 ? tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
-                                      (size_t)batch, (size_t)ly->in)
+        int st = l > 0 ? train_cl_tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
+                                               (size_t)batch, (size_t)ly->in)
                        : CP_OK;
         if (st == CP_OK)
-            st = tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2], (size_t)ly->out,
-                              (size_t)ly->in + (ly->has_bias ? 1 : 0));
+            st = train_cl_tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2],
+                                       (size_t)ly->out, (size_t)ly->in + (ly->has_bias ? 1 : 0));
         return st;
     }
     cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
@@ -833,7 +642,7 @@ static int cl_roundtrip(cp_trainer *tr, void *yv, int *ok)
     if ((st = cl_weights(tr, w)) != CP_OK || (st = cl_forward(tr, c->p)) != CP_OK ||
         (st = cl_read_output(tr, y1)) != CP_OK)
         goto out;
-    if ((st = cl_buffer(c, n, NULL, &p2, "round-trip weights")) != CP_OK)
+    if ((st = train_cl_buffer(c, n, NULL, &p2, "round-trip weights")) != CP_OK)
         goto out;
     cl_int rc = clEnqueueWriteBuffer(c->q, p2, CL_TRUE, 0, n * sizeof(float), w, 0, NULL, NULL);
     if (rc != CL_SUCCESS) {
@@ -872,7 +681,7 @@ static void cl_destroy(cp_trainer *tr)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i])
             clReleaseKernel(ks[i]);
-    tile_release(c);
+    train_cl_tile_release(c);
     if (c->prog)
         clReleaseProgram(c->prog);
     if (c->q)

@@ -1,0 +1,176 @@
+/* cl:own's tiled training kernels on the device side (train.cl's train_tile.cl, issue 35): which
+ * block each layer's products take, their kernels with every argument set once, and their
+ * launches (CLPARITY_TRAIN_KERNELS). The step that runs them is train_cl.c's. */
+#include "clparity/error.h"
+#include "clparity/train.h"
+
+#include "cl-shared-impl.h"
+#include "own-impl.h"
+#include "train-cl-state-impl.h"
+#include "train-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* tiled picks 64×64 outputs per work-group where that still gives at least this many
+ * work-groups (one per SM of a 132-SM GPU, an H200), else 16×16. The 128×128 block (tiled8)
+ * is only taken when asked for: clang keeps its 64 accumulators in private memory, not in
+ * registers (PTX from clang 14 for nvptx64), and it is not yet timed on a GPU. */
+#define TILE_MIN_GROUPS 132
+#define TILE_WG 16
+
+static size_t tile_groups(size_t rows, size_t cols, size_t blk)
+{
+    return (rows + blk - 1) / blk * ((cols + blk - 1) / blk);
+}
+
+static int tile_rm(int mode, size_t rows, size_t cols)
+{
+    if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
+        return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
+    return tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4 : 1;
+}
+
+/* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
+ * run it in 16×16 work-groups (an error where the block was asked for: tiled1, 4, 8). */
+static int tile_kernel(struct train_cl *c, const cp_device *dev, const char *base, int rm,
+                       cl_kernel *k, bool *fits)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", base, rm);
+    cl_int rc;
+    *k = clCreateKernel(c->prog, name, &rc);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    size_t wg = 0;
+    rc = clGetKernelWorkGroupInfo(*k, dev->device_id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                  NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    *fits = *fits && wg >= TILE_WG * TILE_WG;
+    if (wg < TILE_WG * TILE_WG && c->tile_forced)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "CLPARITY_TRAIN_KERNELS: %s runs at most %zu work-items per group on "
+                          "this device, not %d",
+                          name, wg, TILE_WG * TILE_WG);
+    return CP_OK;
+}
+
+void train_cl_tile_release(struct train_cl *c)
+{
+    for (size_t i = 0; c->lk && i < c->n_lk; ++i)
+        if (c->lk[i])
+            clReleaseKernel(c->lk[i]);
+    free(c->lk);
+    free(c->lrm);
+    c->lk = NULL;
+    c->lrm = NULL;
+    c->n_lk = 0;
+    if (c->sc)
+        clReleaseMemObject(c->sc);
+    c->sc = NULL;
+    c->fused_adam = false;
+}
+
+/* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
+ * weights buffer is set at each forward): a step then sets none. Where the device cannot run
+ * 16×16 work-groups, the simple kernels stay (c->lk NULL). */
+int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    size_t L = (size_t)m->n_layers;
+    c->lk = calloc(3 * L + 1, sizeof *c->lk);
+    c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
+    if (!c->lk || !c->lrm) {
+        train_cl_tile_release(c);
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    }
+    c->n_lk = 3 * L;
+    c->tile_forced = mode != TILE_GRID;
+    bool fits = true;
+    /* adam and adamw fused where the layers' weights and biases are every parameter */
+    size_t covered = 0;
+    for (size_t l = 0; l < L; ++l)
+        covered +=
+            ((size_t)m->layers[l].in + (m->layers[l].has_bias ? 1 : 0)) * (size_t)m->layers[l].out;
+    c->fused_adam = (tr->opt.kind == CP_OPTIM_ADAM || tr->opt.kind == CP_OPTIM_ADAMW) &&
+                    covered == m->n_params && !cp_test_hook("train-tile-unfused");
+    int st = CP_OK;
+    if (c->fused_adam) {
+        const float zeros[TILE_SCALARS] = {0};
+        if ((st = train_cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
+            return st;
+    }
+    cl_int batch = tr->batch, update = c->fused_adam ? 2 : !tr->needs_grad;
+    float neg_lr = -tr->lr;
+    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
+    /* the state and scalars of the fused update (else any buffer: not read) */
+    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
+           sc = c->fused_adam ? c->sc : c->p;
+    for (size_t l = 0; st == CP_OK && l < L; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
+        cl_ulong w_off = ly->w_off, b_off = ly->b_off;
+        cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
+               res = ly->residual;
+        /* the backward runs from the last layer with g = c->g, then swaps g and gn */
+        bool even = (L - 1 - l) % 2 == 0;
+        cl_mem g = even ? c->g : c->gn, gn = even ? c->gn : c->g;
+        int *rm = &c->lrm[3 * l];
+        rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
+        rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
+        rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        static const int sizes[] = {1, 4, 8};
+        for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
+            rm[i] = sizes[(l + (size_t)i) % 3];
+        cl_kernel *k = &c->lk[3 * l];
+        if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
+            (st = tile_kernel(c, dev, "tr_gw_t", rm[2], &k[2], &fits)) != CP_OK)
+            break;
+        const size_t fsz[] = {sizeof c->acts, sizeof x_off, sizeof c->acts, sizeof y_off,
+                              sizeof c->z,    sizeof z_off, sizeof c->p,    sizeof w_off,
+                              sizeof in,      sizeof out,   sizeof batch,   sizeof hb,
+                              sizeof b_off,   sizeof act,   sizeof res};
+        const void *const fva[] = {&c->acts, &x_off, &c->acts, &y_off, &c->z,
+                                   &z_off,   &c->p,  &w_off,   &in,    &out,
+                                   &batch,   &hb,    &b_off,   &act,   &res};
+        const size_t dsz[] = {sizeof g,     sizeof c->z, sizeof z_off, sizeof c->p,
+                              sizeof w_off, sizeof gn,   sizeof in,    sizeof out,
+                              sizeof batch, sizeof act,  sizeof res};
+        const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
+                                   &in, &out,  &batch, &act,  &res};
+        const size_t gsz[] = {
+            sizeof g,     sizeof c->z,   sizeof z_off,  sizeof c->acts, sizeof x_off, sizeof dst,
+            sizeof w_off, sizeof b_off,  sizeof in,     sizeof out,     sizeof batch, sizeof act,
+            sizeof hb,    sizeof update, sizeof neg_lr, sizeof ms,      sizeof vs,    sizeof sc};
+        const void *const gva[] = {&g,     &c->z,   &z_off,  &c->acts, &x_off, &dst,
+                                   &w_off, &b_off,  &in,     &out,     &batch, &act,
+                                   &hb,    &update, &neg_lr, &ms,      &vs,    &sc};
+        if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
+            (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
+            break;
+        st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
+    }
+    if (st != CP_OK || !fits)
+        train_cl_tile_release(c);
+    return st;
+}
+
+/* A tiled kernel over a rows × cols output in blocks of rm·16. */
+int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
+                          size_t cols)
+{
+    size_t blk = (size_t)TILE_WG * (size_t)rm;
+    size_t gws[2] = {own_round_up(cols ? cols : 1, blk) / blk * TILE_WG,
+                     own_round_up(rows ? rows : 1, blk) / blk * TILE_WG};
+    size_t lws[2] = {TILE_WG, TILE_WG};
+    cl_int rc = own_enqueue_kernel(c->q, k, 2, NULL, gws, lws, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
+                          cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
