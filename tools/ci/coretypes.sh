@@ -58,7 +58,7 @@ for w in "${want[@]}"; do
         exit 2
     fi
 done
-ran=() skipped=() failed=() seen=" "
+ran=() skipped=() failed=() flaky=() seen=" "
 start=$SECONDS
 while IFS=: read -r type needs; do
     if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qix "$type"; then
@@ -87,10 +87,22 @@ while IFS=: read -r type needs; do
     fi
     # its problems (the normalized differences) also go to the summary at the end of the log, so
     # that a failure explains itself in the log's tail (CI keeps only the tail)
+    # A failure is run once more: CI once failed here under Bobcat (2026-11-28, cause cut off
+    # from the log) and 35 runs here did not repeat it. A failure that does not repeat is
+    # printed, and kept in the summary as FLAKY, without failing the job; one that repeats fails.
     log=$(mktemp)
     rc=0
     OPENBLAS_CORETYPE=$type python3 tools/doc_examples.py --check --vendorlib --build "$build" 2>"$log" || rc=$?
     cat "$log" >&2
+    if [ $rc != 0 ]; then
+        first=$(grep -v '^note: \|^doc_examples: [a-z0-9-]*: [0-9.]* s$' "$log" | head -60 | sed 's/^/      /')
+        echo "=== coretypes: doc_examples failed under $type (exit $rc); running it once more"
+        rc=0
+        OPENBLAS_CORETYPE=$type python3 tools/doc_examples.py --check --vendorlib --build "$build" 2>"$log" || rc=$?
+        cat "$log" >&2
+        [ $rc = 0 ] && flaky+=("OPENBLAS_CORETYPE=$type: tools/doc_examples.py --check --vendorlib failed once, then passed:
+$first")
+    fi
     if [ $rc != 0 ]; then
         what+=("tools/doc_examples.py --check --vendorlib:
 $(grep -v '^note: \|^doc_examples: [a-z0-9-]*: [0-9.]* s$' "$log" | head -60 | sed 's/^/      /')")
@@ -114,6 +126,12 @@ echo "=== coretypes: ran ${#ran[@]} core types in $((t / 60))m$(printf '%02d' $(
 echo "=== coretypes: skipped ${#skipped[@]}${skipped[*]:+:}"
 [ ${#skipped[@]} = 0 ] || printf '  %s\n' "${skipped[@]}"
 [ ${#ran[@]} -gt 0 ] || { echo "=== coretypes: FAIL: no core type ran"; exit 1; }
+if [ ${#flaky[@]} -gt 0 ]; then
+    {
+        echo "--- coretypes: FLAKY (failed once, passed when run again; not a failure of the job):"
+        printf '    %s\n' "${flaky[@]}"
+    } | tee -a "${CI_WHY:-/dev/null}"
+fi
 [ ${#failed[@]} = 0 ] && exit 0
 {
     echo "--- coretypes: failed under these core types:"
