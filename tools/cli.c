@@ -282,7 +282,7 @@ static bool inside(const struct resolved *a, const struct resolved *dir)
 
 static bool is_output(const struct cli_path *p)
 {
-    return p->kind == CLI_OUT_FILE || p->kind == CLI_OUT_DIR;
+    return p->kind == CLI_OUT_FILE || p->kind == CLI_OUT_DIR || p->kind == CLI_OUT_SIDECAR;
 }
 
 /* Checks one path alone: inputs that exist must be regular files (folders for CLI_IN_DIR),
@@ -371,13 +371,56 @@ static int check_pair(const char *cmd, const struct resolved *a, const struct re
     return CP_OK;
 }
 
-int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
+static void free_sidecars(struct cli_path *a, size_t n)
 {
-    struct resolved *r = calloc(n + 1, sizeof *r);
-    if (!r)
+    for (size_t i = 0; i < n; ++i)
+        if (a[i].kind == CLI_OUT_SIDECAR)
+            free((char *)a[i].path);
+    free(a);
+}
+
+/* --csv FILE also writes FILE.json, its provenance sidecar (tools/csv.c): a path of its own in
+ * the checks against the others (--csv r.csv --json r.csv.json would write one over the other). */
+static int with_sidecars(const char *cmd, const struct cli_path *paths, size_t n,
+                         struct cli_path **all, size_t *nall)
+{
+    struct cli_path *a = calloc(2 * n + 1, sizeof *a);
+    if (!a)
         return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
     size_t k = 0;
-    int st = CP_OK;
+    for (size_t i = 0; i < n; ++i) {
+        a[k++] = paths[i];
+        const struct cli_path *p = &paths[i];
+        if (p->kind != CLI_OUT_FILE || !p->path || strcmp(p->opt, "--csv") != 0 ||
+            is_stdout(p->opt, p->path))
+            continue;
+        char *side = malloc(strlen(p->path) + sizeof ".json");
+        if (!side) {
+            free_sidecars(a, k);
+            return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+        }
+        sprintf(side, "%s.json", p->path);
+        a[k++] = (struct cli_path){
+            .opt = "--csv's provenance sidecar", .path = side, .kind = CLI_OUT_SIDECAR};
+    }
+    *all = a;
+    *nall = k;
+    return CP_OK;
+}
+
+int cli_check_paths(const char *cmd, const struct cli_path *given, size_t ngiven)
+{
+    struct cli_path *paths = NULL;
+    size_t n = 0;
+    int st = with_sidecars(cmd, given, ngiven, &paths, &n);
+    if (st != CP_OK)
+        return st;
+    struct resolved *r = calloc(n + 1, sizeof *r);
+    if (!r) {
+        free_sidecars(paths, n);
+        return cli_fail(cmd, CP_FAIL_RUNTIME, "out of memory");
+    }
+    size_t k = 0;
     for (size_t i = 0; st == CP_OK && i < n; ++i) {
         const struct cli_path *p = &paths[i];
         if (!p->path || (p->kind == CLI_OUT_FILE && is_stdout(p->opt, p->path)))
@@ -417,6 +460,7 @@ int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n)
     for (size_t i = 0; i < k; ++i)
         free(r[i].abs);
     free(r);
+    free_sidecars(paths, n);
     return st;
 }
 

@@ -51,10 +51,11 @@ int cli_check_store_dir(const char *cmd, const char *what, const char *dir);
 
 /* The paths of one command, checked together before any work (cli_check_paths). */
 enum cli_path_kind {
-    CLI_IN_FILE,  /* a file the command reads (--model, --input...) */
-    CLI_IN_DIR,   /* a folder the command reads (diff's operands) */
-    CLI_OUT_FILE, /* a file it writes (--json, --out...; '-' is stdout) */
-    CLI_OUT_DIR,  /* a folder it writes (--save) */
+    CLI_IN_FILE,     /* a file the command reads (--model, --input...) */
+    CLI_IN_DIR,      /* a folder the command reads (diff's operands) */
+    CLI_OUT_FILE,    /* a file it writes (--json, --out...; '-' is stdout) */
+    CLI_OUT_DIR,     /* a folder it writes (--save) */
+    CLI_OUT_SIDECAR, /* --csv's FILE.json, added by cli_check_paths itself (checked with --csv) */
 };
 struct cli_path {
     const char *opt;  /* "--json"; for a folder operand, what to call it */
@@ -63,10 +64,11 @@ struct cli_path {
 };
 /* Every path alone (an input that exists must be a regular file, an output as
  * cli_check_output_file says, an output folder a writable folder or creatable), then each
- * against the others: an output may not be an input of the run (same device and inode, or the
- * same resolved name for files not yet made), nor another output, nor lie inside an output
- * folder; no input may lie inside an output folder; an output inside a folder read may not be
- * one of its files. Status 2 after a message naming both options and the path. */
+ * against the others (--csv FILE's sidecar FILE.json too): an output may not be an input of the run
+ * (same device and inode, or the same resolved name for files not yet made), nor another output,
+ * nor lie inside an output folder; no input may lie inside an output folder; an output inside a
+ * folder read may not be one of its files. Status 2 after a message naming both options and the
+ * path. */
 int cli_check_paths(const char *cmd, const struct cli_path *paths, size_t n);
 
 void cli_print_version(void);

@@ -84,3 +84,17 @@ add_test(NAME cli/csv_header_first
                  ${OUT}/csv_header_first)
 set_tests_properties(cli/csv_header_first PROPERTIES ENVIRONMENT "${ENV_NONE};${ENV_CACHE}"
                      LABELS cli)
+# --csv FILE writes FILE.json beside it: --json FILE.json would be written over (or over it),
+# silently. Refused before any work, naming both, in each command that takes both options.
+cli_status(csv_sidecar_json_run "${ENV_NONE}" 2
+           "--csv's provenance sidecar .*/csv_side.csv.json and --json .*/csv_side.csv.json are the same file"
+           run -d host --engines host:exact --d-model 8 --layers 1 --csv ${OUT}/csv_side.csv
+           --json ${OUT}/csv_side.csv.json)
+cli_status(csv_sidecar_json_train "${ENV_NONE}" 2
+           "--csv's provenance sidecar .*/csv_side.csv.json and --json .*/csv_side.csv.json are the same file"
+           train -d host --steps 2 --d-model 8 --layers 1 --csv ${OUT}/csv_side.csv
+           --json ${OUT}/csv_side.csv.json)
+cli_status(csv_sidecar_json_sweep "${ENV_NONE}" 2
+           "--csv's provenance sidecar .*/csv_side.csv.json and --json .*/csv_side.csv.json are the same file"
+           sweep -d host --engines host:exact --vary width --grid 8,16 --layers 1
+           --csv ${OUT}/csv_side.csv --json ${OUT}/csv_side.csv.json)
