@@ -245,6 +245,46 @@ static void test_json(void **state)
     cJSON_Delete(o);
 }
 
+/* cp_json_print: every double reads back as itself (cJSON alone printed 78309.92237586058 as
+ * 78309.9223758606, one ulp off, and DBL_MAX as 1.79769313486232e+308, which reads back as
+ * inf), ints and short decimals print as before, the tree is left as it was. 20000 doubles over 40
+ * decades from a fixed LCG, and the ends of the range. */
+static void test_json_exact_numbers(void **state)
+{
+    (void)state;
+    cJSON *a = cJSON_CreateArray();
+    double want[20006];
+    size_t n = 0;
+    uint64_t x = 12345;
+    for (int i = 0; i < 20000; ++i) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double m = (double)(x >> 11) / 9007199254740992.0; /* [0, 1): 53 random bits */
+        want[n++] = (i % 2 ? -m : m) * pow(10.0, (double)(i % 40) - 20.0);
+    }
+    double ends[] = {78309.92237586058, 0.1, 5e-324, 1.7976931348623157e308, 3.0, -2.5};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; ++i)
+        want[n++] = ends[i];
+    for (size_t i = 0; i < n; ++i)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(want[i]));
+    char *text = cp_json_print(a, false);
+    assert_non_null(text);
+    cJSON *back = cJSON_Parse(text);
+    assert_non_null(back);
+    assert_int_equal(cJSON_GetArraySize(back), (int)n);
+    size_t off = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double got = cJSON_GetArrayItem(back, (int)i)->valuedouble;
+        off += memcmp(&got, &want[i], sizeof got) != 0;
+    }
+    assert_int_equal(off, 0);
+    assert_non_null(strstr(
+        text, ",78309.92237586058,0.1,4.94065645841247e-324,1.7976931348623157e+308,3,-2.5]"));
+    assert_true(cJSON_IsNumber(cJSON_GetArrayItem(a, 0))); /* the caller's tree unchanged */
+    cJSON_free(text);
+    cJSON_Delete(back);
+    cJSON_Delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_speed),
         cmocka_unit_test(test_speed_words),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_exact_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,7 +322,7 @@ static int json_write(const char *path, const void *json, bool guarded)
     if (cp_json_incomplete())
         return cp_err_set(CP_FAIL_RUNTIME,
                           "out of memory while building the JSON for %s: not written", path);
-    char *text = cJSON_Print((const cJSON *)json);
+    char *text = cp_json_print(json, true);
     if (!text)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory formatting JSON for %s", path);
     size_t n = strlen(text);

@@ -65,7 +65,12 @@ int cp_file_write_atomic(const char *path, const void *data, size_t len);
  * "a character device", "a block device", "a directory", else "not a regular file". */
 const char *cp_file_kind(unsigned int mode);
 
-/* Prints a cJSON value (formatted) and writes it with cp_file_write_atomic. */
+/* A cJSON value as text (formatted or compact; free it with cJSON_free), NULL when out of
+ * memory: as cJSON prints it, but every number that cJSON would print off by an ulp or two (it
+ * keeps 15 digits where they read back within DBL_EPSILON) with the fewest digits that read
+ * back as the same double. */
+char *cp_json_print(const void *json, bool formatted);
+/* Prints a cJSON value (formatted, cp_json_print) and writes it with cp_file_write_atomic. */
 int cp_json_write(const char *path, const void *json);
 /* json (a cJSON object, or NULL for JSON's null) as compact text in *out (malloc'd: free it
  * with cp_free), for bindings; json is deleted either way. CP_FAIL_RUNTIME when out of
