@@ -31,10 +31,12 @@ struct train_par {
     exact_unit_f64_fn unit_f64; /* the double unit at that level */
     int isa;                    /* the level (CLPARITY_HOST_ISA): the optimizer's too */
     void *wf, *wt;              /* every layer's W in panels of its rows, and of its columns */
+    void *wt_next;              /* the next step's wt, written by the update (host:exact, f64) */
     void *xp;                   /* every layer's input in panels of its columns (batch × in) */
     size_t *wf_off, *wt_off, *xp_off;
     void *dz[2], *dzt[2]; /* a layer's dz [batch, out] and dzᵀ, and the layer below's */
-    void *gtmp;           /* plain SGD: one layer's dW before the update */
+    void *gtmp;           /* one layer's dW before the update */
+    void *gb;             /* one layer's bias gradient before the update */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
     float *wT;           /* every layer's Wᵀ, row-major [in, out] (wt_off's layers, unpadded) */
@@ -61,6 +63,7 @@ void train_par_free(struct train_par *q)
     host_pool_free(q->pool);
     free(q->wf);
     free(q->wt);
+    free(q->wt_next);
     free(q->xp);
     free(q->wf_off);
     free(q->wt_off);
@@ -70,6 +73,7 @@ void train_par_free(struct train_par *q)
     free(q->dzt[0]);
     free(q->dzt[1]);
     free(q->gtmp);
+    free(q->gb);
     free(q->wT);
     free(q->wT_off);
     free(q->xT);
@@ -145,9 +149,10 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         q->dz[i] = malloc(nd * es);
         q->dzt[i] = malloc(nd * es);
     }
-    q->gtmp = h->grad ? NULL : malloc(wmax * es);
+    q->gtmp = malloc(wmax * es);
+    q->gb = malloc(((size_t)m->max_width + 1) * es);
     if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] ||
-        (!h->grad && !q->gtmp))
+        !q->gtmp || !q->gb)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     if (dtype == CP_F64)
         train_par_pack_input_f64(h);
@@ -171,8 +176,11 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
     int st = host_env_word("CLPARITY_HOST_EXACT", modes, 2, &mode);
     if (st != CP_OK || mode == 0)
         return st;
-    st = exact_isa(&isa);
-    return st == CP_OK ? par_create(h, dtype, mode, isa) : st;
+    if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, dtype, mode, isa)) != CP_OK)
+        return st;
+    struct train_par *q = h->par; /* zero padded as wt (par_pack_cols) */
+    q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, cp_dtype_size(dtype));
+    return q->wt_next ? CP_OK : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
 }
 
 /* ---- host:cr's step on the pool ------------------------------------------------------------
