@@ -33,6 +33,15 @@ struct FN(par_task_) {
     struct train_scalars sc; /* the step's optimizer scalars (a step with h->grad) */
 };
 
+/* n <= XP elements from s to d: a whole panel's row as one copy of constant size. */
+static inline void FN(par_copy_)(T *restrict d, const T *restrict s, size_t n)
+{
+    if (n == XP)
+        memcpy(d, s, XP * sizeof(T));
+    else
+        memcpy(d, s, n * sizeof(T));
+}
+
 /* Panel j of W's rows (the forward's panels) and of W's columns (dx's), zero padded. */
 static void FN(par_pack_rows_)(T *dst, const T *w, int in, int out, int j)
 {
@@ -102,7 +111,7 @@ static void FN(par_fwd_run_)(void *arg, int r0, int r1, int p0, int p1)
             yr[o] = res ? xr[o] + r : r;
         }
         for (size_t o = o0; xp && o < o1; o += XP) /* row b of each panel: XP in a run */
-            memcpy(xp + ((o / XP) * B + b) * XP, yr + o, (o1 - o < XP ? o1 - o : XP) * sizeof(T));
+            FN(par_copy_)(xp + ((o / XP) * B + b) * XP, yr + o, o1 - o < XP ? o1 - o : XP);
     }
 }
 
@@ -165,20 +174,25 @@ static void FN(par_update_)(struct FN(par_task_) * t, size_t o0, size_t o1, size
     T *wt = (T *)q->wt_next + q->wt_off[t->l];
     for (size_t o = o0; o < o1; ++o) {
         size_t i = o * in + k0, pi = ly->w_off + i;
+        T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
         if (h->grad)
-            FN(train_host_optim_span_isa_)
-            (&h->opt, &t->sc, w + i, gw + i, st0 ? st0 + pi : NULL, st1 ? st1 + pi : NULL, n,
-             q->isa);
+            FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, gw + i, s0, s1, n, q->isa);
         else
             FN(train_host_axpy_isa_)(w + i, gw + i, (T)(-h->lr), n, q->isa);
         for (size_t k = k0; k < k1; k += XP) /* row o of each panel of columns */
-            memcpy(wt + ((k / XP) * out + o) * XP, w + o * in + k,
-                   (k1 - k < XP ? k1 - k : XP) * sizeof(T));
+            FN(par_copy_)
+            (wt + ((k / XP) * out + o) * XP, w + o * in + k, k1 - k < XP ? k1 - k : XP);
     }
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
-    for (size_t k = k0; k < k1; ++k)
-        for (size_t o = o0; o < o1; ++o)
-            wf[k * XP + (o - o0)] = w[o * in + k];
+    const T *w0 = w + o0 * in;
+    if (o1 - o0 == 8) /* a whole block: 8 elements a store */
+        for (size_t k = k0; k < k1; ++k)
+            for (size_t i = 0; i < 8; ++i)
+                wf[k * XP + i] = w0[i * in + k];
+    else
+        for (size_t k = k0; k < k1; ++k)
+            for (size_t i = 0; i < o1 - o0; ++i)
+                wf[k * XP + i] = w0[i * in + k];
 }
 
 /* dW's units of layer t->l (rows: W's rows) into gtmp, 8 rows at a time (the unit's tile),
@@ -226,8 +240,8 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
     }
     if (h->grad) /* the bias is read from p by the forward only: updated here */
         FN(train_host_optim_span_isa_)
-        (&h->opt, &t->sc, p + pi, gb + o0, st0 ? st0 + pi : NULL, st1 ? st1 + pi : NULL, o1 - o0,
-         h->par->isa);
+    (&h->opt, &t->sc, p + pi, gb + o0, st0 ? st0 + pi : NULL, st1 ? st1 + pi : NULL, o1 - o0,
+     h->par->isa);
 }
 
 /* The task: the panels, the forward, and for a step the loss, the backward and the update,
