@@ -35,7 +35,8 @@ struct train_par {
     void *xp;                   /* every layer's input in panels of its columns (batch × in) */
     size_t *wf_off, *wt_off, *xp_off;
     void *dz[2], *dzt[2]; /* a layer's dz [batch, out] and dzᵀ, and the layer below's */
-    void *gtmp;           /* one layer's dW before the update */
+    void *gtmp;           /* host:cr's plain SGD: one layer's dW before the update */
+    void *gblk;           /* each thread's block of dW (8 rows × max_width) before its update */
     void *gb;             /* one layer's bias gradient before the update */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
@@ -73,6 +74,7 @@ void train_par_free(struct train_par *q)
     free(q->dzt[0]);
     free(q->dzt[1]);
     free(q->gtmp);
+    free(q->gblk);
     free(q->gb);
     free(q->wT);
     free(q->wT_off);
@@ -149,10 +151,10 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         q->dz[i] = malloc(nd * es);
         q->dzt[i] = malloc(nd * es);
     }
-    q->gtmp = malloc(wmax * es);
+    q->gtmp = h->grad ? NULL : malloc(wmax * es);
     q->gb = malloc(((size_t)m->max_width + 1) * es);
     if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] ||
-        !q->gtmp || !q->gb)
+        (!h->grad && !q->gtmp) || !q->gb)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     if (dtype == CP_F64)
         train_par_pack_input_f64(h);
@@ -179,8 +181,12 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
     if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, dtype, mode, isa)) != CP_OK)
         return st;
     struct train_par *q = h->par; /* zero padded as wt (par_pack_cols) */
-    q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, cp_dtype_size(dtype));
-    return q->wt_next ? CP_OK : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
+    size_t es = cp_dtype_size(dtype);
+    q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, es);
+    q->gblk = malloc((size_t)q->threads * 8 * (size_t)h->m->max_width * es);
+    return q->wt_next && q->gblk
+               ? CP_OK
+               : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
 }
 
 /* ---- host:cr's step on the pool ------------------------------------------------------------

@@ -30,6 +30,7 @@ struct FN(par_task_) {
     int l;                   /* the layer of the region being finished */
     T *g, *gn;               /* the gradient of layer l's output, and of its input */
     int cur;                 /* dz[cur], dzt[cur]: layer l's */
+    int id;                  /* the thread's: its block of gblk */
     struct train_scalars sc; /* the step's optimizer scalars (a step with h->grad) */
 };
 
@@ -160,28 +161,29 @@ static void FN(par_dx_run_)(void *arg, int r0, int r1, int p0, int p1)
 }
 
 /* The update of W's rows [o0, o1) (8 at most, in one panel), columns [k0, k1), of layer t->l
- * from their gradient gw (gtmp): the optimizer's (train_host_optim_tmpl.h's elementwise code)
- * or plain SGD's, then the new weights into the panels of the next step's forward (wf) and dx
- * (wt_next: this step's dx of the layer reads wt). */
-static void FN(par_update_)(struct FN(par_task_) * t, size_t o0, size_t o1, size_t k0, size_t k1)
+ * from their gradient gw (rows from o0, `in` apart): the optimizer's (train_host_optim_tmpl.h's
+ * elementwise code) or plain SGD's, then the new weights into the panels of the next step's forward
+ * (wf) and dx (wt_next: this step's dx of the layer reads wt). */
+static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, size_t o1, size_t k0,
+                            size_t k1)
 {
     struct train_host *h = t->h;
     struct train_par *q = h->par;
     const cp_layer *ly = &h->m->layers[t->l];
     size_t in = (size_t)ly->in, out = (size_t)ly->out, n = k1 - k0;
     T *w = (T *)h->p + ly->w_off, *st0 = h->st[0], *st1 = h->st[1];
-    const T *gw = q->gtmp;
     T *wt = (T *)q->wt_next + q->wt_off[t->l];
     for (size_t o = o0; o < o1; ++o) {
         size_t i = o * in + k0, pi = ly->w_off + i;
+        const T *g = gw + (o - o0) * in + k0;
         T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
         if (h->grad)
-            FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, gw + i, s0, s1, n, q->isa);
+            FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
         else
-            FN(train_host_axpy_isa_)(w + i, gw + i, (T)(-h->lr), n, q->isa);
+            FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
         for (size_t k = k0; k < k1; k += XP) /* row o of each panel of columns */
             FN(par_copy_)
-            (wt + ((k / XP) * out + o) * XP, w + o * in + k, k1 - k < XP ? k1 - k : XP);
+        (wt + ((k / XP) * out + o) * XP, w + o * in + k, k1 - k < XP ? k1 - k : XP);
     }
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
     const T *w0 = w + o0 * in;
@@ -195,7 +197,8 @@ static void FN(par_update_)(struct FN(par_task_) * t, size_t o0, size_t o1, size
                 wf[k * XP + i] = w0[i * in + k];
 }
 
-/* dW's units of layer t->l (rows: W's rows) into gtmp, 8 rows at a time (the unit's tile),
+/* dW's units of layer t->l (rows: W's rows), 8 rows at a time (the unit's tile) into the
+ * thread's block of gblk (the unit's rows from 0, so that the block is written from its start),
  * each block updated while it is in cache. */
 static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
 {
@@ -206,11 +209,13 @@ static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
     size_t in = (size_t)ly->in;
     cp_layer lw = {.in = h->batch, .out = ly->in, .act = CP_ACT_NONE};
     size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
+    size_t B = (size_t)h->batch;
+    T *gw = (T *)q->gblk + (size_t)t->id * 8 * (size_t)h->m->max_width;
     for (int r = r0; r < r1; r += 8) {
         int re = r + 8 < r1 ? r + 8 : r1;
-        q->UNIT(&lw, t->p, (const T *)q->xp + q->xp_off[t->l], (const T *)q->dzt[t->cur], q->gtmp,
-                r, re, p0, p1);
-        FN(par_update_)(t, (size_t)r, (size_t)re, k0, k1);
+        const T *dzt = (const T *)q->dzt[t->cur] + (size_t)r * B; /* rows of dzᵀ: W's rows */
+        q->UNIT(&lw, t->p, (const T *)q->xp + q->xp_off[t->l], dzt, gw, 0, re - r, p0, p1);
+        FN(par_update_)(t, gw, (size_t)r, (size_t)re, k0, k1);
     }
 }
 
@@ -250,6 +255,7 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
 {
     struct FN(par_task_) *t0 = arg, task = *t0;
     struct FN(par_task_) *t = &task; /* each thread's own: l, g, gn and cur change */
+    t->id = id;
     struct train_host *h = t->h;
     const cp_model *m = h->m;
     int B = h->batch, L = m->n_layers;
