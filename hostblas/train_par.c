@@ -37,6 +37,8 @@ struct train_par {
     void *dz[2], *dzt[2]; /* a layer's dz [batch, out] and dzᵀ, and the layer below's */
     void *gtmp;           /* host:cr's plain SGD: one layer's dW before the update */
     void *gblk;           /* each thread's block of dW (8 rows × max_width) before its update */
+    bool optim;           /* host:exact, host:f64: an optimizer other than plain SGD, applied to
+                           * each block of dW (the step keeps no h->grad) */
     void *gb;             /* one layer's bias gradient before the update */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
@@ -184,6 +186,9 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
     size_t es = cp_dtype_size(dtype);
     q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, es);
     q->gblk = malloc((size_t)q->threads * 8 * (size_t)h->m->max_width * es);
+    q->optim = h->grad != NULL;
+    free(h->grad); /* the update takes each block of dW from gblk */
+    h->grad = NULL;
     return q->wt_next && q->gblk
                ? CP_OK
                : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");

@@ -31,7 +31,7 @@ struct FN(par_task_) {
     T *g, *gn;               /* the gradient of layer l's output, and of its input */
     int cur;                 /* dz[cur], dzt[cur]: layer l's */
     int id;                  /* the thread's: its block of gblk */
-    struct train_scalars sc; /* the step's optimizer scalars (a step with h->grad) */
+    struct train_scalars sc; /* the step's optimizer scalars (q->optim) */
 };
 
 /* n <= XP elements from s to d: a whole panel's row as one copy of constant size. */
@@ -177,7 +177,7 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
         size_t i = o * in + k0, pi = ly->w_off + i;
         const T *g = gw + (o - o0) * in + k0;
         T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
-        if (h->grad)
+        if (q->optim)
             FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
         else
             FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
@@ -240,10 +240,10 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
         for (size_t b = 0; b < (size_t)B; ++b)
             acc = acc + dz[b * out + o];
         gb[o] = acc;
-        if (!h->grad)
+        if (!h->par->optim)
             p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
     }
-    if (h->grad) /* the bias is read from p by the forward only: updated here */
+    if (h->par->optim) /* the bias is read from p by the forward only: updated here */
         FN(train_host_optim_span_isa_)
     (&h->opt, &t->sc, p + pi, gb + o0, st0 ? st0 + pi : NULL, st1 ? st1 + pi : NULL, o1 - o0,
      h->par->isa);
