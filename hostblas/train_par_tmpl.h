@@ -10,7 +10,13 @@
  *   - dW       dW = dzᵀ·x: rows W's rows (dzᵀ as the input), outputs W's columns, K = the
  *              batch, panels of x (xp, packed from each forward's output as it is written).
  * The epilogues that follow (activation, residual, ReLU mask, update) are elementwise, done by
- * the thread that wrote the region. */
+ * the thread that wrote the region. The update is fused into the backward: layer l's dW, 8 rows
+ * at a time, goes through the optimizer's elementwise code (train_host_optim_tmpl.h, each
+ * parameter's update reading only its own p, gradient and state, so that its order among the
+ * others changes no bit) while in cache, in the phase of layer l, whose dx reads wt and not p;
+ * the new weights go into the next step's panels as they are written (wf, read only by a
+ * forward, and wt_next, which becomes wt after the step), so a step packs no panel unless p was
+ * changed outside a step (h->panels_fresh). */
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -181,9 +187,10 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
             FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
         else
             FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
-        for (size_t k = k0; k < k1; k += XP) /* row o of each panel of columns */
-            FN(par_copy_)
-        (wt + ((k / XP) * out + o) * XP, w + o * in + k, k1 - k < XP ? k1 - k : XP);
+        for (size_t k = k0; k < k1; k += XP) { /* row o of each panel of columns */
+            T *d = wt + ((k / XP) * out + o) * XP;
+            FN(par_copy_)(d, w + o * in + k, k1 - k < XP ? k1 - k : XP);
+        }
     }
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
     const T *w0 = w + o0 * in;
@@ -231,8 +238,9 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
     exact_share(ly->out, par_panels(ly->in), id, n, FN(par_dw_run_), t);
     if (!ly->has_bias)
         return;
-    const T *dz = h->par->dz[t->cur];
-    T *p = h->p, neg_lr = (T)(-h->lr), *gb = h->par->gb, *st0 = h->st[0], *st1 = h->st[1];
+    struct train_par *q = h->par;
+    const T *dz = q->dz[t->cur];
+    T *p = h->p, neg_lr = (T)(-h->lr), *gb = q->gb, *st0 = h->st[0], *st1 = h->st[1];
     size_t out = (size_t)ly->out, o0 = out * (size_t)id / (size_t)n;
     size_t o1 = out * (size_t)(id + 1) / (size_t)n, pi = ly->b_off + o0;
     for (size_t o = o0; o < o1; ++o) {
@@ -240,13 +248,12 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
         for (size_t b = 0; b < (size_t)B; ++b)
             acc = acc + dz[b * out + o];
         gb[o] = acc;
-        if (!h->par->optim)
+        if (!q->optim)
             p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
     }
-    if (h->par->optim) /* the bias is read from p by the forward only: updated here */
-        FN(train_host_optim_span_isa_)
-    (&h->opt, &t->sc, p + pi, gb + o0, st0 ? st0 + pi : NULL, st1 ? st1 + pi : NULL, o1 - o0,
-     h->par->isa);
+    T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
+    if (q->optim) /* the bias is read from p by the forward only: updated here */
+        FN(train_host_optim_span_isa_)(&h->opt, &t->sc, p + pi, gb + o0, s0, s1, o1 - o0, q->isa);
 }
 
 /* The task: the panels, the forward, and for a step the loss, the backward and the update,
