@@ -94,6 +94,14 @@ void train_par_free(struct train_par *q)
     free(q);
 }
 
+/* The 4 × 4 transposition of the update's panel writes in vectors, where the compiler has
+ * __builtin_shufflevector (GCC 12, Clang); else element by element. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define PAR_SHUFFLE 1
+#endif
+#endif
+
 #define T float
 #define FMA fmaf
 #define SFX f32

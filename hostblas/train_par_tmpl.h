@@ -49,6 +49,32 @@ static inline void FN(par_copy_)(T *restrict d, const T *restrict s, size_t n)
         memcpy(d, s, n * sizeof(T));
 }
 
+#ifdef PAR_SHUFFLE
+typedef T FN(par_v4_) __attribute__((vector_size(4 * sizeof(T))));
+
+/* Columns [0, 4) of the 4 rows w, w + in, w + 2 in, w + 3 in into d, d + XP, d + 2 XP, d + 3 XP
+ * (4 each): a 4 × 4 transposition in vectors (moves only). Used for float only: in double the
+ * baseline level has no 32-byte vectors, and GCC's element-wise lowering was slower. */
+static inline void FN(par_t4_)(T *restrict d, const T *restrict w, size_t in)
+{
+    FN(par_v4_) a, b, c, e;
+    memcpy(&a, w, sizeof a);
+    memcpy(&b, w + in, sizeof b);
+    memcpy(&c, w + 2 * in, sizeof c);
+    memcpy(&e, w + 3 * in, sizeof e);
+    FN(par_v4_) t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+    FN(par_v4_) t1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+    FN(par_v4_) t2 = __builtin_shufflevector(c, e, 0, 4, 1, 5);
+    FN(par_v4_) t3 = __builtin_shufflevector(c, e, 2, 6, 3, 7);
+    FN(par_v4_)
+    r[4] = {
+        __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+        __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+    for (int j = 0; j < 4; ++j)
+        memcpy(d + j * XP, &r[j], sizeof r[j]);
+}
+#endif
+
 /* Panel j of W's rows (the forward's panels) and of W's columns (dx's), zero padded. */
 static void FN(par_pack_rows_)(T *dst, const T *w, int in, int out, int j)
 {
@@ -194,11 +220,18 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
     }
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
     const T *w0 = w + o0 * in;
-    if (o1 - o0 == 8) /* a whole block: 8 elements a store */
-        for (size_t k = k0; k < k1; ++k)
+    if (o1 - o0 == 8) { /* a whole block: 4 × 4 transpositions, then 8 elements a store */
+        size_t k = k0;
+#ifdef PAR_SHUFFLE
+        for (; sizeof(T) == 4 && k + 4 <= k1; k += 4) { /* float: one SSE register a row */
+            FN(par_t4_)(wf + k * XP, w0 + k, in);
+            FN(par_t4_)(wf + k * XP + 4, w0 + 4 * in + k, in);
+        }
+#endif
+        for (; k < k1; ++k)
             for (size_t i = 0; i < 8; ++i)
                 wf[k * XP + i] = w0[i * in + k];
-    else
+    } else
         for (size_t k = k0; k < k1; ++k)
             for (size_t i = 0; i < o1 - o0; ++i)
                 wf[k * XP + i] = w0[i * in + k];
