@@ -125,6 +125,7 @@ int train_host_poke_ulp(cp_trainer *tr, size_t i)
         float *p = tr->h.p;
         p[i] = nextafterf(p[i], INFINITY);
     }
+    tr->h.panels_fresh = false;
     return CP_OK;
 }
 

@@ -50,32 +50,67 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
     return CP_OK;
 }
 
-void FN(train_host_optim_)(struct train_host *h)
-{
-    FN(train_host_optim_range_)(h, 0, h->m->n_params);
-}
-
-#define OPT_ATTR
-#define OPT_NAME FN(train_host_optim_range_)
+#define OPT_ATTR static
+#define OPT_NAME FN(optim_span_)
+#define ADAM_NAME FN(adam_span_)
 #include "train_host_optim_tmpl.h"
 #undef OPT_ATTR
 #undef OPT_NAME
+#undef ADAM_NAME
 
 /* The update compiled for AVX2 + FMA and for AVX-512 F, where the loops vectorise (this file
  * is built with -fno-math-errno, CMakeLists.txt: errno would keep sqrt a call, and a square
  * root of v >= 0 never sets it). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define OPT_ATTR __attribute__((target("avx2,fma"))) static
-#define OPT_NAME FN(train_host_optim_avx2_)
+#define OPT_NAME FN(optim_span_avx2_)
+#define ADAM_NAME FN(adam_span_avx2_)
 #include "train_host_optim_tmpl.h"
 #undef OPT_ATTR
 #undef OPT_NAME
+#undef ADAM_NAME
 #define OPT_ATTR __attribute__((target("avx512f"))) static
-#define OPT_NAME FN(train_host_optim_avx512_)
+#define OPT_NAME FN(optim_span_avx512_)
+#define ADAM_NAME FN(adam_span_avx512_)
 #include "train_host_optim_tmpl.h"
 #undef OPT_ATTR
 #undef OPT_NAME
+#undef ADAM_NAME
 #endif
+
+void FN(train_host_optim_span_isa_)(const cp_optim *o, const struct train_scalars *s, T *p,
+                                    const T *G, T *st0, T *st1, size_t n, int isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == TRAIN_ISA_AVX512) {
+        FN(optim_span_avx512_)(o, s, p, G, st0, st1, n);
+        return;
+    }
+    if (isa == TRAIN_ISA_AVX2) {
+        FN(optim_span_avx2_)(o, s, p, G, st0, st1, n);
+        return;
+    }
+#endif
+    (void)isa;
+    FN(optim_span_)(o, s, p, G, st0, st1, n);
+}
+
+/* Parameters [i0, i1) of h through the update at level isa (TRAIN_ISA_BASELINE: the portable
+ * loop), at step h->step. */
+static void FN(optim_at_)(struct train_host *h, size_t i0, size_t i1, int isa)
+{
+    struct train_scalars s;
+    train_scalars_at(&h->opt, h->step, &s);
+    T *st0 = h->st[0], *st1 = h->st[1];
+    FN(train_host_optim_span_isa_)
+    (&h->opt, &s, (T *)h->p + i0, (const T *)h->grad + i0, st0 ? st0 + i0 : NULL,
+     st1 ? st1 + i0 : NULL, i1 - i0, isa);
+}
+
+void FN(train_host_optim_)(struct train_host *h)
+{
+    FN(optim_at_)(h, 0, h->m->n_params, TRAIN_ISA_BASELINE);
+}
 
 /* w[i] = fma(a, g[i], w[i]) for i < n: plain SGD's update, at each level (the same bits). */
 static inline __attribute__((always_inline)) void FN(axpy_)(T *restrict w, const T *restrict g, T a,
@@ -115,18 +150,7 @@ void FN(train_host_axpy_isa_)(T *w, const T *g, T a, size_t n, int isa)
 
 void FN(train_host_optim_isa_)(struct train_host *h, size_t i0, size_t i1, int isa)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == TRAIN_ISA_AVX512) {
-        FN(train_host_optim_avx512_)(h, i0, i1);
-        return;
-    }
-    if (isa == TRAIN_ISA_AVX2) {
-        FN(train_host_optim_avx2_)(h, i0, i1);
-        return;
-    }
-#endif
-    (void)isa;
-    FN(train_host_optim_range_)(h, i0, i1);
+    FN(optim_at_)(h, i0, i1, isa);
 }
 
 void FN(train_host_forward_)(struct train_host *h, const void *pv)

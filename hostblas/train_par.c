@@ -31,10 +31,15 @@ struct train_par {
     exact_unit_f64_fn unit_f64; /* the double unit at that level */
     int isa;                    /* the level (CLPARITY_HOST_ISA): the optimizer's too */
     void *wf, *wt;              /* every layer's W in panels of its rows, and of its columns */
+    void *wt_next;              /* the next step's wt, written by the update (host:exact, f64) */
     void *xp;                   /* every layer's input in panels of its columns (batch × in) */
     size_t *wf_off, *wt_off, *xp_off;
     void *dz[2], *dzt[2]; /* a layer's dz [batch, out] and dzᵀ, and the layer below's */
-    void *gtmp;           /* plain SGD: one layer's dW before the update */
+    void *gtmp;           /* host:cr's plain SGD: one layer's dW before the update */
+    void *gblk;           /* each thread's block of dW (8 rows × max_width) before its update */
+    bool optim;           /* host:exact, host:f64: an optimizer other than plain SGD, applied to
+                           * each block of dW (the step keeps no h->grad) */
+    void *gb;             /* one layer's bias gradient before the update */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
     float *wT;           /* every layer's Wᵀ, row-major [in, out] (wt_off's layers, unpadded) */
@@ -61,6 +66,7 @@ void train_par_free(struct train_par *q)
     host_pool_free(q->pool);
     free(q->wf);
     free(q->wt);
+    free(q->wt_next);
     free(q->xp);
     free(q->wf_off);
     free(q->wt_off);
@@ -70,6 +76,8 @@ void train_par_free(struct train_par *q)
     free(q->dzt[0]);
     free(q->dzt[1]);
     free(q->gtmp);
+    free(q->gblk);
+    free(q->gb);
     free(q->wT);
     free(q->wT_off);
     free(q->xT);
@@ -85,6 +93,14 @@ void train_par_free(struct train_par *q)
     free(q->xd0);
     free(q);
 }
+
+/* The 4 × 4 transposition of the update's panel writes in vectors, where the compiler has
+ * __builtin_shufflevector (GCC 12, Clang); else element by element. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define PAR_SHUFFLE 1
+#endif
+#endif
 
 #define T float
 #define FMA fmaf
@@ -146,8 +162,9 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         q->dzt[i] = malloc(nd * es);
     }
     q->gtmp = h->grad ? NULL : malloc(wmax * es);
+    q->gb = malloc(((size_t)m->max_width + 1) * es);
     if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] ||
-        (!h->grad && !q->gtmp))
+        (!h->grad && !q->gtmp) || !q->gb)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     if (dtype == CP_F64)
         train_par_pack_input_f64(h);
@@ -171,8 +188,18 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
     int st = host_env_word("CLPARITY_HOST_EXACT", modes, 2, &mode);
     if (st != CP_OK || mode == 0)
         return st;
-    st = exact_isa(&isa);
-    return st == CP_OK ? par_create(h, dtype, mode, isa) : st;
+    if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, dtype, mode, isa)) != CP_OK)
+        return st;
+    struct train_par *q = h->par; /* zero padded as wt (par_pack_cols) */
+    size_t es = cp_dtype_size(dtype);
+    q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, es);
+    q->gblk = malloc((size_t)q->threads * 8 * (size_t)h->m->max_width * es);
+    q->optim = h->grad != NULL;
+    free(h->grad); /* the update takes each block of dW from gblk */
+    h->grad = NULL;
+    return q->wt_next && q->gblk
+               ? CP_OK
+               : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
 }
 
 /* ---- host:cr's step on the pool ------------------------------------------------------------

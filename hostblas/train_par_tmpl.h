@@ -10,7 +10,13 @@
  *   - dW       dW = dzᵀ·x: rows W's rows (dzᵀ as the input), outputs W's columns, K = the
  *              batch, panels of x (xp, packed from each forward's output as it is written).
  * The epilogues that follow (activation, residual, ReLU mask, update) are elementwise, done by
- * the thread that wrote the region. */
+ * the thread that wrote the region. The update is fused into the backward: layer l's dW, 8 rows
+ * at a time, goes through the optimizer's elementwise code (train_host_optim_tmpl.h, each
+ * parameter's update reading only its own p, gradient and state, so that its order among the
+ * others changes no bit) while in cache, in the phase of layer l, whose dx reads wt and not p;
+ * the new weights go into the next step's panels as they are written (wf, read only by a
+ * forward, and wt_next, which becomes wt after the step), so a step packs no panel unless p was
+ * changed outside a step (h->panels_fresh). */
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -27,10 +33,47 @@ struct FN(par_task_) {
     const T *p;    /* the weights of the forward */
     bool backward; /* a whole step: the backward and the update after the forward */
     double *loss;
-    int l;     /* the layer of the region being finished */
-    T *g, *gn; /* the gradient of layer l's output, and of its input */
-    int cur;   /* dz[cur], dzt[cur]: layer l's */
+    int l;                   /* the layer of the region being finished */
+    T *g, *gn;               /* the gradient of layer l's output, and of its input */
+    int cur;                 /* dz[cur], dzt[cur]: layer l's */
+    int id;                  /* the thread's: its block of gblk */
+    struct train_scalars sc; /* the step's optimizer scalars (q->optim) */
 };
+
+/* n <= XP elements from s to d: a whole panel's row as one copy of constant size. */
+static inline void FN(par_copy_)(T *restrict d, const T *restrict s, size_t n)
+{
+    if (n == XP)
+        memcpy(d, s, XP * sizeof(T));
+    else
+        memcpy(d, s, n * sizeof(T));
+}
+
+#ifdef PAR_SHUFFLE
+typedef T FN(par_v4_) __attribute__((vector_size(4 * sizeof(T))));
+
+/* Columns [0, 4) of the 4 rows w, w + in, w + 2 in, w + 3 in into d, d + XP, d + 2 XP, d + 3 XP
+ * (4 each): a 4 × 4 transposition in vectors (moves only). Used for float only: in double the
+ * baseline level has no 32-byte vectors, and GCC's element-wise lowering was slower. */
+static inline void FN(par_t4_)(T *restrict d, const T *restrict w, size_t in)
+{
+    FN(par_v4_) a, b, c, e;
+    memcpy(&a, w, sizeof a);
+    memcpy(&b, w + in, sizeof b);
+    memcpy(&c, w + 2 * in, sizeof c);
+    memcpy(&e, w + 3 * in, sizeof e);
+    FN(par_v4_) t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+    FN(par_v4_) t1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+    FN(par_v4_) t2 = __builtin_shufflevector(c, e, 0, 4, 1, 5);
+    FN(par_v4_) t3 = __builtin_shufflevector(c, e, 2, 6, 3, 7);
+    FN(par_v4_)
+    r[4] = {
+        __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+        __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+    for (int j = 0; j < 4; ++j)
+        memcpy(d + j * XP, &r[j], sizeof r[j]);
+}
+#endif
 
 /* Panel j of W's rows (the forward's panels) and of W's columns (dx's), zero padded. */
 static void FN(par_pack_rows_)(T *dst, const T *w, int in, int out, int j)
@@ -53,7 +96,8 @@ static void FN(par_pack_cols_)(T *dst, const T *w, int in, int out, int j)
         }
 }
 
-/* Thread id of n's share of the panels of every layer's W (and of Wᵀ for a step). */
+/* Thread id of n's share of the panels of every layer's W (and of Wᵀ for a step): every one,
+ * where they do not hold t->p already (a step keeps them for the next, h->panels_fresh). */
 static void FN(par_pack_)(struct FN(par_task_) * t, int id, int n)
 {
     const cp_model *m = t->h->m;
@@ -89,16 +133,19 @@ static void FN(par_fwd_run_)(void *arg, int r0, int r1, int p0, int p1)
     lz.act = CP_ACT_NONE;
     lz.residual = false;
     q->UNIT(&lz, t->p, (const T *)q->wf + q->wf_off[t->l], x, z, r0, r1, p0, p1);
-    size_t o1 = (size_t)p1 * XP < out ? (size_t)p1 * XP : out;
+    size_t o0 = (size_t)p0 * XP, o1 = (size_t)p1 * XP < out ? (size_t)p1 * XP : out;
     T *xp = t->backward && t->l + 1 < h->m->n_layers ? (T *)q->xp + q->xp_off[t->l + 1] : NULL;
-    for (size_t b = (size_t)r0; b < (size_t)r1; ++b)
-        for (size_t o = (size_t)p0 * XP; o < o1; ++o) {
-            T acc = z[b * out + o];
-            T r = ly->act == CP_ACT_RELU ? FN(par_relu_)(acc) : acc;
-            y[b * out + o] = ly->residual ? x[b * in + o] + r : r;
-            if (xp)
-                xp[((o / XP) * B + b) * XP + o % XP] = y[b * out + o];
+    const bool relu = ly->act == CP_ACT_RELU, res = ly->residual;
+    for (size_t b = (size_t)r0; b < (size_t)r1; ++b) {
+        const T *zr = z + b * out, *xr = x + b * in;
+        T *yr = y + b * out;
+        for (size_t o = o0; o < o1; ++o) {
+            T r = relu ? FN(par_relu_)(zr[o]) : zr[o];
+            yr[o] = res ? xr[o] + r : r;
         }
+        for (size_t o = o0; xp && o < o1; o += XP) /* row b of each panel: XP in a run */
+            FN(par_copy_)(xp + ((o / XP) * B + b) * XP, yr + o, o1 - o < XP ? o1 - o : XP);
+    }
 }
 
 /* dz of layer l and its transpose at [b][k] from the gradient gk of its output there. */
@@ -124,17 +171,75 @@ static void FN(par_dx_run_)(void *arg, int r0, int r1, int p0, int p1)
     cp_layer ld = {.in = ly->out, .out = ly->in, .act = CP_ACT_NONE}; /* K = out */
     q->UNIT(&ld, t->p, (const T *)q->wt + q->wt_off[t->l], (const T *)q->dz[t->cur], t->gn, r0, r1,
             p0, p1);
-    size_t k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
-    for (size_t b = (size_t)r0; b < (size_t)r1; ++b)
-        for (size_t k = (size_t)p0 * XP; k < k1; ++k) {
-            if (ly->residual)
-                t->gn[b * in + k] = t->gn[b * in + k] + t->g[b * out + k];
-            FN(par_dz_)(h, t->l - 1, 1 - t->cur, b, k, t->gn[b * in + k]);
+    /* the residual, then the layer below's dz (its outputs are this layer's inputs) by rows,
+     * and dzᵀ from it column by column */
+    size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
+    size_t B = (size_t)h->batch;
+    const bool relu = h->m->layers[t->l - 1].act == CP_ACT_RELU, res = ly->residual;
+    const T *zb = (const T *)h->z + (size_t)(t->l - 1) * h->stride;
+    T *dz = q->dz[1 - t->cur], *dzt = q->dzt[1 - t->cur];
+    for (size_t b = (size_t)r0; b < (size_t)r1; ++b) {
+        T *gr = t->gn + b * in, *dr = dz + b * in;
+        const T *g = t->g + b * out, *zr = zb + b * in;
+        for (size_t k = k0; k < k1; ++k) {
+            T v = res ? gr[k] + g[k] : gr[k];
+            gr[k] = v;
+            dr[k] = relu ? (zr[k] > (T)0 ? v : (T)0) : v;
         }
+    }
+    for (size_t k = k0; k < k1; ++k)
+        for (size_t b = (size_t)r0; b < (size_t)r1; ++b)
+            dzt[k * B + b] = dz[b * in + k];
 }
 
-/* dW's units of layer t->l (rows: W's rows), into the gradient or, for plain SGD, into gtmp
- * and then the update in place. */
+/* The update of W's rows [o0, o1) (8 at most, in one panel), columns [k0, k1), of layer t->l
+ * from their gradient gw (rows from o0, `in` apart): the optimizer's (train_host_optim_tmpl.h's
+ * elementwise code) or plain SGD's, then the new weights into the panels of the next step's forward
+ * (wf) and dx (wt_next: this step's dx of the layer reads wt). */
+static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, size_t o1, size_t k0,
+                            size_t k1)
+{
+    struct train_host *h = t->h;
+    struct train_par *q = h->par;
+    const cp_layer *ly = &h->m->layers[t->l];
+    size_t in = (size_t)ly->in, out = (size_t)ly->out, n = k1 - k0;
+    T *w = (T *)h->p + ly->w_off, *st0 = h->st[0], *st1 = h->st[1];
+    T *wt = (T *)q->wt_next + q->wt_off[t->l];
+    for (size_t o = o0; o < o1; ++o) {
+        size_t i = o * in + k0, pi = ly->w_off + i;
+        const T *g = gw + (o - o0) * in + k0;
+        T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
+        if (q->optim)
+            FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
+        else
+            FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
+        for (size_t k = k0; k < k1; k += XP) { /* row o of each panel of columns */
+            T *d = wt + ((k / XP) * out + o) * XP;
+            FN(par_copy_)(d, w + o * in + k, k1 - k < XP ? k1 - k : XP);
+        }
+    }
+    T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
+    const T *w0 = w + o0 * in;
+    if (o1 - o0 == 8) { /* a whole block: 4 × 4 transpositions, then 8 elements a store */
+        size_t k = k0;
+#ifdef PAR_SHUFFLE
+        for (; sizeof(T) == 4 && k + 4 <= k1; k += 4) { /* float: one SSE register a row */
+            FN(par_t4_)(wf + k * XP, w0 + k, in);
+            FN(par_t4_)(wf + k * XP + 4, w0 + 4 * in + k, in);
+        }
+#endif
+        for (; k < k1; ++k)
+            for (size_t i = 0; i < 8; ++i)
+                wf[k * XP + i] = w0[i * in + k];
+    } else
+        for (size_t k = k0; k < k1; ++k)
+            for (size_t i = 0; i < o1 - o0; ++i)
+                wf[k * XP + i] = w0[i * in + k];
+}
+
+/* dW's units of layer t->l (rows: W's rows), 8 rows at a time (the unit's tile) into the
+ * thread's block of gblk (the unit's rows from 0, so that the block is written from its start),
+ * each block updated while it is in cache. */
 static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
 {
     struct FN(par_task_) *t = arg;
@@ -143,15 +248,15 @@ static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
     const cp_layer *ly = &h->m->layers[t->l];
     size_t in = (size_t)ly->in;
     cp_layer lw = {.in = h->batch, .out = ly->in, .act = CP_ACT_NONE};
-    T *G = h->grad, *w = (T *)h->p + ly->w_off;
-    T *gw = G ? G + ly->w_off : q->gtmp;
-    q->UNIT(&lw, t->p, (const T *)q->xp + q->xp_off[t->l], (const T *)q->dzt[t->cur], gw, r0, r1,
-            p0, p1);
-    if (G)
-        return;
     size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
-    for (size_t o = (size_t)r0; o < (size_t)r1; ++o)
-        FN(train_host_axpy_isa_)(w + o * in + k0, gw + o * in + k0, (T)(-h->lr), k1 - k0, q->isa);
+    size_t B = (size_t)h->batch;
+    T *gw = (T *)q->gblk + (size_t)t->id * 8 * (size_t)h->m->max_width;
+    for (int r = r0; r < r1; r += 8) {
+        int re = r + 8 < r1 ? r + 8 : r1;
+        const T *dzt = (const T *)q->dzt[t->cur] + (size_t)r * B; /* rows of dzᵀ: W's rows */
+        q->UNIT(&lw, t->p, (const T *)q->xp + q->xp_off[t->l], dzt, gw, 0, re - r, p0, p1);
+        FN(par_update_)(t, gw, (size_t)r, (size_t)re, k0, k1);
+    }
 }
 
 /* Thread id of n's part of layer t->l's backward: dx, dW, and the bias's gradient (outputs
@@ -166,18 +271,22 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
     exact_share(ly->out, par_panels(ly->in), id, n, FN(par_dw_run_), t);
     if (!ly->has_bias)
         return;
-    const T *dz = h->par->dz[t->cur];
-    T *G = h->grad, *p = h->p, neg_lr = (T)(-h->lr);
-    size_t out = (size_t)ly->out;
-    for (size_t o = out * (size_t)id / (size_t)n; o < out * (size_t)(id + 1) / (size_t)n; ++o) {
+    struct train_par *q = h->par;
+    const T *dz = q->dz[t->cur];
+    T *p = h->p, neg_lr = (T)(-h->lr), *gb = q->gb, *st0 = h->st[0], *st1 = h->st[1];
+    size_t out = (size_t)ly->out, o0 = out * (size_t)id / (size_t)n;
+    size_t o1 = out * (size_t)(id + 1) / (size_t)n, pi = ly->b_off + o0;
+    for (size_t o = o0; o < o1; ++o) {
         T acc = (T)0;
         for (size_t b = 0; b < (size_t)B; ++b)
             acc = acc + dz[b * out + o];
-        if (G)
-            G[ly->b_off + o] = acc;
-        else
+        gb[o] = acc;
+        if (!q->optim)
             p[ly->b_off + o] = FMA(neg_lr, acc, p[ly->b_off + o]);
     }
+    T *s0 = st0 ? st0 + pi : NULL, *s1 = st1 ? st1 + pi : NULL;
+    if (q->optim) /* the bias is read from p by the forward only: updated here */
+        FN(train_host_optim_span_isa_)(&h->opt, &t->sc, p + pi, gb + o0, s0, s1, o1 - o0, q->isa);
 }
 
 /* The task: the panels, the forward, and for a step the loss, the backward and the update,
@@ -186,11 +295,14 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
 {
     struct FN(par_task_) *t0 = arg, task = *t0;
     struct FN(par_task_) *t = &task; /* each thread's own: l, g, gn and cur change */
+    t->id = id;
     struct train_host *h = t->h;
     const cp_model *m = h->m;
     int B = h->batch, L = m->n_layers;
-    FN(par_pack_)(t, id, n);
-    host_pool_sync(pool, n);
+    if (!h->panels_fresh || !t->backward) {
+        FN(par_pack_)(t, id, n);
+        host_pool_sync(pool, n);
+    }
     for (t->l = 0; t->l < L; ++t->l) {
         exact_share(B, par_panels(m->layers[t->l].out), id, n, FN(par_fwd_run_), t);
         host_pool_sync(pool, n);
@@ -220,24 +332,27 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
         t->gn = tmp;
         t->cur = 1 - t->cur;
     }
-    if (h->grad) {
-        size_t np = h->m->n_params;
-        size_t i0 = np * (size_t)id / (size_t)n, i1 = np * (size_t)(id + 1) / (size_t)n;
-        FN(train_host_optim_isa_)(h, i0, i1, h->par->isa);
-    }
 }
 
 void FN(train_par_forward_)(struct train_host *h, const void *p)
 {
     struct FN(par_task_) t = {.h = h, .p = p};
+    h->panels_fresh = false; /* wf now holds p's rows */
     host_pool_task(h->par->pool, h->par->threads, FN(par_task_run_), &t);
 }
 
+/* A step: the panels where stale, the forward, the backward with each layer's update as its
+ * gradient is known (its new weights into wf and wt_next, which becomes wt). */
 void FN(train_par_step_)(struct train_host *h, double *loss)
 {
     struct FN(par_task_) t = {.h = h, .p = h->p, .backward = true, .loss = loss};
     ++h->step; /* before the update, which reads it (nothing before reads it) */
+    train_scalars_at(&h->opt, h->step, &t.sc);
     host_pool_task(h->par->pool, h->par->threads, FN(par_task_run_), &t);
+    void *wt = h->par->wt;
+    h->par->wt = h->par->wt_next;
+    h->par->wt_next = wt;
+    h->panels_fresh = true;
 }
 
 /* The panels of layer 0's input (the same at every step; the others' are written by each

@@ -19,6 +19,7 @@
 #include "train-impl.h" /* train_pow_n, struct cp_train_ops */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static cp_devlist devs;
@@ -453,6 +454,67 @@ static void test_optim_check(void **state)
     assert_null(tr);
 }
 
+/* A run of steps with a weight poked one ULP and a round trip between them, on the threaded
+ * host trainers (hostblas/train_par.c: each step writes the next step's panels of W, so a
+ * weight changed outside a step must be packed again) against the scalar loops
+ * (CLPARITY_HOST_EXACT=scalar): the weights and the optimizer's state must be the same bits. */
+static void run_poked(const char *engine, const cp_optim *o, const char *mode, void *w, void *st)
+{
+    cp_model m;
+    assert_int_equal(cp_model_builtin(&m, 40, 3, 7, 1.0f), CP_OK);
+    enum { B = 24 };
+    float x[B * 40], t[B * 40];
+    for (int i = 0; i < B * 40; ++i) {
+        x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
+        t[i] = (float)((i * 11) % 7 - 3) / 4.0f;
+    }
+    if (mode)
+        setenv("CLPARITY_HOST_EXACT", mode, 1);
+    cp_trainer *tr = NULL;
+    int st0 = cp_trainer_create_optim(engine, &devs.v[devs.n - 1], &m, B, x, t, o, &tr);
+    unsetenv("CLPARITY_HOST_EXACT");
+    assert_int_equal(st0, CP_OK);
+    double loss, y[B * 40];
+    int ok;
+    for (int s = 1; s <= 6; ++s) {
+        assert_int_equal(cp_trainer_step(tr, &loss), CP_OK);
+        if (s == 2)
+            assert_int_equal(cp_trainer_poke_ulp(tr, (size_t)(40 * 17 + 5)), CP_OK);
+        if (s == 4) {
+            assert_int_equal(cp_trainer_roundtrip(tr, y, &ok), CP_OK);
+            assert_true(ok);
+        }
+    }
+    assert_int_equal(cp_trainer_weights(tr, w), CP_OK);
+    if (cp_trainer_state_count(tr) > 0)
+        assert_int_equal(cp_trainer_state(tr, 0, st), CP_OK);
+    cp_trainer_destroy(tr);
+    cp_model_free(&m);
+}
+
+static void test_host_poked(void **state)
+{
+    (void)state;
+    static const enum cp_optim_kind kinds[] = {CP_OPTIM_SGD, CP_OPTIM_ADAM};
+    static const char *const host[] = {"host:exact", "host:f64"};
+    enum { N = 3 * 40 * 40 };
+    static double w[2][N], st[2][N];
+    for (int e = 0; e < 2; ++e)
+        for (int k = 0; k < 2; ++k) {
+            cp_optim o = optim(kinds[k]);
+            memset(w, 0, sizeof w);
+            memset(st, 0, sizeof st);
+            run_poked(host[e], &o, "scalar", w[0], st[0]);
+            run_poked(host[e], &o, NULL, w[1], st[1]);
+            if (memcmp(w[0], w[1], sizeof w[0]) != 0 || memcmp(st[0], st[1], sizeof st[0]) != 0) {
+                print_error("%s, %s: the threaded step's weights after a poke and a round trip "
+                            "differ from the scalar loops'\n",
+                            host[e], k ? "adam" : "sgd");
+                fail();
+            }
+        }
+}
+
 /* The training traits of the registry's engines (cp_engine_info's .train), which train's
  * report, checks and defaults read instead of engine names: the roles, the twins, the
  * defaults, the correctly rounded and the fast-math ones; the dtype of the weights. */
@@ -516,6 +578,7 @@ int main(void)
                                        cmocka_unit_test(test_momentum_nesterov_sgd_wd),
                                        cmocka_unit_test(test_pow),
                                        cmocka_unit_test(test_optim_check),
+                                       cmocka_unit_test(test_host_poked),
                                        cmocka_unit_test(test_traits)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cp_devlist_free(&devs);

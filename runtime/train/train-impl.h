@@ -70,6 +70,8 @@ struct train_host {
     void *st[2];           /* the optimizer's state tensors (train_state_count), n_params each */
     struct train_par *par; /* host:exact's and host:f64's threaded step (hostblas/train_par.c),
                             * NULL for the scalar loops */
+    bool panels_fresh;     /* par's panels of W (wf, wt) hold p: set by its step, cleared by
+                            * whatever else writes p or the panels (poke_ulp, a forward) */
 };
 
 int train_host_create_f32(struct train_host *h, const cp_model *m, int batch, const float *x,
@@ -80,14 +82,18 @@ int train_host_create_f64(struct train_host *h, const cp_model *m, int batch, co
  * in the order of clparity/train.h. */
 void train_host_optim_f32(struct train_host *h);
 void train_host_optim_f64(struct train_host *h);
-/* The same for parameters [i0, i1) (each parameter's update is independent of the others'). */
-void train_host_optim_range_f32(struct train_host *h, size_t i0, size_t i1);
-void train_host_optim_range_f64(struct train_host *h, size_t i0, size_t i1);
 /* The same compiled for an instruction-set level (hostblas/host-impl.h's ISA_AVX512, ISA_AVX2,
  * ISA_BASELINE, as TRAIN_ISA_*): the same bits at every level. */
 enum { TRAIN_ISA_AVX512, TRAIN_ISA_AVX2, TRAIN_ISA_BASELINE };
 void train_host_optim_isa_f32(struct train_host *h, size_t i0, size_t i1, int isa);
 void train_host_optim_isa_f64(struct train_host *h, size_t i0, size_t i1, int isa);
+/* The update of n parameters p from their gradients G and state st0, st1 (h->st[0], h->st[1]
+ * at the same offset, NULL where o has none) with one step's scalars s, at a level: the
+ * threaded step's, one span of a layer at a time. */
+void train_host_optim_span_isa_f32(const cp_optim *o, const struct train_scalars *s, float *p,
+                                   const float *G, float *st0, float *st1, size_t n, int isa);
+void train_host_optim_span_isa_f64(const cp_optim *o, const struct train_scalars *s, double *p,
+                                   const double *G, double *st0, double *st1, size_t n, int isa);
 /* w[i] = fma(a, g[i], w[i]) for i < n (plain SGD's update in the backward), at a level. */
 void train_host_axpy_isa_f32(float *w, const float *g, float a, size_t n, int isa);
 void train_host_axpy_isa_f64(double *w, const double *g, double a, size_t n, int isa);
