@@ -103,9 +103,9 @@ for k in cold warm; do
     XDG_CACHE_HOME=$out/cache "$clp" train -d 0,host $small --steps 20 --json "$out/$k.json" \
         >"$out/$k.txt" || fail "builds ($k): exit $?"
 done
-grep -Eq '^builds: cl:own on 0:0 .*: [0-9.]+ s \(cache miss' "$out/cold.txt" ||
+grep -Eq '^builds: cl:own on 0:0 .*: [0-9.]+ m?s \(cache miss' "$out/cold.txt" ||
     fail "builds (cold cache): no 'builds: cl:own on 0:0 ...: N s (cache miss' line: $(grep -a builds "$out/cold.txt")"
-grep -Eq '^builds: cl:own on 0:0 .*: [0-9.]+ s \(cache hit' "$out/warm.txt" ||
+grep -Eq '^builds: cl:own on 0:0 .*: [0-9.]+ m?s \(cache hit' "$out/warm.txt" ||
     fail "builds (warm cache): no '(cache hit' line: $(grep -a builds "$out/warm.txt")"
 for k in cold warm; do
     "$py" "$src/tests/validate_json.py" "$schema" "$out/$k.json" || fail "builds ($k): the JSON"
@@ -121,7 +121,11 @@ for r in d["results"]:
         first, mean = r["first_step_ms"], r["step_ms_mean"]
         print(f"{sys.argv[2]}: cl:own build {r['build_s']:.3f} s, 1st {first:.3f} ms, "
               f"mean {mean:.3f} ms")
-        assert first <= 10 * mean + 5, (first, mean)
+        # builds counted in the first step would make it at least the build's time; a step
+        # under load may take many means, so only the cold build (about a second: kernels
+        # compiled and probed) tells the two apart, never a timing of the step itself
+        if sys.argv[2] == "cold":
+            assert first < 500 * r["build_s"], (first, r["build_s"])
 PY
 done
 
