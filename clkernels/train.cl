@@ -261,6 +261,11 @@ float tr_sqrt(float a)
 #undef TR_RM
 #undef TR_SFX
 
+/* cl:own on CPUs (train_cpu.cl), built only for that way. */
+#ifdef TR_CPU
+#include "train_cpu.cl"
+#endif
+
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
  * the pre-activation (with the bias). */
 __kernel void tr_fwd_epi(__global const float *acts_in, ulong x_off, __global float *acts_out,
