@@ -1,8 +1,9 @@
 /* cl:own's training on CPUs (PoCL; CLPARITY_TRAIN_KERNELS=cpu, auto on CPU devices), included
- * by train.cl when built with -DTR_CPU. The register tile of the forward's cpu paths
- * (reg_tile.cl: each work-item holds TR_RB rows × TR_NV vectors of TR_VW adjacent outputs, a
- * scalar of A broadcast against TR_NV vectors of B at each k), with a leading dimension for B
- * and A's rows and terms any stride apart, so that the three products need no packing:
+ * by train.cl when built with -DTR_CPU, after reg_tile.cl with this file's settings (TR_VW,
+ * TR_RB; program.c expands includes one level deep). The register tile of the forward's cpu paths
+ * (reg_tile.cl: each work-item holds TR_RB rows × 4 vectors of TR_VW adjacent outputs, a
+ * scalar of A broadcast against the 4 vectors of B at each k), with a leading dimension for B,
+ * A's terms any stride apart and partial tiles, so that the three products need no packing:
  *   forward  z[b][o]  = Σ_k x[b][k]·Wᵀ[k][o]   (Wᵀ: a transposed copy of W, wt below)
  *   backward dx[b][k] = Σ_o dz[b][o]·W[o][k]
  *   gradient gW[o][k] = Σ_b dz[b][o]·x[b][k]
@@ -22,48 +23,12 @@
  * l·stride, rows `width` floats apart); dz overwrites z (nothing reads z after its mask); the
  * gradients g0 and g1 keep each row at b·ld whatever the layer's width (ld the widest), so that
  * a work-item that runs ahead never writes where a slower one still reads. */
-#ifndef TR_VW
-#define TR_VW 16
-#endif
-#define TR_NV 4
-#ifndef TR_RB
-#define TR_RB 4
-#endif
-#define TR_NR (TR_VW * TR_NV) /* the columns of a work-item's tile */
 #define TR_DESC 6
-#define TR_VEC_(n) float##n
-#define TR_VEC(n) TR_VEC_(n)
-#define TR_VLOAD_(n) vload##n
-#define TR_VLOAD(n) TR_VLOAD_(n)
-#define TR_VSTORE_(n) vstore##n
-#define TR_VSTORE(n) TR_VSTORE_(n)
-typedef TR_VEC(TR_VW) tr_vec;
-
-/* TR_MAC on vectors: fma, or (TR_FMA_ZERO_FIX, train.cl's tr_fma) a·b + c where a product is
- * exactly zero. */
-#ifdef TR_FMA_ZERO_FIX
-tr_vec tr_vmac(tr_vec a, tr_vec b, tr_vec c)
-{
-    return select(fma(a, b, c), a * b + c, (a == 0.0f) | (b == 0.0f));
-}
-#else
-#define tr_vmac fma
-#endif
-
-/* TR_VW floats from p, those from cnt on (cnt < TR_VW) as zeros, never read. */
-tr_vec tr_vload_part(__global const float *p, int cnt)
-{
-    if (cnt >= TR_VW)
-        return TR_VLOAD(TR_VW)(0, p);
-    float t[TR_VW];
-    for (int c = 0; c < TR_VW; ++c)
-        t[c] = c < cnt ? p[c] : 0.0f;
-    return TR_VLOAD(TR_VW)(0, t);
-}
+#define TR_NR CP_NR /* the columns of a work-item's tile */
 
 /* out[r · TR_NR + c] = Σ_{k < K} a[r·sar + k·sak] · b[k·ldb + c] for r < TR_RB (rows from
  * `rows` on repeat row rows − 1, never stored) and c < TR_NR (columns from nn on read as 0,
- * never stored). Full tiles (nn ≥ TR_NR) load whole vectors. */
+ * never stored): reg_tile.cl's tile. */
 void tr_cpu_tile(__global const float *a, int sar, int sak, int rows, __global const float *b,
                  int ldb, int nn, int K, float out[TR_RB * TR_NR])
 {
@@ -71,48 +36,7 @@ void tr_cpu_tile(__global const float *a, int sar, int sak, int rows, __global c
 #pragma unroll
     for (int r = 0; r < TR_RB; ++r)
         ar[r] = a + (size_t)min(r, rows - 1) * (size_t)sar;
-    tr_vec acc[TR_RB][TR_NV];
-#pragma unroll
-    for (int r = 0; r < TR_RB; ++r)
-#pragma unroll
-        for (int j = 0; j < TR_NV; ++j)
-            acc[r][j] = (tr_vec)(0.0f);
-    if (nn >= TR_NR) {
-        for (int k = 0; k < K; ++k) {
-            tr_vec w[TR_NV];
-            __global const float *bk = b + (size_t)k * (size_t)ldb;
-#pragma unroll
-            for (int j = 0; j < TR_NV; ++j)
-                w[j] = TR_VLOAD(TR_VW)(0, bk + j * TR_VW);
-#pragma unroll
-            for (int r = 0; r < TR_RB; ++r) {
-                const tr_vec s = (tr_vec)(ar[r][(size_t)k * (size_t)sak]);
-#pragma unroll
-                for (int j = 0; j < TR_NV; ++j)
-                    acc[r][j] = tr_vmac(s, w[j], acc[r][j]);
-            }
-        }
-    } else {
-        for (int k = 0; k < K; ++k) {
-            tr_vec w[TR_NV];
-            __global const float *bk = b + (size_t)k * (size_t)ldb;
-#pragma unroll
-            for (int j = 0; j < TR_NV; ++j)
-                w[j] = tr_vload_part(bk + j * TR_VW, nn - j * TR_VW);
-#pragma unroll
-            for (int r = 0; r < TR_RB; ++r) {
-                const tr_vec s = (tr_vec)(ar[r][(size_t)k * (size_t)sak]);
-#pragma unroll
-                for (int j = 0; j < TR_NV; ++j)
-                    acc[r][j] = tr_vmac(s, w[j], acc[r][j]);
-            }
-        }
-    }
-#pragma unroll
-    for (int r = 0; r < TR_RB; ++r)
-#pragma unroll
-        for (int j = 0; j < TR_NV; ++j)
-            TR_VSTORE(TR_VW)(acc[r][j], r * TR_NV + j, out);
+    cp_reg_tile_ld(ar, sak, b, ldb, nn, K, out);
 }
 
 /* One layer's forward for rows m0 .. m0 + nr − 1: z = Σ_k fma(x, W) + bias; y = (residual ?
