@@ -88,10 +88,12 @@ int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int
                           size_t cols);
 void train_cl_tile_release(struct train_cl *c);
 
-/* train_cl_cpu.c: the CPU kernels' build options (after a space), their setup once train.cl is
- * built with them, a forward (and backward: every row's dz and dx) from weights buffer p,
- * the weights' gradient and update of the step to come, and their release. */
+/* train_cl_cpu.c: the CPU kernels' build options (after a space), whether they take model m
+ * (else auto takes the simple kernels), their setup once train.cl is built with them, a forward
+ * (and backward: every row's dz and dx) from weights buffer p, the weights' gradient and update of
+ * the step to come, and their release. */
 void train_cl_cpu_options(const cp_trainer *tr, char *buf, size_t len);
+bool train_cl_cpu_fits(const cp_model *m); /* the layer table's ints hold its offsets */
 int train_cl_cpu_setup(cp_trainer *tr);
 int train_cl_cpu_rows(cp_trainer *tr, cl_mem p, bool backward);
 int train_cl_cpu_grad(cp_trainer *tr);

@@ -182,9 +182,10 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     } else if (c->mode == TILE_AUTO) {
         if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &c->mode)) != CP_OK)
             return st;
-        c->auto_cpu = c->mode <= TILE_AUTO && own_cpu_device(dev);
+        bool cpu = own_cpu_device(dev);
+        c->auto_cpu = c->mode <= TILE_AUTO && cpu && train_cl_cpu_fits(tr->m);
         if (c->mode <= TILE_AUTO)
-            c->mode = c->auto_cpu ? TILE_CPU : TILE_GRID;
+            c->mode = !cpu ? TILE_GRID : c->auto_cpu ? TILE_CPU : TILE_SIMPLE;
     }
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
      * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.

@@ -47,6 +47,12 @@ void train_cl_cpu_release(struct train_cl *c)
     }
 }
 
+bool train_cl_cpu_fits(const cp_model *m)
+{
+    /* the layer table's offsets are ints */
+    return m->n_layers > 0 && m->n_params < (size_t)INT_MAX;
+}
+
 /* How tr_cpu_grad's epilogue updates (its argument upd): the optimizer's update where the
  * layers' weights and biases are every parameter, else (and under the test hook
  * train-tile-unfused, as for the tiled kernels) the gradient into G for cl_optim. */
@@ -80,7 +86,7 @@ int train_cl_cpu_setup(cp_trainer *tr)
     struct train_cl *c = tr->c;
     const cp_model *m = tr->m;
     size_t L = (size_t)m->n_layers;
-    if (L == 0 || m->n_params > (size_t)INT_MAX)
+    if (!train_cl_cpu_fits(m))
         return cp_err_set(CP_FAIL_USAGE,
                           "CLPARITY_TRAIN_KERNELS=cpu: the model has %zu layers and %zu "
                           "parameters (1 or more, and fewer than 2^31)",
