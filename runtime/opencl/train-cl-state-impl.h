@@ -45,6 +45,7 @@ struct train_cl {
     cl_mem desc, wt;
     bool wt_stale;
     int upd;
+    int rb; /* rows per work-item (TR_RB) */
     size_t grad_items;
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
@@ -92,7 +93,7 @@ void train_cl_tile_release(struct train_cl *c);
  * (else auto takes the simple kernels), their setup once train.cl is built with them, a forward
  * (and backward: every row's dz and dx) from weights buffer p, the weights' gradient and update of
  * the step to come, and their release. */
-void train_cl_cpu_options(const cp_trainer *tr, char *buf, size_t len);
+void train_cl_cpu_options(cp_trainer *tr, char *buf, size_t len);
 bool train_cl_cpu_fits(const cp_model *m); /* the layer table's ints hold its offsets */
 int train_cl_cpu_setup(cp_trainer *tr);
 int train_cl_cpu_rows(cp_trainer *tr, cl_mem p, bool backward);

@@ -274,8 +274,11 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     const char *tp = strstr(tr->build_options, " -DTR_TILE_PLANT");
     if (!tp)
         tp = strstr(tr->build_options, " -DTR_CPU_PLANT");
-    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s",
-             c->lk || c->k_rows ? ways[mode] : "simple", tp ? tp : "");
+    char rb[16] = ""; /* the cpu kernels' rows per work-item: another program */
+    if (c->k_rows)
+        snprintf(rb, sizeof rb, " rb=%d", c->rb);
+    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s%s",
+             c->lk || c->k_rows ? ways[mode] : "simple", rb, tp ? tp : "");
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)

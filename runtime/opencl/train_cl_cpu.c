@@ -18,16 +18,28 @@
 /* train_cpu.cl's TR_VW: floats per vector (AVX-512's 16; two AVX2 registers each) */
 #define CPU_VW 16
 
+/* The rows per work-item of the last trainer made outside the training probe. */
+static _Thread_local int outer_rb;
+
+/* The rows per work-item (train_cpu.cl's TR_RB): own_cpu_rows of the batch, as the forward's
+ * cpu paths; the training probe's own trainer takes its caller's, so that the probe runs the
+ * program that will train (its batch, 5 or 17, would take 4). */
 static int cpu_rows_per_item(const cp_trainer *tr)
 {
-    return own_cpu_rows(tr->batch);
+    if (train_cl_probing() && outer_rb > 0)
+        return outer_rb;
+    int rb = own_cpu_rows(tr->batch);
+    if (!train_cl_probing())
+        outer_rb = rb;
+    return rb;
 }
 
-void train_cl_cpu_options(const cp_trainer *tr, char *buf, size_t len)
+void train_cl_cpu_options(cp_trainer *tr, char *buf, size_t len)
 {
+    tr->c->rb = cpu_rows_per_item(tr);
     /* test hook train-cpu-plant: one ULP up in the first output of each layer's forward and of
      * its weights' gradient */
-    snprintf(buf, len, " -DTR_CPU -DTR_VW=%d -DTR_RB=%d%s", CPU_VW, cpu_rows_per_item(tr),
+    snprintf(buf, len, " -DTR_CPU -DTR_VW=%d -DTR_RB=%d%s", CPU_VW, tr->c->rb,
              cp_test_hook("train-cpu-plant") ? " -DTR_CPU_PLANT" : "");
 }
 
@@ -103,7 +115,7 @@ int train_cl_cpu_setup(cp_trainer *tr)
     int *desc = malloc(L * CPU_DESC * sizeof *desc);
     if (!desc)
         return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
-    int rb = cpu_rows_per_item(tr), items = 0;
+    int rb = c->rb, items = 0;
     for (size_t l = 0; l < L; ++l) {
         const cp_layer *ly = &m->layers[l];
         int *d = desc + CPU_DESC * l;
@@ -185,7 +197,7 @@ int train_cl_cpu_rows(cp_trainer *tr, cl_mem p, bool backward)
                          (const void *const[]){&p});
     if (st == CP_OK)
         st = own_set_args_at(c->k_rows, "tr_cpu_rows", 12, 2, sz, va);
-    size_t rb = (size_t)cpu_rows_per_item(tr);
+    size_t rb = (size_t)c->rb;
     size_t gws = ((size_t)tr->batch + rb - 1) / rb;
     return st == CP_OK ? cpu_enqueue(c, c->k_rows, "tr_cpu_rows", 1, &gws) : st;
 }
