@@ -261,6 +261,30 @@ float tr_sqrt(float a)
 #undef TR_RM
 #undef TR_SFX
 
+/* cl:own on CPUs (train_cpu.cl), built only for that way: reg_tile.cl's register tile of 4
+ * vectors of TR_VW floats × TR_RB rows (the forward's cpu paths'), with partial tiles, and its
+ * multiply-add as tr_fma's on vectors (TR_FMA_ZERO_FIX: a·b + c where a product is exactly
+ * zero). */
+#ifdef TR_CPU
+#ifndef TR_VW
+#define TR_VW 16
+#endif
+#ifndef TR_RB
+#define TR_RB 4
+#endif
+#define CP_VW TR_VW
+#define CP_NV 4
+#define CP_RB TR_RB
+#define CP_TILE_PARTIAL
+#ifdef TR_FMA_ZERO_FIX
+#define CP_MAC(a, b, c) select(fma(a, b, c), (a) * (b) + (c), ((a) == 0.0f) | ((b) == 0.0f))
+#else
+#define CP_MAC(a, b, c) fma(a, b, c)
+#endif
+#include "reg_tile.cl"
+#include "train_cpu.cl"
+#endif
+
 /* cl:clblast: after CLBlast's z = x·Wᵀ, the bias, the activation and the residual; z keeps
  * the pre-activation (with the bias). */
 __kernel void tr_fwd_epi(__global const float *acts_in, ulong x_off, __global float *acts_out,

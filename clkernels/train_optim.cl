@@ -14,26 +14,29 @@
  *   TR_SMALL(w)        |w| < 1/2;  TR_ONE  1.0f;  TR_UP(a)  the next float up (test hooks)
  * and TR_PLANT (0 but for the test hooks train-plant-m, -v and -root: 1, 2, 3). */
 
-/* sgd with weight decay: g = fma(p, wd, G); p = fma(g, −lr, p). */
+/* sgd with weight decay: g = fma(p, wd, G); p = fma(g, −lr, p). One parameter's (tr_opt_sgd's,
+ * and cl:own's CPU gradient kernel's epilogue, train_cpu.cl) from its gradient G. */
+void tr_sgd_one(__global TR_T *restrict p, TR_T G, size_t i, float neg_lr, float wd)
+{
+    TR_T g = TR_FMA(p[i], TR_F(wd), G);
+    p[i] = TR_FMA(g, TR_F(neg_lr), p[i]);
+}
+
 __kernel void tr_opt_sgd(__global TR_T *restrict p, __global const TR_T *restrict G, int n,
                          float neg_lr, float wd)
 {
     size_t i = get_global_id(0);
     if (i >= (size_t)n)
         return;
-    TR_T g = TR_FMA(p[i], TR_F(wd), G[i]);
-    p[i] = TR_FMA(g, TR_F(neg_lr), p[i]);
+    tr_sgd_one(p, G[i], i, neg_lr, wd);
 }
 
-/* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. */
-__kernel void tr_opt_momentum(__global TR_T *restrict p, __global const TR_T *restrict G,
-                              __global TR_T *restrict buf, int n, float neg_lr, int decay_on,
-                              float wd, float mom, int first, int nesterov)
+/* momentum (dampening 0): b = first ? g : b·mu + g; g = nesterov ? fma(b, mu, g) : b. One
+ * parameter's (tr_opt_momentum's, and train_cpu.cl's epilogue) from its gradient G. */
+void tr_momentum_one(__global TR_T *restrict p, TR_T G, __global TR_T *restrict buf, size_t i,
+                     float neg_lr, int decay_on, float wd, float mom, int first, int nesterov)
 {
-    size_t i = get_global_id(0);
-    if (i >= (size_t)n)
-        return;
-    TR_T g = decay_on ? TR_FMA(p[i], TR_F(wd), G[i]) : G[i];
+    TR_T g = decay_on ? TR_FMA(p[i], TR_F(wd), G) : G;
     TR_T b = g;
     if (!first) {
         b = TR_MUL(buf[i], TR_F(mom));
@@ -42,6 +45,16 @@ __kernel void tr_opt_momentum(__global TR_T *restrict p, __global const TR_T *re
     buf[i] = b;
     g = nesterov ? TR_FMA(b, TR_F(mom), g) : b;
     p[i] = TR_FMA(g, TR_F(neg_lr), p[i]);
+}
+
+__kernel void tr_opt_momentum(__global TR_T *restrict p, __global const TR_T *restrict G,
+                              __global TR_T *restrict buf, int n, float neg_lr, int decay_on,
+                              float wd, float mom, int first, int nesterov)
+{
+    size_t i = get_global_id(0);
+    if (i >= (size_t)n)
+        return;
+    tr_momentum_one(p, G[i], buf, i, neg_lr, decay_on, wd, mom, first, nesterov);
 }
 
 /* TR_DIV(x, y) (op 1) or TR_SQRT(x) (op 0) for n inputs: train's probe of its div/sqrt way

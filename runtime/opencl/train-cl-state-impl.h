@@ -35,16 +35,31 @@ struct train_cl {
      * sc holds the step's scalars (TILE_SCALARS floats, train_tile.cl's tr_gw_t) */
     bool fused_adam;
     cl_mem sc;
+    /* cl:own's CPU kernels (CLPARITY_TRAIN_KERNELS=cpu: train_cpu.cl, train_cl_cpu.c): the
+     * rows' forward and backward, the weights' gradient and update, Wᵀ from p; the layer
+     * table; Wᵀ (wt), rebuilt before the next forward where wt_stale; how tr_cpu_grad
+     * updates (its argument upd) and its work-items */
+    int mode;      /* enum tile_mode, TILE_SIMPLE for cl:clblast, cl:relaxed and cl:cr */
+    bool auto_cpu; /* auto took TILE_CPU (a CPU device): the simple kernels where it fails */
+    cl_kernel k_rows, k_grad, k_wt;
+    cl_mem desc, wt;
+    bool wt_stale;
+    int upd;
+    int rb; /* rows per work-item (TR_RB) */
+    size_t grad_items;
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
     float *y; /* host copy of the output, for the loss */
     float *t_host;
 };
 
-/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_SIMPLE on CPU
- * devices (PoCL: a 16×16 work-group of barriers costs more there than it saves), else
- * TILE_GRID, whose blocks follow the grid's size. */
-enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8 };
+/* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_CPU on CPU
+ * devices (own_cpu_device: PoCL, rusticl's llvmpipe; a 16×16 work-group of barriers costs
+ * more there than it saves), else TILE_GRID, whose blocks follow the grid's size. */
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8, TILE_CPU };
+/* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
+#define TRAIN_PLANT_STEP 2
+
 /* the floats of the fused Adam's scalars buffer (train_tile.cl's tr_gw_t) */
 #define TILE_SCALARS 11
 
@@ -73,6 +88,17 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode);
 int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
                           size_t cols);
 void train_cl_tile_release(struct train_cl *c);
+
+/* train_cl_cpu.c: the CPU kernels' build options (after a space), whether they take model m
+ * (else auto takes the simple kernels), their setup once train.cl is built with them, a forward
+ * (and backward: every row's dz and dx) from weights buffer p, the weights' gradient and update of
+ * the step to come, and their release. */
+void train_cl_cpu_options(cp_trainer *tr, char *buf, size_t len);
+bool train_cl_cpu_fits(const cp_model *m); /* the layer table's ints hold its offsets */
+int train_cl_cpu_setup(cp_trainer *tr);
+int train_cl_cpu_rows(cp_trainer *tr, cl_mem p, bool backward);
+int train_cl_cpu_grad(cp_trainer *tr);
+void train_cl_cpu_release(struct train_cl *c);
 
 /* cl:own's probes (tr->probe, tr->probe_why): the training kernels (three SGD steps of a
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing

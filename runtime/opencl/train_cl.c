@@ -120,9 +120,6 @@ static const char *ftz_option(void)
 /* What cp_trainer_div_sqrt says of cl:relaxed with adam and adamw. */
 #define RELAXED_DIV_SQRT "native (native_divide, native_sqrt; fast math)"
 
-/* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
-#define TRAIN_PLANT_STEP 2
-
 /* train.cl's build options. adam and adamw divide and take square roots, which must be
  * correctly rounded to stay host:exact's twin: divsqrt_way() picks how. cl:relaxed builds with
  * fast math and native_divide and native_sqrt instead. */
@@ -161,9 +158,12 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     int st = fma_zero_fix(tr, dev, &fix);
     if (st != CP_OK)
         return st;
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s",
+    char cpu[96] = "";
+    if (tr->c->mode == TILE_CPU)
+        train_cl_cpu_options(tr, cpu, sizeof cpu);
+    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s",
              tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
-             fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option());
+             fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu);
     return CP_OK;
 }
 
@@ -175,6 +175,18 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
     int st = cp_cl_open(dev, 0, &c->ctx, &c->q);
     if (st != CP_OK)
         return st;
+    /* cl:own's way (CLPARITY_TRAIN_KERNELS, unless own_create forced one), before the build:
+     * the cpu kernels are built only for their way */
+    if (c->clblast || c->relaxed || c->cr) {
+        c->mode = TILE_SIMPLE;
+    } else if (c->mode == TILE_AUTO) {
+        if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &c->mode)) != CP_OK)
+            return st;
+        bool cpu = own_cpu_device(dev);
+        c->auto_cpu = c->mode <= TILE_AUTO && cpu && train_cl_cpu_fits(tr->m);
+        if (c->mode <= TILE_AUTO)
+            c->mode = !cpu ? TILE_GRID : c->auto_cpu ? TILE_CPU : TILE_SIMPLE;
+    }
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
      * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.
      * adam and adamw divide and take square roots the float way (divsqrt.cl, whose proof holds
@@ -251,19 +263,22 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = train_cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
             return st;
     }
-    static const char *const ways[] = {"auto", "simple", "tiled", "tiled1", "tiled4", "tiled8"};
-    int mode = TILE_SIMPLE;
-    if (!c->clblast && !c->relaxed && !c->cr) {
-        if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &mode)) != CP_OK)
-            return st;
-        if (mode <= TILE_AUTO)
-            mode = own_cpu_device(dev) ? TILE_SIMPLE : TILE_GRID;
-        if (mode != TILE_SIMPLE && (st = train_cl_tile_setup(tr, dev, mode)) != CP_OK)
-            return st;
-    }
+    static const char *const ways[] = {"auto",   "simple", "tiled", "tiled1",
+                                       "tiled4", "tiled8", "cpu"};
+    int mode = c->mode;
+    if (mode == TILE_CPU && (st = train_cl_cpu_setup(tr)) != CP_OK)
+        return st;
+    if (mode != TILE_SIMPLE && mode != TILE_CPU &&
+        (st = train_cl_tile_setup(tr, dev, mode)) != CP_OK)
+        return st;
     const char *tp = strstr(tr->build_options, " -DTR_TILE_PLANT");
-    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s", c->lk ? ways[mode] : "simple",
-             tp ? tp : "");
+    if (!tp)
+        tp = strstr(tr->build_options, " -DTR_CPU_PLANT");
+    char rb[16] = ""; /* the cpu kernels' rows per work-item: another program */
+    if (c->k_rows)
+        snprintf(rb, sizeof rb, " rb=%d", c->rb);
+    snprintf(c->kernels, sizeof c->kernels, "kernels=%s%s%s",
+             c->lk || c->k_rows ? ways[mode] : "simple", rb, tp ? tp : "");
     rc = clEnqueueWriteBuffer(c->q, c->acts, CL_TRUE, 0, B * (size_t)m->in_width * sizeof(float), x,
                               0, NULL, NULL);
     if (rc != CL_SUCCESS)
@@ -276,6 +291,8 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
 {
     struct train_cl *c = tr->c;
     const cp_model *m = tr->m;
+    if (c->k_rows)
+        return train_cl_cpu_rows(tr, p, false);
     for (int l = 0; c->lk && l < m->n_layers; ++l) {
         cl_kernel k = c->lk[3 * l];
         int st = own_set_args_at(k, "tr_fwd_t", 6, 1, (const size_t[]){sizeof p},
@@ -525,10 +542,23 @@ static int cl_step(cp_trainer *tr, double *loss)
 {
     struct train_cl *c = tr->c;
     const cp_model *m = tr->m;
-    int st = cl_forward(tr, c->p);
-    if (st != CP_OK)
-        return st;
     cl_int n = tr->batch * m->out_width;
+    int st;
+    if (c->k_rows) {
+        /* cpu: the rows' forward and backward, then the weights' gradient and update */
+        if ((st = train_cl_cpu_rows(tr, c->p, true)) != CP_OK ||
+            (st = train_cl_cpu_grad(tr)) != CP_OK)
+            return st;
+        ++tr->step;
+        if (c->upd == 0 && (st = cl_optim(tr)) != CP_OK)
+            return st;
+        if ((st = cl_read_output(tr, c->y)) != CP_OK)
+            return st;
+        *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
+        return CP_OK;
+    }
+    if ((st = cl_forward(tr, c->p)) != CP_OK)
+        return st;
     cl_ulong y_off = (cl_ulong)m->n_layers * c->stride;
     float s = 2.0f / (float)n;
     const size_t sz[] = {sizeof c->acts, sizeof y_off, sizeof c->t,
@@ -575,6 +605,7 @@ static int cl_warm(cp_trainer *tr)
                     : CL_SUCCESS;
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueWriteBuffer(weights, after the warm-up step)");
+    c->wt_stale = true;
     if (tr->needs_grad && bytes) {
         float *zeros = calloc(m->n_params, sizeof *zeros);
         if (!zeros)
@@ -617,6 +648,7 @@ static int cl_poke_ulp(cp_trainer *tr, size_t i)
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(test hook)");
     v = nextafterf(v, INFINITY);
+    tr->c->wt_stale = true;
     rc = clEnqueueWriteBuffer(tr->c->q, tr->c->p, CL_TRUE, i * sizeof v, sizeof v, &v, 0, NULL,
                               NULL);
     if (rc != CL_SUCCESS)
@@ -682,6 +714,7 @@ static void cl_destroy(cp_trainer *tr)
         if (ks[i])
             clReleaseKernel(ks[i]);
     train_cl_tile_release(c);
+    train_cl_cpu_release(c);
     if (c->prog)
         clReleaseProgram(c->prog);
     if (c->q)
@@ -694,13 +727,15 @@ static void cl_destroy(cp_trainer *tr)
     tr->c = NULL;
 }
 
-/* The engines: one create each, which names the kernels' variant; cl:own's runs its probes. */
+/* The engines: one create each, which names the kernels' variant; cl:own's runs its probes.
+ * mode: cl:own's way, TILE_AUTO to read CLPARITY_TRAIN_KERNELS. */
 static int cl_create_variant(cp_trainer *tr, const cp_device *dev, const float *x, const float *t,
-                             bool clblast, bool relaxed, bool cr)
+                             bool clblast, bool relaxed, bool cr, int mode)
 {
     tr->c = calloc(1, sizeof *tr->c);
     if (!tr->c)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the trainer");
+    tr->c->mode = mode;
     tr->c->clblast = clblast;
     tr->c->relaxed = relaxed;
     tr->c->cr = cr;
@@ -708,27 +743,46 @@ static int cl_create_variant(cp_trainer *tr, const cp_device *dev, const float *
     return st == CP_OK ? cl_create(tr, dev, x, t) : st;
 }
 
+/* cl:own's way while own_create falls back to the simple kernels: the training probe's own
+ * trainer (made through train_ops_cl_own) then runs them too. */
+static _Thread_local int own_mode = TILE_AUTO;
+
+/* cl:own: where auto took the cpu kernels and they fail the training probe on this device
+ * (Mesa 22.3's llvmpipe), the simple kernels, with their own probe. */
 static int own_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
-    int st = cl_create_variant(tr, dev, x, t, false, false, false);
+    int st = cl_create_variant(tr, dev, x, t, false, false, false, own_mode);
     if (st == CP_OK)
         st = train_cl_probe(tr, dev, &train_ops_cl_own);
+    if (st != CP_OK || tr->probe != 0 || !tr->c->auto_cpu)
+        return st;
+    char why[CP_PROBE_WHY];
+    snprintf(why, sizeof why, "%s", tr->probe_why);
+    cl_destroy(tr);
+    own_mode = TILE_SIMPLE;
+    st = cl_create_variant(tr, dev, x, t, false, false, false, TILE_SIMPLE);
+    if (st == CP_OK)
+        st = train_cl_probe(tr, dev, &train_ops_cl_own);
+    own_mode = TILE_AUTO;
+    if (st == CP_OK && tr->probe == 1)
+        snprintf(tr->probe_why, sizeof tr->probe_why,
+                 "the simple kernels: the cpu kernels failed their probe (%.300s)", why);
     return st;
 }
 
 static int clblast_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
-    return cl_create_variant(tr, dev, x, t, true, false, false);
+    return cl_create_variant(tr, dev, x, t, true, false, false, TILE_SIMPLE);
 }
 
 static int relaxed_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
-    return cl_create_variant(tr, dev, x, t, false, true, false);
+    return cl_create_variant(tr, dev, x, t, false, true, false, TILE_SIMPLE);
 }
 
 static int cr_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
-    int st = cl_create_variant(tr, dev, x, t, false, false, true);
+    int st = cl_create_variant(tr, dev, x, t, false, false, true, TILE_SIMPLE);
     if (st == CP_OK && train_divides(&tr->opt))
         st = train_cl_cr_probe(tr, dev);
     return st;

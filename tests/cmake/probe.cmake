@@ -74,16 +74,24 @@ add_test(NAME fault/train_enqueue
 add_test(NAME fault/train_alloc
          COMMAND ${EXPECT} 3 "cl:own on .*: clCreateBuffer\\(activations\\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE"
                  -- ${CLP} train -d 0 -d host --steps 2 --d-model 8 --layers 2)
-# (the 13th launch: the warm-up step before step 1 counts 8 at this shape; the 5th fails
-# in the warm-up step, which is named so)
+# (the 13th launch of the simple kernels: the warm-up step before step 1 counts 8 at this
+# shape; the 5th fails in the warm-up step, which is named so)
 set_tests_properties(fault/train_enqueue PROPERTIES
-                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=fail-enqueue:13"
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=simple;CLPARITY_TEST_HOOK=fail-enqueue:13"
                      LABELS "cli;fault;opencl")
 add_test(NAME fault/train_warm_enqueue
          COMMAND ${EXPECT} 3 "cl:own on .*, warm-up step: clEnqueueNDRangeKernel\\(tr_dx\\) failed: CL_OUT_OF_RESOURCES"
                  -- ${CLP} train -d 0 -d host --steps 2 --d-model 8 --layers 2)
 set_tests_properties(fault/train_warm_enqueue PROPERTIES
-                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=fail-enqueue:5"
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=simple;CLPARITY_TEST_HOOK=fail-enqueue:5"
+                     LABELS "cli;fault;opencl")
+# The cpu kernels (PoCL's default way): the warm-up step launches 3 (Wᵀ, the rows, the
+# weights), step 1 rebuilds Wᵀ (the warm-up reset the weights), then its 6th launch fails.
+add_test(NAME fault/train_cpu_enqueue
+         COMMAND ${EXPECT} 3 "cl:own on .*, step 1: clEnqueueNDRangeKernel\\(tr_cpu_grad\\) failed: CL_OUT_OF_RESOURCES"
+                 -- ${CLP} train -d 0 -d host --steps 2 --d-model 8 --layers 2)
+set_tests_properties(fault/train_cpu_enqueue PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=fail-enqueue:6"
                      LABELS "cli;fault;opencl")
 set_tests_properties(fault/train_alloc PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=fail-alloc:2"

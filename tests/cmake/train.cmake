@@ -137,6 +137,57 @@ train_optim(adam_double_divsqrt pocl "${ENV_POCL};CLPARITY_TRAIN_DIVSQRT=double"
             --optimizer adamw)
 train_optim(float_divsqrt_pocl pocl "${ENV_POCL};CLPARITY_TRAIN_DIVSQRT=float"
             "float (fma correction)" --optimizer adam)
+# Issue 35: cl:own's CPU training kernels (clkernels/train_cpu.cl; CLPARITY_TRAIN_KERNELS=cpu,
+# auto on CPU devices) bit-identical to host:exact at every step (train exits 0 only then) at
+# odd shapes: d=37 B=5 (every tile a partial one), d=130 B=7 (a full and a partial one), B=1,
+# B=70, the digits MLP (biases, in != out, no residual), with each optimizer's update fused
+# into the weight-gradient kernel (sgd, sgd with weight decay, nesterov momentum, adam,
+# adamw) and, under test hook train-tile-unfused, the gradient kept for the optimizer's pass.
+add_test(NAME train/cpu_kernels
+         COMMAND sh -c "t='train -d pocl,host --engines cl:own,host:exact --steps 4 --every 1 --target random --quiet'; $0 $t --optimizer adamw --weight-decay 0.05 --d-model 37 --layers 3 --batch 5 && $0 $t --optimizer momentum --nesterov --weight-decay 0.01 --d-model 130 --layers 4 --batch 7 && $0 $t --optimizer sgd --d-model 64 --layers 4 --batch 1 && $0 $t --optimizer adam --d-model 33 --layers 5 --batch 70 && $0 $t --model ${FIXTURES}/digits.safetensors --optimizer sgd --weight-decay 0.01 --batch 9 && CLPARITY_TEST_HOOK=train-tile-unfused $0 $t --model ${FIXTURES}/digits.safetensors --optimizer adam --batch 9"
+                 ${CLP})
+set_tests_properties(train/cpu_kernels PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=cpu"
+                     LABELS "cli;kernels")
+# The planted twin: one ULP up in the first output of each layer's forward and weight gradient
+# (test hook train-cpu-plant), caught at step 1 (the probe off, which would catch it first).
+add_test(NAME train/cpu_planted
+         COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 1 "
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam
+                 --steps 3 --every 1 --d-model 37 --layers 2 --batch 5 --target random)
+set_tests_properties(train/cpu_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_OWN_PROBE=off;CLPARITY_TRAIN_KERNELS=cpu;CLPARITY_TEST_HOOK=train-cpu-plant"
+                     LABELS cli)
+# auto takes the cpu kernels on PoCL only where they pass the training probe, else the simple
+# ones: with the same plant, train under auto must still give host:exact's bits (exit 0), and
+# forced (no fallback) the probe must fail.
+add_test(NAME train/cpu_probe_fallback
+         COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer sgd --steps 3 --every 1 --d-model 37 --layers 2 --batch 5 --target random --quiet || exit 1; CLPARITY_TRAIN_KERNELS=cpu $0 train -d pocl,host --engines cl:own,host:exact --optimizer sgd --steps 3 --d-model 37 --layers 2 --batch 5 --target random --quiet 2>&1 | grep -q 'its training kernels FAILED their probe' || { echo 'FAIL: the planted cpu kernels passed their probe'; exit 1; }"
+                 ${CLP})
+set_tests_properties(train/cpu_probe_fallback PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=train-cpu-plant"
+                     LABELS cli)
+# The cpu kernels on Oclgrind (forced: not a CPU device), whose checks of the API and of data
+# races must stay silent (its uninitialised-value check left out, as for the simple kernels:
+# it flags the sums' fma here as it does tr_forward's, docs/RELIABILITY.md).
+add_test(NAME train/cpu_oclgrind
+         COMMAND sh -c "log=${OUT}/train_cpu_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CLP} train -d oclgrind,host --engines cl:own,host:exact --optimizer adamw
+                 --weight-decay 0.05 --steps 2 --every 1 --d-model 19 --layers 2 --batch 5
+                 --target random --allow-slow --quiet)
+set_tests_properties(train/cpu_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_TRAIN_KERNELS=cpu"
+                     LABELS "cli;oclgrind")
+if(ENV_RUSTICL)
+  # rusticl (Mesa 22.3's llvmpipe) fails the cpu kernels' probe (8 layers 127 wide: wrong
+  # from the first step, as its forward's cpu1 and cpug; docs/VENDORS.md): auto then trains
+  # with the simple kernels, host:exact's bits at every step.
+  add_test(NAME train/cpu_rusticl
+           COMMAND ${CLP} train -d rusticl,host --engines cl:own,host:exact --optimizer adam
+                   --steps 3 --every 1 --d-model 37 --layers 3 --batch 5 --target random --quiet)
+  set_tests_properties(train/cpu_rusticl PROPERTIES ENVIRONMENT "${ENV_RUSTICL};${ENV_CACHE}"
+                       LABELS cli)
+endif()
 # The fast GEMMs' training paths with an optimizer (AdamW): cl:clblast and host:openblas keep
 # the gradient and run the same update; within 1e-4 of NumPy's float64 training, cl:own
 # bit-identical to host:exact, and cl:clblast reports its div/sqrt way too.

@@ -254,6 +254,13 @@ CLPARITY_TRAIN_KERNELS=simple train_case train_simple_adam cl:own,host:exact --d
     --layers 2 --batch 3 --optimizer adam
 CLPARITY_TRAIN_KERNELS=simple train_case train_simple_model cl:own,host:exact \
     --model "$root/tests/fixtures/seq_export.safetensors" --batch 2 --optimizer momentum
+# The CPU training kernels (train_cpu.cl: CPU devices' default, forced here): the blocks with
+# Adam (every tile a partial one, the update in the gradient kernel's epilogue), and the file
+# model (biases, in != out) with momentum.
+CLPARITY_TRAIN_KERNELS=cpu train_case train_cpu_adam cl:own,host:exact --d-model 13 \
+    --layers 2 --batch 3 --optimizer adam
+CLPARITY_TRAIN_KERNELS=cpu train_case train_cpu_model cl:own,host:exact \
+    --model "$root/tests/fixtures/seq_export.safetensors" --batch 2 --optimizer momentum
 
 # ulp.cl: clparity ulp's kernel on a small sample of sqrt and /, every build, against the
 # host's correctly rounded results (ulp exits 1 where a promised-exact row differs).
