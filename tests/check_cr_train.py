@@ -20,8 +20,8 @@ check_cr_train.py DIR [--json TRAIN_JSON] [--plant-bit STEP]
         from the exact power rounded to double, then each rounded to float32.
     Every cl:cr and host:cr result's final weights and optimizer state must be the
     reference's bits, and with --json (the same run's) every recorded step's loss too (the
-    loss is a function of that step's forward output, in double, i ascending; compared as the
-    JSON writes it, which may be a double's neighbour: see cjson).
+    loss is a function of that step's forward output, in double, i ascending; compared bit for
+    bit: the JSON's numbers read back as the doubles written, cp_json_print).
     --plant-bit STEP flips the lowest bit of the reference's first weight after STEP's
     update: the check must then fail (the test that it can).
 Exit status 0 when all hold, 1 otherwise, 2 on a bad folder."""
@@ -254,15 +254,6 @@ def check_json(path):
     return 1 if bad else 0
 
 
-def cjson(v):
-    """v as train's JSON holds it: cJSON 1.7's print_number writes %1.15g where that reads back
-    within DBL_EPSILON relative (not always v itself), else %1.17g."""
-    t = float("%1.15g" % v)
-    if abs(t - v) <= max(abs(t), abs(v)) * sys.float_info.epsilon:
-        return t
-    return float("%1.17g" % v)
-
-
 def first_diff(a, b):
     d = np.flatnonzero(a.view(np.uint32) != b.view(np.uint32))
     return (len(d), int(d[0])) if len(d) else (0, -1)
@@ -325,7 +316,7 @@ def check_reference(a):
         if steps_doc is not None:
             recs = [s for s in steps_doc if s["engine"] == r["engine"] and
                     s["device"] == r["device"]]
-            wrong = [s["step"] for s in recs if s["loss"] != cjson(losses[s["step"] - 1])]
+            wrong = [s["step"] for s in recs if s["loss"] != losses[s["step"] - 1]]
             ok = recs and not wrong
             print(f"{'ok' if ok else 'FAIL'}: {r['engine']} on {r['device']}: the loss of "
                   f"{len(recs)} recorded steps "
