@@ -183,7 +183,10 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &c->mode)) != CP_OK)
             return st;
         bool cpu = own_cpu_device(dev);
-        c->auto_cpu = c->mode <= TILE_AUTO && cpu && train_cl_cpu_fits(tr->m);
+        /* auto takes the cpu kernels on PoCL only: llvmpipe (rusticl) compiled them for 335 s
+         * before its probe failed, Intel's runtime for tens (vendors job, 2026-11-28) */
+        bool pocl = strstr(dev->platform, "Portable Computing Language") != NULL;
+        c->auto_cpu = c->mode <= TILE_AUTO && cpu && pocl && train_cl_cpu_fits(tr->m);
         if (c->mode <= TILE_AUTO)
             c->mode = !cpu ? TILE_GRID : c->auto_cpu ? TILE_CPU : TILE_SIMPLE;
     }
