@@ -100,6 +100,10 @@ int train_cl_cpu_rows(cp_trainer *tr, cl_mem p, bool backward);
 int train_cl_cpu_grad(cp_trainer *tr);
 void train_cl_cpu_release(struct train_cl *c);
 
+/* train_cl_options.c: tr->build_options (and tr->div_sqrt, div_way, c->plant) for the
+ * trainer's program, cr.cl's for cl:cr, train.cl's for the others. */
+int train_cl_build_options(cp_trainer *tr, const cp_device *dev);
+
 /* cl:own's probes (tr->probe, tr->probe_why): the training kernels (three SGD steps of a
  * trainer of own, cl:own's ops, against host:exact), and adam and adamw's div/sqrt way. Nothing
  * with CLPARITY_OWN_PROBE=off, nor for the probe's own trainer. */
