@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EPS 1e-12
@@ -285,6 +286,43 @@ static void test_json_exact_numbers(void **state)
     cJSON_Delete(a);
 }
 
+/* cp_json_push and cp_json_add own what they are given: an item that cannot be added (its
+ * array or object missing, as when that one's allocation failed) is deleted, not leaked (the
+ * fault loop's leak in train --save, tests/faults). cJSON's allocations counted by hooks of our
+ * own; the last test, since it leaves cJSON on plain malloc (no json_oom count) after. */
+static long json_live;
+static void *count_malloc(size_t n)
+{
+    ++json_live;
+    return malloc(n);
+}
+static void count_free(void *p)
+{
+    json_live -= p != NULL;
+    free(p);
+}
+
+static void test_json_push_owns(void **state)
+{
+    (void)state;
+    cJSON_Hooks h = {count_malloc, count_free};
+    cJSON_InitHooks(&h);
+    json_live = 0;
+    assert_false(cp_json_push(NULL, cJSON_CreateString("lost")));
+    assert_false(cp_json_add(NULL, "key", cJSON_CreateNumber(1.0)));
+    assert_false(cp_json_push(NULL, NULL));
+    assert_int_equal(json_live, 0);
+    cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
+    assert_true(cp_json_push(a, cJSON_CreateString("kept")));
+    assert_true(cp_json_add(o, "list", a));
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "list"), 0)->valuestring, "kept");
+    assert_false(cp_json_push(a, NULL)); /* nothing to add: a is left as it was */
+    assert_int_equal(cJSON_GetArraySize(a), 1);
+    cJSON_Delete(o);
+    assert_int_equal(json_live, 0);
+    cJSON_InitHooks(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_speed_words),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_exact_numbers),
+        cmocka_unit_test(test_json_push_owns), /* last: it leaves cJSON's hooks plain */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,7 +253,7 @@ static cJSON *listing_json(const char *dir, const cp_cache_listing *l, bool writ
         cJSON_AddStringToObject(o, "driver", e->driver);
         cJSON_AddStringToObject(o, "platform", e->platform);
         cJSON_AddStringToObject(o, "platform_version", e->platform_version);
-        cJSON_AddItemToArray(arr, o);
+        cp_json_push(arr, o);
     }
     return root;
 }
@@ -347,7 +347,7 @@ static int cache_list(int argc, char **argv)
             cJSON_AddNumberToObject(o, "bytes", (double)others.v[i].bytes);
             cJSON_AddNumberToObject(o, "age_s", difftime(now, others.v[i].mtime));
             cJSON_AddStringToObject(o, "what", others.v[i].what);
-            cJSON_AddItemToArray(arr, o);
+            cp_json_push(arr, o);
         }
         st = cli_write_json("cache list", "--json", json, root);
     }

@@ -78,11 +78,9 @@ static int probe_paths(const cp_devlist *devs, bool run, FILE *out, cJSON *list)
         any = true;
         char label[300];
         cp_device_label(d, label, sizeof label);
-        cJSON *arr = cJSON_CreateArray();
-        if (list && arr)
-            cJSON_AddItemToObject(cJSON_GetArrayItem(list, (int)i), "own_paths", arr);
-        else
-            cJSON_Delete(arr);
+        cJSON *arr = list ? cJSON_CreateArray() : NULL;
+        if (arr && !cp_json_add(cJSON_GetArrayItem(list, (int)i), "own_paths", arr))
+            arr = NULL; /* deleted */
         char line[4][512] = {"", "", "", ""};
         static const int order[4] = {1, 0, -1, -2};
         char why_rej[8192] = "";
@@ -99,12 +97,12 @@ static int probe_paths(const cp_devlist *devs, bool run, FILE *out, cJSON *list)
             if (v == 0)
                 snprintf(why_rej + strlen(why_rej), sizeof why_rej - strlen(why_rej),
                          "      rejected %s: %s\n", cp_own_path_name(p), why);
-            cJSON *o = list && arr ? cJSON_CreateObject() : NULL;
+            cJSON *o = arr ? cJSON_CreateObject() : NULL;
             if (o) {
                 cJSON_AddStringToObject(o, "path", cp_own_path_name(p));
                 cJSON_AddStringToObject(o, "verdict", verdict_word(v));
                 cJSON_AddStringToObject(o, "why", why);
-                cJSON_AddItemToArray(arr, o);
+                cp_json_push(arr, o);
             }
         }
         if (!out)
@@ -177,8 +175,8 @@ int cmd_devices(int argc, char **argv)
             goto out;
         }
         cJSON_AddNumberToObject(root, "schema", 1);
-        cJSON_AddItemToObject(root, "provenance", prov);
-        cJSON_AddItemToObject(root, "devices", list);
+        cp_json_add(root, "provenance", prov);
+        cp_json_add(root, "devices", list);
         if (devs.env_note[0])
             cJSON_AddStringToObject(root, "warning", devs.env_note);
         else

@@ -550,11 +550,11 @@ int cmd_diff(int argc, char **argv)
         cJSON_AddStringToObject(root, "command", "diff");
         cp_json_add(root, "provenance", cp_provenance_json(""));
         for (size_t i = 0; i < d.nf; ++i)
-            cJSON_AddItemToArray(dirs, cJSON_CreateString(d.f[i].dir));
-        cJSON_AddItemToObject(root, "model", cJSON_Duplicate(m, 1));
+            cp_json_push(dirs, cJSON_CreateString(d.f[i].dir));
+        cp_json_add(root, "model", cJSON_Duplicate(m, 1));
         cJSON_AddStringToObject(root, "expect",
                                 expect < 0 ? "none" : cp_preset_name((enum cp_preset)expect));
-        cJSON_AddItemToObject(root, "comparison", cmp);
+        cp_json_add(root, "comparison", cmp);
         st = cli_write_json("diff", "--json", json_path, root);
         if (st != CP_OK)
             goto out;

@@ -255,11 +255,11 @@ int cmd_peak(int argc, char **argv)
                 break;
             cp_json_add(o, "device", perf_device_json(&devs.v[i]));
             cp_json_add(o, "peak", perf_peak_json(&peaks[i]));
-            cJSON_AddItemToArray(arr, o);
+            cp_json_push(arr, o);
         }
         /* "devices" after the provenance, for a reader's eye. */
         cJSON_DetachItemViaPointer(root, arr);
-        cJSON_AddItemToObject(root, "devices", arr);
+        cp_json_add(root, "devices", arr);
         st = cp_json_write(json, root);
         if (st != CP_OK)
             cli_fail("peak", st, "--json: %s", cp_err_msg());

@@ -304,7 +304,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
             cJSON_AddStringToObject(jr, "path", tu->path);
             cJSON_AddStringToObject(jr, "params", c[k]);
             cJSON_AddStringToObject(jr, "refused", cp_err_msg());
-            cJSON_AddItemToArray(jc, jr);
+            cp_json_push(jc, jr);
             st = CP_OK;
             continue;
         }
@@ -337,7 +337,7 @@ static int tune_one(const cp_device *dev, const cp_device *host, enum tune_engin
         cJSON_AddNumberToObject(jr, "median_ms", med * 1e3);
         cJSON_AddNumberToObject(jr, "gflops", flops / med * 1e-9);
         cJSON_AddBoolToObject(jr, "same_bits", same);
-        cJSON_AddItemToArray(jc, jr);
+        cp_json_push(jc, jr);
         if (!*best_spec || med < best_t) {
             best_t = med;
             *best_spec = c[k];
@@ -520,7 +520,8 @@ int cmd_tune(int argc, char **argv)
         char key[800];
         cp_tune_key(dev, key, sizeof key);
         cJSON_AddStringToObject(jd, "device", key);
-        cJSON_AddItemToArray(jdevs, jd);
+        if (!cp_json_push(jdevs, jd))
+            jd = NULL; /* deleted: this device's results go nowhere, and the JSON is not written */
         st = tune_device(dev, host, &o, jd, &check);
     }
     if (st == CP_OK && o.json) {

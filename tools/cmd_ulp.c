@@ -281,8 +281,7 @@ static int measure_device(const cp_device *dev, const bool *use, const struct ul
         }
         if (results) {
             cJSON *j = row_json(c, &r, check);
-            if (!j || !cJSON_AddItemToArray(results, j)) {
-                cJSON_Delete(j);
+            if (!j || !cp_json_push(results, j)) { /* push deleted j */
                 st = cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
                 break;
             }
@@ -376,14 +375,10 @@ int cmd_ulp(int argc, char **argv)
         cJSON *results = NULL;
         if (darr) {
             /* each piece goes into darr's tree at once, so that the cleanup frees it */
-            cJSON *dj = cJSON_CreateObject(), *dev_j = NULL;
-            bool ok = dj && cJSON_AddItemToArray(darr, dj);
-            if (!ok)
-                cJSON_Delete(dj);
-            ok =
-                ok && (dev_j = perf_device_json(dev)) && cJSON_AddItemToObject(dj, "device", dev_j);
-            if (!ok && dev_j)
-                cJSON_Delete(dev_j);
+            cJSON *dj = cJSON_CreateObject();
+            /* push and add delete what they could not add */
+            bool ok = dj && cp_json_push(darr, dj);
+            ok = ok && cp_json_add(dj, "device", perf_device_json(dev));
             if (!ok || !(results = cJSON_AddArrayToObject(dj, "results"))) {
                 st = cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory building JSON");
                 goto out;
@@ -402,7 +397,7 @@ int cmd_ulp(int argc, char **argv)
             (unsigned long long)o.seed, o.samples);
     cli_flush(tab);
     if (root) {
-        cJSON_AddItemToObject(root, "devices", darr);
+        cp_json_add(root, "devices", darr);
         darr = NULL;
         if ((st = cli_write_json(CMD, "--json", o.json, root)) != CP_OK) {
             root = NULL;

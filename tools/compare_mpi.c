@@ -228,7 +228,7 @@ static bool add_json(void *root, const struct job *j, void *ctx)
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int r = 0; ranks && r < c->n; ++r) {
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(ranks, o))
+        if (!o || !cp_json_push(ranks, o))
             return false;
         cJSON_AddNumberToObject(o, "rank", r);
         cJSON_AddStringToObject(o, "host", c->v[r].label);
@@ -303,7 +303,7 @@ static int save_remote(const struct job *j, const char *dir, void *ctx)
             }
             cJSON *o = cJSON_CreateObject();
             snprintf(hash, sizeof hash, "%016llx", (unsigned long long)it->hash);
-            if (!o || !cJSON_AddItemToArray(results, o))
+            if (!o || !cp_json_push(results, o))
                 st = cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
             else {
                 cJSON_AddStringToObject(o, "file", file);

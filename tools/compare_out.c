@@ -33,6 +33,6 @@ bool compare_add_json(void *root, const struct job *j, void *ctx)
     cJSON_AddStringToObject(root, "expect",
                             j->o.expect < 0 ? "none" : cp_preset_name((enum cp_preset)j->o.expect));
     cJSON_AddBoolToObject(root, "equal_nan", j->o.equal_nan);
-    cJSON_AddItemToObject(root, "comparison", cj);
+    cp_json_add(root, "comparison", cj);
     return true;
 }

@@ -80,12 +80,12 @@ void csv_begin(struct text *t, void *prov, const char *header)
     for (const char *c = header; *c && *c != '\n';) {
         size_t k = strcspn(c, ",\n");
         char *name = strndup(c, k);
-        if (!name || !cJSON_AddItemToArray(cols, cJSON_CreateString(name)))
+        if (!name || !cp_json_push(cols, cJSON_CreateString(name)))
             t->oom = true;
         free(name);
         c += k + (c[k] == ',');
     }
-    cJSON_AddItemToObject(side, "provenance", prov);
+    cp_json_add(side, "provenance", prov);
     t->sidecar = side;
     text_add(t, "%s", header);
 }

@@ -217,17 +217,17 @@ void *labels_json(const struct labels_in *j)
         cJSON_AddNumberToObject(a, "correct", (double)l.correct[i]);
         cJSON_AddNumberToObject(a, "accuracy",
                                 l.rows ? (double)l.correct[i] / (double)l.rows : 0.0);
-        cJSON_AddItemToArray(acc, a);
+        cp_json_push(acc, a);
     }
     cJSON *ag = cJSON_AddObjectToObject(o, "agreement");
     cJSON *ids = ag ? cJSON_AddArrayToObject(ag, "ids") : NULL;
     cJSON *mat = ag ? cJSON_AddArrayToObject(ag, "matrix") : NULL;
     for (size_t i = 0; ids && mat && i < l.n; ++i) {
-        cJSON_AddItemToArray(ids, cJSON_CreateString(l.c[i].id));
+        cp_json_push(ids, cJSON_CreateString(l.c[i].id));
         cJSON *row = cJSON_CreateArray();
         for (size_t k = 0; row && k < l.n; ++k)
-            cJSON_AddItemToArray(row, cJSON_CreateNumber(agreement(&l, i, k)));
-        cJSON_AddItemToArray(mat, row);
+            cp_json_push(row, cJSON_CreateNumber(agreement(&l, i, k)));
+        cp_json_push(mat, row);
     }
     cJSON *flips = cJSON_AddArrayToObject(o, "flips");
     for (size_t r = 0; flips && r < l.rows; ++r) {
@@ -242,11 +242,11 @@ void *labels_json(const struct labels_in *j)
         cJSON *cls = cJSON_AddArrayToObject(fl, "classes");
         cJSON *mar = cJSON_AddArrayToObject(fl, "margins");
         for (size_t i = 0; cls && mar && i < l.n; ++i) {
-            cJSON_AddItemToArray(cls, cJSON_CreateNumber(l.pred[i * l.rows + r]));
+            cp_json_push(cls, cJSON_CreateNumber(l.pred[i * l.rows + r]));
             double m = l.margin[i * l.rows + r];
-            cJSON_AddItemToArray(mar, isfinite(m) ? cJSON_CreateNumber(m) : cJSON_CreateNull());
+            cp_json_push(mar, isfinite(m) ? cJSON_CreateNumber(m) : cJSON_CreateNull());
         }
-        cJSON_AddItemToArray(flips, fl);
+        cp_json_push(flips, fl);
     }
     lab_free(&l);
     return o;

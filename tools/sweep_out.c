@@ -417,11 +417,11 @@ static cJSON *row_json(const struct sweep *s, const struct row *r)
         cJSON_AddNumberToObject(t, "warmup", (double)s->o.warmup);
         cJSON *rm = cJSON_AddArrayToObject(t, "round_medians_s");
         for (size_t i = 0; rm && i < r->nround; ++i)
-            cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->round_median[i]));
+            cp_json_push(rm, cJSON_CreateNumber(r->round_median[i]));
         cJSON_AddBoolToObject(t, "rounds_consecutive", s->kept[r->point].consecutive);
         cJSON *rr = cJSON_AddArrayToObject(t, "round_runs");
         for (size_t i = 0; rr && i < r->nround; ++i)
-            cJSON_AddItemToArray(rr, cJSON_CreateNumber((double)r->round_runs[i]));
+            cp_json_push(rr, cJSON_CreateNumber((double)r->round_runs[i]));
     }
     cp_json_add_num_or_null(o, "pct_peak", r->pct_peak);
     cJSON_AddBoolToObject(o, "pct_peak_suspect", r->pct_peak_suspect);
@@ -476,16 +476,16 @@ static cJSON *crossovers_json(const struct sweep *s)
                 cJSON_AddNumberToObject(c, "after", (double)cx[i].after);
                 cJSON_AddStringToObject(c, "faster", cx[i].faster == 0 ? "a" : "b");
                 cJSON_AddStringToObject(c, "text", text);
-                cJSON_AddItemToArray(list, c);
+                cp_json_push(list, c);
             }
             cJSON *wn = cJSON_AddArrayToObject(o, "within_noise"); /* grid values */
             for (size_t p = 0; wn && p < s->npts; ++p)
                 if (noise[p])
-                    cJSON_AddItemToArray(wn, cJSON_CreateNumber((double)s->pts[p].x));
+                    cp_json_push(wn, cJSON_CreateNumber((double)s->pts[p].x));
             char text[1024];
             summary_text(s, a, b, common, first, n, noise, text, sizeof text);
             cJSON_AddStringToObject(o, "summary", text);
-            cJSON_AddItemToArray(arr, o);
+            cp_json_push(arr, o);
         }
     free(cx);
     free(noise);
@@ -506,7 +506,7 @@ int sweep_write_json(const struct sweep *s)
         cJSON_AddStringToObject(sw, "vary", vary_names[o->vary]);
         cJSON *grid = cJSON_AddArrayToObject(sw, "grid");
         for (size_t i = 0; grid && i < s->npts; ++i)
-            cJSON_AddItemToArray(grid, cJSON_CreateNumber((double)s->pts[i].x));
+            cp_json_push(grid, cJSON_CreateNumber((double)s->pts[i].x));
         cJSON *fx = cJSON_AddObjectToObject(sw, "fixed");
         if (fx) {
             bool vd = o->vary == VARY_WIDTH || o->vary == VARY_PARAMS;
@@ -543,11 +543,11 @@ int sweep_write_json(const struct sweep *s)
             break;
         cp_json_add(d, "device", perf_device_json(&s->devs.v[i]));
         cp_json_add(d, "peak", perf_peak_json(&s->peaks[i]));
-        cJSON_AddItemToArray(devs, d);
+        cp_json_push(devs, d);
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; res && i < s->nrows; ++i)
-        cJSON_AddItemToArray(res, row_json(s, &s->rows[i]));
+        cp_json_push(res, row_json(s, &s->rows[i]));
     cp_json_add(root, "crossovers", crossovers_json(s));
     return cli_write_json("sweep", "--json", o->json, root);
 }

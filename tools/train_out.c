@@ -230,8 +230,8 @@ static cJSON *optim_json(const cp_optim *o)
         cJSON_AddBoolToObject(j, "nesterov", o->nesterov);
     } else if (o->kind == CP_OPTIM_ADAM || o->kind == CP_OPTIM_ADAMW) {
         cJSON *b = cJSON_AddArrayToObject(j, "betas");
-        cJSON_AddItemToArray(b, cJSON_CreateNumber(o->beta1));
-        cJSON_AddItemToArray(b, cJSON_CreateNumber(o->beta2));
+        cp_json_push(b, cJSON_CreateNumber(o->beta1));
+        cp_json_push(b, cJSON_CreateNumber(o->beta2));
         cJSON_AddNumberToObject(j, "eps", o->eps);
         cJSON_AddBoolToObject(j, "amsgrad", false);
     }
@@ -283,7 +283,7 @@ static cJSON *model_json(const struct train *T)
         cJSON_AddNumberToObject(j, "b_off", (double)ly->b_off);
         cJSON_AddStringToObject(j, "act", ly->act == CP_ACT_RELU ? "relu" : "none");
         cJSON_AddBoolToObject(j, "residual", ly->residual);
-        cJSON_AddItemToArray(ls, j);
+        cp_json_push(ls, j);
     }
     return m;
 }
@@ -369,12 +369,12 @@ int train_write_json(const struct train *T)
             cJSON_AddNumberToObject(s, "f64_max_abs", rc->f64_abs);
             cJSON_AddNumberToObject(s, "f64_max_ulp", (double)rc->f64_ulp);
         }
-        cJSON_AddItemToArray(steps, s);
+        cp_json_push(steps, s);
     }
     cJSON *res = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; i < T->R.nr; ++i)
         if (T->R.r[i].w) /* not a result of a rank that failed (--mpi) */
-            cJSON_AddItemToArray(res, result_json(T, &T->R.r[i]));
+            cp_json_push(res, result_json(T, &T->R.r[i]));
     return cli_write_json(CMD, "--json", T->o.json, root);
 }
 
@@ -473,7 +473,7 @@ static int save_files(const struct train *T, const char *dir)
     cJSON *res = cJSON_AddArrayToObject(index, "results");
     for (size_t i = 0; i < T->R.nr; ++i)
         if (T->R.r[i].w) /* not a result of a rank that failed (--mpi) */
-            cJSON_AddItemToArray(res, result_json(T, &T->R.r[i]));
+            cp_json_push(res, result_json(T, &T->R.r[i]));
     snprintf(path, sizeof path, "%s/index.json", dir);
     int st = cp_json_write(path, index);
     cJSON_Delete(index);

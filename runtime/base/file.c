@@ -229,10 +229,20 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v)
         cJSON_AddNumberToObject(obj, key, v);
 }
 
-void cp_json_add(void *obj, const char *key, void *item)
+bool cp_json_add(void *obj, const char *key, void *item)
 {
-    if (!cJSON_AddItemToObject(obj, key, item))
-        cJSON_Delete(item);
+    if (cJSON_AddItemToObject(obj, key, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+bool cp_json_push(void *arr, void *item)
+{
+    if (cJSON_AddItemToArray(arr, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
 }
 
 void cp_sha256_hex(const void *data, size_t len, char out[65])

@@ -103,13 +103,15 @@ static bool png_is_own(const unsigned char *b, size_t n)
 }
 
 /* A CSV whose first line is the header that its sidecar path.json (a JSON of clparity's)
- * lists in "columns" (tools/csv.c). */
-static bool csv_sidecar_is_own(const char *path, const char *text, size_t n)
+ * lists in "columns" (tools/csv.c). *oom is set when memory ran out before it could tell. */
+static bool csv_sidecar_is_own(const char *path, const char *text, size_t n, bool *oom)
 {
     size_t pl = strlen(path), line = 0;
     char *side = malloc(pl + sizeof ".json");
-    if (!side)
+    if (!side) {
+        *oom = true;
         return false;
+    }
     memcpy(side, path, pl);
     memcpy(side + pl, ".json", sizeof ".json");
     mode_t mode;
@@ -119,6 +121,7 @@ static bool csv_sidecar_is_own(const char *path, const char *text, size_t n)
         return false;
     enum { SIDE_MAX = 1 << 20 }; /* a sidecar is a few KiB */
     char *buf = malloc(SIDE_MAX);
+    *oom = *oom || !buf;
     size_t k = buf ? fread(buf, 1, SIDE_MAX, f) : 0;
     fclose(f);
     bool own = buf && k < SIDE_MAX && json_is_own(buf, k);
@@ -180,6 +183,7 @@ int cp_output_check(const char *opt, const char *path)
     size_t n = fread(head, 1, sizeof head, f);
     const char *why = NULL;
     char *all = NULL;
+    bool oom = false;
     if (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) {
         if (!cp_npy_header_is_own(head, n, (unsigned long long)sb.st_size))
             why = "an .npy file whose header or length is not one that clparity writes";
@@ -192,13 +196,19 @@ int cp_output_check(const char *opt, const char *path)
         memcpy(all, head, n);
         n += fread(all + n, 1, (size_t)sb.st_size - n, f);
         why = why_foreign(all, n);
-        if (why && csv_sidecar_is_own(path, all, n))
+        if (why && csv_sidecar_is_own(path, all, n, &oom))
             why = NULL;
     }
     free(all);
     fclose(f);
     if (!why)
         return CP_OK;
+    /* cJSON cannot tell a parse that ran out of memory from a file that is not JSON: a failed
+     * allocation (json_malloc counts it) makes "not clparity's" unknown, not a verdict. */
+    if (oom || cp_json_incomplete())
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "%s%sout of memory reading %s to tell whether clparity wrote it", o, sep,
+                          path);
     return cp_err_set(CP_FAIL_USAGE,
                       "%s%s%s exists and clparity did not write it (%s): clparity replaces only "
                       "files it wrote; remove it or name another",

@@ -78,7 +78,7 @@ static void add_icds(cJSON *prov)
             break;
         cJSON_AddStringToObject(o, "file", ent->d_name);
         cJSON_AddStringToObject(o, "library", lib);
-        cJSON_AddItemToArray(files, o);
+        cp_json_push(files, o);
     }
     closedir(d);
 }
@@ -505,7 +505,7 @@ void *cp_speed_json(const cp_stats *const *s, const char *const *names, size_t n
         cJSON_AddNumberToObject(x, "ratio_sd", sp.ratio_sd);
         cJSON_AddBoolToObject(x, "within_noise", sp.within_noise);
         cJSON_AddStringToObject(x, "text", text);
-        cJSON_AddItemToArray(arr, x);
+        cp_json_push(arr, x);
     }
     return o;
 }

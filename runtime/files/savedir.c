@@ -248,23 +248,35 @@ static int hash_file_at(int dfd, const char *name, uint64_t *h)
     return e;
 }
 
-/* index.json of a folder, parsed; NULL when it is no regular file or no JSON object. */
-static cJSON *read_index(const char *dir)
+/* index.json of a folder, parsed; NULL when it is no regular file or no JSON object, and then
+ * *err is 0, or an errno when it could not be read to tell (ENOMEM: memory ran out, in cJSON's
+ * parse too, which cannot tell that from a file that is no JSON). */
+static cJSON *read_index(const char *dir, int *err)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/index.json", dir);
     mode_t mode;
+    *err = 0;
     FILE *f = cp_fopen_regular(path, &mode);
-    if (!f)
+    if (!f) {
+        *err = mode || errno == ENOENT ? 0 : errno; /* not a file, or gone: not ours */
         return NULL;
+    }
     struct stat sb;
     char *text = NULL;
     cJSON *j = NULL;
     /* A save's index.json is a few KiB per result; 64 MiB is far above any of ours. */
-    if (fstat(fileno(f), &sb) == 0 && sb.st_size < (64 << 20) &&
-        (text = malloc((size_t)sb.st_size + 1)) != NULL &&
-        fread(text, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size)
+    if (fstat(fileno(f), &sb) != 0)
+        *err = errno;
+    else if (sb.st_size < (64 << 20) && (text = malloc((size_t)sb.st_size + 1)) == NULL)
+        *err = ENOMEM;
+    else if (text && fread(text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size)
+        *err = ferror(f) ? EIO : 0; /* shorter than its size: changed while read, not ours */
+    else if (text) {
         j = cJSON_ParseWithLength(text, (size_t)sb.st_size);
+        if (!j && cp_json_incomplete())
+            *err = ENOMEM;
+    }
     free(text);
     fclose(f);
     if (j && !cJSON_IsObject(j)) {
@@ -330,7 +342,15 @@ static int check_replaceable(const char *dir, const char *shown)
     bool has_index = false;
     for (size_t i = 0; i < n; ++i)
         has_index = has_index || strcmp(names[i], "index.json") == 0;
-    cJSON *idx = has_index ? read_index(dir) : NULL;
+    int err = 0;
+    cJSON *idx = has_index ? read_index(dir, &err) : NULL;
+    if (err) {
+        free_names(names, n);
+        return cp_err_set(err == ENOMEM ? CP_FAIL_RUNTIME : CP_FAIL_USAGE,
+                          "--save: cannot read %s/index.json to tell whether it is a save of "
+                          "clparity's: %s",
+                          shown, strerror(err));
+    }
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(idx, "files");
     const char *bad = NULL, *why = NULL;
     if (n > 0 && !has_index) {
@@ -373,9 +393,11 @@ static int check_replaceable(const char *dir, const char *shown)
  * FNV-1a 64 of its bytes, which check_replaceable reads before a later save replaces it. */
 static int add_manifest(const char *dir)
 {
-    cJSON *idx = read_index(dir);
+    int err;
+    cJSON *idx = read_index(dir, &err);
     if (!idx)
-        return cp_err_set(CP_FAIL_RUNTIME, "--save: cannot read back %s/index.json", dir);
+        return cp_err_set(CP_FAIL_RUNTIME, "--save: cannot read back %s/index.json%s%s", dir,
+                          err ? ": " : "", err ? strerror(err) : "");
     size_t n;
     char **names = list_names(dir, &n);
     int dfd = names ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -399,7 +421,7 @@ static int add_manifest(const char *dir)
     int st = CP_OK;
     if (!e) {
         cJSON_DeleteItemFromObjectCaseSensitive(idx, "files");
-        cJSON_AddItemToObject(idx, "files", files);
+        cp_json_add(idx, "files", files);
         files = NULL;
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/index.json", dir);

@@ -699,7 +699,8 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
-        cJSON_AddItemToArray(arr, o);
+        if (!cp_json_push(arr, o))
+            break;
         snprintf(buf, sizeof buf, "R%zu", i + 1);
         cJSON_AddStringToObject(o, "id", buf);
         cJSON_AddStringToObject(o, "device", it->label);
@@ -771,16 +772,16 @@ void *cp_comparison_json(const cp_comparison *s)
         if (!is_f32(&s->v[i]))
             continue;
         snprintf(buf, sizeof buf, "R%zu", i + 1);
-        cJSON_AddItemToArray(ids, cJSON_CreateString(buf));
+        cp_json_push(ids, cJSON_CreateString(buf));
         cJSON *rb = cJSON_CreateArray(), *ru = cJSON_CreateArray();
         for (size_t k = 0; rb && ru && k < s->n; ++k) {
             if (!is_f32(&s->v[k]))
                 continue;
-            cJSON_AddItemToArray(rb, cJSON_CreateNumber(s->pair_bitwise[i * s->n + k]));
-            cJSON_AddItemToArray(ru, cJSON_CreateNumber((double)s->pair_ulp[i * s->n + k]));
+            cp_json_push(rb, cJSON_CreateNumber(s->pair_bitwise[i * s->n + k]));
+            cp_json_push(ru, cJSON_CreateNumber((double)s->pair_ulp[i * s->n + k]));
         }
-        cJSON_AddItemToArray(bw, rb);
-        cJSON_AddItemToArray(mu, ru);
+        cp_json_push(bw, rb);
+        cp_json_push(mu, ru);
     }
     cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
     for (int p = 0; vj && p < CP_PRESET_COUNT; ++p)
@@ -793,7 +794,7 @@ void *cp_comparison_json(const cp_comparison *s)
         cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
     cJSON *sp = speed_json(s);
     if (sp)
-        cJSON_AddItemToObject(root, "speed", sp);
+        cp_json_add(root, "speed", sp);
     else
         cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
     return root;

@@ -4,6 +4,7 @@
 #include "clparity/device.h"
 #include "clparity/engine.h"
 #include "clparity/format.h"
+#include "clparity/report.h" /* cp_json_push */
 #include "device-impl.h"
 
 #include <cjson/cJSON.h>
@@ -107,7 +108,8 @@ void *cp_devlist_json(const cp_devlist *l)
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
-        cJSON_AddItemToArray(arr, o);
+        if (!cp_json_push(arr, o))
+            break;
         char label[300];
         cp_device_tag(d, label, sizeof label);
         cJSON_AddStringToObject(o, "id", label);
@@ -133,7 +135,7 @@ void *cp_devlist_json(const cp_devlist *l)
                 char word[16];
                 size_t n = strcspn(t, ",");
                 snprintf(word, sizeof word, "%.*s", (int)n, t);
-                cJSON_AddItemToArray(levels, cJSON_CreateString(word));
+                cp_json_push(levels, cJSON_CreateString(word));
                 t += n + strspn(t + n, ", ");
             }
             cJSON_AddBoolToObject(o, "exact_isa_forced", a.isa_forced);

@@ -276,7 +276,7 @@ void *cp_path_report_json(const cp_path_report *p)
             break;
         cJSON_AddStringToObject(x, "path", p->rejected[i].path);
         cJSON_AddStringToObject(x, "why", p->rejected[i].why);
-        cJSON_AddItemToArray(rej, x);
+        cp_json_push(rej, x);
     }
     return o;
 }
@@ -338,7 +338,7 @@ static cJSON *result_json(const cp_job *j, const cp_job_result *r)
         cp_json_add(o, "own_path", cp_path_report_json(&r->paths));
     cJSON *t = timing_json(j, r);
     if (t)
-        cJSON_AddItemToObject(o, "timing", t);
+        cp_json_add(o, "timing", t);
     if (j->o.compare)
         return o; /* compare's metrics live in "comparison" */
     if (r->eng->dtype != CP_F32 || !j->ref) {
@@ -402,11 +402,11 @@ void *cp_job_json(const cp_job *j)
         cJSON_AddNullToObject(root, "reference"); /* --no-reference */
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; arr && i < j->nres; ++i)
-        cJSON_AddItemToArray(arr, result_json(j, &j->res[i]));
+        cp_json_push(arr, result_json(j, &j->res[i]));
     if (!j->o.compare) { /* compare's verdict lives in "comparison" */
         cJSON *sp = speed_json(j);
         if (sp)
-            cJSON_AddItemToObject(root, "speed", sp);
+            cp_json_add(root, "speed", sp);
         else
             cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
     }
@@ -462,7 +462,7 @@ int cp_job_save_files(const cp_job *j, const char *dir)
             cJSON_AddStringToObject(o, "device", label);
             cJSON_AddStringToObject(o, "engine", r->eng->name);
             cJSON_AddStringToObject(o, "error", r->error);
-            cJSON_AddItemToArray(errors, o);
+            cp_json_push(errors, o);
             continue;
         }
         cp_job_result_file(r, file, sizeof file);
@@ -493,7 +493,7 @@ int cp_job_save_files(const cp_job *j, const char *dir)
             cp_stats_json_add(t, "wall", &r->wall, true);
             cJSON_AddNumberToObject(t, "warmup", (double)j->o.warmup);
         }
-        cJSON_AddItemToArray(results, o);
+        cp_json_push(results, o);
     }
     if (st == CP_OK) {
         /* The keys of DESIGN.md's index.json; "results" moves to the end. */
@@ -527,9 +527,9 @@ int cp_job_save_files(const cp_job *j, const char *dir)
             cJSON_AddStringToObject(cr, "engine", "host:cr");
             cJSON_AddStringToObject(cr, "hash", hash);
         }
-        cJSON_AddItemToObject(index, "results", results);
+        cp_json_add(index, "results", results);
         if (errors) {
-            cJSON_AddItemToObject(index, "errors", errors);
+            cp_json_add(index, "errors", errors);
             errors = NULL;
         }
         snprintf(path, sizeof path, "%s/index.json", dir);

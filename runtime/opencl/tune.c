@@ -202,9 +202,9 @@ int cp_tune_store(const cp_device *dev, const cp_own_tune *t, const char *cr_spe
         return cp_err_set(CP_FAIL_RUNTIME, "tune: out of memory");
     }
     if (measured)
-        cJSON_AddItemToObject(e, "measured", measured);
+        cp_json_add(e, "measured", measured);
     cJSON_DeleteItemFromObjectCaseSensitive(store, key);
-    cJSON_AddItemToObject(store, key, e);
+    cp_json_add(store, key, e);
     st = cp_json_write(path, store);
     cJSON_Delete(store);
     return st;

@@ -439,3 +439,18 @@ add_test(NAME train/tiled_adam_planted_m
 set_tests_properties(train/tiled_adam_planted_m PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled4;CLPARITY_TEST_HOOK=train-plant-m"
                      LABELS cli)
+# Label twin: planted twins of kernels whose host code is that of another test which runs in the
+# asan job (train/adam_planted_m for Adam's plants on every div/sqrt way, train/tiled_planted_4
+# for the tile sizes, train/optim_momentum_rusticl for rusticl's fma fix): .ci/run's asan job
+# leaves them out (5 to 10 minutes of its time); the test job runs them all.
+set(twins train/adam_planted_v train/adam_planted_root train/tiled_planted_1
+    train/tiled_planted_8 train/tiled_adam_planted_m)
+foreach(way double float)
+  foreach(what m v root)
+    list(APPEND twins train/adam_planted_${what}_${way})
+  endforeach()
+endforeach()
+if(ENV_RUSTICL)
+  list(APPEND twins train/momentum_rusticl_nofix)
+endif()
+set_property(TEST ${twins} APPEND PROPERTY LABELS twin)

@@ -123,7 +123,10 @@ void cp_json_add_num_or_null(void *obj, const char *key, double v);
  * memory for the key's copy): cJSON leaves it to the caller, so a document built in one
  * expression, add(obj, key, make()), leaked it. The failed allocation still counts
  * (cp_json_incomplete), and the document is not written. */
-void cp_json_add(void *obj, const char *key, void *item);
+bool cp_json_add(void *obj, const char *key, void *item);
+/* The same for an array: cJSON_AddItemToArray(arr, item), deleting item when arr is NULL (an
+ * array whose creation failed). Every item added to a report goes through one of these two. */
+bool cp_json_push(void *arr, void *item);
 
 /* ---- timing statistics (docs/PERFORMANCE.md, "How times are measured") ----------------------
  * The statistics of n timed runs, in seconds: n may be 0 (every field zero). The interval for
