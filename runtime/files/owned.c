@@ -103,13 +103,14 @@ static bool png_is_own(const unsigned char *b, size_t n)
 }
 
 /* A CSV whose first line is the header that its sidecar path.json (a JSON of clparity's)
- * lists in "columns" (tools/csv.c). *oom is set when memory ran out before it could tell. */
-static bool csv_sidecar_is_own(const char *path, const char *text, size_t n, bool *oom)
+ * lists in "columns" (tools/csv.c). *err is set (an errno; ENOMEM when memory ran out) when
+ * the sidecar exists but could not be read to tell. */
+static bool csv_sidecar_is_own(const char *path, const char *text, size_t n, int *err)
 {
     size_t pl = strlen(path), line = 0;
     char *side = malloc(pl + sizeof ".json");
     if (!side) {
-        *oom = true;
+        *err = ENOMEM;
         return false;
     }
     memcpy(side, path, pl);
@@ -117,12 +118,14 @@ static bool csv_sidecar_is_own(const char *path, const char *text, size_t n, boo
     mode_t mode;
     FILE *f = cp_fopen_regular(side, &mode);
     free(side);
-    if (!f)
+    if (!f) {
+        *err = mode || errno == ENOENT || errno == ENOTDIR ? 0 : errno; /* none: not ours */
         return false;
+    }
     enum { SIDE_MAX = 1 << 20 }; /* a sidecar is a few KiB */
     char *buf = malloc(SIDE_MAX);
-    *oom = *oom || !buf;
     size_t k = buf ? fread(buf, 1, SIDE_MAX, f) : 0;
+    *err = !buf ? ENOMEM : ferror(f) ? EIO : 0;
     fclose(f);
     bool own = buf && k < SIDE_MAX && json_is_own(buf, k);
     cJSON *j = own ? cJSON_ParseWithLength(buf, k) : NULL;
@@ -183,7 +186,7 @@ int cp_output_check(const char *opt, const char *path)
     size_t n = fread(head, 1, sizeof head, f);
     const char *why = NULL;
     char *all = NULL;
-    bool oom = false;
+    int err = 0; /* the sidecar's read */
     if (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) {
         if (!cp_npy_header_is_own(head, n, (unsigned long long)sb.st_size))
             why = "an .npy file whose header or length is not one that clparity writes";
@@ -196,7 +199,7 @@ int cp_output_check(const char *opt, const char *path)
         memcpy(all, head, n);
         n += fread(all + n, 1, (size_t)sb.st_size - n, f);
         why = why_foreign(all, n);
-        if (why && csv_sidecar_is_own(path, all, n, &oom))
+        if (why && csv_sidecar_is_own(path, all, n, &err))
             why = NULL;
     }
     free(all);
@@ -205,10 +208,15 @@ int cp_output_check(const char *opt, const char *path)
         return CP_OK;
     /* cJSON cannot tell a parse that ran out of memory from a file that is not JSON: a failed
      * allocation (json_malloc counts it) makes "not clparity's" unknown, not a verdict. */
-    if (oom || cp_json_incomplete())
+    if (err == ENOMEM || cp_json_incomplete())
         return cp_err_set(CP_FAIL_RUNTIME,
                           "%s%sout of memory reading %s to tell whether clparity wrote it", o, sep,
                           path);
+    if (err)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "%s%s%s exists and its sidecar %s.json cannot be read to tell whether "
+                          "clparity wrote it (%s)",
+                          o, sep, path, path, strerror(err));
     return cp_err_set(CP_FAIL_USAGE,
                       "%s%s%s exists and clparity did not write it (%s): clparity replaces only "
                       "files it wrote; remove it or name another",

@@ -4,7 +4,10 @@ failing (tests/faults/shim.c, LD_PRELOAD), for N = 1, 2, ... up to the number of
 run without a fault makes, and check every run:
 
   - the exit status is 0, 2 or 3, never a signal, never 1 (a check failed), never a sanitizer's 86;
-  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout
+  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout;
+    outside the guard-* scenarios (where the outputs are the user's) the cause never calls an
+    output the user's (FOREIGN_CLAIM: every output there is a clean run's, so a failure blamed
+    on a file "not clparity's" is a wrong cause, as a parse out of memory once was)
     (unless clparity says that stdout could not be written whole or that the report is
     incomplete, when stdout holds a part of it, or that stderr failed, which its exit check
     finds after every verdict);
@@ -89,7 +92,10 @@ def scenarios():
     s["sweep-host"] = (lambda seed, o: ["sweep", "-d", "host", "--vary", "batch", "--grid",
                                         "1,3", "--d-model", "13", "--layers", "2", *TIMES,
                                         "--csv", o["out.csv"], "--json", o["out.json"]],
-                       {"out.csv": "csv", "out.json": "json"}, FILE_CLASSES, None)
+                       # the CSV's sidecar (out.csv.json) with it: without it an earlier
+                       # out.csv cannot be told from the user's, and every point was refused
+                       {"out.csv": "csv", "out.csv.json": "json", "out.json": "json"},
+                       FILE_CLASSES, None)
     s["cache-cold"] = (lambda seed, o: ["run", "-d", "0", "--engines", "cl:own", *MODEL, *TIMES,
                                         "--seed", seed], {}, ALL_CLASSES, "cold")
     s["cache-warm"] = (lambda seed, o: ["run", "-d", "0", "--engines", "cl:own", *MODEL, *TIMES,
@@ -110,6 +116,9 @@ def scenarios():
 
 
 OLD_SEED, NEW_SEED = "11", "12"
+# The guard's verdicts on a file of the user's (runtime/files/owned.c, savedir.c).
+FOREIGN_CLAIM = (r"is not clparity's|clparity did not write it|cannot be told from a file of "
+                 r"clparity's|was changed since clparity wrote it|is not listed in its index\.json")
 SHIM_PLANTS = ["truncate-rename"]
 HOOK_PLANTS = ["skip-stdout-check", "save-ignore-exchange-error", "guard-off"]
 OLD_TUNE_KEY = "faults-harness|old entry|kept"
@@ -455,6 +464,13 @@ class Harness:
             bad.append(f"exit {rc}, not 0, 2 or 3: {err.strip()[-300:]}")
         if rc != 0 and not re.search(r"[A-Za-z]{3,}", err):
             bad.append(f"exit {rc} with no cause on stderr ({err.strip()[:100]!r})")
+        # Outside the guard-* scenarios every output that exists is clparity's (a clean run's):
+        # a failure blamed on the user's files is a wrong cause (a parse out of memory taken for
+        # a file that is not clparity's).
+        m = re.search(FOREIGN_CLAIM, err) if mode != "guard" else None
+        if rc != 0 and m:
+            bad.append(f"a wrong cause: clparity's own file called the user's ({m.group(0)!r}): "
+                       f"{err.strip()[-300:]}")
         # A report that clparity says it could not write whole (or print whole: out of memory
         # for the timing table) may hold a PASS of its part; a
         # failed stderr, checked at exit, comes after every verdict.
