@@ -7,10 +7,13 @@
 #                                                        then issue 34's acceptance 2 and 3 bits
 #   bash docs/results/2026-11-28-next-gpu/run.sh train   tools/bench --train, every row (35)
 #   bash docs/results/2026-11-28-next-gpu/run.sh cr      tools/bench --cr, GPU rows 1-4 (34)
+#   bash docs/results/2026-11-28-next-gpu/run.sh variants cl:cr's variants forced one by one at
+#                                                        row 2's and row 1's points (team and
+#                                                        tiles were never timed on a GPU)
 # Everything goes to $OUT (else /tmp/out), tarred as $OUT/PART.tgz: the device tool returns a
 # limited number of files, so only the tarball and a short log are meant to come back.
 set -u
-part=${1:?usage: run.sh walk|train|cr}
+part=${1:?usage: run.sh walk|train|cr|variants}
 source .gpu/setup.sh
 export OPENBLAS_CORETYPE=SkylakeX
 O=${OUT:-/tmp/out}/$part
@@ -55,7 +58,24 @@ cr)
         --cr-min-time 0.2 --cr-json "$O/bench_cr_gpu.json" > "$O/bench_cr_gpu.txt" 2>&1
     echo "rc=$?" >> "$O/bench_cr_gpu.txt"
     ;;
-*) echo "run.sh: unknown part '$part' (walk, train or cr)"; exit 2 ;;
+variants)
+    log variants
+    # cl:cr with each variant forced beside cl:own in one process (clparity's adaptive runs),
+    # the hash checked against host:cr by --expect cr; a variant the device refuses says why
+    for shape in "--d-model 128 --layers 128 --batch 1" "--d-model 1024 --layers 128 --batch 1" \
+        "--d-model 128 --layers 128 --batch 256"; do
+        for v in path=stream path=team path=gemv path=splitk path=tiles path=gemm "path=team,split=8" \
+            "path=team,split=2" "method=f32"; do
+            if [ $((SECONDS - T0)) -gt 500 ]; then echo "### stopped: 500 s used"; break 2; fi
+            echo "### $shape CLPARITY_CR_TUNE=$v"
+            CLPARITY_CR_TUNE=$v XDG_CACHE_HOME=/tmp/cv timeout 40 build/clparity compare -d gpu,host \
+                --engines cl:own,cl:cr,host:cr --expect cr $shape --runs 30 2>&1 |
+                grep -E "^R[0-9] .* runs |^R[0-9] |^ *cr  |^ran:|^ +cl:cr on|error|^clparity" | head -40
+            echo "rc=${PIPESTATUS[0]}"
+        done
+    done > "$O/variants.txt" 2>&1
+    ;;
+*) echo "run.sh: unknown part '$part' (walk, train, cr or variants)"; exit 2 ;;
 esac
 log end
 tar czf "${OUT:-/tmp/out}/$part.tgz" -C "${OUT:-/tmp/out}" "$part" && rm -rf "$O"
