@@ -10,6 +10,8 @@
 #   bash docs/results/2026-11-28-next-gpu/run.sh variants cl:cr's variants forced one by one at
 #                                                        row 2's and row 1's points (team and
 #                                                        tiles were never timed on a GPU)
+# A session has 30 minutes of device time, the machine's start included: run them in this order
+# (walk can close issue 36; train and cr give issues 35 and 34 their rows), variants last.
 # Everything goes to $OUT (else /tmp/out), tarred as $OUT/PART.tgz: the device tool returns a
 # limited number of files, so only the tarball and a short log are meant to come back.
 set -u
