@@ -1,30 +1,17 @@
 /* The comparison report shared by `compare` (results computed now) and `diff` (results read
- * from --save folders): rows, the pairwise matrix, the worst elements, the verdicts. */
+ * from --save folders): rows, the pairwise matrix, the worst elements, the verdicts (its JSON:
+ * compare_json.c). */
 #include "clparity/compare.h"
 #include "clparity/engine.h"
 
 #include "clparity/error.h"
 #include "clparity/report.h"
+#include "compare-impl.h"
 #include "metrics-impl.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct cp_comparison {
-    cp_compare_item *v;
-    size_t n;
-    size_t rows, cols;
-    const double *ref;      /* host:f64 */
-    const float *base;      /* host:exact, the baseline */
-    const float *cr_answer; /* host:cr, the correctly rounded answer, or NULL */
-    double *cr_bitwise;     /* per item: =cr, the fraction bit-equal to cr (NaN: none) */
-    uint64_t *cr_ulp;       /* per item: crULP, the max ULP against cr */
-    bool equal_nan;
-    double *pair_bitwise; /* n × n, float32 results only (NaN elsewhere) */
-    uint64_t *pair_ulp;
-};
 
 int cp_expect_parse(const char *s, int *out)
 {
@@ -38,17 +25,6 @@ int cp_expect_parse(const char *s, int *out)
             return CP_OK;
         }
     return CP_FAIL_USAGE;
-}
-
-static bool failed(const cp_compare_item *it)
-{
-    return it->error && it->error[0];
-}
-
-/* A float32 result that ran: one to compare. */
-static bool is_f32(const cp_compare_item *it)
-{
-    return it->dtype == CP_F32 && !failed(it);
 }
 
 bool cp_engine_correctly_rounded(const char *engine)
@@ -594,8 +570,8 @@ static char (*speed_names(const cp_comparison *s))[400]
     return names;
 }
 
-static bool speed_arrays(const cp_comparison *s, const cp_stats ***st, const char ***nm,
-                         char (**names)[400])
+bool cp_comparison_speed_arrays(const cp_comparison *s, const cp_stats ***st, const char ***nm,
+                                char (**names)[400])
 {
     *names = speed_names(s);
     *st = calloc(s->n + 1, sizeof **st);
@@ -618,7 +594,8 @@ int cp_comparison_print_speed(const cp_comparison *s, FILE *f)
     const cp_stats **st;
     const char **nm;
     char(*names)[400];
-    if (!speed_arrays(s, &st, &nm, &names)) /* a report without its timing table is no report */
+    if (!cp_comparison_speed_arrays(s, &st, &nm,
+                                    &names)) /* a report without its timing table is no report */
         return cp_err_set(CP_FAIL_RUNTIME,
                           "the report is incomplete: out of memory printing the timing table");
     cp_timing_print(f, st, nm, s->n);
@@ -628,25 +605,6 @@ int cp_comparison_print_speed(const cp_comparison *s, FILE *f)
     return CP_OK;
 }
 
-static void *speed_json(const cp_comparison *s)
-{
-    const cp_stats **st;
-    const char **nm;
-    char(*names)[400];
-    if (!speed_arrays(s, &st, &nm, &names))
-        return NULL;
-    void *o = cp_speed_json(st, nm, s->n);
-    free(names);
-    free(st);
-    free(nm);
-    return o;
-}
-
-int cp_comparison_speed_json(const cp_comparison *c, char **out)
-{
-    return cp_json_text(speed_json(c), out);
-}
-
 void cp_comparison_print(const cp_comparison *s, FILE *f, bool show_time, int expect)
 {
     print_rows(f, s, show_time);
@@ -654,14 +612,6 @@ void cp_comparison_print(const cp_comparison *s, FILE *f, bool show_time, int ex
     print_matrix(f, s);
     print_worst(f, s);
     print_verdicts(f, s, expect);
-}
-
-static void add_tristate(cJSON *o, const char *key, int v)
-{
-    if (v < 0)
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddBoolToObject(o, key, v > 0);
 }
 
 int cp_comparison_report(const cp_comparison *c, bool show_time, int expect, char **out)
@@ -683,119 +633,4 @@ int cp_comparison_report(const cp_comparison *c, bool show_time, int expect, cha
 void cp_free(void *p)
 {
     free(p);
-}
-
-void *cp_comparison_json(const cp_comparison *s)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON *arr = root ? cJSON_AddArrayToObject(root, "results") : NULL;
-    if (!arr) {
-        cJSON_Delete(root);
-        return NULL;
-    }
-    char buf[128];
-    for (size_t i = 0; i < s->n; ++i) {
-        const cp_compare_item *it = &s->v[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        if (!cp_json_push(arr, o))
-            break;
-        snprintf(buf, sizeof buf, "R%zu", i + 1);
-        cJSON_AddStringToObject(o, "id", buf);
-        cJSON_AddStringToObject(o, "device", it->label);
-        cJSON_AddStringToObject(o, "engine", it->engine);
-        cJSON_AddStringToObject(o, "dtype", cp_dtype_descr(it->dtype));
-        if (failed(it)) { /* its cause, and no numbers */
-            cJSON_AddStringToObject(o, "error", it->error);
-            continue;
-        }
-        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)it->hash);
-        cJSON_AddStringToObject(o, "hash", buf);
-        add_tristate(o, "deterministic", it->deterministic);
-        add_tristate(o, "roundtrip", it->roundtrip);
-        cJSON *tj = it->wall.n ? cJSON_AddObjectToObject(o, "timing") : NULL;
-        if (tj)
-            cp_stats_json_add(tj, "wall", &it->wall, true);
-        else
-            cJSON_AddNullToObject(o, "timing"); /* not timed, or a folder saved without them */
-        cJSON_AddBoolToObject(o, "exactness_guaranteed", !it->inexact_device && !it->path_inexact);
-        cJSON *inv = cJSON_AddObjectToObject(o, "invariance");
-        if (inv) {
-            if (it->batch_inv_checked > 0) {
-                cJSON_AddNumberToObject(inv, "batch_rows_equal", (double)it->batch_inv_equal);
-                cJSON_AddNumberToObject(inv, "batch_rows_checked", (double)it->batch_inv_checked);
-            } else {
-                cJSON_AddNullToObject(inv, "batch_rows_equal");
-                cJSON_AddNullToObject(inv, "batch_rows_checked");
-            }
-            add_tristate(inv, "threads", it->thread_inv);
-        }
-        if (!is_f32(it)) {
-            cJSON_AddNullToObject(o, "metrics");
-            continue;
-        }
-        const cp_metrics *m = &it->m;
-        cJSON *mj = cJSON_AddObjectToObject(o, "metrics");
-        if (!mj)
-            break;
-        cp_metrics_json_fill(mj, m, it->base_bitwise);
-        if (!isnan(s->cr_bitwise[i])) {
-            cJSON_AddNumberToObject(mj, "cr_bitwise", s->cr_bitwise[i]);
-            cJSON_AddNumberToObject(mj, "cr_max_ulp", (double)s->cr_ulp[i]);
-        }
-        cJSON *w = cJSON_AddObjectToObject(mj, "worst");
-        if (w && m->compared) {
-            cJSON_AddNumberToObject(w, "index", (double)m->worst);
-            cJSON_AddNumberToObject(w, "row", (double)(m->worst / s->cols));
-            cJSON_AddNumberToObject(w, "col", (double)(m->worst % s->cols));
-            snprintf(buf, sizeof buf, "%a", (double)m->worst_a);
-            cJSON_AddStringToObject(w, "value_hex", buf);
-            snprintf(buf, sizeof buf, "%.9g", (double)m->worst_a);
-            cJSON_AddStringToObject(w, "value", buf);
-            snprintf(buf, sizeof buf, "%a", m->worst_r);
-            cJSON_AddStringToObject(w, "reference_hex", buf);
-            snprintf(buf, sizeof buf, "%.17g", m->worst_r);
-            cJSON_AddStringToObject(w, "reference", buf);
-        }
-        cJSON *pj = cJSON_AddObjectToObject(o, "mismatches");
-        for (int p = 0; pj && p < CP_PRESET_COUNT; ++p)
-            if (p != CP_PRESET_CR || s->cr_answer) /* cr: against host:cr, where it ran */
-                cJSON_AddNumberToObject(pj, cp_preset_name((enum cp_preset)p),
-                                        (double)it->mismatches[p]);
-    }
-    cJSON *pw = cJSON_AddObjectToObject(root, "pairwise");
-    cJSON *ids = pw ? cJSON_AddArrayToObject(pw, "ids") : NULL;
-    cJSON *bw = pw ? cJSON_AddArrayToObject(pw, "bitwise") : NULL;
-    cJSON *mu = pw ? cJSON_AddArrayToObject(pw, "max_ulp") : NULL;
-    for (size_t i = 0; ids && bw && mu && i < s->n; ++i) {
-        if (!is_f32(&s->v[i]))
-            continue;
-        snprintf(buf, sizeof buf, "R%zu", i + 1);
-        cp_json_push(ids, cJSON_CreateString(buf));
-        cJSON *rb = cJSON_CreateArray(), *ru = cJSON_CreateArray();
-        for (size_t k = 0; rb && ru && k < s->n; ++k) {
-            if (!is_f32(&s->v[k]))
-                continue;
-            cp_json_push(rb, cJSON_CreateNumber(s->pair_bitwise[i * s->n + k]));
-            cp_json_push(ru, cJSON_CreateNumber((double)s->pair_ulp[i * s->n + k]));
-        }
-        cp_json_push(bw, rb);
-        cp_json_push(mu, ru);
-    }
-    cJSON *vj = cJSON_AddObjectToObject(root, "verdicts");
-    for (int p = 0; vj && p < CP_PRESET_COUNT; ++p)
-        if (cp_comparison_preset_applies(s, p))
-            cJSON_AddBoolToObject(vj, cp_preset_name((enum cp_preset)p),
-                                  cp_comparison_verdict(s, p));
-        else
-            cJSON_AddNullToObject(vj, cp_preset_name((enum cp_preset)p)); /* nothing to judge */
-    if (vj)
-        cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
-    cJSON *sp = speed_json(s);
-    if (sp)
-        cp_json_add(root, "speed", sp);
-    else
-        cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
-    return root;
 }

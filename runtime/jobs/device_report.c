@@ -106,9 +106,7 @@ void *cp_devlist_json(const cp_devlist *l)
     for (size_t i = 0; arr && i < l->n; ++i) {
         const cp_device *d = &l->v[i];
         cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        if (!cp_json_push(arr, o))
+        if (!cp_json_push(arr, o)) /* o NULL, or deleted */
             break;
         char label[300];
         cp_device_tag(d, label, sizeof label);
