@@ -72,4 +72,18 @@ static inline FILE *cp_fopen_regular(const char *path, mode_t *mode)
     return f;
 }
 
+/* The whole of the regular file path, NUL-terminated, into *text (malloc'd; its length in
+ * *len): 0, or an errno and *text NULL: ENOENT or ENOTDIR (none there), EINVAL (not a regular
+ * file), EFBIG (more than max bytes), ENOMEM, EIO (a read failed), or open's own. For the
+ * checks that tell clparity's files from the user's: those four first errnos mean "not one of
+ * clparity's", the others "cannot tell". */
+int cp_read_regular(const char *path, size_t max, char **text, size_t *len);
+
+/* Whether cp_read_regular's errno e means that path holds no file of clparity's (rather than
+ * that it could not be read to tell). */
+static inline bool cp_read_says_none(int e)
+{
+    return e == ENOENT || e == ENOTDIR || e == EINVAL || e == EFBIG;
+}
+
 #endif

@@ -126,6 +126,33 @@ int cp_atomic_commit(const char *tmp, const char *path)
     return e;
 }
 
+int cp_read_regular(const char *path, size_t max, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    mode_t mode;
+    FILE *f = cp_fopen_regular(path, &mode);
+    if (!f)
+        return mode ? EINVAL : errno;
+    struct stat sb;
+    int e = fstat(fileno(f), &sb) != 0 ? errno : (unsigned long long)sb.st_size > max ? EFBIG : 0;
+    char *t = e ? NULL : malloc((size_t)sb.st_size + 1);
+    if (!e && !t)
+        e = ENOMEM;
+    size_t n = t ? fread(t, 1, (size_t)sb.st_size, f) : 0; /* less if it shrank meanwhile */
+    if (t && ferror(f))
+        e = EIO;
+    fclose(f);
+    if (e) {
+        free(t);
+        return e;
+    }
+    t[n] = '\0';
+    *text = t;
+    *len = n;
+    return 0;
+}
+
 void cp_atomic_abort(const char *tmp, const char *path)
 {
     if (strcmp(tmp, path) != 0)

@@ -115,19 +115,12 @@ static bool csv_sidecar_is_own(const char *path, const char *text, size_t n, int
     }
     memcpy(side, path, pl);
     memcpy(side + pl, ".json", sizeof ".json");
-    mode_t mode;
-    FILE *f = cp_fopen_regular(side, &mode);
+    char *buf;
+    size_t k;
+    int e = cp_read_regular(side, (1 << 20) - 1, &buf, &k); /* a sidecar is a few KiB */
     free(side);
-    if (!f) {
-        *err = mode || errno == ENOENT || errno == ENOTDIR ? 0 : errno; /* none: not ours */
-        return false;
-    }
-    enum { SIDE_MAX = 1 << 20 }; /* a sidecar is a few KiB */
-    char *buf = malloc(SIDE_MAX);
-    size_t k = buf ? fread(buf, 1, SIDE_MAX, f) : 0;
-    *err = !buf ? ENOMEM : ferror(f) ? EIO : 0;
-    fclose(f);
-    bool own = buf && k < SIDE_MAX && json_is_own(buf, k);
+    *err = cp_read_says_none(e) ? 0 : e;
+    bool own = buf && json_is_own(buf, k);
     cJSON *j = own ? cJSON_ParseWithLength(buf, k) : NULL;
     const cJSON *cols = cJSON_GetObjectItemCaseSensitive(j, "columns"), *c;
     own = own && cJSON_IsArray(cols) && cJSON_GetArraySize(cols) > 0;

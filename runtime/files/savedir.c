@@ -255,30 +255,15 @@ static cJSON *read_index(const char *dir, int *err)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/index.json", dir);
-    mode_t mode;
-    *err = 0;
-    FILE *f = cp_fopen_regular(path, &mode);
-    if (!f) {
-        *err = mode || errno == ENOENT ? 0 : errno; /* not a file, or gone: not ours */
-        return NULL;
-    }
-    struct stat sb;
-    char *text = NULL;
-    cJSON *j = NULL;
+    char *text;
+    size_t len;
     /* A save's index.json is a few KiB per result; 64 MiB is far above any of ours. */
-    if (fstat(fileno(f), &sb) != 0)
-        *err = errno;
-    else if (sb.st_size < (64 << 20) && (text = malloc((size_t)sb.st_size + 1)) == NULL)
+    int e = cp_read_regular(path, (64u << 20) - 1, &text, &len);
+    *err = cp_read_says_none(e) ? 0 : e;
+    cJSON *j = text ? cJSON_ParseWithLength(text, len) : NULL;
+    if (text && !j && cp_json_incomplete())
         *err = ENOMEM;
-    else if (text && fread(text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size)
-        *err = ferror(f) ? EIO : 0; /* shorter than its size: changed while read, not ours */
-    else if (text) {
-        j = cJSON_ParseWithLength(text, (size_t)sb.st_size);
-        if (!j && cp_json_incomplete())
-            *err = ENOMEM;
-    }
     free(text);
-    fclose(f);
     if (j && !cJSON_IsObject(j)) {
         cJSON_Delete(j);
         j = NULL;

@@ -4,13 +4,13 @@ failing (tests/faults/shim.c, LD_PRELOAD), for N = 1, 2, ... up to the number of
 run without a fault makes, and check every run:
 
   - the exit status is 0, 2 or 3, never a signal, never 1 (a check failed), never a sanitizer's 86;
-  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout;
-    outside the guard-* scenarios (where the outputs are the user's) the cause never calls an
-    output the user's (FOREIGN_CLAIM: every output there is a clean run's, so a failure blamed
-    on a file "not clparity's" is a wrong cause, as a parse out of memory once was)
+  - a failed run (status != 0) names a cause on stderr, and prints no PASS verdict on stdout
     (unless clparity says that stdout could not be written whole or that the report is
     incomplete, when stdout holds a part of it, or that stderr failed, which its exit check
-    finds after every verdict);
+    finds after every verdict); outside the guard-* scenarios (where the outputs are the
+    user's) the cause never calls an output the user's (FOREIGN_CLAIM: every output there is a
+    clean run's, so a failure blamed on a file "not clparity's" is a wrong cause, as a parse
+    out of memory once was);
   - every output that existed before (made by a clean run with another seed) is byte for byte
     as it was, or the new one is complete (the same files as a clean run with this seed, each
     .npy byte-equal to that run's, each JSON loading, index.json's hashes matching its files);
