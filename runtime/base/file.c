@@ -264,6 +264,14 @@ bool cp_json_add(void *obj, const char *key, void *item)
     return false;
 }
 
+void cp_json_add_or_null(void *obj, const char *key, void *item)
+{
+    if (item)
+        cp_json_add(obj, key, item);
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
 bool cp_json_push(void *arr, void *item)
 {
     if (cJSON_AddItemToArray(arr, item))

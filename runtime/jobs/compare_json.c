@@ -144,10 +144,6 @@ void *cp_comparison_json(const cp_comparison *s)
             cJSON_AddNullToObject(vj, cp_preset_name((enum cp_preset)p)); /* nothing to judge */
     if (vj)
         cJSON_AddBoolToObject(vj, "checks", cp_comparison_verdict(s, CP_PRESET_COUNT));
-    cJSON *sp = speed_json(s);
-    if (sp)
-        cp_json_add(root, "speed", sp);
-    else
-        cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
+    cp_json_add_or_null(root, "speed", speed_json(s)); /* null: fewer than two timed results */
     return root;
 }

@@ -403,13 +403,8 @@ void *cp_job_json(const cp_job *j)
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (size_t i = 0; arr && i < j->nres; ++i)
         cp_json_push(arr, result_json(j, &j->res[i]));
-    if (!j->o.compare) { /* compare's verdict lives in "comparison" */
-        cJSON *sp = speed_json(j);
-        if (sp)
-            cp_json_add(root, "speed", sp);
-        else
-            cJSON_AddNullToObject(root, "speed"); /* fewer than two timed results */
-    }
+    if (!j->o.compare) /* compare's verdict lives in "comparison"; null: fewer than two timed */
+        cp_json_add_or_null(root, "speed", speed_json(j));
     return root;
 }
 

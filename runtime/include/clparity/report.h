@@ -127,6 +127,8 @@ bool cp_json_add(void *obj, const char *key, void *item);
 /* The same for an array: cJSON_AddItemToArray(arr, item), deleting item when arr is NULL (an
  * array whose creation failed). Every item added to a report goes through one of these two. */
 bool cp_json_push(void *arr, void *item);
+/* cp_json_add, or key: null where item is NULL (nothing to say: no speed verdict, say). */
+void cp_json_add_or_null(void *obj, const char *key, void *item);
 
 /* ---- timing statistics (docs/PERFORMANCE.md, "How times are measured") ----------------------
  * The statistics of n timed runs, in seconds: n may be 0 (every field zero). The interval for
