@@ -8,15 +8,92 @@
  * gradient is the weight gradient's column `in`, whose operand is 1: fma(dz, 1, acc) is
  * RN(dz + acc), tr_gb's acc + dz. Work-groups are 16×16. */
 #define TR_WG 16
+/* k per tile: deeper where the block is small, so that fewer tiles (each a wait for memory
+ * and two barriers) cover K: 64 for 16×16 outputs, 32 for 64×64, 16 for 128×128 (local
+ * memory: 8.7, 16.6 and 16.5 KB) */
+#if TR_RM == 1
+#define TR_TK 64
+#elif TR_RM == 4
+#define TR_TK 32
+#else
 #define TR_TK 16
+#endif
 #define TR_TM (TR_WG * TR_RM)
+/* each work-item's share of a tile of A and of B */
+#define TR_E (TR_TM * TR_TK / (TR_WG * TR_WG))
 #define TR_CAT2(a, b) a##b
 #define TR_CAT(a, b) TR_CAT2(a, b)
 #define TR_N(name) TR_CAT(name, TR_SFX)
 
+/* Element t of this work-item's share of the tiles at k0: its row (or column) in the tile
+ * and its k there; A's and B's shares are laid out so that consecutive work-items read
+ * consecutive addresses (along k where the operand is k-contiguous, else along the rows). */
+#define TR_AR(e) (sak == 1 ? (e) / TR_TK : (e) % TR_TM)
+#define TR_AK(e) (sak == 1 ? (e) % TR_TK : (e) / TR_TM)
+#define TR_BJ(e) (sbj == 1 ? (e) % TR_TM : (e) / TR_TK)
+#define TR_BK(e) (sbj == 1 ? (e) / TR_TM : (e) % TR_TK)
+
+/* The loads of the tiles at k0 into registers (pa, pz: A and its z where act, pb: B), issued
+ * together; the values are only used by tr_stage, after the current tile's products, so that
+ * the loads are in flight while those run. Past the ends: A 0 (z 1), B 0. */
+void TR_N(tr_fetch)(int M, int N, int K, __global const float *a, int sai, int sak,
+                    __global const float *z, int act, __global const float *bm, int sbk, int sbj,
+                    int nb, int i0, int j0, int k0, int lid, float *pa, float *pz, float *pb)
+{
+    #pragma unroll
+    for (int t = 0; t < TR_E; ++t) {
+        const int e = lid + t * TR_WG * TR_WG;
+        int i = i0 + TR_AR(e), k = k0 + TR_AK(e);
+        pa[t] = 0.0f;
+        pz[t] = 1.0f;
+        if (i < M && k < K) {
+            size_t at = (size_t)i * (size_t)sai + (size_t)k * (size_t)sak;
+            pa[t] = a[at];
+            if (act)
+                pz[t] = z[at];
+        }
+        const int j = j0 + TR_BJ(e);
+        k = k0 + TR_BK(e);
+        pb[t] = 0.0f;
+        if (j < N && k < K)
+            pb[t] = j < nb ? bm[(size_t)k * (size_t)sbk + (size_t)j * (size_t)sbj] : 1.0f;
+    }
+}
+
+/* The fetched tiles into local memory, A masked by z > 0 (the ReLU's mask) */
+void TR_N(tr_stage)(int sak, int sbj, int lid, const float *pa, const float *pz,
+                    const float *pb, __local float *As, __local float *Bs)
+{
+    #pragma unroll
+    for (int t = 0; t < TR_E; ++t) {
+        const int e = lid + t * TR_WG * TR_WG;
+        As[TR_AK(e) * (TR_TM + 1) + TR_AR(e)] = pz[t] > 0.0f ? pa[t] : 0.0f;
+        Bs[TR_BK(e) * (TR_TM + 1) + TR_BJ(e)] = pb[t];
+    }
+}
+
+/* term kk of the tile for each of the work-item's outputs */
+void TR_N(tr_macs)(__local const float *As, __local const float *Bs, int kk, int lx, int ly,
+                   float (*acc)[TR_RM])
+{
+    float av[TR_RM], bv[TR_RM];
+    #pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+        av[r] = As[kk * (TR_TM + 1) + ly + r * TR_WG];
+    #pragma unroll
+    for (int c = 0; c < TR_RM; ++c)
+        bv[c] = Bs[kk * (TR_TM + 1) + lx + c * TR_WG];
+    #pragma unroll
+    for (int r = 0; r < TR_RM; ++r)
+        #pragma unroll
+        for (int c = 0; c < TR_RM; ++c)
+            acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
+}
+
 /* The tile loop: acc[r][c] for row i0 + ly + r·16, column j0 + lx + c·16 of the M×N product
  * Σ_k A(i, k)·B(k, j). A(i, k) = a[i·sai + k·sak], masked by z > 0 where act; B(k, j) =
- * b[k·sbk + j·sbj] for j < nb, else 1. */
+ * b[k·sbk + j·sbj] for j < nb, else 1. The next tile's loads are issued before the current
+ * tile's products (registers, one buffer of local memory). */
 void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sak,
                    __global const float *z, int act, __global const float *bm, int sbk, int sbj,
                    int nb, __local float *As, __local float *Bs, float (*acc)[TR_RM])
@@ -28,43 +105,22 @@ void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sa
         #pragma unroll
         for (int c = 0; c < TR_RM; ++c)
             acc[r][c] = 0.0f;
+    float pa[TR_E], pz[TR_E], pb[TR_E];
+    TR_N(tr_fetch)(M, N, K, a, sai, sak, z, act, bm, sbk, sbj, nb, i0, j0, 0, lid, pa, pz, pb);
     for (int k0 = 0; k0 < K; k0 += TR_TK) {
         const int kn = min(TR_TK, K - k0);
-        for (int t = 0; t < TR_RM; ++t) {
-            const int e = lid + t * TR_WG * TR_WG;
-            int r = sak == 1 ? e / TR_TK : e % TR_TM, kk = sak == 1 ? e % TR_TK : e / TR_TM;
-            int i = i0 + r, k = k0 + kk;
-            float v = 0.0f;
-            if (i < M && k < K) {
-                size_t at = (size_t)i * (size_t)sai + (size_t)k * (size_t)sak;
-                v = a[at];
-                if (act)
-                    v = z[at] > 0.0f ? v : 0.0f;
-            }
-            As[kk * (TR_TM + 1) + r] = v;
-            const int jr = sbj == 1 ? e % TR_TM : e / TR_TK;
-            const int j = j0 + jr;
-            kk = sbj == 1 ? e / TR_TM : e % TR_TK;
-            k = k0 + kk;
-            v = 0.0f;
-            if (j < N && k < K)
-                v = j < nb ? bm[(size_t)k * (size_t)sbk + (size_t)j * (size_t)sbj] : 1.0f;
-            Bs[kk * (TR_TM + 1) + jr] = v;
-        }
+        TR_N(tr_stage)(sak, sbj, lid, pa, pz, pb, As, Bs);
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int kk = 0; kk < kn; ++kk) {
-            float av[TR_RM], bv[TR_RM];
-            #pragma unroll
-            for (int r = 0; r < TR_RM; ++r)
-                av[r] = As[kk * (TR_TM + 1) + ly + r * TR_WG];
-            #pragma unroll
-            for (int c = 0; c < TR_RM; ++c)
-                bv[c] = Bs[kk * (TR_TM + 1) + lx + c * TR_WG];
-            #pragma unroll
-            for (int r = 0; r < TR_RM; ++r)
-                #pragma unroll
-                for (int c = 0; c < TR_RM; ++c)
-                    acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
+        if (k0 + TR_TK < K)
+            TR_N(tr_fetch)(M, N, K, a, sai, sak, z, act, bm, sbk, sbj, nb, i0, j0, k0 + TR_TK,
+                           lid, pa, pz, pb);
+        if (kn == TR_TK) {
+            #pragma unroll 8
+            for (int kk = 0; kk < TR_TK; ++kk)
+                TR_N(tr_macs)(As, Bs, kk, lx, ly, acc);
+        } else {
+            for (int kk = 0; kk < kn; ++kk)
+                TR_N(tr_macs)(As, Bs, kk, lx, ly, acc);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -165,6 +221,11 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
 #undef TR_WG
 #undef TR_TK
 #undef TR_TM
+#undef TR_E
+#undef TR_AR
+#undef TR_AK
+#undef TR_BJ
+#undef TR_BK
 #undef TR_CAT2
 #undef TR_CAT
 #undef TR_N

@@ -27,7 +27,7 @@ static const struct opt_use train_uses[] = {
     {.id = OPT_ENGINES,
      TO(engines),
      .help = "cl:own, host:exact, host:f64, the correctly rounded cl:cr and\n"
-             "host:cr (plain SGD only), the fast GEMMs cl:clblast and\n"
+             "host:cr (every optimizer), the fast GEMMs cl:clblast and\n"
              "host:openblas, close to host:exact but not equal, and\n"
              "cl:relaxed (fast math: its weights may drift) (default: cl:own,\n"
              "host:exact and host:f64 where they apply)"},
@@ -86,11 +86,11 @@ static void train_help(void)
         "always run: they are the references. cl:own keeps its weights (and the optimizer's\n"
         "state) on the device between steps and follows host:exact's order of operations, so\n"
         "any difference from it is a divergence (exit status 1). cl:cr rounds every sum of\n"
-        "plain SGD's step once (docs/TRAINING.md): host:cr runs beside it, and any difference\n"
-        "of its weights from host:cr's at a recorded step is a divergence. The optimizers follow\n"
-        "PyTorch's single-tensor torch.optim.SGD, Adam and AdamW operation for operation, each\n"
-        "rounded to float (docs/TRAINING.md gives the order); options of another optimizer than\n"
-        "the one chosen are refused.\n"
+        "the step once, with every optimizer (docs/TRAINING.md): host:cr runs beside it, and\n"
+        "any difference of its weights from host:cr's at a recorded step is a divergence. The\n"
+        "optimizers follow PyTorch's single-tensor torch.optim.SGD, Adam and AdamW operation\n"
+        "for operation, each rounded to float (docs/TRAINING.md gives the order); options of\n"
+        "another optimizer than the one chosen are refused.\n"
         "\n");
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
     printf(
