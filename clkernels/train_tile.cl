@@ -1,6 +1,6 @@
 /* cl:own's tiled training products (CLPARITY_TRAIN_KERNELS: auto on GPUs), included three
  * times by train.cl: TR_RM 1 (16×16 outputs per work-group, for small grids), TR_RM 4 (64×64,
- * each work-item a 4×4 block) and TR_RM 8 (128×128, 8×8; only when asked for), with TR_SFX
+ * each work-item a 4×4 block) and TR_RM 8 (128×128, 8×8; for large grids), with TR_SFX
  * naming the kernels. Each output's sum is the simple kernels' one: from 0, k ascending, one
  * TR_MAC per term; the tiles only stage the operands in local memory. Terms past the end are
  * never added (fma(0, 0, −0) is +0). Fused where the simple kernels take a pass of their own:

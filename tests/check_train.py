@@ -10,7 +10,7 @@ implementation of the training, written from the formulas of clparity/train.h:
             index.json's model.optimizer (momentum, Nesterov, Adam, AdamW, weight decay), as
             PyTorch's documentation states them (optim_step below)
 
-Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
+Usage: check_train.py DIR [--tol 1e-12] [--exact-equal] [--json FILE]
   - host:f64's final weights must match NumPy's within rel_to_max = max|a-r| / max|r| <= tol;
   - every float32 result must be within rel_to_max 1e-4 of NumPy's;
   - host:f64's final loss (index.json) must match NumPy's loss at the last step within tol,
@@ -18,7 +18,10 @@ Usage: check_train.py DIR [--tol 1e-12] [--exact-equal]
     first step (the training learned something, whatever the target);
   - with --exact-equal, every cl:own result's weights must be bit-identical to host:exact's,
     and so must its optimizer state (the state files of index.json);
-  - host:f64's optimizer state must match NumPy's within the same tol (rel_to_max).
+  - host:f64's optimizer state must match NumPy's within the same tol (rel_to_max);
+  - with --json FILE (the same run's `--json`), the last step's measurements of every result
+    (base_max_abs, base_max_ulp, base_bitwise, f64_max_abs, f64_max_ulp) must equal those
+    recomputed here from the saved final weights against host:exact's and host:f64's.
 Exit status 0 on success, 1 on a failed check, 2 on a bad folder."""
 import argparse
 import json
@@ -112,6 +115,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--tol", type=float, default=1e-12)
     ap.add_argument("--exact-equal", action="store_true")
+    ap.add_argument("--json")
     a = ap.parse_args()
     try:
         with open(os.path.join(a.dir, "index.json")) as f:
@@ -172,7 +176,42 @@ def main():
             print(f"{dev} {eng}: {'bit-identical to' if same else 'DIFFERS from'} host:exact")
             ok = ok and same
     ok = check_state(a, index, ref_state) and ok
+    if a.json:
+        ok = check_measures(a.json, int(m["steps"]), res) and ok
     return 0 if ok else 1
+
+
+def ulp_key(v):
+    """NumPy's integer_repr of float32 values: negative floats below zero, in order."""
+    i = np.asarray(v, dtype=np.float32).view(np.int32).astype(np.int64)
+    return np.where(i < 0, np.int64(-2**31) - i, i)
+
+
+def check_measures(path, steps, res):
+    """The last step's records in train's --json against the saved final weights."""
+    with open(path) as f:
+        recs = [r for r in json.load(f)["steps"] if r["step"] == steps]
+    exact, f64 = res[("host", "host:exact")], res[("host", "host:f64")]
+    ok = bool(recs)
+    for r in recs:
+        w = res[(r["device"], r["engine"])]
+        a = w.astype(np.float64)
+        a32 = a.astype(np.float32)
+        want = {
+            "base_max_abs": float(np.max(np.abs(a - exact.astype(np.float64)))),
+            "base_max_ulp": int(np.max(np.abs(ulp_key(a32) - ulp_key(exact)))),
+            "base_bitwise": float(np.mean(a32.view(np.int32) == exact.view(np.int32))
+                                  if w.dtype == np.float32 else np.mean(a == exact)),
+            "f64_max_abs": float(np.max(np.abs(a - f64))),
+            "f64_max_ulp": int(np.max(np.abs(ulp_key(a32) - ulp_key(f64.astype(np.float32))))),
+        }
+        bad = {k: (r[k], v) for k, v in want.items() if r[k] != v}
+        print(f"{r['device']} {r['engine']} step {steps}: measurements "
+              f"{'equal NumPy' + chr(39) + 's' if not bad else 'DIFFER: ' + repr(bad)}")
+        ok = ok and not bad
+    if not recs:
+        print(f"FAIL: {path} has no records of step {steps}")
+    return ok
 
 
 def check_state(a, index, ref_state):

@@ -77,8 +77,8 @@ static const cp_env_var table[] = {
      NULL},
     {"CLPARITY_TRAIN_KERNELS", CP_ENV_WORD, "auto,simple,tiled,tiled1,tiled4,tiled8,cpu", 0, 0, NULL,
      "auto: cpu on PoCL, simple on other CPU devices, tiled on the others",
-     "cl:own's training kernels: simple, or tiled (16x16 or 64x64 outputs per work-group by the "
-     "grid's size; tiled1, tiled4, tiled8: always 16x16, 64x64, 128x128), or cpu (two launches "
+     "cl:own's training kernels: simple, or tiled (16x16, 64x64 or 128x128 outputs per work-group "
+     "by the grid's size; tiled1, tiled4, tiled8: always 16x16, 64x64, 128x128), or cpu (two launches "
      "a step, the forward's register tile); the same bits",
      true, NULL},
     {"CLPARITY_OWN_TUNE", CP_ENV_SETTINGS, NULL, 0, 0,

@@ -9,18 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t ulp_key(float f)
-{
-    int32_t i;
-    memcpy(&i, &f, sizeof i);
-    /* NumPy's integer_repr: negative floats map below zero, in order. */
-    return i < 0 ? (int64_t)INT32_MIN - (int64_t)i : (int64_t)i;
-}
-
 uint64_t cp_ulp_dist(float a, float b)
 {
-    int64_t d = ulp_key(a) - ulp_key(b);
-    return (uint64_t)(d < 0 ? -d : d);
+    return cp_ulp_dist_inl(a, b);
 }
 
 uint64_t cp_hash_fnv1a_more(uint64_t h, const void *data, size_t len)

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tiled picks 64×64 outputs per work-group where that still gives at least this many
- * work-groups (one per SM of a 132-SM GPU, an H200), else 16×16. The 128×128 block (tiled8)
- * is only taken when asked for: clang keeps its 64 accumulators in private memory, not in
- * registers (PTX from clang 14 for nvptx64), and it is not yet timed on a GPU. */
+/* tiled picks the largest block that still gives at least this many work-groups (one per SM
+ * of a 132-SM GPU, an H200): 128×128 outputs per work-group (8×8 per work-item), else 64×64
+ * (4×4), else 16×16. On the H200 (2026-11-29, docs/PERFORMANCE.md) the 128×128 block took
+ * 39.5-40.3 ms a step at d=4096 L=8 B=1024 against 56.1-56.7 for 64×64, the same bits. */
 #define TILE_MIN_GROUPS 132
 #define TILE_WG 16
 
@@ -28,7 +28,9 @@ static int tile_rm(int mode, size_t rows, size_t cols)
 {
     if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
         return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
-    return tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4 : 1;
+    return tile_groups(rows, cols, 128) >= TILE_MIN_GROUPS  ? 8
+           : tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4
+                                                            : 1;
 }
 
 /* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
