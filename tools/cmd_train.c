@@ -75,23 +75,22 @@ static const struct opt_use train_uses[] = {
 
 static void train_help(void)
 {
-    printf(
-        "usage: clparity train [OPTIONS]\n"
-        "\n"
-        "Trains the reference model (L blocks y = x + relu(x·Wᵀ), W [d, d]) with plain SGD, or\n"
-        "--optimizer momentum, adam or adamw, on an MSE loss (mean over batch × width)\n"
-        "against a fixed target, on every selected device × engine, and reports per recorded\n"
-        "step the loss and how far each result's weights are from host:exact's (the baseline:\n"
-        "max abs, max ULP, bitwise fraction) and from host:f64's. host:exact and host:f64\n"
-        "always run: they are the references. cl:own keeps its weights (and the optimizer's\n"
-        "state) on the device between steps and follows host:exact's order of operations, so\n"
-        "any difference from it is a divergence (exit status 1). cl:cr rounds every sum of\n"
-        "the step once, with every optimizer (docs/TRAINING.md): host:cr runs beside it, and\n"
-        "any difference of its weights from host:cr's at a recorded step is a divergence. The\n"
-        "optimizers follow PyTorch's single-tensor torch.optim.SGD, Adam and AdamW operation\n"
-        "for operation, each rounded to float (docs/TRAINING.md gives the order); options of\n"
-        "another optimizer than the one chosen are refused.\n"
-        "\n");
+    printf("usage: clparity train [OPTIONS]\n"
+           "\n"
+           "Trains the reference model (L blocks y = x + relu(x·Wᵀ), W [d, d]) with plain SGD, or\n"
+           "--optimizer momentum, adam or adamw, on an MSE loss (mean over batch × width)\n"
+           "against a fixed target, on every selected device × engine, and reports per recorded\n"
+           "step the loss and how far each result's weights are from host:exact's (the baseline:\n"
+           "max abs, max ULP, bitwise fraction) and from host:f64's. host:exact and host:f64\n"
+           "always run: they are the references. cl:own keeps its weights (and the optimizer's\n"
+           "state) on the device between steps and follows host:exact's order of operations, so\n"
+           "any difference from it is a divergence (exit status 1). cl:cr rounds every sum of\n"
+           "the step once, with every optimizer (docs/TRAINING.md): host:cr runs beside it, and\n"
+           "any difference of its weights from host:cr's at a recorded step is a divergence. The\n"
+           "optimizers follow PyTorch's single-tensor torch.optim.SGD, Adam and AdamW operation\n"
+           "for operation, each rounded to float (docs/TRAINING.md gives the order); options of\n"
+           "another optimizer than the one chosen are refused.\n"
+           "\n");
     opts_help(stdout, train_uses, sizeof train_uses / sizeof *train_uses);
     printf(
         "\n"
