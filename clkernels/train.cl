@@ -244,7 +244,10 @@ float tr_sqrt(float a)
 #endif
 #include "train_optim.cl"
 
-/* cl:own's tiled products (train_tile.cl), three sizes of work-item block. */
+/* cl:own's tiled products (train_tile.cl), three sizes of work-item block; left out
+ * (TR_NO_TILES) where the way never launches them (simple, cpu: PoCL by default), whose
+ * compile they would lengthen. */
+#ifndef TR_NO_TILES
 #define TR_RM 1
 #define TR_SFX 1
 #include "train_tile.cl"
@@ -260,6 +263,7 @@ float tr_sqrt(float a)
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX
+#endif
 
 /* cl:own on CPUs (train_cpu.cl), built only for that way: reg_tile.cl's register tile of 4
  * vectors of TR_VW floats × TR_RB rows (the forward's cpu paths'), with partial tiles, and its

@@ -148,9 +148,15 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     char cpu[96] = "";
     if (tr->c->mode == TILE_CPU)
         train_cl_cpu_options(tr, cpu, sizeof cpu);
-    snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s",
-             tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
-             fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu);
+    /* the tiled kernels only where the way launches them (train_cl.c: simple and cpu never) */
+    bool tiles = tr->c->mode != TILE_SIMPLE && tr->c->mode != TILE_CPU;
+    int n =
+        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s",
+                 tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
+                 fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES");
+    if (n < 0 || (size_t)n >= sizeof tr->build_options)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "cl:own training: build options of %d bytes are too long", n);
     return CP_OK;
 }
 
