@@ -67,14 +67,13 @@ const cp_engine_info cp_engine_host_f64 = {
 };
 
 const cp_engine_info cp_engine_host_cr = {
-    /* Only by name for now: the defaults' reports stay as they are until the report knows
-     * it (issue 23, part 3). */
+    /* In the defaults since issue 34's B=1 and PoCL floors were met (2026-11-29): the default
+     * report answers which engine gives the best float32 answer (=cr, crULP). */
     .name = "host:cr",
     .kind = CP_DEV_HOST,
     .dtype = CP_F32,
     .summary = "correctly rounded: each output's exact sum rounded once (RN); the same bits "
                "on every correct implementation",
-    .by_name = true,
     .correctly_rounded = true,
     .role = CP_ROLE_CR_ANSWER,
     .footprint = footprint_host_cr,

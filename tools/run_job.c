@@ -26,9 +26,8 @@
     {.id = OPT_DEVICE},                                                                            \
         {.id = OPT_ENGINES,                                                                        \
          JO(engines),                                                                              \
-         .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed on OpenCL "            \
-                "devices;\nhost:openblas, host:exact, host:f64 on host (host:cr,\ncl:cr only by "  \
-                "name)"},                                                                          \
+         .def = "every engine that applies:\ncl:own, cl:clblast, cl:relaxed, cl:cr on "            \
+                "OpenCL devices;\nhost:openblas, host:exact, host:f64, host:cr on host"},          \
         {.id = OPT_DMODEL, JO(d), JO_SEEN(d_set), .def = "128"},                                   \
         {.id = OPT_LAYERS, JO(layers), JO_SEEN(layers_set), .def = "128"},                         \
         {.id = OPT_BATCH, JO(batch), JO_SEEN(batch_set), .def = "1"},                              \
@@ -112,9 +111,12 @@ static int job_opt_set(void *ctx, enum opt_id id, const struct opt_value *v)
     return CP_OK;
 }
 
-/* Whether the --engines list names a correctly rounded engine (the default list has none). */
+/* Whether the --engines list names a correctly rounded engine (the default list holds cl:cr
+ * and host:cr). */
 static bool engines_name_cr(const char *list)
 {
+    if (!list)
+        return true;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
         char tok[64];
@@ -157,8 +159,8 @@ int job_opts_parse(const char *cmd, int argc, char **argv, struct job_opts *o, v
     if (o->expect == CP_PRESET_CR && !engines_name_cr(o->engines))
         return cli_fail(cmd, CP_FAIL_USAGE,
                         "--expect cr judges the correctly rounded results (cl:cr, host:cr) "
-                        "against host:cr, and --engines selects none (they run only by name): "
-                        "add cl:cr or host:cr to --engines");
+                        "against host:cr, and --engines selects none: add cl:cr or host:cr to "
+                        "--engines");
     return CP_OK;
 }
 

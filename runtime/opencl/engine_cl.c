@@ -578,7 +578,6 @@ const cp_engine_info cp_engine_cl_cr = {
     .kind = CP_DEV_OPENCL,
     .dtype = CP_F32,
     .summary = "correctly rounded on the OpenCL device: host:cr's bits, any split",
-    .by_name = true,
     .correctly_rounded = true,
     .twin = "host:cr",
     .in_sweep = true, /* issue 34: sweep shows its curve beside cl:own's */

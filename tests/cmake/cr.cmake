@@ -249,14 +249,17 @@ foreach(mode plain cl host)
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${hook}" LABELS "cr;cli")
 endforeach()
 # --expect cr with no cl:cr or host:cr result would pass over nothing: a usage error (status 2)
-# before any work, in compare (the default engines hold none: they run only by name) and in
-# diff (a folder of cl:own and host:exact results; and one of cl:cr without host:cr's output).
+# before any work, in compare (--engines naming none) and in diff (a folder of cl:own and
+# host:exact results; and one of cl:cr without host:cr's output). The default engines hold
+# cl:cr and host:cr (issue 34): there --expect cr judges them, and passes.
 cli_status(compare_expect_cr_none "${ENV_POCL}" 2
            "^clparity compare: --expect cr judges the correctly rounded results \\(cl:cr, host:cr\\) against host:cr, and --engines selects none"
            compare -d pocl --engines cl:own --d-model 8 --layers 2 --expect cr)
-cli_status(compare_expect_cr_default "${ENV_POCL}" 2
-           "^clparity compare: --expect cr judges .* --engines selects none"
-           compare -d pocl,host --d-model 8 --layers 2 --expect cr)
+add_test(NAME cli/compare_expect_cr_default
+         COMMAND sh -c "$0 compare -d pocl,host --d-model 8 --layers 2 --runs 1 --warmup 0 --expect cr > ${OUT}/expect_cr_default.txt && grep -q '^  cr       PASS' ${OUT}/expect_cr_default.txt && grep -q ' cl:cr ' ${OUT}/expect_cr_default.txt && grep -q ' host:cr ' ${OUT}/expect_cr_default.txt || { cat ${OUT}/expect_cr_default.txt; exit 1; }"
+                 ${CLP})
+set_tests_properties(cli/compare_expect_cr_default PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     LABELS "cr;cli")
 add_test(NAME cr/diff_expect_usage
          COMMAND sh -c "d=${OUT}/expect_cr_diff_own; rm -rf $d $d.cr && ${LOGGED} $d.txt $0 run -d pocl,host --engines cl:own,host:exact,host:f64 --d-model 8 --layers 2 --runs 1 --warmup 0 --save $d && ${EXPECT} 2 '^clparity diff: --expect cr judges the correctly rounded results [(]cl:cr, host:cr[)] against host:cr, and no folder holds one$' -- $0 diff $d $d --expect cr && ${LOGGED} $d.cr.txt $0 run -d pocl,host --engines cl:cr,host:exact,host:f64 --d-model 8 --layers 2 --runs 1 --warmup 0 --save $d.cr && ${EXPECT} 2 '^clparity diff: --expect cr: no folder holds host:cr.s output to judge by' -- $0 diff $d.cr $d.cr --expect cr"
          ${CLP})

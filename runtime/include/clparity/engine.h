@@ -35,7 +35,7 @@ typedef struct cp_engine_info {
     enum cp_dev_kind kind; /* the devices it applies to */
     enum cp_dtype dtype;   /* of its outputs */
     const char *summary;   /* one line for --help */
-    bool by_name;          /* runs only where --engines names it, never by default (host:cr) */
+    bool by_name;          /* runs only where --engines names it, never by default (none now) */
     /* Each output's exact sum rounded once (cl:cr, host:cr): the results --expect cr judges. */
     bool correctly_rounded;
     /* The engine whose bits it must give on every conforming device ("host:exact" for cl:own,
