@@ -101,7 +101,8 @@ def main():
     # 2. run --csv -
     r = run(["run", "-d", "host", *shape, "--csv", "-"])
     rows, head = rows_of(r.stdout)
-    if head != golden or len(rows) != 3 or "median ms" not in r.stderr:
+    # run -d host: host:openblas, host:exact, host:f64 and host:cr (the defaults)
+    if head != golden or len(rows) != 4 or "median ms" not in r.stderr:
         bad.append(f"run --csv -: header, {len(rows)} rows, or the table not on stderr")
     rj = os.path.join(work, "r.json")
     run(["run", "-d", "host", *shape, "--json", rj])
