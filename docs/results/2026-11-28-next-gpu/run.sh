@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Done on 2026-11-29 by docs/results/2026-11-29-gpu/run1.sh, run2a.sh, run2b.sh and run3.sh (the
+# same parts, regrouped for that session's device time; their outputs are there).
 # What issues 34, 35 and 36 still need from the GPU machine (2026-11-28's second session had no
 # device time left), in three device calls of under 10 minutes each. From the repository root on
 # the GPU machine, with build/clparity, build/compare_example, build/libclparity.so* and .gpu/
