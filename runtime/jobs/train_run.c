@@ -241,8 +241,8 @@ static int add_rec(cp_train_run *R, const cp_train_rec *r)
 
 /* Weight differences of result i against the baseline and the float64 reference: the max abs
  * difference (NaN where any difference is NaN), the max ULP and the bit-equal fraction. Run
- * for every recorded step and result (every step by default): the loop is one pass with the
- * ULP distance inlined, the dtype's branch outside it. */
+ * for every recorded step and result (every step by default): one pass, the ULP distance
+ * inlined. */
 static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
 {
     const cp_train_result *r = &R->r[i];
@@ -410,16 +410,14 @@ int cp_train_run_record(cp_train_run *R, long step)
     for (size_t i = 0; i < R->nr; ++i) {
         if (!R->r[i].w)
             continue; /* a rank that failed */
-        cp_train_rec rc = {.step = step, .res = i, .loss = R->r[i].loss};
-        if (base && R->r[i].dtype == CP_F32 && (i == R->base || memcmp(R->r[i].w, base, nb) == 0)) {
-            rc.base_abs = brc.base_abs;
-            rc.base_ulp = brc.base_ulp;
-            rc.base_bitwise = brc.base_bitwise;
-            rc.f64_abs = brc.f64_abs;
-            rc.f64_ulp = brc.f64_ulp;
-        } else {
+        bool same =
+            base && R->r[i].dtype == CP_F32 && (i == R->base || memcmp(R->r[i].w, base, nb) == 0);
+        cp_train_rec rc = brc;
+        if (!same)
             measure(R, i, &rc);
-        }
+        rc.step = step;
+        rc.res = i;
+        rc.loss = R->r[i].loss;
         if (rc.base_ulp > R->r[i].max_ulp_base)
             R->r[i].max_ulp_base = rc.base_ulp;
         if (i != R->ref && !R->r[i].first_div && (rc.base_ulp || rc.base_bitwise < 1.0))
