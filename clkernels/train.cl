@@ -263,6 +263,20 @@ float tr_sqrt(float a)
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX
+/* the step in one launch (train_stream.cl), built only for its way */
+#ifdef TR_STREAM
+#define TR_RM 1
+#define TR_SFX s
+#define TR_VOLATILE
+#define TR_NO_KERNELS
+#include "train_tile.cl"
+#undef TR_RM
+#undef TR_SFX
+#undef TR_VOLATILE
+#undef TR_NO_KERNELS
+#include "grid_sync.cl"
+#include "train_stream.cl"
+#endif
 #endif
 
 /* cl:own on CPUs (train_cpu.cl), built only for that way: reg_tile.cl's register tile of 4

@@ -8,6 +8,15 @@
  * gradient is the weight gradient's column `in`, whose operand is 1: fma(dz, 1, acc) is
  * RN(dz + acc), tr_gb's acc + dz. Work-groups are 16×16. */
 #define TR_WG 16
+/* The operands' pointer type. The one-launch step (TR_VOLATILE) reads what other work-groups of
+ * the same launch wrote (activations, gradients): past any cache that is not coherent across
+ * compute units, as own_stream.cl's cp_act_rd (on the H200, plain loads there gave stale
+ * values and weights that differ from the tiled kernels'). */
+#ifdef TR_VOLATILE
+#define TR_RD volatile __global const float *
+#else
+#define TR_RD __global const float *
+#endif
 /* k per tile: deeper where the block is small, so that fewer tiles (each a wait for memory
  * and two barriers) cover K: 64 for 16×16 outputs, 32 for 64×64, 16 for 128×128 (local
  * memory: 8.7, 16.6 and 16.5 KB) */
@@ -36,8 +45,8 @@
 /* The loads of the tiles at k0 into registers (pa, pz: A and its z where act, pb: B), issued
  * together; the values are only used by tr_stage, after the current tile's products, so that
  * the loads are in flight while those run. Past the ends: A 0 (z 1), B 0. */
-void TR_N(tr_fetch)(int M, int N, int K, __global const float *a, int sai, int sak,
-                    __global const float *z, int act, __global const float *bm, int sbk, int sbj,
+void TR_N(tr_fetch)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int act, TR_RD bm,
+                    int sbk, int sbj,
                     int nb, int i0, int j0, int k0, int lid, float *pa, float *pz, float *pb)
 {
     #pragma unroll
@@ -90,16 +99,16 @@ void TR_N(tr_macs)(__local const float *As, __local const float *Bs, int kk, int
             acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
 }
 
-/* The tile loop: acc[r][c] for row i0 + ly + r·16, column j0 + lx + c·16 of the M×N product
+/* The tile loop of work-item lid (lx = lid % 16, ly = lid / 16) of the block whose first row
+ * and column are i0 and j0: acc[r][c] for row i0 + ly + r·16, column j0 + lx + c·16 of the M×N product
  * Σ_k A(i, k)·B(k, j). A(i, k) = a[i·sai + k·sak], masked by z > 0 where act; B(k, j) =
  * b[k·sbk + j·sbj] for j < nb, else 1. The next tile's loads are issued before the current
  * tile's products (registers, one buffer of local memory). */
-void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sak,
-                   __global const float *z, int act, __global const float *bm, int sbk, int sbj,
-                   int nb, __local float *As, __local float *Bs, float (*acc)[TR_RM])
+void TR_N(tr_tile)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int act, TR_RD bm,
+                   int sbk, int sbj, int nb, int i0, int j0, int lid, __local float *As, __local float *Bs,
+                   float (*acc)[TR_RM])
 {
-    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * TR_WG + lx;
-    const int i0 = (int)get_group_id(1) * TR_TM, j0 = (int)get_group_id(0) * TR_TM;
+    const int lx = lid % TR_WG, ly = lid / TR_WG;
     #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
@@ -127,28 +136,32 @@ void TR_N(tr_tile)(int M, int N, int K, __global const float *a, int sai, int sa
 #ifdef TR_TILE_PLANT
     /* test hooks train-tile-plant-1, -4 and -8: the first output of every kernel of that
      * block one ULP up */
-    if (TR_TILE_PLANT == TR_RM && get_global_id(0) == 0 && get_global_id(1) == 0 && K > 0)
+    if (TR_TILE_PLANT == TR_RM && i0 == 0 && j0 == 0 && lid == 0 && K > 0)
         acc[0][0] = nextafter(acc[0][0], INFINITY);
 #endif
 }
 
+/* The bodies of the three kernels below, for the block at (i0, j0) (rows, columns) and
+ * work-item lid of 256: the kernels pass their group's, the one-launch step (train_stream.cl)
+ * each block of a phase in turn. Their pointers carry no restrict: in the one-launch step the
+ * weights, activations and gradients that one phase reads, another writes. */
+
 /* tr_forward's outputs: z = Σ_k fma(x, W) + bias; y = (residual ? x : 0) + act(z). */
-__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
-TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_out, ulong y_off,
-               __global float *restrict zs, ulong z_off, __global const float *restrict p,
-               ulong w_off, int in, int out, int batch, int has_bias, ulong b_off, int act,
-               int residual)
+void TR_N(tr_fwd_b)(int i0, int j0, int lid, __local float *As, __local float *Bs,
+                    TR_RD acts_in, ulong x_off, __global float *acts_out, ulong y_off,
+                    __global float *zs, ulong z_off, TR_RD p, ulong w_off, int in, int out,
+                    int batch, int has_bias, ulong b_off, int act,
+                    int residual)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
     float acc[TR_RM][TR_RM];
-    __global const float *x = acts_in + x_off;
-    TR_N(tr_tile)(batch, out, in, x, in, 1, x, 0, p + w_off, 1, in, out, As, Bs, acc);
+    TR_RD x = acts_in + x_off;
+    TR_N(tr_tile)(batch, out, in, x, in, 1, x, 0, p + w_off, 1, in, out, i0, j0, lid, As, Bs, acc);
     #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
-            size_t o = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            size_t b = (size_t)(i0 + lid / TR_WG + r * TR_WG);
+            size_t o = (size_t)(j0 + lid % TR_WG + c * TR_WG);
             if (b >= (size_t)batch || o >= (size_t)out)
                 continue;
             float v = acc[r][c];
@@ -162,20 +175,20 @@ TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_
 
 /* tr_dz and tr_dx in one: dx[b][k] = Σ_o fma(dz[b][o], W[o][k]) (+ g[b][k] for a residual),
  * dz masked as it is loaded. Runs before the layer's weight update. */
-__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
-TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
-              __global const float *restrict p, ulong w_off, __global float *restrict dx, int in,
-              int out, int batch, int act, int residual)
+void TR_N(tr_dx_b)(int i0, int j0, int lid, __local float *As, __local float *Bs,
+                   TR_RD g, TR_RD zs, ulong z_off, TR_RD p, ulong w_off, __global float *dx,
+                   int in, int out,
+                   int batch, int act, int residual)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
     float acc[TR_RM][TR_RM];
-    TR_N(tr_tile)(batch, in, out, g, out, 1, zs + z_off, act, p + w_off, in, 1, in, As, Bs, acc);
+    TR_N(tr_tile)(batch, in, out, g, out, 1, zs + z_off, act, p + w_off, in, 1, in, i0, j0, lid,
+                  As, Bs, acc);
     #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t b = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
-            size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            size_t b = (size_t)(i0 + lid / TR_WG + r * TR_WG);
+            size_t k = (size_t)(j0 + lid % TR_WG + c * TR_WG);
             if (b >= (size_t)batch || k >= (size_t)in)
                 continue;
             float v = acc[r][c];
@@ -190,23 +203,23 @@ TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict z
  * W = fma(−lr, gW, W) (tr_update_w, tr_update_b), 2: adam's or adamw's update of W (dst) with
  * state ms, vs (tr_opt_adam's, fused: the gradient never stored), whose scalars sc holds as
  * floats: decay_on, decoupled, wd, decay, w1, beta2, c2, bc2_sqrt, eps, nss, plant. */
-__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
-TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
-              __global const float *restrict acts, ulong x_off, __global float *restrict dst,
-              ulong w_off, ulong b_off, int in, int out, int batch, int act, int has_bias,
-              int update, float neg_lr, __global float *restrict ms, __global float *restrict vs,
-              __global const float *restrict sc)
+void TR_N(tr_gw_b)(int i0, int j0, int lid, __local float *As, __local float *Bs,
+                   TR_RD g, TR_RD zs, ulong z_off, TR_RD acts, ulong x_off, __global float *dst,
+                   ulong w_off,
+                   ulong b_off, int in, int out, int batch, int act, int has_bias, int update,
+                   float neg_lr, __global float *ms, __global float *vs,
+                   __global const float *sc)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
     float acc[TR_RM][TR_RM];
     const int n = in + (has_bias ? 1 : 0);
-    TR_N(tr_tile)(out, n, batch, g, 1, out, zs + z_off, act, acts + x_off, in, 1, in, As, Bs, acc);
+    TR_N(tr_tile)(out, n, batch, g, 1, out, zs + z_off, act, acts + x_off, in, 1, in, i0, j0, lid,
+                  As, Bs, acc);
 #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
 #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t o = get_group_id(1) * TR_TM + get_local_id(1) + (size_t)(r * TR_WG);
-            size_t k = get_group_id(0) * TR_TM + get_local_id(0) + (size_t)(c * TR_WG);
+            size_t o = (size_t)(i0 + lid / TR_WG + r * TR_WG);
+            size_t k = (size_t)(j0 + lid % TR_WG + c * TR_WG);
             if (o >= (size_t)out || k >= (size_t)n)
                 continue;
             size_t i = k < (size_t)in ? w_off + o * (size_t)in + k : b_off + o;
@@ -218,7 +231,52 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
         }
 }
 
+/* The kernels: a work-group of 16×16 per block (none where the one-launch step includes the
+ * bodies: TR_NO_KERNELS). */
+#ifndef TR_NO_KERNELS
+#define TR_I0 ((int)get_group_id(1) * TR_TM)
+#define TR_J0 ((int)get_group_id(0) * TR_TM)
+#define TR_LID ((int)(get_local_id(1) * TR_WG + get_local_id(0)))
+
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_out, ulong y_off,
+               __global float *restrict zs, ulong z_off, __global const float *restrict p,
+               ulong w_off, int in, int out, int batch, int has_bias, ulong b_off, int act,
+               int residual)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    TR_N(tr_fwd_b)(TR_I0, TR_J0, TR_LID, As, Bs, acts_in, x_off, acts_out, y_off, zs, z_off, p,
+                   w_off, in, out, batch, has_bias, b_off, act, residual);
+}
+
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
+              __global const float *restrict p, ulong w_off, __global float *restrict dx, int in,
+              int out, int batch, int act, int residual)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    TR_N(tr_dx_b)(TR_I0, TR_J0, TR_LID, As, Bs, g, zs, z_off, p, w_off, dx, in, out, batch, act,
+                  residual);
+}
+
+__kernel __attribute__((reqd_work_group_size(TR_WG, TR_WG, 1))) void
+TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict zs, ulong z_off,
+              __global const float *restrict acts, ulong x_off, __global float *restrict dst,
+              ulong w_off, ulong b_off, int in, int out, int batch, int act, int has_bias,
+              int update, float neg_lr, __global float *restrict ms, __global float *restrict vs,
+              __global const float *restrict sc)
+{
+    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    TR_N(tr_gw_b)(TR_I0, TR_J0, TR_LID, As, Bs, g, zs, z_off, acts, x_off, dst, w_off, b_off, in,
+                  out, batch, act, has_bias, update, neg_lr, ms, vs, sc);
+}
+
+#undef TR_I0
+#undef TR_J0
+#undef TR_LID
+#endif
 #undef TR_WG
+#undef TR_RD
 #undef TR_TK
 #undef TR_TM
 #undef TR_E

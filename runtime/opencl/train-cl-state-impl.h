@@ -35,6 +35,14 @@ struct train_cl {
      * sc holds the step's scalars (TILE_SCALARS floats, train_tile.cl's tr_gw_t) */
     bool fused_adam;
     cl_mem sc;
+    /* the step in one launch (CLPARITY_TRAIN_KERNELS=stream: train_stream.cl's tr_step_s, its
+     * blocks 16x16), with the tiled kernels above (tiled1's) for a forward alone: its layer table,
+     * third gradient buffer, the device-wide barrier's counters (and their copy, read with each
+     * step's output) and its work-groups */
+    cl_kernel k_step;
+    cl_mem sdesc, g3, ctl;
+    cl_int ctl_host[4];
+    size_t step_groups;
     /* cl:own's CPU kernels (CLPARITY_TRAIN_KERNELS=cpu: train_cpu.cl, train_cl_cpu.c): the
      * rows' forward and backward, the weights' gradient and update, Wᵀ from p; the layer
      * table; Wᵀ (wt), rebuilt before the next forward where wt_stale; how tr_cpu_grad
@@ -56,7 +64,7 @@ struct train_cl {
 /* CLPARITY_TRAIN_KERNELS' words, in runtime/base/env.c's order: auto is TILE_CPU on CPU
  * devices (own_cpu_device: PoCL, rusticl's llvmpipe; a 16×16 work-group of barriers costs
  * more there than it saves), else TILE_GRID, whose blocks follow the grid's size. */
-enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8, TILE_CPU };
+enum tile_mode { TILE_AUTO, TILE_SIMPLE, TILE_GRID, TILE_1, TILE_4, TILE_8, TILE_CPU, TILE_STREAM };
 /* The step at which the test hooks train-plant-m, -v and -root move every m, v or sqrt(v). */
 #define TRAIN_PLANT_STEP 2
 
@@ -88,6 +96,10 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode);
 int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
                           size_t cols);
 void train_cl_tile_release(struct train_cl *c);
+/* The step in one launch (c->k_step), then the output read and the barrier's counters checked:
+ * train_cl.c's step, with its optimizer pass between the two where one is needed. */
+int train_cl_stream_enqueue(cp_trainer *tr);
+int train_cl_stream_check(struct train_cl *c);
 
 /* train_cl_cpu.c: the CPU kernels' build options (after a space), whether they take model m
  * (else auto takes the simple kernels), their setup once train.cl is built with them, a forward
@@ -111,6 +123,11 @@ int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_o
 /* True while the training probe makes its trainer: the tiled kernels then take both blocks,
  * alternating, so that the probe covers every kernel that a large model runs. */
 bool train_cl_probing(void);
+/* The way (enum tile_mode) of the trainer being probed: the probe's own trainer takes it. */
+int train_cl_probe_mode(void);
+/* True where the tiled rule gives every product of model m at this batch 16x16 blocks (grids
+ * too small to fill the device): auto then takes the step in one launch. */
+bool train_cl_tile_small(const cp_model *m, int batch);
 /* cl:cr's probe of its div/sqrt (adam and adamw): cr.cl's tr_divsqrt, the float way on the
  * bits, as cl:own's probe of a way; tr->probe 1 passed, 0 failed. Nothing with
  * CLPARITY_OWN_PROBE=off. */

@@ -43,6 +43,8 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
      * the cpu kernels are built only for their way */
     if (c->clblast || c->relaxed || c->cr) {
         c->mode = TILE_SIMPLE;
+    } else if (c->mode == TILE_AUTO && train_cl_probing()) {
+        c->mode = train_cl_probe_mode(); /* the probe's trainer: the probed one's way */
     } else if (c->mode == TILE_AUTO) {
         if ((st = cp_env_word("CLPARITY_TRAIN_KERNELS", &c->mode)) != CP_OK)
             return st;
@@ -51,8 +53,14 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
          * before its probe failed, Intel's runtime for tens (vendors job, 2026-11-28) */
         bool pocl = strstr(dev->platform, "Portable Computing Language") != NULL;
         c->auto_cpu = c->mode <= TILE_AUTO && cpu && pocl && train_cl_cpu_fits(tr->m);
+        /* on GPUs, the step in one launch where every product's grid is too small for more
+         * than 16x16 blocks: there a launch per product costs more than the product
+         * (docs/PERFORMANCE.md, 2026-11-29: d=128 L=128, 2.0-2.3 ms a step tiled, 1.0-1.2 in
+         * one launch, on an H200) */
         if (c->mode <= TILE_AUTO)
-            c->mode = !cpu ? TILE_GRID : c->auto_cpu ? TILE_CPU : TILE_SIMPLE;
+            c->mode = cpu                                     ? c->auto_cpu ? TILE_CPU : TILE_SIMPLE
+                      : train_cl_tile_small(tr->m, tr->batch) ? TILE_STREAM
+                                                              : TILE_GRID;
     }
     if ((st = train_cl_build_options(tr, dev)) != CP_OK)
         return st;
@@ -118,7 +126,7 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
             return st;
     }
     static const char *const ways[] = {"auto",   "simple", "tiled", "tiled1",
-                                       "tiled4", "tiled8", "cpu"};
+                                       "tiled4", "tiled8", "cpu",   "stream"};
     int mode = c->mode;
     if (mode == TILE_CPU && (st = train_cl_cpu_setup(tr)) != CP_OK)
         return st;
@@ -407,6 +415,18 @@ static int cl_step(cp_trainer *tr, double *loss)
         if (c->upd == 0 && (st = cl_optim(tr)) != CP_OK)
             return st;
         if ((st = cl_read_output(tr, c->y)) != CP_OK)
+            return st;
+        *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
+        return CP_OK;
+    }
+    if (c->k_step) {
+        /* stream: the whole step in one launch, then the optimizers that keep a gradient */
+        if ((c->fused_adam && (st = fused_scalars(tr)) != CP_OK) ||
+            (st = train_cl_stream_enqueue(tr)) != CP_OK)
+            return st;
+        ++tr->step;
+        if ((tr->needs_grad && !c->fused_adam && (st = cl_optim(tr)) != CP_OK) ||
+            (st = cl_read_output(tr, c->y)) != CP_OK || (st = train_cl_stream_check(c)) != CP_OK)
             return st;
         *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
         return CP_OK;

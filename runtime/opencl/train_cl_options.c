@@ -150,10 +150,17 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
         train_cl_cpu_options(tr, cpu, sizeof cpu);
     /* the tiled kernels only where the way launches them (train_cl.c: simple and cpu never) */
     bool tiles = tr->c->mode != TILE_SIMPLE && tr->c->mode != TILE_CPU;
+    /* the one-launch step only for its way, its barrier's waits longer on CPU devices
+     * (grid_sync.cl); test hook train-stream-giveup: a wait given up (train_stream.cl) */
+    bool stream = tr->c->mode == TILE_STREAM;
+    const char *spin = !stream                               ? ""
+                       : cp_test_hook("train-stream-giveup") ? " -DTR_STREAM_GIVEUP"
+                                                             : own_spin_bound_options(dev);
     int n =
-        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s",
+        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s%s%s",
                  tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
-                 fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES");
+                 fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES",
+                 stream ? " -DTR_STREAM" : "", spin);
     if (n < 0 || (size_t)n >= sizeof tr->build_options)
         return cp_err_set(CP_FAIL_RUNTIME,
                           "cl:own training: build options of %d bytes are too long", n);

@@ -26,11 +26,25 @@ static size_t tile_groups(size_t rows, size_t cols, size_t blk)
 
 static int tile_rm(int mode, size_t rows, size_t cols)
 {
+    if (mode == TILE_STREAM)
+        return 1; /* the one-launch step's blocks (train_stream.cl) */
     if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
         return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
     return tile_groups(rows, cols, 128) >= TILE_MIN_GROUPS  ? 8
            : tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4
                                                             : 1;
+}
+
+bool train_cl_tile_small(const cp_model *m, int batch)
+{
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        size_t b = (size_t)batch, in = (size_t)ly->in, out = (size_t)ly->out;
+        if (tile_rm(TILE_GRID, b, out) != 1 || tile_rm(TILE_GRID, b, in) != 1 ||
+            tile_rm(TILE_GRID, out, in + (ly->has_bias ? 1 : 0)) != 1)
+            return false;
+    }
+    return true;
 }
 
 /* train.cl's kernel base with block rm (tr_fwd_t1, ...); *fits false where the device cannot
@@ -74,6 +88,86 @@ void train_cl_tile_release(struct train_cl *c)
         clReleaseMemObject(c->sc);
     c->sc = NULL;
     c->fused_adam = false;
+    if (c->k_step)
+        clReleaseKernel(c->k_step);
+    c->k_step = NULL;
+    cl_mem *ms[] = {&c->sdesc, &c->g3, &c->ctl};
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; ++i) {
+        if (*ms[i])
+            clReleaseMemObject(*ms[i]);
+        *ms[i] = NULL;
+    }
+}
+
+/* train_stream.cl's layer table: TR_SD longs per layer */
+#define STREAM_SD 9
+
+/* The step in one launch: its layer table, a third gradient buffer, the
+ * barrier's counters, the kernel with every argument set, and its work-groups: one per compute
+ * unit (its groups that are not running would be waited for in vain; cp_join leaves them out). */
+static int stream_setup(cp_trainer *tr, const cp_device *dev)
+{
+    struct train_cl *c = tr->c;
+    const cp_model *m = tr->m;
+    size_t L = (size_t)m->n_layers;
+    cl_long *d = calloc(STREAM_SD * (L ? L : 1), sizeof *d);
+    if (!d)
+        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
+    for (size_t l = 0; l < L; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        cl_long *e = d + STREAM_SD * l;
+        e[0] = (cl_long)(l * c->stride);
+        e[1] = (cl_long)((l + 1) * c->stride);
+        e[2] = (cl_long)ly->w_off;
+        e[3] = (cl_long)ly->b_off;
+        e[4] = ly->in;
+        e[5] = ly->out;
+        e[6] = ly->has_bias;
+        e[7] = ly->act == CP_ACT_RELU;
+        e[8] = ly->residual;
+    }
+    cl_int rc;
+    const char *name = "tr_step_s";
+    c->k_step = clCreateKernel(c->prog, name, &rc);
+    int st = rc == CL_SUCCESS ? CP_OK
+                              : cp_err_set(CP_FAIL_RUNTIME, "clCreateKernel(%s) failed: %s (%d)",
+                                           name, cp_cl_error_name(rc), rc);
+    if (st == CP_OK) {
+        size_t bytes = STREAM_SD * (L ? L : 1) * sizeof *d;
+        c->sdesc = own_create_buffer(c->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueWriteBuffer(c->q, c->sdesc, CL_TRUE, 0, bytes, d, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "the one-launch step's layer table");
+    }
+    free(d);
+    if (st == CP_OK)
+        st = train_cl_buffer(c, c->stride, NULL, &c->g3, "gradient");
+    if (st == CP_OK) {
+        c->ctl = own_create_buffer(c->ctx, CL_MEM_READ_WRITE, sizeof c->ctl_host, NULL, &rc);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "clCreateBuffer(barrier counters)");
+    }
+    if (st != CP_OK)
+        return st;
+    /* one per compute unit: two per unit were slower on the H200 (d=128 L=128 B=64 SGD: 1.29
+     * against 1.00 ms a step; docs/results/2026-11-29b-gpu/run2) */
+    c->step_groups = dev->compute_units ? (size_t)dev->compute_units : 1;
+    cl_int n_layers = m->n_layers, batch = tr->batch, n_out = tr->batch * m->out_width,
+           update = c->fused_adam ? 2 : !tr->needs_grad;
+    float s = 2.0f / (float)n_out, neg_lr = -tr->lr;
+    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
+    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
+           sc = c->fused_adam ? c->sc : c->p;
+    const size_t sz[] = {sizeof c->acts, sizeof c->z,     sizeof c->p,  sizeof c->t,
+                         sizeof c->g,    sizeof c->gn,    sizeof c->g3, sizeof dst,
+                         sizeof ms,      sizeof vs,       sizeof sc,    sizeof c->sdesc,
+                         sizeof c->ctl,  sizeof n_layers, sizeof batch, sizeof n_out,
+                         sizeof s,       sizeof update,   sizeof neg_lr};
+    const void *const va[] = {&c->acts, &c->z,  &c->p, &c->t,   &c->g,     &c->gn,  &c->g3,
+                              &dst,     &ms,    &vs,   &sc,     &c->sdesc, &c->ctl, &n_layers,
+                              &batch,   &n_out, &s,    &update, &neg_lr};
+    return own_set_args_at(c->k_step, name, 0, sizeof sz / sizeof *sz, sz, va);
 }
 
 /* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
@@ -157,6 +251,8 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
             break;
         st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
     }
+    if (st == CP_OK && fits && mode == TILE_STREAM)
+        st = stream_setup(tr, dev);
     if (st != CP_OK || !fits)
         train_cl_tile_release(c);
     return st;
@@ -174,5 +270,37 @@ int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(%s) failed: %s (%d)", name,
                           cp_cl_error_name(rc), rc);
+    return CP_OK;
+}
+
+/* The step in one launch: the barrier's counters zeroed (from static zeros, which outlive the
+ * write), the launch; the counters are read back with the output (train_cl_stream_check). */
+int train_cl_stream_enqueue(cp_trainer *tr)
+{
+    struct train_cl *c = tr->c;
+    static const cl_int zeros[4] = {0, 0, 0, 0};
+    cl_int rc = clEnqueueWriteBuffer(c->q, c->ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_cl(rc, "clEnqueueWriteBuffer(barrier counters)");
+    size_t local = 256, global = 256 * c->step_groups;
+    rc = own_enqueue_kernel(c->q, c->k_step, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(tr_step_s) failed: %s (%d)",
+                          cp_cl_error_name(rc), rc);
+    rc = clEnqueueReadBuffer(c->q, c->ctl, CL_FALSE, 0, sizeof c->ctl_host, c->ctl_host, 0, NULL,
+                             NULL);
+    return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
+}
+
+/* After a blocking read that followed the launch: a wait given up inside the kernel leaves the
+ * step unfinished, so no result. */
+int train_cl_stream_check(struct train_cl *c)
+{
+    if (c->ctl_host[3] || c->ctl_host[1] < 1)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "cl:own training in one launch: a device-wide barrier wait was given up "
+                          "(%d of %zu work-groups joined); set CLPARITY_TRAIN_KERNELS=tiled for a "
+                          "launch per product",
+                          (int)c->ctl_host[1], c->step_groups);
     return CP_OK;
 }

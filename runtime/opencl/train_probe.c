@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Set while the training probe makes its own trainers (no probe of their own). */
+/* Set while the training probe makes its own trainers (no probe of their own), and the way
+ * (enum tile_mode) of the trainer that it probes, which its own trainer takes. */
 static _Thread_local bool train_probing;
+static _Thread_local int train_probe_mode;
 
 /* The training kernels' probe: three SGD steps of the probe model (odd widths, biases, a
  * rectangular layer, no activation on one, residuals) on cl:own and on host:exact must leave
@@ -140,6 +142,11 @@ bool train_cl_probing(void)
     return train_probing;
 }
 
+int train_cl_probe_mode(void)
+{
+    return train_probe_mode;
+}
+
 /* cl:own's probes: the training kernels (three SGD steps), and adam and adamw's div/sqrt way
  * (one verdict per way, ids -10 - way). The first that fails gives the reason. */
 int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_ops *own)
@@ -148,7 +155,9 @@ int train_cl_probe(cp_trainer *tr, const cp_device *dev, const struct cp_train_o
         return CP_OK;
     const struct cp_probe_class cls = {false, false, false, -1};
     enum cp_probe_verdict v;
-    /* keyed by the kernels' way (CLPARITY_TRAIN_KERNELS and the tile test hooks) too */
+    /* keyed by the kernels' way (CLPARITY_TRAIN_KERNELS and the tile test hooks) too, which
+     * the probe's trainer takes */
+    train_probe_mode = tr->c->mode;
     int st = cp_probe_cached_ex(dev, -3, "train", tr->c->kernels, cls, train_probe_run, &own, &v,
                                 tr->probe_why, sizeof tr->probe_why);
     if (st != CP_OK)

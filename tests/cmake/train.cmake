@@ -396,7 +396,7 @@ set_tests_properties(cli/train_ux PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACH
 # first), and train/tiled_probe_planted shows
 # that the training probe runs every size (the plant in the 64x64 kernels, which this small
 # model does not run, fails the probe).
-foreach(way tiled1 tiled4 tiled8)
+foreach(way tiled1 tiled4 tiled8 stream)
   add_test(NAME train/tiled_${way}
            COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer adamw --weight-decay 0.05 --steps 4 --every 1 --d-model 77 --layers 3 --batch 13 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer momentum --nesterov --steps 4 --every 1 --d-model 33 --layers 2 --batch 70 --quiet && $0 train -d pocl,host --engines cl:own,host:exact --model ${FIXTURES}/digits.safetensors --optimizer sgd --batch 9 --steps 4 --every 1 --target random --quiet"
                    ${CLP})
@@ -420,6 +420,24 @@ add_test(NAME train/tiled_probe_planted
 set_tests_properties(train/tiled_probe_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled;CLPARITY_TEST_HOOK=train-tile-plant-4"
                      LABELS cli)
+# The step in one launch (clkernels/train_stream.cl; CLPARITY_TRAIN_KERNELS=stream, auto on GPUs
+# where every block is 16x16): train/tiled_stream above runs it at the same shapes and
+# optimizers; the plant in its 16x16 blocks must be caught at step 1, and a device-wide barrier
+# wait given up (test hook train-stream-giveup) must end the run with the error, never a result.
+add_test(NAME train/stream_planted
+         COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 1 "
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer adam
+                 --steps 3 --every 1 --d-model 37 --layers 2 --batch 5 --target random)
+set_tests_properties(train/stream_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_OWN_PROBE=off;CLPARITY_TRAIN_KERNELS=stream;CLPARITY_TEST_HOOK=train-tile-plant-1"
+                     LABELS cli)
+add_test(NAME train/stream_giveup
+         COMMAND ${EXPECT} 3 "cl:own training in one launch: a device-wide barrier wait was given up \\([0-9]+ of [0-9]+ work-groups joined\\); set CLPARITY_TRAIN_KERNELS=tiled"
+                 -- ${CLP} train -d pocl,host --engines cl:own,host:exact --optimizer sgd
+                 --steps 3 --d-model 37 --layers 2 --batch 5)
+set_tests_properties(train/stream_giveup PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_OWN_PROBE=off;CLPARITY_TRAIN_KERNELS=stream;CLPARITY_TEST_HOOK=train-stream-giveup"
+                     LABELS cli)
 # The same on Oclgrind (auto: tiled there, a simulator), whose checks of the API and of data
 # races in local memory must stay silent (its uninitialised-value check flags the simple
 # kernels too, so it is left out).
@@ -430,6 +448,22 @@ add_test(NAME train/tiled_oclgrind
                  --allow-slow --quiet)
 set_tests_properties(train/tiled_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable"
+                     LABELS "cli;oclgrind")
+add_test(NAME train/stream_oclgrind
+         COMMAND sh -c "log=${OUT}/train_stream_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
+                 sh ${CLP} train -d oclgrind,host --engines cl:own,host:exact --optimizer adam
+                 --steps 2 --every 1 --d-model 19 --layers 2 --batch 5 --target random
+                 --allow-slow --quiet)
+set_tests_properties(train/stream_oclgrind PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_TRAIN_KERNELS=stream"
+                     LABELS "cli;oclgrind")
+add_test(NAME train/stream_oclgrind_planted
+         COMMAND ${EXPECT} 1 "^clparity train: cl:own on .* diverged from host:exact at step 1 "
+                 -- ${CLP} train -d oclgrind,host --engines cl:own,host:exact --optimizer adam
+                 --steps 2 --every 1 --d-model 37 --layers 2 --batch 5 --target random
+                 --allow-slow)
+set_tests_properties(train/stream_oclgrind_planted PROPERTIES
+                     ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-train;CLPARITY_OWN_PROBE=off;CLPARITY_TRAIN_KERNELS=stream;CLPARITY_TEST_HOOK=train-tile-plant-1"
                      LABELS "cli;oclgrind")
 # Adam fused into the tiled weight-gradient kernel's epilogue (no gradient stored, no optimizer
 # pass): the planted one-ULP m at step 2 (test hook train-plant-m) must be caught there too.
