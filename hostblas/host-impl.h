@@ -8,6 +8,7 @@
 
 #include "engine-impl.h"
 #include "hostblas/cr.h"
+#include "hostblas/pool.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -61,24 +62,14 @@ typedef void (*unit_run_fn)(cp_engine *e, int l, int r0, int r1, int p0, int p1)
 int host_env_word(const char *name, const char *const *words, int n, int *choice);
 int host_alloc(cp_engine *e, size_t esz, bool need_tmp);
 void host_destroy(cp_engine *e);
-int host_max_threads(int *n);
 int layer_threads(const cp_layer *L, int batch, double macs_per_thread, long units, int max);
 int pool_pin_wanted(bool *pin);
 int host_pool_create(cp_engine *e, struct host_state *s, int n);
 void host_forward_f32(cp_engine *e, pool_layer_fn fn, const float *x, int batch, void *y,
                       cp_timing *t);
 void host_corrupt(const cp_engine *e, int l, int id, int n, float *out);
-/* The pool outside an engine (host:exact's and host:f64's training): host_pool_new starts n
- * threads (fewer where the system refuses some; *out NULL where fewer than 2 are left, and
- * for n < 2), unpinned. host_pool_task runs fn(arg, p, id, n) on threads 0 to n - 1 (the
- * caller is 0; n at most the pool's) and returns when all have; with no pool or n < 2 the
- * caller runs fn(arg, NULL, 0, 1). Inside fn, host_pool_sync(p, n) is a barrier of the n. */
-typedef void (*pool_task_fn)(void *arg, struct host_pool *p, int id, int n);
-int host_pool_new(int n, struct host_pool **out);
-int host_pool_size(const struct host_pool *p);
-void host_pool_task(struct host_pool *p, int n, pool_task_fn fn, void *arg);
-void host_pool_sync(struct host_pool *p, int n);
-void host_pool_free(struct host_pool *p);
+/* The pool outside an engine (host:exact's and host:f64's training, train's measurements):
+ * hostblas/pool.h. */
 
 /* exact.c: host:exact's levels, units, panels and thread plan, shared with host:cr. */
 bool isa_has(int isa);

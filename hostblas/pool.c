@@ -336,6 +336,48 @@ out_free:
                                        "could not be initialised");
 }
 
+/* The process's shared pool: one set of threads for callers that run one after another in one
+ * thread (train's host references, host:exact's and host:f64's steps, and its per-step
+ * measurements), so that one caller's idle threads, which spin and yield for up to POOL_SLEEP_S
+ * after each task, never compete for the cores with the next caller's (on the H200's 16 cores
+ * with a pool each, a third of a host step's samples were threads yielding). Created with the
+ * host's threads (host_max_threads) at the first use, freed with the last. */
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct host_pool *shared_pool;
+static int shared_refs;
+
+int host_pool_shared(int n, struct host_pool **out)
+{
+    *out = NULL;
+    if (n < 2)
+        return CP_OK;
+    int max;
+    int st = host_max_threads(&max);
+    if (st != CP_OK)
+        return st;
+    pthread_mutex_lock(&shared_mu);
+    if (!shared_pool)
+        st = host_pool_new(max > n ? max : n, &shared_pool);
+    if (st == CP_OK && shared_pool) {
+        ++shared_refs;
+        *out = shared_pool;
+    }
+    pthread_mutex_unlock(&shared_mu);
+    return st;
+}
+
+void host_pool_unshare(struct host_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&shared_mu);
+    if (p == shared_pool && --shared_refs == 0) {
+        host_pool_free(shared_pool);
+        shared_pool = NULL;
+    }
+    pthread_mutex_unlock(&shared_mu);
+}
+
 int host_pool_size(const struct host_pool *p)
 {
     return p ? p->n : 1;

@@ -63,7 +63,7 @@ void train_par_free(struct train_par *q)
 {
     if (!q)
         return;
-    host_pool_free(q->pool);
+    host_pool_unshare(q->pool);
     free(q->wf);
     free(q->wt);
     free(q->wt_next);
@@ -176,8 +176,8 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         return st;
     double want = macs / PAR_MACS_PER_THREAD;
     n = want < (double)n ? (want < 1.0 ? 1 : (int)want) : n;
-    st = host_pool_new(n, &q->pool);
-    q->threads = host_pool_size(q->pool);
+    st = host_pool_shared(n, &q->pool);
+    q->threads = n < host_pool_size(q->pool) ? n : host_pool_size(q->pool);
     return st;
 }
 

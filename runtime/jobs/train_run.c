@@ -8,6 +8,7 @@
 #include "clparity/train.h"
 #include "clparity/train_run.h"
 
+#include "hostblas/pool.h"
 #include "metrics-impl.h"
 #include "train-impl.h"
 
@@ -239,11 +240,23 @@ static int add_rec(cp_train_run *R, const cp_train_rec *r)
     return CP_OK;
 }
 
-/* Weight differences of result i against the baseline and the float64 reference: the max abs
- * difference (NaN where any difference is NaN), the max ULP and the bit-equal fraction. Run
- * for every recorded step and result (every step by default): one pass, the ULP distance
- * inlined. */
-static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
+/* The measurements' threads: one per MEASURE_PER_THREAD weights, at most the host's threads
+ * (CLPARITY_HOST_THREADS, else the cores) and MEASURE_MAX_THREADS. */
+#define MEASURE_PER_THREAD 65536
+#define MEASURE_MAX_THREADS 16
+
+/* Weight differences of result i against the baseline and the float64 reference over weights
+ * [k0, k1): the max abs difference (NaN where any difference is NaN), the max ULP and the count
+ * of bit-equal weights. */
+struct measure_part {
+    double babs, rabs;
+    bool bnan, rnan;
+    uint64_t bulp, rulp;
+    size_t eq;
+};
+
+static void measure_range(const cp_train_run *R, size_t i, size_t k0, size_t k1,
+                          struct measure_part *out)
 {
     const cp_train_result *r = &R->r[i];
     const float *base = R->r[R->base].w;
@@ -251,11 +264,11 @@ static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
     const bool f64 = r->dtype == CP_F64;
     const float *w32 = r->w;
     const double *w64 = r->w;
-    size_t n = R->m.n_params, eq = 0;
+    size_t eq = 0;
     double babs = 0.0, rabs = 0.0;
     bool bnan = false, rnan = false;
     uint64_t bulp = 0, rulp = 0;
-    for (size_t k = 0; k < n; ++k) {
+    for (size_t k = k0; k < k1; ++k) {
         double a = f64 ? w64[k] : (double)w32[k];
         float a32 = (float)a;
         double db = fabs(a - (double)base[k]);
@@ -272,11 +285,64 @@ static void measure(const cp_train_run *R, size_t i, cp_train_rec *rc)
         }
         eq += f64 ? (double)base[k] == a : memcmp(&a32, &base[k], sizeof a32) == 0;
     }
-    rc->base_abs = bnan ? NAN : babs;
-    rc->f64_abs = !ref || rnan ? NAN : rabs; /* --no-f64: nothing measured against float64 */
-    rc->base_ulp = bulp;
-    rc->f64_ulp = rulp;
-    rc->base_bitwise = n ? (double)eq / (double)n : 1.0;
+    *out = (struct measure_part){babs, rabs, bnan, rnan, bulp, rulp, eq};
+}
+
+/* measure's share of thread id of n: a contiguous range of the weights */
+struct measure_task {
+    const cp_train_run *R;
+    size_t i;
+    struct measure_part part[MEASURE_MAX_THREADS];
+};
+
+static void measure_task_run(void *arg, struct host_pool *p, int id, int n)
+{
+    (void)p;
+    struct measure_task *t = arg;
+    size_t np = t->R->m.n_params;
+    measure_range(t->R, t->i, np * (size_t)id / (size_t)n, np * (size_t)(id + 1) / (size_t)n,
+                  &t->part[id]);
+}
+
+/* Result i's measurements (the fields of a record but its step, result and loss). Run for every
+ * recorded step and result (every step by default): one pass, the ULP distance inlined, split
+ * over the pool's threads where the model has MEASURE_PER_THREAD weights a thread or more; the
+ * parts' maxima and counts make the same numbers in any split. */
+static void measure(cp_train_run *R, size_t i, cp_train_rec *rc)
+{
+    size_t n = R->m.n_params;
+    if (!R->pool_made) {
+        R->pool_made = true; /* one try: without a pool, one thread measures */
+        int threads = 1;
+        if (host_max_threads(&threads) == CP_OK) {
+            size_t want = n / MEASURE_PER_THREAD;
+            threads = want < (size_t)threads ? (int)want : threads;
+            threads = threads > MEASURE_MAX_THREADS ? MEASURE_MAX_THREADS : threads;
+            if (host_pool_shared(threads, &R->pool) != CP_OK)
+                R->pool = NULL;
+            R->pool_n = threads < host_pool_size(R->pool) ? threads : host_pool_size(R->pool);
+        }
+    }
+    struct measure_task t = {.R = R, .i = i};
+    int nt = R->pool ? R->pool_n : 1; /* at most MEASURE_MAX_THREADS parts */
+    host_pool_task(R->pool, nt, measure_task_run, &t);
+    struct measure_part all = {0};
+    for (int id = 0; id < nt; ++id) {
+        const struct measure_part *q = &t.part[id];
+        all.babs = q->babs > all.babs ? q->babs : all.babs;
+        all.rabs = q->rabs > all.rabs ? q->rabs : all.rabs;
+        all.bnan |= q->bnan;
+        all.rnan |= q->rnan;
+        all.bulp = q->bulp > all.bulp ? q->bulp : all.bulp;
+        all.rulp = q->rulp > all.rulp ? q->rulp : all.rulp;
+        all.eq += q->eq;
+    }
+    bool ref = R->ref != SIZE_MAX;
+    rc->base_abs = all.bnan ? NAN : all.babs;
+    rc->f64_abs = !ref || all.rnan ? NAN : all.rabs; /* --no-f64: nothing against float64 */
+    rc->base_ulp = all.bulp;
+    rc->f64_ulp = all.rulp;
+    rc->base_bitwise = n ? (double)all.eq / (double)n : 1.0;
 }
 
 static double now_s(void)
@@ -500,6 +566,8 @@ int cp_train_run_finish(cp_train_run *R)
 
 void cp_train_run_free(cp_train_run *R)
 {
+    host_pool_unshare(R->pool);
+    R->pool = NULL;
     for (size_t i = 0; i < R->nr; ++i) {
         cp_trainer_destroy(R->r[i].tr);
         free(R->r[i].w);

@@ -104,6 +104,9 @@ struct cp_train_run {
     char build_options[128];
     const char *arch_from;
     char model_sha256[65];
+    struct host_pool *pool; /* the measurements' threads (hostblas's shared pool); NULL: one */
+    int pool_n;             /* of them, the measurements' */
+    bool pool_made;
 };
 
 /* "1:0 pthread-..." or "host" ("host#1/1:0 ..." for another rank's result). */
