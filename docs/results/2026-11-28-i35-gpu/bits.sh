@@ -3,6 +3,7 @@
 # CLPARITY_TRAIN_KERNELS way), at odd shapes and the fixtures' MLPs (biases, in != out), for
 # sgd, sgd with weight decay, momentum (nesterov), adam and adamw. Run from the repo root:
 #   OLD=/work/main/build/clparity OCL_ICD_VENDORS=build/icd/pocl sh bits.sh OUTDIR [DEVICE]
+# (WAYS="stream ..." picks the ways of the new binary; default auto tiled tiled1 tiled4 tiled8)
 # Prints one line per case and 'bits: N cases, M differ'; exit 1 where any differs.
 set -u
 out=${1:?output dir}
@@ -34,7 +35,7 @@ for c in $cases; do
             --quiet --save "$out/old" >"$out/old.txt" 2>&1 || { echo "old failed: $args"; cat "$out/old.txt"; }
         ref=$(cat "$out"/old/p*.cl-own*.npy | sha256sum | cut -c1-16)
         line="$ref"
-        for way in auto tiled tiled1 tiled4 tiled8; do
+        for way in ${WAYS:-auto tiled tiled1 tiled4 tiled8}; do
             rm -rf "$out/new"
             # shellcheck disable=SC2086
             CLPARITY_TRAIN_KERNELS=$way "$new" train -d "$dev",host --engines cl:own,host:exact \

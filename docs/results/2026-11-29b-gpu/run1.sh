@@ -2,7 +2,8 @@
 # 2026-11-29 (second session), first GPU call (H200): cl:own's training step in one launch
 # (CLPARITY_TRAIN_KERNELS=stream, train_stream.cl) against the tiled kernels, cl:own alone
 # (build/train_time) at issue 35's row-3 points with 1, 2, 4 and 8 work-groups per SM
-# (CLPARITY_TRAIN_SG, this experiment's knob); the bits of both against the kernels of main
+# (CLPARITY_TRAIN_SG, this experiment's knob in the binary of that call, removed after run2:
+# one group per SM was the fastest); the bits of both against the kernels of main
 # 293c6ea (.oldk: CLPARITY_KERNEL_DIR); then tools/bench --train row 3 with stream forced.
 # From the repository root with build/ (clparity, train_time, libclparity.so*), .oldk/, .gpu/:
 #   bash docs/results/2026-11-29b-gpu/run1.sh          (writes $OUT/run1.tgz)
