@@ -239,16 +239,18 @@ train_case train_cr cl:cr --d-model 13 --layers 2 --batch 3
 train_case train_cr_model cl:cr --model "$root/tests/fixtures/seq_export.safetensors" --batch 2
 # The optimizers (issue 24): Adam with the probes on (CLPARITY_OWN_PROBE=on for this case: the
 # fma signed-zero check's cp_fma_cases, the training probe, and the div/sqrt probe's tr_divsqrt
-# on Oclgrind's way, double), momentum on the file model (its biases: tr_grad_b), and SGD with
-# weight decay (the unfused tr_opt_sgd).
-CLPARITY_OWN_PROBE=on train_case train_adam cl:own,host:exact --d-model 13 --layers 2 --batch 3 \
-    --optimizer adam
+# on Oclgrind's way, double) and the tiled kernels forced (the probe then runs every block
+# size; `auto` takes the step in one launch, tr_step_s, on Oclgrind at these sizes, as in the
+# cases above), momentum on the file model (its biases: tr_grad_b), and SGD with weight decay
+# (the unfused tr_opt_sgd).
+CLPARITY_TRAIN_KERNELS=tiled CLPARITY_OWN_PROBE=on train_case train_adam cl:own,host:exact \
+    --d-model 13 --layers 2 --batch 3 --optimizer adam
 train_case train_momentum cl:own,host:exact --model "$root/tests/fixtures/seq_export.safetensors" \
     --batch 2 --optimizer momentum
 train_case train_sgd_wd cl:own,host:exact --d-model 13 --layers 2 --batch 3 --optimizer sgd \
     --weight-decay 0.01
 # The simple training kernels (a work-item per output: CPU devices' default; Oclgrind, not a
-# CPU, runs the tiled ones above): the blocks with Adam, and the file model's biases with
+# CPU, runs the one-launch step and the tiled ones above): the blocks with Adam, and the file model's biases with
 # momentum (tr_grad_b: a gradient kept for the optimizer's pass).
 CLPARITY_TRAIN_KERNELS=simple train_case train_simple_adam cl:own,host:exact --d-model 13 \
     --layers 2 --batch 3 --optimizer adam
@@ -286,8 +288,11 @@ for f in sorted(glob.glob(sys.argv[1] + "/clkernels/*.cl")):
     src = open(f).read()
     names |= set(re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)", src, re.S))
 # train_tile.cl names its kernels TR_N(name): name + TR_SFX, for each TR_SFX that train.cl
-# includes it with
-sfx = re.findall(r"#define TR_SFX (\w+)", open(sys.argv[1] + "/clkernels/train.cl").read())
+# includes it with, but where that include defines TR_NO_KERNELS (the bodies copied for the
+# one-launch step, no kernels)
+sfx = [m.group(1) for m in re.finditer(r"#define TR_SFX (\w+)(.*?)#include \"train_tile.cl\"",
+                                       open(sys.argv[1] + "/clkernels/train.cl").read(), re.S)
+       if "TR_NO_KERNELS" not in m.group(2)]
 for f in glob.glob(sys.argv[1] + "/clkernels/*.cl"):
     for n in re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+TR_N\((\w+)\)",
                         open(f).read(), re.S):
