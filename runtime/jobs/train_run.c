@@ -313,10 +313,11 @@ static void measure(cp_train_run *R, size_t i, cp_train_rec *rc)
     size_t n = R->m.n_params;
     if (!R->pool_made) {
         R->pool_made = true; /* one try: without a pool, one thread measures */
+        R->pool_n = 1;
         int threads = 1;
         if (host_max_threads(&threads) == CP_OK) {
             size_t want = n / MEASURE_PER_THREAD;
-            threads = want < (size_t)threads ? (int)want : threads;
+            threads = want < (size_t)threads ? (want < 1 ? 1 : (int)want) : threads;
             threads = threads > MEASURE_MAX_THREADS ? MEASURE_MAX_THREADS : threads;
             if (host_pool_shared(threads, &R->pool) != CP_OK)
                 R->pool = NULL;
@@ -324,7 +325,7 @@ static void measure(cp_train_run *R, size_t i, cp_train_rec *rc)
         }
     }
     struct measure_task t = {.R = R, .i = i};
-    int nt = R->pool ? R->pool_n : 1; /* at most MEASURE_MAX_THREADS parts */
+    int nt = R->pool_n; /* 1 without a pool; at most MEASURE_MAX_THREADS parts */
     host_pool_task(R->pool, nt, measure_task_run, &t);
     struct measure_part all = {0};
     for (int id = 0; id < nt; ++id) {

@@ -31,7 +31,7 @@ struct cl_state {
     cl_mem *wt_layer; /* each layer's Wt[k][n] (tiled), or its panels Wp[n / nr][k][n % nr] (vec,
                        * cl:cr's cpu); n padded to ldw[l], then the bias (own_setup_per_layer) */
     int *ldw;
-    cl_mem ctl;   /* a device-wide barrier's counters (own_create_ctl: own's stream and cpug, cr's
+    cl_mem ctl;   /* a device-wide barrier's counters (own_ctl_new: own's stream and cpug, cr's
                    * stream) */
     bool probing; /* made by cp_cl_create_probing for a probe: no probe of its own */
     bool relaxed; /* cl:relaxed: cl:own's path built with OWN_RELAXED_OPTIONS */
@@ -269,10 +269,12 @@ struct stored_layer {
 };
 void own_stored_layer(const cp_engine *e, const struct cl_state *s, int l, struct stored_layer *a);
 /* The counters of a device-wide barrier (grid_sync.cl): made, zeroed before a launch, and
- * checked after one (groups launched; hint: what to set instead). */
-int own_create_ctl(struct cl_state *s);
-int own_clear_ctl(struct cl_state *s);
-int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *hint);
+ * judged after one (as read back: own_ctl_verdict; read then judged: own_check_ctl), with the
+ * groups launched and instead: what to set for work that needs no such barrier. */
+int own_ctl_new(cl_context ctx, cl_mem *ctl);
+int own_ctl_clear(cl_command_queue q, cl_mem ctl);
+int own_ctl_verdict(const cl_int ctl[4], const char *what, size_t groups, const char *instead);
+int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *instead);
 
 /* Layouts shared by the families. */
 static inline size_t own_round_up(size_t v, size_t m)

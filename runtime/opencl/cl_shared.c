@@ -48,20 +48,21 @@ int own_upload(struct cl_state *s, cl_mem *buf, const void *data, size_t bytes, 
     return CP_OK;
 }
 
-/* The counters of the stream and cpug kernels' device-wide barrier. */
-int own_create_ctl(struct cl_state *s)
+/* The counters of a device-wide barrier (grid_sync.cl: own's stream and cpug, cr's stream, the
+ * one-launch training step): 4 ints on ctx. */
+int own_ctl_new(cl_context ctx, cl_mem *ctl)
 {
     cl_int rc;
-    s->ctl = own_create_buffer(s->ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
+    *ctl = own_create_buffer(ctx, CL_MEM_READ_WRITE, 4 * sizeof(cl_int), NULL, &rc);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clCreateBuffer(barrier counters)");
 }
 
 /* Zeroes the counters before a launch that uses them: a write from static zeros (which outlive
  * the non-blocking write); Oclgrind's uninitialised-value check does not count a fill. */
-int own_clear_ctl(struct cl_state *s)
+int own_ctl_clear(cl_command_queue q, cl_mem ctl)
 {
     static const cl_int zeros[4] = {0, 0, 0, 0};
-    cl_int rc = clEnqueueWriteBuffer(s->q, s->ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+    cl_int rc = clEnqueueWriteBuffer(q, ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
     return rc == CL_SUCCESS ? CP_OK : cp_err_cl(rc, "clEnqueueWriteBuffer(barrier counters)");
 }
 
@@ -122,20 +123,27 @@ int own_enqueue_layers(cp_engine *e, struct cl_state *s, int batch, own_layer_fn
     return CP_OK;
 }
 
-/* After the output is read: a wait given up inside the kernel (ctl[3]) leaves layers
- * unfinished: no result. */
-int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *hint)
+/* The counters as read back after the launch: a wait given up inside the kernel (ctl[3]), or no
+ * group that joined, leaves the work unfinished: an error that says what to set instead, no
+ * result. */
+int own_ctl_verdict(const cl_int ctl[4], const char *what, size_t groups, const char *instead)
+{
+    if (ctl[3] || ctl[1] < 1)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "%s: a device-wide barrier wait was given up (%d of %zu work-groups "
+                          "joined); set %s",
+                          what, (int)ctl[1], groups, instead);
+    return CP_OK;
+}
+
+/* After the output is read: the counters read back and judged (own_ctl_verdict). */
+int own_check_ctl(struct cl_state *s, const char *what, size_t groups, const char *instead)
 {
     cl_int ctl[4];
     cl_int rc = clEnqueueReadBuffer(s->q, s->ctl, CL_TRUE, 0, sizeof ctl, ctl, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(barrier counters)");
-    if (ctl[3] || ctl[1] < 1)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "%s: a device-wide barrier wait was given up (%d of %zu "
-                          "work-groups joined); set %s for a launch per layer",
-                          what, ctl[1], groups, hint);
-    return CP_OK;
+    return own_ctl_verdict(ctl, what, groups, instead);
 }
 
 /* Build options for grid_sync.cl's bounded waits (the stream and cpug kernels). On a CPU

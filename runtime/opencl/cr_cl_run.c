@@ -178,7 +178,7 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
                                 &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
     int st = own_set_args(c->k[0], "cr_stream", 12, sizes, vals);
     if (st == CP_OK)
-        st = own_clear_ctl(s);
+        st = own_ctl_clear(s->q, s->ctl);
     if (st != CP_OK)
         return st;
     c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
@@ -219,7 +219,7 @@ static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem 
                                 &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
     int st = own_set_args(c->k[0], "cr_tiles", 12, sizes, vals);
     if (st == CP_OK)
-        st = own_clear_ctl(s);
+        st = own_ctl_clear(s->q, s->ctl);
     if (st == CP_OK) {
         c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
         size_t local = (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY, global = c->launched * local;
@@ -630,7 +630,7 @@ static int cr_stream_upload(cp_engine *e, struct cl_state *s)
     int st =
         own_upload(s, &cr_state(s)->desc, d, (size_t)m->n_layers * 8 * sizeof *d, "layer table");
     free(d);
-    return st == CP_OK ? own_create_ctl(s) : st;
+    return st == CP_OK ? own_ctl_new(s->ctx, &s->ctl) : st;
 }
 
 /* f32's keys: each output's smallest key of W_o (clkernels/cr_f32.cl's cr_f32_key: the biased
@@ -750,7 +750,8 @@ static int cr_stream_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem
 static int cr_stream_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return own_check_ctl(s, "cl:cr stream", cr_state(s)->launched, "CLPARITY_CR_TUNE=path=gemv");
+    return own_check_ctl(s, "cl:cr stream", cr_state(s)->launched,
+                         "CLPARITY_CR_TUNE=path=gemv for a launch per layer");
 }
 
 static void cr_cl_release(struct cl_state *s)

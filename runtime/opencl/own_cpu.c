@@ -150,7 +150,7 @@ static int cpu1_upload(cp_engine *e, struct cl_state *s)
 static int cpug_upload(cp_engine *e, struct cl_state *s)
 {
     int st = own_setup_small(e, s, false, own_st(s)->vec_w * own_st(s)->vec_nv);
-    return st == CP_OK ? own_create_ctl(s) : st;
+    return st == CP_OK ? own_ctl_new(s->ctx, &s->ctl) : st;
 }
 
 /* One layer of cp_cpu_layer: a work-item per panel × cpu_rb rows, work-groups of one. */
@@ -205,7 +205,7 @@ static int cpu_enqueue_model(cp_engine *e, struct cl_state *s, int batch, cl_mem
     bool grid = own_st(s)->path == PATH_CPUG;
     int st = own_set_args(own_st(s)->k_path, own_st(s)->k_name, grid ? 10 : 9, sizes, vals);
     if (st == CP_OK && grid)
-        st = own_clear_ctl(s);
+        st = own_ctl_clear(s->q, s->ctl);
     if (st != CP_OK)
         return st;
     /* cpu1: a work-item per row block; cpug: a work-group of one per compute unit */
@@ -245,7 +245,8 @@ int own_cpu_pack_output(const cp_model *m, struct cl_state *s, int batch, cl_mem
 static int cpug_after_read(cp_engine *e, struct cl_state *s)
 {
     (void)e;
-    return own_check_ctl(s, "cl:own cpug", (size_t)own_st(s)->cus, "CLPARITY_OWN_KERNEL=cpu");
+    return own_check_ctl(s, "cl:own cpug", (size_t)own_st(s)->cus,
+                         "CLPARITY_OWN_KERNEL=cpu for a launch per layer");
 }
 
 const struct cl_path_ops own_path_cpu = {

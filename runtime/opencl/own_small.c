@@ -338,7 +338,7 @@ static int stream_upload(cp_engine *e, struct cl_state *s)
         st = own_upload(s, &own_st(s)->desc, own_st(s)->str_desc,
                         (size_t)m->n_layers * 5 * sizeof *own_st(s)->str_desc, "layer table");
     if (st == CP_OK && own_st(s)->str_sp)
-        st = own_create_ctl(s);
+        st = own_ctl_new(s->ctx, &s->ctl);
 out:
     free(w);
     return st;
@@ -405,7 +405,7 @@ static int enqueue_stream(struct cl_state *s, int l0, int l1, int batch)
     size_t groups;
     cl_int rc;
     if (own_st(s)->str_sp) {
-        st = own_clear_ctl(s);
+        st = own_ctl_clear(s->q, s->ctl);
         if (st != CP_OK)
             return st;
         groups = (size_t)own_st(s)->cus * (size_t)own_st(s)->str_sg;
@@ -442,7 +442,7 @@ static int stream_after_read(cp_engine *e, struct cl_state *s)
     (void)e;
     return own_st(s)->str_sp ? own_check_ctl(s, "cl:own stream",
                                              (size_t)own_st(s)->cus * (size_t)own_st(s)->str_sg,
-                                             "CLPARITY_OWN_TUNE=sp=0")
+                                             "CLPARITY_OWN_TUNE=sp=0 for a launch per layer")
                              : CP_OK;
 }
 

@@ -419,44 +419,41 @@ static int cl_step(cp_trainer *tr, double *loss)
         *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
         return CP_OK;
     }
-    if (c->k_step) {
-        /* stream: the whole step in one launch, then the optimizers that keep a gradient */
-        if ((c->fused_adam && (st = fused_scalars(tr)) != CP_OK) ||
-            (st = train_cl_stream_enqueue(tr)) != CP_OK)
-            return st;
-        ++tr->step;
-        if ((tr->needs_grad && !c->fused_adam && (st = cl_optim(tr)) != CP_OK) ||
-            (st = cl_read_output(tr, c->y)) != CP_OK || (st = train_cl_stream_check(c)) != CP_OK)
-            return st;
-        *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
-        return CP_OK;
-    }
-    if ((st = cl_forward(tr, c->p)) != CP_OK)
-        return st;
-    cl_ulong y_off = (cl_ulong)m->n_layers * c->stride;
-    float s = 2.0f / (float)n;
-    const size_t sz[] = {sizeof c->acts, sizeof y_off, sizeof c->t,
-                         sizeof c->g,    sizeof n,     sizeof s};
-    const void *const va[] = {&c->acts, &y_off, &c->t, &c->g, &n, &s};
-    if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
-        (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
-        return st;
+    /* the fused adam's scalars, written (blocking) before this step's launches */
     if (c->fused_adam && (st = fused_scalars(tr)) != CP_OK)
         return st;
-    cl_mem g = c->g, gn = c->gn;
-    for (int l = m->n_layers - 1; l >= 0; --l) {
-        if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)
+    if (c->k_step) {
+        /* stream: the whole step in one launch */
+        if ((st = train_cl_stream_enqueue(tr)) != CP_OK)
             return st;
-        cl_mem tmp = g;
-        g = gn;
-        gn = tmp;
+    } else {
+        if ((st = cl_forward(tr, c->p)) != CP_OK)
+            return st;
+        cl_ulong y_off = (cl_ulong)m->n_layers * c->stride;
+        float s = 2.0f / (float)n;
+        const size_t sz[] = {sizeof c->acts, sizeof y_off, sizeof c->t,
+                             sizeof c->g,    sizeof n,     sizeof s};
+        const void *const va[] = {&c->acts, &y_off, &c->t, &c->g, &n, &s};
+        if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
+            (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
+            return st;
+        cl_mem g = c->g, gn = c->gn;
+        for (int l = m->n_layers - 1; l >= 0; --l) {
+            if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)
+                return st;
+            cl_mem tmp = g;
+            g = gn;
+            gn = tmp;
+        }
     }
     ++tr->step;
     if (tr->needs_grad && !c->fused_adam && (st = cl_optim(tr)) != CP_OK)
         return st;
     /* The output was computed by this step's forward; reading it after the updates is safe:
-     * the backward never writes the last layer's activations. */
-    if ((st = cl_read_output(tr, c->y)) != CP_OK)
+     * the backward never writes the last layer's activations. The one-launch step's barrier
+     * counters came back with it. */
+    if ((st = cl_read_output(tr, c->y)) != CP_OK ||
+        (c->k_step && (st = train_cl_stream_check(c)) != CP_OK))
         return st;
     *loss = train_loss_f32(c->y, c->t_host, (size_t)n);
     return CP_OK;

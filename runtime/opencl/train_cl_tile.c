@@ -99,6 +99,22 @@ void train_cl_tile_release(struct train_cl *c)
     }
 }
 
+/* The weight-gradient kernels' (tr_gw_t, tr_step_s) update: 0 the gradient into G, 1 plain
+ * SGD in place, 2 adam's or adamw's fused; where it goes, and the state and scalars of the fused
+ * update (else any buffer: not read). */
+struct gw_args {
+    cl_int update;
+    cl_mem dst, ms, vs, sc;
+};
+
+static struct gw_args gw_args(const cp_trainer *tr)
+{
+    const struct train_cl *c = tr->c;
+    bool f = c->fused_adam;
+    return (struct gw_args){f ? 2 : !tr->needs_grad, tr->needs_grad && !f ? c->G : c->p,
+                            f ? c->st[0] : c->p, f ? c->st[1] : c->p, f ? c->sc : c->p};
+}
+
 /* train_stream.cl's layer table: TR_SD longs per layer */
 #define STREAM_SD 9
 
@@ -143,22 +159,18 @@ static int stream_setup(cp_trainer *tr, const cp_device *dev)
     free(d);
     if (st == CP_OK)
         st = train_cl_buffer(c, c->stride, NULL, &c->g3, "gradient");
-    if (st == CP_OK) {
-        c->ctl = own_create_buffer(c->ctx, CL_MEM_READ_WRITE, sizeof c->ctl_host, NULL, &rc);
-        if (rc != CL_SUCCESS)
-            st = cp_err_cl(rc, "clCreateBuffer(barrier counters)");
-    }
+    if (st == CP_OK)
+        st = own_ctl_new(c->ctx, &c->ctl);
     if (st != CP_OK)
         return st;
     /* one per compute unit: two per unit were slower on the H200 (d=128 L=128 B=64 SGD: 1.29
      * against 1.00 ms a step; docs/results/2026-11-29b-gpu/run2) */
     c->step_groups = dev->compute_units ? (size_t)dev->compute_units : 1;
-    cl_int n_layers = m->n_layers, batch = tr->batch, n_out = tr->batch * m->out_width,
-           update = c->fused_adam ? 2 : !tr->needs_grad;
+    cl_int n_layers = m->n_layers, batch = tr->batch, n_out = tr->batch * m->out_width;
     float s = 2.0f / (float)n_out, neg_lr = -tr->lr;
-    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
-    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
-           sc = c->fused_adam ? c->sc : c->p;
+    struct gw_args a = gw_args(tr);
+    cl_int update = a.update;
+    cl_mem dst = a.dst, ms = a.ms, vs = a.vs, sc = a.sc;
     const size_t sz[] = {sizeof c->acts, sizeof c->z,     sizeof c->p,  sizeof c->t,
                          sizeof c->g,    sizeof c->gn,    sizeof c->g3, sizeof dst,
                          sizeof ms,      sizeof vs,       sizeof sc,    sizeof c->sdesc,
@@ -200,12 +212,11 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         if ((st = train_cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
             return st;
     }
-    cl_int batch = tr->batch, update = c->fused_adam ? 2 : !tr->needs_grad;
+    cl_int batch = tr->batch;
     float neg_lr = -tr->lr;
-    cl_mem dst = tr->needs_grad && !c->fused_adam ? c->G : c->p;
-    /* the state and scalars of the fused update (else any buffer: not read) */
-    cl_mem ms = c->fused_adam ? c->st[0] : c->p, vs = c->fused_adam ? c->st[1] : c->p,
-           sc = c->fused_adam ? c->sc : c->p;
+    struct gw_args a = gw_args(tr);
+    cl_int update = a.update;
+    cl_mem dst = a.dst, ms = a.ms, vs = a.vs, sc = a.sc;
     for (size_t l = 0; st == CP_OK && l < L; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
@@ -273,17 +284,16 @@ int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int
     return CP_OK;
 }
 
-/* The step in one launch: the barrier's counters zeroed (from static zeros, which outlive the
- * write), the launch; the counters are read back with the output (train_cl_stream_check). */
+/* The step in one launch: the barrier's counters zeroed, the launch; the counters are read back
+ * with the output (train_cl_stream_check). */
 int train_cl_stream_enqueue(cp_trainer *tr)
 {
     struct train_cl *c = tr->c;
-    static const cl_int zeros[4] = {0, 0, 0, 0};
-    cl_int rc = clEnqueueWriteBuffer(c->q, c->ctl, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueWriteBuffer(barrier counters)");
+    int st = own_ctl_clear(c->q, c->ctl);
+    if (st != CP_OK)
+        return st;
     size_t local = 256, global = 256 * c->step_groups;
-    rc = own_enqueue_kernel(c->q, c->k_step, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_int rc = own_enqueue_kernel(c->q, c->k_step, 1, NULL, &global, &local, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_set(CP_FAIL_RUNTIME, "clEnqueueNDRangeKernel(tr_step_s) failed: %s (%d)",
                           cp_cl_error_name(rc), rc);
@@ -296,11 +306,6 @@ int train_cl_stream_enqueue(cp_trainer *tr)
  * step unfinished, so no result. */
 int train_cl_stream_check(struct train_cl *c)
 {
-    if (c->ctl_host[3] || c->ctl_host[1] < 1)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "cl:own training in one launch: a device-wide barrier wait was given up "
-                          "(%d of %zu work-groups joined); set CLPARITY_TRAIN_KERNELS=tiled for a "
-                          "launch per product",
-                          (int)c->ctl_host[1], c->step_groups);
-    return CP_OK;
+    return own_ctl_verdict(c->ctl_host, "cl:own training in one launch", c->step_groups,
+                           "CLPARITY_TRAIN_KERNELS=tiled for a launch per product");
 }
