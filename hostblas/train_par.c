@@ -54,6 +54,13 @@ struct train_par {
     double *yd;          /* the units' double outputs, unused: max(batch · width, in · out) */
 };
 
+/* n bytes at a 64-byte boundary (wt and wt_next: par_stream_row's lines), NULL when out of
+ * memory; free() frees it. */
+static void *par_alloc64(size_t n)
+{
+    return aligned_alloc(64, (n + 63) / 64 * 64);
+}
+
 static int par_panels(int n)
 {
     return (n + XP - 1) / XP;
@@ -93,6 +100,25 @@ void train_par_free(struct train_par *q)
     free(q->xd0);
     free(q);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* A whole panel row (64 or 128 bytes, 64-byte aligned) into wt_next with non-temporal stores:
+ * no read of the line before it is written, and wt_next, read by the next step's dx only,
+ * does not push the step's operands out of the cache. Ordered by par_stream_fence before the
+ * step's next barrier. */
+__attribute__((target("avx512f"))) static void par_stream_row(void *d, const void *s, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i += 64)
+        _mm512_stream_si512((__m512i *)((char *)d + i), _mm512_loadu_si512((const char *)s + i));
+}
+
+static void par_stream_fence(void)
+{
+    _mm_sfence();
+}
+#define PAR_STREAM 1
+#endif
 
 /* The 4 × 4 transposition of the update's panel writes in vectors, where the compiler has
  * __builtin_shufflevector (GCC 12, Clang); else element by element. */
@@ -155,7 +181,7 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     }
     size_t nd = B * (size_t)m->max_width + 1;
     q->wf = malloc((q->wf_off[L] + 1) * es);
-    q->wt = malloc((q->wt_off[L] + 1) * es);
+    q->wt = par_alloc64((q->wt_off[L] + 1) * es);
     q->xp = calloc(q->xp_off[L] + 1, es); /* the padding stays 0 */
     for (int i = 0; i < 2; ++i) {
         q->dz[i] = malloc(nd * es);
@@ -190,9 +216,11 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
         return st;
     if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, dtype, mode, isa)) != CP_OK)
         return st;
-    struct train_par *q = h->par; /* zero padded as wt (par_pack_cols) */
+    struct train_par *q = h->par;
     size_t es = cp_dtype_size(dtype);
-    q->wt_next = calloc(q->wt_off[h->m->n_layers] + 1, es);
+    q->wt_next = par_alloc64((q->wt_off[h->m->n_layers] + 1) * es);
+    if (q->wt_next) /* zero padded as wt (par_pack_cols) */
+        memset(q->wt_next, 0, (q->wt_off[h->m->n_layers] + 1) * es);
     q->gblk = malloc((size_t)q->threads * 8 * (size_t)h->m->max_width * es);
     q->optim = h->grad != NULL;
     free(h->grad); /* the update takes each block of dW from gblk */
