@@ -120,6 +120,15 @@ EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_avx512, exact_tile_f32
 EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit_f64_avx2, exact_tile_f64, 8, double)
 EXACT_UNIT(__attribute__((target("avx512f"))), exact_unit_f64_avx512, exact_tile_f64, 8, double)
 
+/* Whether a tile's NV panels of outputs from o0 are the sums themselves, every one inside the
+ * layer: no bias, activation or residual (the training's dx and dW products), so that the
+ * intrinsic tiles store their accumulators' vectors straight into y, in the order of the
+ * outputs (exact_store's result, without its pass). */
+static inline bool exact_plain(const cp_layer *L, int o0, int NV)
+{
+    return !L->has_bias && L->act == CP_ACT_NONE && !L->residual && o0 + NV * XP <= L->out;
+}
+
 /* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
  * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
  * one output's fma chain (vfmadd is the correctly rounded fma of every lane). */
@@ -140,6 +149,13 @@ exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict 
                 acc[r * NV + j] = _mm512_fmadd_ps(
                     _mm512_set1_ps(x[(size_t)r * (size_t)K + (size_t)k]), w, acc[r * NV + j]);
         }
+    }
+    if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
+#pragma GCC unroll 8
+        for (int i = 0; i < R * NV; ++i)
+            _mm512_storeu_ps(y + (size_t)(i / NV) * (size_t)L->out + (size_t)(o0 + i % NV * XP),
+                             acc[i]);
+        return;
     }
     float out[8 * XP];
 #pragma GCC unroll 8
@@ -172,6 +188,14 @@ exact_tile256(const cp_layer *L, const float *restrict p, const float *restrict 
             }
         }
     }
+    if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
+#pragma GCC unroll 8
+        for (int i = 0; i < 2 * R * NV; ++i)
+            _mm256_storeu_ps(y + (size_t)(i / (2 * NV)) * (size_t)L->out +
+                                 (size_t)(o0 + i % (2 * NV) * 8),
+                             acc[i]);
+        return;
+    }
     float out[4 * XP];
 #pragma GCC unroll 8
     for (int i = 0; i < 2 * R * NV; ++i)
@@ -202,6 +226,14 @@ exact_tile512_f64(const cp_layer *L, const double *restrict p, const double *res
                 acc[2 * (r * NV + j) + 1] = _mm512_fmadd_pd(a, w1, acc[2 * (r * NV + j) + 1]);
             }
         }
+    }
+    if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
+#pragma GCC unroll 16
+        for (int i = 0; i < 2 * R * NV; ++i)
+            _mm512_storeu_pd(y + (size_t)(i / (2 * NV)) * (size_t)L->out +
+                                 (size_t)(o0 + i % (2 * NV) * 8),
+                             acc[i]);
+        return;
     }
     double out[8 * XP];
 #pragma GCC unroll 16
