@@ -129,6 +129,12 @@ static inline bool exact_plain(const cp_layer *L, int o0, int NV)
     return !L->has_bias && L->act == CP_ACT_NONE && !L->residual && o0 + NV * XP <= L->out;
 }
 
+/* Where a plain tile's accumulator i (of n a row, vectors of lanes outputs each) goes in y. */
+static inline size_t exact_plain_at(const cp_layer *L, int o0, int i, int n, int lanes)
+{
+    return (size_t)(i / n) * (size_t)L->out + (size_t)(o0 + i % n * lanes);
+}
+
 /* exact_tile with AVX-512 intrinsics: GCC's vectorised exact_tile keeps its accumulators on
  * the stack, a load and a store per fma; here they stay in 8 zmm registers. Each lane is still
  * one output's fma chain (vfmadd is the correctly rounded fma of every lane). */
@@ -153,8 +159,7 @@ exact_tile512(const cp_layer *L, const float *restrict p, const float *restrict 
     if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
 #pragma GCC unroll 8
         for (int i = 0; i < R * NV; ++i)
-            _mm512_storeu_ps(y + (size_t)(i / NV) * (size_t)L->out + (size_t)(o0 + i % NV * XP),
-                             acc[i]);
+            _mm512_storeu_ps(y + exact_plain_at(L, o0, i, NV, XP), acc[i]);
         return;
     }
     float out[8 * XP];
@@ -191,9 +196,7 @@ exact_tile256(const cp_layer *L, const float *restrict p, const float *restrict 
     if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
 #pragma GCC unroll 8
         for (int i = 0; i < 2 * R * NV; ++i)
-            _mm256_storeu_ps(y + (size_t)(i / (2 * NV)) * (size_t)L->out +
-                                 (size_t)(o0 + i % (2 * NV) * 8),
-                             acc[i]);
+            _mm256_storeu_ps(y + exact_plain_at(L, o0, i, 2 * NV, 8), acc[i]);
         return;
     }
     float out[4 * XP];
@@ -230,9 +233,7 @@ exact_tile512_f64(const cp_layer *L, const double *restrict p, const double *res
     if (exact_plain(L, o0, NV)) { /* the sums are the outputs: stored as they are */
 #pragma GCC unroll 16
         for (int i = 0; i < 2 * R * NV; ++i)
-            _mm512_storeu_pd(y + (size_t)(i / (2 * NV)) * (size_t)L->out +
-                                 (size_t)(o0 + i % (2 * NV) * 8),
-                             acc[i]);
+            _mm512_storeu_pd(y + exact_plain_at(L, o0, i, 2 * NV, 8), acc[i]);
         return;
     }
     double out[8 * XP];
