@@ -32,13 +32,12 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
     bool oom = false;
     if (train_needs_grad(o))
         oom = !(h->grad = calloc(np1, sizeof(T)));
-    for (size_t k = 0; k < ns; ++k) /* PyTorch's zeros_like */
-        oom = oom || !(h->st[k] = calloc(np1, sizeof(T)));
-    /* Written now: a page of calloc's that the first step reads before it writes it (the update
-     * reads its state first) is mapped to the zero page, then copied at the write, a second
-     * fault that flushes the TLB of every core running the process. */
-    for (size_t k = 0; k < ns && !oom; ++k)
-        memset(h->st[k], 0, np1 * sizeof(T));
+    /* PyTorch's zeros_like, written now: a page of calloc's that the first step reads before it
+     * writes it (the update reads its state first) is mapped to the zero page, then copied at
+     * the write, a second fault that flushes the TLB of every core running the process. */
+    for (size_t k = 0; k < ns; ++k)
+        if (!oom && !(oom = !(h->st[k] = malloc(np1 * sizeof(T)))))
+            memset(h->st[k], 0, np1 * sizeof(T));
     if (oom || !h->p || !h->acts || !h->z || !h->g || !h->gn || !h->dz || !h->t) {
         train_host_free(h);
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");

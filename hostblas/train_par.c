@@ -101,12 +101,17 @@ void train_par_free(struct train_par *q)
     free(q);
 }
 
+/* Whether the update writes wt_next's whole panel rows with non-temporal stores (the AVX-512
+ * level): no read of the line before it is written, and wt_next, read by the next step's dx
+ * only, does not push the step's operands out of the cache. par_stream_row stores one (64 or
+ * 128 bytes, 64-byte aligned); par_stream_fence orders them before the phase's barrier. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-/* A whole panel row (64 or 128 bytes, 64-byte aligned) into wt_next with non-temporal stores:
- * no read of the line before it is written, and wt_next, read by the next step's dx only,
- * does not push the step's operands out of the cache. Ordered by par_stream_fence before the
- * step's next barrier. */
+static bool par_streams(const struct train_par *q)
+{
+    return q->isa == ISA_AVX512;
+}
+
 __attribute__((target("avx512f"))) static void par_stream_row(void *d, const void *s, size_t bytes)
 {
     for (size_t i = 0; i < bytes; i += 64)
@@ -117,7 +122,19 @@ static void par_stream_fence(void)
 {
     _mm_sfence();
 }
-#define PAR_STREAM 1
+#else
+static bool par_streams(const struct train_par *q)
+{
+    (void)q;
+    return false;
+}
+
+static void par_stream_row(void *d, const void *s, size_t bytes)
+{
+    memcpy(d, s, bytes);
+}
+
+static void par_stream_fence(void) {}
 #endif
 
 /* The 4 × 4 transposition of the update's panel writes in vectors, where the compiler has

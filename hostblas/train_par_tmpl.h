@@ -215,13 +215,10 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
             FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
         for (size_t k = k0; k < k1; k += XP) { /* row o of each panel of columns */
             T *d = wt + ((k / XP) * out + o) * XP;
-#ifdef PAR_STREAM
-            if (q->isa == TRAIN_ISA_AVX512 && k1 - k >= XP) {
+            if (par_streams(q) && k1 - k >= XP)
                 par_stream_row(d, w + o * in + k, XP * sizeof(T));
-                continue;
-            }
-#endif
-            FN(par_copy_)(d, w + o * in + k, k1 - k < XP ? k1 - k : XP);
+            else
+                FN(par_copy_)(d, w + o * in + k, k1 - k < XP ? k1 - k : XP);
         }
     }
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
@@ -263,10 +260,8 @@ static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
         q->UNIT(&lw, t->p, (const T *)q->xp + q->xp_off[t->l], dzt, gw, 0, re - r, p0, p1);
         FN(par_update_)(t, gw, (size_t)r, (size_t)re, k0, k1);
     }
-#ifdef PAR_STREAM
-    if (q->isa == TRAIN_ISA_AVX512) /* the stores to wt_next before the phase's barrier */
+    if (par_streams(q)) /* the stores to wt_next before the phase's barrier */
         par_stream_fence();
-#endif
 }
 
 /* Thread id of n's part of layer t->l's backward: dx, dW, and the bias's gradient (outputs

@@ -169,16 +169,14 @@ static int stream_setup(cp_trainer *tr, const cp_device *dev)
     cl_int n_layers = m->n_layers, batch = tr->batch, n_out = tr->batch * m->out_width;
     float s = 2.0f / (float)n_out, neg_lr = -tr->lr;
     struct gw_args a = gw_args(tr);
-    cl_int update = a.update;
-    cl_mem dst = a.dst, ms = a.ms, vs = a.vs, sc = a.sc;
     const size_t sz[] = {sizeof c->acts, sizeof c->z,     sizeof c->p,  sizeof c->t,
-                         sizeof c->g,    sizeof c->gn,    sizeof c->g3, sizeof dst,
-                         sizeof ms,      sizeof vs,       sizeof sc,    sizeof c->sdesc,
+                         sizeof c->g,    sizeof c->gn,    sizeof c->g3, sizeof a.dst,
+                         sizeof a.ms,    sizeof a.vs,     sizeof a.sc,  sizeof c->sdesc,
                          sizeof c->ctl,  sizeof n_layers, sizeof batch, sizeof n_out,
-                         sizeof s,       sizeof update,   sizeof neg_lr};
-    const void *const va[] = {&c->acts, &c->z,  &c->p, &c->t,   &c->g,     &c->gn,  &c->g3,
-                              &dst,     &ms,    &vs,   &sc,     &c->sdesc, &c->ctl, &n_layers,
-                              &batch,   &n_out, &s,    &update, &neg_lr};
+                         sizeof s,       sizeof a.update, sizeof neg_lr};
+    const void *const va[] = {&c->acts, &c->z,  &c->p, &c->t,     &c->g,     &c->gn,  &c->g3,
+                              &a.dst,   &a.ms,  &a.vs, &a.sc,     &c->sdesc, &c->ctl, &n_layers,
+                              &batch,   &n_out, &s,    &a.update, &neg_lr};
     return own_set_args_at(c->k_step, name, 0, sizeof sz / sizeof *sz, sz, va);
 }
 
@@ -215,8 +213,6 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
     cl_int batch = tr->batch;
     float neg_lr = -tr->lr;
     struct gw_args a = gw_args(tr);
-    cl_int update = a.update;
-    cl_mem dst = a.dst, ms = a.ms, vs = a.vs, sc = a.sc;
     for (size_t l = 0; st == CP_OK && l < L; ++l) {
         const cp_layer *ly = &m->layers[l];
         cl_ulong x_off = (cl_ulong)l * c->stride, y_off = x_off + c->stride, z_off = x_off;
@@ -250,13 +246,14 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
                               sizeof batch, sizeof act,  sizeof res};
         const void *const dva[] = {&g,  &c->z, &z_off, &c->p, &w_off, &gn,
                                    &in, &out,  &batch, &act,  &res};
-        const size_t gsz[] = {
-            sizeof g,     sizeof c->z,   sizeof z_off,  sizeof c->acts, sizeof x_off, sizeof dst,
-            sizeof w_off, sizeof b_off,  sizeof in,     sizeof out,     sizeof batch, sizeof act,
-            sizeof hb,    sizeof update, sizeof neg_lr, sizeof ms,      sizeof vs,    sizeof sc};
-        const void *const gva[] = {&g,     &c->z,   &z_off,  &c->acts, &x_off, &dst,
-                                   &w_off, &b_off,  &in,     &out,     &batch, &act,
-                                   &hb,    &update, &neg_lr, &ms,      &vs,    &sc};
+        const size_t gsz[] = {sizeof g,     sizeof c->z,     sizeof z_off,  sizeof c->acts,
+                              sizeof x_off, sizeof a.dst,    sizeof w_off,  sizeof b_off,
+                              sizeof in,    sizeof out,      sizeof batch,  sizeof act,
+                              sizeof hb,    sizeof a.update, sizeof neg_lr, sizeof a.ms,
+                              sizeof a.vs,  sizeof a.sc};
+        const void *const gva[] = {&g,     &c->z,     &z_off,  &c->acts, &x_off, &a.dst,
+                                   &w_off, &b_off,    &in,     &out,     &batch, &act,
+                                   &hb,    &a.update, &neg_lr, &a.ms,    &a.vs,  &a.sc};
         if ((st = own_set_args_at(k[0], "tr_fwd_t", 0, 15, fsz, fva)) != CP_OK ||
             (st = own_set_args_at(k[1], "tr_dx_t", 0, 11, dsz, dva)) != CP_OK)
             break;
