@@ -27,7 +27,12 @@
  * (cr_err_scale(in), cr.c, 2-3, computed by the host) covers: every split, work-group size and
  * launch count of this file, and every tune setting, gives a sum within the same certified
  * bound, and where the certificate fails the exact accumulator decides. So every output has the
- * one right answer, host:cr's.
+ * one right answer, host:cr's. Where a variant's layout puts fewer rounded additions h < in on
+ * every term's path (Higham: |s − S| <= gamma_h · sum_i |p_i| for a tree of depth h), the host
+ * passes cr_err_scale(h) instead (cr_cl_run.c's cr_sum_depth, which counts them: cr_gemm's
+ * chains of one tile of k and the tiles' sums added; cr_block_sums' chains of in / lanes and
+ * their tree): a tighter bound, which fails fewer outputs to the slower certificates and never
+ * changes an answer.
  *
  * The x row's norm |x|_2 comes from a sum of squares in any order (cr.c, 3: any order is at
  * least (1 − gamma_(in−1)) times the exact sum), and OpenCL's double sqrt is correctly rounded
@@ -365,13 +370,13 @@ bool cr_certify(double s, double err, uint *v)
     return true;
 }
 
-/* The certificate for output o of a row: s its products' double sum, xx the row's sum of
- * squares; the bias added in double (one more rounding, cr.c, 2), as cr.c's cr_output. */
-bool cr_output(double s, double xx, __global const ulong *wnorm, int o, __global const uint *bias,
-               double scale, uint *v)
+/* The certificate for an output of a row: s its products' double sum, xx the row's sum of
+ * squares, wn the bits of the output's |W_o|_2 and bias its bias's (0 without); the bias added in
+ * double (one more rounding, cr.c, 2), as cr.c's cr_output. */
+bool cr_output(double s, double xx, ulong wn, uint bias, double scale, uint *v)
 {
-    double b = bias ? cr_f2d(bias[o]) : 0.0;
-    return cr_certify(s + b, scale * (sqrt(xx) * as_double(wnorm[o]) + fabs(b)), v);
+    double b = cr_f2d(bias); /* 0u where the layer has no bias: + 0.0, as cr.c adds */
+    return cr_certify(s + b, scale * (sqrt(xx) * as_double(wn) + fabs(b)), v);
 }
 
 /* The second certificate, for an output whose first failed, before the exact accumulator: on a
@@ -534,11 +539,20 @@ void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
                 acc[j] = fma(xk, cr_f2d(wu[j][u]), acc[j]);
         }
     }
-    for (; k < k1; k += CR_WG) {
-        double xk = cr_f2d(xr[k]);
-        xx = fma(xk, xk, xx);
-        for (int j = 0; j < CR_OB; ++j)
-            acc[j] = fma(xk, cr_f2d(wr[j][k]), acc[j]);
+    if (k < k1) { /* the rest, fewer than CR_KU k: their loads issued together too */
+        uint xu[CR_KU], wu[CR_OB][CR_KU];
+        for (int u = 0; u < CR_KU; ++u) {
+            const bool in_range = k + u * CR_WG < k1;
+            xu[u] = in_range ? xr[k + u * CR_WG] : 0u;
+            for (int j = 0; j < CR_OB; ++j)
+                wu[j][u] = in_range ? wr[j][k + u * CR_WG] : 0u;
+        }
+        for (int u = 0; u < CR_KU && k + u * CR_WG < k1; ++u) {
+            double xk = cr_f2d(xu[u]);
+            xx = fma(xk, xk, xx);
+            for (int j = 0; j < CR_OB; ++j)
+                acc[j] = fma(xk, cr_f2d(wu[j][u]), acc[j]);
+        }
     }
     for (int j = 0; j < CR_OB; ++j)
         ls[j * CR_WG + lid] = acc[j];
@@ -547,15 +561,46 @@ void cr_block_sums(cr_x_rd xr, __global const uint *w, int in, int out, int o0,
 }
 #endif
 
+/* What the certificate of output o0 + lid needs besides the sums, for work-item lid < CR_OB (an
+ * output of the layer): its |W_o|_2's bits, its bias's (0 without) and the residual's x[o].
+ * Loaded before the sums, so that their latency is the sums' and not one more after the tree. */
+typedef struct cr_pre {
+    ulong wn;
+    uint b, xo;
+} cr_pre;
+
+cr_pre cr_block_pre(cr_x_rd xr, __global const ulong *wnorm, __global const uint *bias, int out,
+                    int o0, int flags)
+{
+    const int lid = (int)get_local_id(0), o = o0 + lid;
+    cr_pre pre = {0UL, 0u, 0u};
+#ifdef CR_F64
+    if (lid < CR_OB && o < out) {
+        pre.wn = wnorm[o];
+        pre.b = bias ? bias[o] : 0u;
+        pre.xo = CR_XO(xr, o, flags);
+    }
+#else
+    (void)xr;
+    (void)wnorm;
+    (void)bias;
+    (void)out;
+    (void)o0;
+    (void)flags;
+#endif
+    return pre;
+}
+
 /* The block's outputs into the output row yr: with CR_F64, work-item j < CR_OB certifies output
  * o0 + j from s, its products' double sum, and xx, the row's sum of squares, and stores it
  * where the certificate holds; then the whole group sums exactly each output whose certificate
- * failed (every output without CR_F64: s and xx are unused). flags, wnorm (this layer's) and
- * scale as the kernels take them; row0: the block is in row 0 (the test hook's); fail: CR_OB
- * ints of local memory. Every work-item calls it. */
+ * failed (every output without CR_F64: s and xx are unused). flags and scale as the kernels
+ * take them; pre: work-item j's cr_block_pre for output o0 + j, loaded
+ * before the sums; row0: the block is in row 0 (the test hook's); fail: CR_OB ints of local
+ * memory. Every work-item calls it. */
 void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bias,
-                     int in, int out, int o0, int flags, __global const ulong *wnorm, ulong scale,
-                     CR_REAL s, CR_REAL xx, __global uint *yr, bool row0, __local int *fail,
+                     int in, int out, int o0, int flags, ulong scale, cr_pre pre, CR_REAL s,
+                     CR_REAL xx, __global uint *yr, bool row0, __local int *fail,
                      __local long *ld, __local uint *lf, __local uint *res)
 {
     const int lid = (int)get_local_id(0);
@@ -563,16 +608,16 @@ void cr_block_finish(cr_x_rd xr, __global const uint *w, __global const uint *bi
     if (lid < CR_OB && o0 + lid < out) {
         int o = o0 + lid;
         uint v;
-        fail[lid] = !cr_output(s, xx, wnorm, o, bias, as_double(scale), &v);
+        fail[lid] = !cr_output(s, xx, pre.wn, pre.b, as_double(scale), &v);
 #ifdef CR_CERT2_ONLY /* test hook corrupt-cl-cr:second: every output to the second certificate */
         fail[lid] = 1;
 #endif
         if (!fail[lid])
-            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, pre.xo), row0 && o == 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
-    (void)wnorm;
+    (void)pre;
     (void)scale;
     (void)s;
     (void)xx;
@@ -603,6 +648,7 @@ void cr_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int
               __local CR_REAL *ls)
 {
     CR_REAL s = 0, xx = 0;
+    const cr_pre pre = cr_block_pre(xr, wnorm, bias, out, o0, flags);
 #ifdef CR_F64
     cr_block_sums(xr, w, in, out, o0, 0, in, ls);
     if ((int)get_local_id(0) < CR_OB)
@@ -611,7 +657,7 @@ void cr_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int
 #else
     (void)ls;
 #endif
-    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm, scale, s, xx, yr, row0, fail, ld, lf,
+    cr_block_finish(xr, w, bias, in, out, o0, flags, scale, pre, s, xx, yr, row0, fail, ld, lf,
                     res);
 }
 
@@ -721,7 +767,8 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
             xx = xx + xpart[row * (size_t)split + (size_t)r];
         }
     }
-    cr_block_finish(xr, w, bias, in, out, o0, flags, wnorm + wn_off, scale, s, xx, yr, row == 0,
+    cr_block_finish(xr, w, bias, in, out, o0, flags, scale,
+                    cr_block_pre(xr, wnorm + wn_off, bias, out, o0, flags), s, xx, yr, row == 0,
                     fail, ld, lf, &res);
 #else
     (void)w;
@@ -764,12 +811,38 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
  * of a float is exact in double, so each fma is one rounded addition: cr.c, 3, any order), and
  * leaves it in xq [CR_TM] for the certificates. Each output's sum is one work-item's chain of fma
  * from 0.0 over k ascending, the padding's zeros exact: a summation tree of the n = in + 1 terms
- * with at most n - 1 rounded additions per term, inside the bound of this file's header. Each
- * work-item certifies its outputs and sums the ones that fail alone, exactly (cr_dot). Without
- * CR_F64 each of its outputs goes through cr_dot (xs, ws, xq unused). */
+ * with at most n - 1 rounded additions per term, inside the bound of this file's header (at
+ * rm <= 2, CR_TILED, a chain per tile of k and the tiles' sums added: fewer, the host's
+ * cr_sum_depth). Each
+ * work-item certifies its outputs; the ones that fail go to the whole group's second
+ * certificate (cr_dot2), then, where that fails too, to the exact sum (cr_dot). Without CR_F64
+ * each of its outputs goes through cr_dot (xs, ws, xq unused). */
+#define CR_NT (CR_LX * CR_LY)
+#define CR_TILED (CR_RM <= 2) /* the tiles' sums kept apart (cr_gemm_tile); the host's too */
+#define CR_XL ((CR_TM * CR_TK + CR_NT - 1) / CR_NT) /* a tile's elements per work-item */
+
+#ifdef CR_F64
+/* The bits of the tile of depth CR_TK from k0 (x's rows m0 .., W's outputs n0 ..; CR_TM = CR_TN)
+ * that work-item tid stores: element e = tid + i · CR_NT into xn[i] and wn[i], zero past the
+ * batch, the layer's outputs or in. */
+void cr_gemm_fetch(cr_x_rd x, __global const uint *w, int in, int out, int batch, int m0, int n0,
+                   int k0, int tid, uint *xn, uint *wn)
+{
+    for (int i = 0; i < CR_XL; ++i) {
+        const int e = tid + i * CR_NT, r = e / CR_TK, kk = k0 + e % CR_TK;
+        const bool inside = CR_TM * CR_TK % CR_NT == 0 || e < CR_TM * CR_TK;
+        xn[i] = inside && m0 + r < batch && kk < in ? x[(size_t)(m0 + r) * (size_t)in + (size_t)kk]
+                                                    : 0u;
+        wn[i] = inside && n0 + r < out && kk < in ? w[(size_t)(n0 + r) * (size_t)in + (size_t)kk]
+                                                  : 0u;
+    }
+}
+#endif
+
 /* One tile of cr_gemm's: rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1 of the layer
  * (wnorm: its outputs' norms; scale: the bound's factor's bits), by the work-item (tx, ty) of
- * CR_LX × CR_LY; every work-item of the group calls it. */
+ * CR_LX × CR_LY; every work-item of the group calls it. slot: CR_LX · CR_LY + 1 ints of local
+ * memory (the failed outputs' rounds, and a flag). */
 void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
                   int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
                   int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
@@ -777,29 +850,52 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 {
 #ifdef CR_F64
     const int tid = ty * CR_LX + tx;
-    double acc[CR_RM][CR_RN], sq = 0.0;
+    /* acc: each output's chain of fma from 0.0, over every k (CR_TILED 0), or over the tile of k
+     * in hand, the tiles' sums then added one after another to tot from 0.0 (CR_TILED 1: the
+     * bound's depth is then about tk + in / tk, cr_cl_run.c's cr_sum_depth; twice the
+     * accumulators, so only up to rm = 2: at rm = 4 the H200 ran d=4096 B=4096 25 % slower) */
+    double acc[CR_RM][CR_RN], tot[CR_RM][CR_RN], sq = 0.0;
     for (int i = 0; i < CR_RM; ++i)
         for (int j = 0; j < CR_RN; ++j)
-            acc[i][j] = 0.0;
+            acc[i][j] = tot[i][j] = 0.0;
+    /* The certificates' operands of the work-item's outputs, loaded before the products (their
+     * latency is then theirs): each output's |W_o|_2 and bias (0 past the layer's end, unused). */
+    ulong wno[CR_RN];
+    uint bno[CR_RN];
+    for (int j = 0; j < CR_RN; ++j) {
+        const int o = n0 + tx + j * CR_LX;
+        wno[j] = o < out ? wnorm[o] : 0UL;
+        bno[j] = o < out && bias ? bias[o] : 0u;
+    }
+    /* The next tile's operands are loaded into registers (xn, wn: element e = tid + i · CR_NT of
+     * the tile, row or output e / CR_TK, k e % CR_TK) while the current one's fmas run, every
+     * load of a tile issued before the first of them is used: one memory latency per tile, and
+     * that one hidden behind the products (issue 34; as cl:own's tiles, train_tile.cl). The
+     * values and the order of every fma are as they were. */
+    uint xn[CR_XL], wn[CR_XL];
+    cr_gemm_fetch(x, w, in, out, batch, m0, n0, 0, tid, xn, wn);
     for (int k0 = 0; k0 < in; k0 += CR_TK) {
-        for (int e = tid; e < CR_TM * CR_TK; e += CR_LX * CR_LY) {
-            int r = e / CR_TK, kk = e % CR_TK;
-            bool ok = m0 + r < batch && k0 + kk < in;
-            xs[kk * CR_TP + r] =
-                cr_f2d(ok ? x[(size_t)(m0 + r) * (size_t)in + (size_t)(k0 + kk)] : 0u);
-        }
-        for (int e = tid; e < CR_TN * CR_TK; e += CR_LX * CR_LY) {
-            int c = e / CR_TK, kk = e % CR_TK;
-            bool ok = n0 + c < out && k0 + kk < in;
-            ws[kk * CR_TP + c] =
-                cr_f2d(ok ? w[(size_t)(n0 + c) * (size_t)in + (size_t)(k0 + kk)] : 0u);
+        for (int i = 0; i < CR_XL; ++i) {
+            const int e = tid + i * CR_NT;
+            if (CR_TM * CR_TK % CR_NT == 0 || e < CR_TM * CR_TK) {
+                xs[(e % CR_TK) * CR_TP + e / CR_TK] = cr_f2d(xn[i]);
+                ws[(e % CR_TK) * CR_TP + e / CR_TK] = cr_f2d(wn[i]);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (k0 == 0 && tid == 0) /* the previous tile's readers are past the barrier above */
+            slot[CR_NT] = 0;
+        if (k0 + CR_TK < in)
+            cr_gemm_fetch(x, w, in, out, batch, m0, n0, k0 + CR_TK, tid, xn, wn);
         if (tid < CR_TM)
             for (int kk = 0; kk < CR_TK; ++kk) {
                 double xk = xs[kk * CR_TP + tid];
                 sq = fma(xk, xk, sq);
             }
+        if (CR_TILED)
+            for (int i = 0; i < CR_RM; ++i)
+                for (int j = 0; j < CR_RN; ++j)
+                    acc[i][j] = 0.0;
         for (int kk = 0; kk < CR_TK; ++kk) {
             double xv[CR_RM], wv[CR_RN];
             for (int i = 0; i < CR_RM; ++i)
@@ -810,6 +906,10 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
                 for (int j = 0; j < CR_RN; ++j)
                     acc[i][j] = fma(xv[i], wv[j], acc[i][j]);
         }
+        if (CR_TILED)
+            for (int i = 0; i < CR_RM; ++i)
+                for (int j = 0; j < CR_RN; ++j)
+                    tot[i][j] = tot[i][j] + acc[i][j];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (tid < CR_TM)
@@ -838,7 +938,8 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 #if defined(CR_F64) && !defined(CR_CERT2_ONLY)
             uint v;
             cr_x_rd xr = x + (size_t)m * (size_t)in;
-            if (cr_output(acc[i][j], xq[ty + i * CR_LY], wnorm, o, bias, as_double(scale), &v))
+            if (cr_output(CR_TILED ? tot[i][j] : acc[i][j], xq[ty + i * CR_LY], wno[j], bno[j],
+                          as_double(scale), &v))
                 y[(size_t)m * (size_t)out + (size_t)o] =
                     CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
             else
@@ -850,9 +951,14 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
     /* The failed outputs by the whole group, in rounds: each work-item shows its lowest in
      * slot[tid] (bit index, or -1), and the group sums each shown one with cr_dot2 (the same
      * slot values in every work-item, so every barrier is reached by all), work-item 0 storing
-     * it, from cr_dot where the second certificate fails too; until a round shows none. */
+     * it, from cr_dot where the second certificate fails too; until a round shows none. Where
+     * no output of the tile failed (slot[CR_NT], set by any that did, is 0), none: the rounds'
+     * scan of every slot costs a tile more than its certificates. */
     const int me = ty * CR_LX + tx;
-    for (;;) {
+    if (fails)
+        atomic_or(&slot[CR_NT], 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (bool some = slot[CR_NT] != 0; some;) {
         slot[me] = fails ? 63 - (int)clz(fails & (~fails + 1)) : -1;
         barrier(CLK_LOCAL_MEM_FENCE);
         bool any = false;
@@ -876,8 +982,7 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
         }
         fails &= fails - 1;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (!any)
-            break;
+        some = any;
     }
 #else
     (void)ls2;
@@ -897,7 +1002,7 @@ __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
 {
     __local CR_REAL ls2[3 * CR_LX * CR_LY];
-    __local int slot[CR_LX * CR_LY];
+    __local int slot[CR_LX * CR_LY + 1]; /* cr_gemm_tile's slots, and its flag */
     cr_gemm_tile(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
                  scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
                  (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq, ls2, slot);
@@ -967,7 +1072,8 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
             int o = o0 + c;
             uint v;
 #ifdef CR_F64
-            if (!cr_output(sums[r][c], xx[r], wnorm + wn_off, o, bias, as_double(scale), &v))
+            if (!cr_output(sums[r][c], xx[r], wnorm[wn_off + (size_t)o], bias ? bias[o] : 0u,
+                           as_double(scale), &v))
 #endif
                 v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
             y[(size_t)(r0 + r) * (size_t)out + (size_t)o] =
@@ -1052,7 +1158,7 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
 {
     __local int shared[4];
     __local CR_REAL ls2[3 * CR_LX * CR_LY];
-    __local int slot[CR_LX * CR_LY];
+    __local int slot[CR_LX * CR_LY + 1]; /* cr_gemm_tile's slots, and its flag */
     const int me = cp_join(ctl, (int)get_num_groups(0), shared);
     const int G = min(shared[1], max_units);
     if (me < 0 || me >= G)

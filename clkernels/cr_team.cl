@@ -112,7 +112,8 @@ cr_team(__global uint *a0, __global uint *a1, __global const uint *restrict p,
                         s = s + part[lid + j];
                         xx = xx + part[CR_WG + j];
                     }
-                    if (!cr_output(s, xx, wnorm + d[5], o, bias, as_double(d[6]), &v))
+                    if (!cr_output(s, xx, wnorm[d[5] + (size_t)o], bias ? bias[o] : 0u,
+                                   as_double(d[6]), &v))
 #endif
                         v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
                     y[(size_t)row * (size_t)out + (size_t)o] =

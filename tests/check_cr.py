@@ -336,6 +336,36 @@ def bound_model(rng, name):
     return name, [(w, None, False, False)], x
 
 
+def depth_model(rng, name):
+    """Sums whose double chains lose almost the whole of their certified bound (issue 34: the
+    bound's depth, docs/ENGINES.md): 16 products of 1 at k = 0..15, then 1008 tiny ones of
+    tau = 2^-53 (1 - 2^-23), each lost when added to a partial sum of 1 or more (below its half
+    ulp; a tile's sum of 16 of them, too, against 16). So every layout of cl:cr's double sums
+    that puts k = 0..15 first (stream and gemv at wg = 16: one 1 per work-item; gemm and tiles
+    at tk = 16 and rm <= 2: the first tile) computes 16 and loses T = 1008 tau, about
+    1008 u (u = 2^-53), against the bound gamma_h * 16 of its depth h (stream: 68, gemm: 79).
+    The bias 2^-20 - 2^-44 (a float32) puts the exact sum T - 512 u (about 496 u) above the
+    float32 midpoint 16 + 2^-20, and the computed one 512 u below it: only a bound over 512 u
+    (a depth of 30 or more) keeps the certificate from the wrong side. With the correct depth
+    the certificate fails and Sum2 (or the exact sum) decides; with a bound too small (test hook
+    cr-bound-low: depth 0, about 32 u) the first certificate takes the wrong float. At several scales and signs of the outputs; rows 1 and 2
+    (x scaled by 2 and -4, the bias not) are ordinary sums beside it."""
+    n, big = 1024, 16
+    out = 4
+    w = np.zeros((out, n), dtype=np.float32)
+    b = np.zeros(out, dtype=np.float32)
+    for o in range(out):
+        s = 2.0 ** int(rng.choice([0, 10, -10])) * (-1.0 if o % 2 else 1.0)
+        w[o, :big] = exact32(s)
+        w[o, big:] = exact32(s * 2.0 ** -26 * (1 - 2.0 ** -23))
+        b[o] = exact32(s * (2.0 ** -20 - 2.0 ** -44))
+    x = np.full((3, n), 2.0 ** -27, dtype=np.float32)
+    x[:, :big] = 1.0
+    x[1] *= 2.0
+    x[2] *= -4.0
+    return name, [(w, b, False, False)], x
+
+
 def cases(seed):
     rng = np.random.default_rng(seed)
     out = []
@@ -353,6 +383,8 @@ def cases(seed):
         out.append(zero_model(rng, f"zero{i}"))
     for i in range(3):
         out.append(bound_model(rng, f"bound{i}"))
+    for i in range(2):
+        out.append(depth_model(rng, f"depth{i}"))
     return out
 
 
@@ -418,6 +450,8 @@ def main():
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--quick", action="store_true",
                     help="the first models of each kind only (10 random, 3 of each other kind)")
+    ap.add_argument("--kinds", help="comma list of the kinds of model to run (random, ties, "
+                    "subnormal, overflow, special, zero, bound, depth; default all)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     wanted = a.engines.split(",")
@@ -429,6 +463,8 @@ def main():
         kind = name.rstrip("0123456789").split("_")[0].rstrip("0123456789")
         taken[kind] = taken.get(kind, 0) + 1
         if a.quick and taken[kind] > (10 if kind == "random" else 3):
+            continue
+        if a.kinds and kind not in a.kinds.split(","):
             continue
         want = forward(layers, [[float(v) for v in row] for row in x])
         got = run_case(a.clparity, a.outdir, name, layers, x, a.engines, a.device)

@@ -44,6 +44,16 @@ static const struct cl_rule cr_rules[] = {
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
     {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_max = 64, .one_buffer = true, .path = CR_STREAM},
+    /* GPUs at B=65..256 and layers up to 128 wide: gemm's tiles with every layer in one launch
+     * (H200, d=128 L=128 B=256, 2026-11-29: 1.13-1.14 ms against gemm's 1.65-1.99, a launch per
+     * layer; at B=2048 tiles was the slower, 4.5 ms against 3.1; docs/PERFORMANCE.md) */
+    {.needs_f64 = true,
+     .kind = CL_RULE_OTHER,
+     .w_max = 128,
+     .b_over = 64,
+     .b_max = 256,
+     .one_buffer = true,
+     .path = CR_TILES},
     /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
      * B=16 where the weights span several buffers): it reads each weight once per 32 rows,
      * gemv once per row */

@@ -16,13 +16,48 @@ _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* Layer l as cr.cl's kernels take it: the weights as stored, the flags (cl:own's, and 8 on the
  * layer where test hook corrupt-cl-cr flips a bit: cr.cl's CP_PLANT), the offset of its
- * weights' norms and the bits of the bound's factor cr_err_scale(in). CR_LAYER_ARGS for the
- * per-layer kernels, cr_stream's layer table for the one launch. */
+ * weights' norms and the bits of the bound's factor cr_err_scale(cr_sum_depth). CR_LAYER_ARGS for
+ * the per-layer kernels, cr_stream's layer table for the one launch. */
 struct cr_layer {
     struct stored_layer a;
     cl_int flags;
     cl_ulong wn_off, scale_bits;
 };
+
+/* The most rounded additions on any term's path to an output's double sum, the bias's addition
+ * included, in the layout of c's variant (cr.cl's first comment: Higham's bound for a summation
+ * tree then holds with gamma of it, so cr_err_scale(depth) covers it as cr_err_scale(in) covers
+ * the worst case, in). Each chain starts from 0.0 (its first fma is exact), and every other
+ * addition is counted:
+ * - gemm, tiles at rm <= 2 (cr.cl's CR_TILED): a chain of at most tk products per tile of k,
+ *   then the tiles' sums added one after another to a total from 0.0, then the bias:
+ *   (tk - 1) + (tiles - 1) + 1;
+ * - stream, gemv (cr.cl's cr_block_sums): each of the wg work-items a chain of at most
+ *   ceil(in / wg) products, then a binary tree of log2(wg) levels, then the bias:
+ *   (ceil(in / wg) - 1) + log2(wg) + 1;
+ * - the others (and any variant without double sums): in, the bound for any order.
+ * The depth is never taken above in. Test hooks: cr-bound-in takes in everywhere (the bound
+ * before issue 34's depths, for side-by-side timing: docs/PERFORMANCE.md); cr-bound-low takes 0,
+ * a bound too small (the planted error that tests/check_cr.py's depth cases must see). */
+static int cr_sum_depth(const struct cr_cl *c, int in)
+{
+    long depth = in;
+    if (cp_test_hook("cr-bound-in"))
+        return in;
+    if (cp_test_hook("cr-bound-low"))
+        return 0;
+    if (c->f64 && (c->path == CR_GEMM || c->path == CR_TILES) && c->tune.rm <= 2) {
+        const long tk = c->tune.tk, tiles = ((long)in + tk - 1) / tk;
+        depth = (tk - 1) + (tiles - 1) + 1;
+    } else if (c->f64 && (c->path == CR_STREAM || c->path == CR_GEMV)) {
+        const long wg = c->tune.wg;
+        long levels = 0;
+        while ((1L << levels) < wg)
+            ++levels;
+        depth = (((long)in + wg - 1) / wg - 1) + levels + 1;
+    }
+    return depth < in ? (int)depth : in;
+}
 
 static void cr_layer_of(const cp_engine *e, const struct cl_state *s, int l, struct cr_layer *f)
 {
@@ -30,7 +65,7 @@ static void cr_layer_of(const cp_engine *e, const struct cl_state *s, int l, str
     own_stored_layer(e, s, l, &f->a);
     f->flags = own_layer_flags(L) | (cr_state(s)->planted && l == e->model->n_layers - 1 ? 8 : 0);
     f->wn_off = (cl_ulong)l * (cl_ulong)e->model->max_width;
-    double scale = cr_err_scale(L->in);
+    double scale = cr_err_scale(cr_sum_depth(cr_state(s), L->in));
     memcpy(&f->scale_bits, &scale, sizeof f->scale_bits);
 }
 

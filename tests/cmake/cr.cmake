@@ -178,6 +178,25 @@ add_test(NAME cr/second_pocl_planted
 set_tests_properties(cr/second_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=gemm,rm=1;CLPARITY_TEST_HOOK=corrupt-cl-cr:second+plant"
                      LABELS "cr;opencl;kernels")
+# The bound's depth (issue 34: cr_cl_run.c's cr_sum_depth, docs/ENGINES.md): check_cr.py's depth
+# cases, whose double chains lose 1008 u against the midpoint's 512 u, with each layout whose
+# depth is below in (stream and gemv at wg=16, gemm and tiles at rm <= 2, tk=16) and one whose
+# depth is in (gemm at rm=4); the planted twins (test hook cr-bound-low: depth 0, for any
+# layout) must see the wrong float the first certificate then takes.
+foreach(t stream,wg=16 gemv,wg=16 gemm,rm=2,tk=16 tiles,rm=1,tk=16 gemm,rm=4,tk=16)
+  string(REGEX REPLACE "[,=]" "_" n "${t}")
+  add_test(NAME cr/depth_pocl_${n}
+           COMMAND ${CHECK_CR} ${OUT}/cr_depth_pocl_${n} --engines cl:cr -d 0 --kinds depth)
+  set_tests_properties(cr/depth_pocl_${n} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${t}"
+                       LABELS "cr;opencl;kernels")
+  add_test(NAME cr/depth_pocl_${n}_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_depth_pocl_${n}_planted --engines cl:cr -d 0
+                   --kinds depth --expect-mismatch)
+  set_tests_properties(cr/depth_pocl_${n}_planted PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${t};CLPARITY_TEST_HOOK=cr-bound-low"
+                       LABELS "cr;opencl;kernels")
+endforeach()
 # The same kernels at widths past check_cr.py's (31): cr_block_sums' loads 8 k at a time
 # (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's and tiles' tiles and
 # team's passes repeat; compare --expect cr against host:cr at d=301 (B=3), d=1025 (B=1) and
