@@ -104,11 +104,16 @@ static void test_simulator_rules(void **state)
 }
 
 /* cl:cr's default variant: the same rule type and matcher, no fits (every variant fits). */
-static const char *cr_variant(bool cpu, bool f64, int batch, bool one_buffer)
+static const char *cr_variant_w(bool cpu, bool f64, int width, int batch, bool one_buffer)
 {
     struct cl_rule_input in = {
-        .cpu = cpu, .cus = 2, .width = 128, .batch = batch, .f64 = f64, .one_buffer = one_buffer};
+        .cpu = cpu, .cus = 2, .width = width, .batch = batch, .f64 = f64, .one_buffer = one_buffer};
     return cr_variant_name(cr_rule_variant(&in));
+}
+
+static const char *cr_variant(bool cpu, bool f64, int batch, bool one_buffer)
+{
+    return cr_variant_w(cpu, f64, 128, batch, one_buffer);
 }
 
 static void test_cr_rules(void **state)
@@ -120,7 +125,12 @@ static void test_cr_rules(void **state)
     assert_string_equal(cr_variant(true, false, 1, true), "f32-item"); /* no fp64 (llvmpipe) */
     assert_string_equal(cr_variant(false, true, 1, true), "stream");   /* a GPU with fp64 */
     assert_string_equal(cr_variant(false, true, 64, true), "stream");
-    assert_string_equal(cr_variant(false, true, 65, true), "gemm");
+    /* B=65..256 up to 128 wide in one buffer: gemm's tiles in one launch; else gemm */
+    assert_string_equal(cr_variant(false, true, 65, true), "tiles");
+    assert_string_equal(cr_variant(false, true, 256, true), "tiles");
+    assert_string_equal(cr_variant(false, true, 257, true), "gemm");
+    assert_string_equal(cr_variant_w(false, true, 129, 65, true), "gemm");
+    assert_string_equal(cr_variant(false, true, 65, false), "gemm");
     assert_string_equal(cr_variant(false, true, 32, false), "gemm");
     assert_string_equal(cr_variant(false, true, 16, false), "gemv");
     assert_string_equal(cr_variant(false, false, 128, true), "f32"); /* a GPU without fp64 */
