@@ -74,6 +74,10 @@ extern const struct cl_path_ops cr_paths[CR_N_PATHS];
 /* The local memory of the group kernels (gemv, splitk), argument by argument (cr_cl_run.c). */
 void cr_group_locals(const struct cr_cl *c, size_t sizes[3]);
 
+/* The most rounded additions on any term's path to an output's double sum in c's variant, at
+ * most in: cr_err_scale's argument for the first certificate (cr_bound.c). */
+int cr_sum_depth(const struct cr_cl *c, int in);
+
 /* Releases c's program and kernels (a variant set up again builds anew). */
 void cr_release_program(struct cr_cl *c);
 
