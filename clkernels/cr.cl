@@ -29,7 +29,7 @@
  * bound, and where the certificate fails the exact accumulator decides. So every output has the
  * one right answer, host:cr's. Where a variant's layout puts fewer rounded additions h < in on
  * every term's path (Higham: |s − S| <= gamma_h · sum_i |p_i| for a tree of depth h), the host
- * passes cr_err_scale(h) instead (cr_cl_run.c's cr_sum_depth, which counts them: cr_gemm's
+ * passes cr_err_scale(h) instead (cr_bound.c's cr_sum_depth, which counts them: cr_gemm's
  * chains of one tile of k and the tiles' sums added; cr_block_sums' chains of in / lanes and
  * their tree): a tighter bound, which fails fewer outputs to the slower certificates and never
  * changes an answer.
@@ -852,7 +852,7 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
     const int tid = ty * CR_LX + tx;
     /* acc: each output's chain of fma from 0.0, over every k (CR_TILED 0), or over the tile of k
      * in hand, the tiles' sums then added one after another to tot from 0.0 (CR_TILED 1: the
-     * bound's depth is then about tk + in / tk, cr_cl_run.c's cr_sum_depth; twice the
+     * bound's depth is then about tk + in / tk, cr_bound.c's cr_sum_depth; twice the
      * accumulators, so only up to rm = 2: at rm = 4 the H200 ran d=4096 B=4096 25 % slower) */
     double acc[CR_RM][CR_RN], tot[CR_RM][CR_RN], sq = 0.0;
     for (int i = 0; i < CR_RM; ++i)

@@ -178,7 +178,7 @@ add_test(NAME cr/second_pocl_planted
 set_tests_properties(cr/second_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=gemm,rm=1;CLPARITY_TEST_HOOK=corrupt-cl-cr:second+plant"
                      LABELS "cr;opencl;kernels")
-# The bound's depth (issue 34: cr_cl_run.c's cr_sum_depth, docs/ENGINES.md): check_cr.py's depth
+# The bound's depth (issue 34: cr_bound.c's cr_sum_depth, docs/ENGINES.md): check_cr.py's depth
 # cases, whose double chains lose 1008 u against the midpoint's 512 u, with each layout whose
 # depth is below in (stream and gemv at wg=16, gemm and tiles at rm <= 2, tk=16) and one whose
 # depth is in (gemm at rm=4); the planted twins (test hook cr-bound-low: depth 0, for any
