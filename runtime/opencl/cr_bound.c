@@ -1,7 +1,7 @@
 /* cl:cr's first certificate's bound for the layout of each kernel variant (issue 34): how many
  * rounded additions a term of an output's double sum meets, of which the host's
  * cr_err_scale(depth) gives the factor that clkernels/cr.cl's cr_output takes. */
-#include "cr-cl-run-impl.h"
+#include "cr-bound-impl.h"
 #include "testhook-impl.h"
 
 /* The most rounded additions on any term's path to an output's double sum, the bias's addition

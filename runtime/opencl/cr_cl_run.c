@@ -3,6 +3,7 @@
  * stream's layer table), and the release of cl:cr's state. cr_cl.c chooses the variant, sets it
  * up and builds it. */
 #include "cr-cl-run-impl.h"
+#include "cr-bound-impl.h"
 #include "hostblas/cr.h"
 
 #include <stdint.h>
