@@ -261,6 +261,17 @@ float cr_dot(const float *x, const float *w, int n, const float *bias)
     return cr_acc_round(&a);
 }
 
+float cr_dot_zero(const float *x, const float *w, int n, const float *bias)
+{
+    /* a term is -0 where its sign bit is set: a product's is x's xor w's */
+    for (int k = 0; k < n; ++k)
+        if (((cr_bits(x[k]) ^ cr_bits(w[k])) >> 31) == 0)
+            return 0.0f;
+    if (bias)
+        return (cr_bits(*bias) >> 31) ? -0.0f : 0.0f;
+    return n > 0 ? -0.0f : 0.0f;
+}
+
 float cr_epilogue(float v, int act, bool residual, float x_o)
 {
     float r = act == CP_ACT_RELU ? cp_relu(v) : v;

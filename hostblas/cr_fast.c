@@ -62,14 +62,21 @@ bool cr_certify(double s, double err, float *v)
 
 /* One output o of row x from its double sum s (the products only): the bias added in double
  * (one more rounding, 2), the certificate, else the accumulator (counted in *fallbacks); then the
- * activation and the residual. */
+ * activation and the residual. A bound of exactly 0 (x's or W_o's norm 0 and the bias ±0 or
+ * none: every term a zero, each factor finite, else the norm is inf or NaN and so is the bound)
+ * is an exact zero, whose sign cr_dot_zero reads without the accumulator: in training's dW, a
+ * unit's gradient that the ReLU masks for the whole batch, most of host:cr's fallbacks before. */
 static float cr_output(const cr_layer_args *a, double s, double nx, const float *x, int o,
                        long *fallbacks)
 {
     double b = a->bias ? (double)a->bias[o] : 0.0;
+    double err = a->scale * (nx * a->wnorm[o] + fabs(b));
+    const float *wo = a->w + (size_t)o * (size_t)a->in, *bo = a->bias ? a->bias + o : NULL;
     float v;
-    if (!cr_certify(s + b, a->scale * (nx * a->wnorm[o] + fabs(b)), &v)) {
-        v = cr_dot(x, a->w + (size_t)o * (size_t)a->in, a->in, a->bias ? a->bias + o : NULL);
+    if (err == 0.0 && s + b == 0.0) {
+        v = cr_dot_zero(x, wo, a->in, bo);
+    } else if (!cr_certify(s + b, err, &v)) {
+        v = cr_dot(x, wo, a->in, bo);
         ++*fallbacks;
     }
     return cr_epilogue(v, a->act, a->residual, a->residual ? x[o] : 0.0f);

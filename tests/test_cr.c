@@ -1,8 +1,9 @@
 /* runtime/cr: host:cr's arithmetic (hostblas/cr.c). The exact accumulator and its rounding on
  * hand-made sums whose right answer is known: ties both ways, one unit of 2^-298 off a midpoint,
  * cancellation to zero and the sign of zero, overflow at 2^128 − 2^103, subnormals, NaN and
- * infinity; the fast path's certificate; and host:cr's fast path against its scalar form (every
- * output through the accumulator) on random and near-tie rows, bit for bit. With the argument
+ * infinity; cr_dot_zero against the accumulator; the fast path's certificate; and host:cr's fast
+ * path against its scalar form (every output through the accumulator) on random and near-tie
+ * rows and on exact zeros of both signs, bit for bit. With the argument
  * "planted", the comparisons must see host:cr's planted one-bit error (test hook corrupt-cr). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,6 +101,42 @@ static void test_zero(void **state)
     cr_acc a;
     cr_acc_init(&a);
     assert_int_equal(cr_bits(cr_acc_round(&a)), 0u);
+}
+
+/* cr_dot_zero (every term a zero: the fast path's outputs whose bound is 0) against the
+ * accumulator, bit for bit: 2,000 sums of 0 to 70 terms, each a signed zero times a finite
+ * value (either side), with no bias, +0 or -0; a third of them with every term -0, so that both
+ * signs of the answer come up many times. */
+static void test_dot_zero(void **state)
+{
+    (void)state;
+    uint64_t r = 0x9e3779b97f4a7c15u;
+    int neg = 0, cases = 0;
+    for (int c = 0; c < 2000; ++c) {
+        float x[70], w[70], b;
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        int n = (int)(r >> 33) % 71, kind = (int)(r >> 20) % 3, bias = (int)(r >> 10) % 3;
+        for (int k = 0; k < n; ++k) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            float v = (float)((r >> 40) % 1000 + 1) * 0x1p-7f; /* finite, nonzero */
+            bool zx = (r >> 8) & 1, sz = (r >> 9) & 1, sv = (r >> 10) & 1;
+            if (kind == 0) /* every term -0: the zero's sign and the value's differ */
+                sv = !sz;
+            float z = sz ? -0.0f : 0.0f, f = sv ? -v : v;
+            x[k] = zx ? z : f;
+            w[k] = zx ? f : z;
+        }
+        b = bias == 2 ? -0.0f : 0.0f;
+        const float *bp = bias == 0 ? NULL : &b;
+        float want = cr_dot(x, w, n, bp), got = cr_dot_zero(x, w, n, bp);
+        if (cr_bits(got) != cr_bits(want))
+            fail_msg("case %d (n %d, bias %d): cr_dot_zero 0x%08x, cr_dot 0x%08x", c, n, bias,
+                     cr_bits(got), cr_bits(want));
+        neg += cr_bits(want) == 0x80000000u;
+        ++cases;
+    }
+    /* both answers came up */
+    assert_true(neg > 200 && cases - neg > 200);
 }
 
 /* Overflow from exactly 2^128 − 2^103 (the midpoint above the largest float, whose significand
@@ -330,6 +367,45 @@ static int check_random(void)
     return differed;
 }
 
+/* Exact zeros through the fast path (a bound of 0: cr_output's cr_dot_zero), against the
+ * scalar form: a layer with no bias, activation or residual (so that -0 reaches the output),
+ * whose W rows are each all zeros with some nonzero rows between, and inputs whose rows are
+ * all zeros; the zeros' signs chosen so that some outputs are -0 and some +0, then the same with
+ * biases of -0 and +0. */
+static int check_zeros(void)
+{
+    enum { IN = 37, OUT = 29, B = 9 };
+    float W[OUT * IN], bias[OUT], x[B * IN];
+    for (int o = 0; o < OUT; ++o) {
+        for (int k = 0; k < IN; ++k) /* row o: zeros, -0 where o % 3 == 0, or values */
+            W[o * IN + k] = o % 4 == 3   ? (float)((o + k) % 5 - 2) * 0.25f + 0.125f
+                            : o % 3 == 0 ? -0.0f
+                                         : 0.0f;
+        bias[o] = o % 2 ? -0.0f : 0.0f;
+    }
+    for (int b = 0; b < B; ++b) /* rows of zeros (-0 in odd rows), then rows of values */
+        for (int k = 0; k < IN; ++k)
+            x[b * IN + k] = b < 4 ? (b % 2 ? -0.0f : 0.0f)
+                                  : (float)((3 * b + k) % 7 - 3) * 0.5f - (b % 2 ? 0.0f : 0.25f);
+    int differed = 0, neg = 0;
+    for (int with_bias = 0; with_bias < 2; ++with_bias) {
+        const int w[2] = {IN, OUT};
+        cp_model *m = cp_model_new();
+        assert_non_null(m);
+        assert_int_equal(
+            cp_model_add_layer(m, w[0], w[1], W, with_bias ? bias : NULL, CP_ACT_NONE, false),
+            CP_OK);
+        differed += compare_modes(m, x, B, with_bias ? "zeros, biases ±0" : "zeros");
+        float *y = run_cr(m, x, B, "scalar");
+        for (int i = 0; i < B * OUT; ++i)
+            neg += cr_bits(y[i]) == 0x80000000u;
+        free(y);
+        cp_model_delete(m);
+    }
+    assert_true(neg >= 10); /* -0 came up */
+    return differed;
+}
+
 /* The boundary layer (cr_util.h): the fast path against the scalar form, and some of the
  * answers from the construction. */
 static int check_boundaries(void)
@@ -358,7 +434,7 @@ static void test_fast_equals_scalar(void **state)
 {
     (void)state;
     compared = 0;
-    int differed = check_random() + check_boundaries();
+    int differed = check_random() + check_boundaries() + check_zeros();
     assert_true(compared > 0);
     if (planted) {
         /* every comparison sees the bit that corrupt-cr flips in the fast path's output */
@@ -380,13 +456,10 @@ int main(int argc, char **argv)
         return 1;
     }
     const struct CMUnitTest all[] = {
-        cmocka_unit_test(test_ties),
-        cmocka_unit_test(test_zero),
-        cmocka_unit_test(test_overflow),
-        cmocka_unit_test(test_subnormal),
-        cmocka_unit_test(test_special),
-        cmocka_unit_test(test_certify),
-        cmocka_unit_test(test_fast_equals_scalar),
+        cmocka_unit_test(test_ties),      cmocka_unit_test(test_zero),
+        cmocka_unit_test(test_dot_zero),  cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_subnormal), cmocka_unit_test(test_special),
+        cmocka_unit_test(test_certify),   cmocka_unit_test(test_fast_equals_scalar),
     };
     const struct CMUnitTest fast[] = {cmocka_unit_test(test_fast_equals_scalar)};
     int rc = planted ? cmocka_run_group_tests(fast, NULL, NULL)

@@ -69,6 +69,11 @@ int cr_check_inputs(const cp_model *m, const char *engine);
 /* The contract's v for one output: RN(sum_k x[k]·w[k] + *bias), bias NULL for none. */
 float cr_dot(const float *x, const float *w, int n, const float *bias);
 
+/* cr_dot where every term is a zero (x or w all zeros, each ±0, the other finite; the bias ±0
+ * or NULL): the exact sum is a zero, and its sign is cr_acc_round's (-0 only where some term is
+ * added and every one is -0), read from the terms' signs alone with no accumulator. */
+float cr_dot_zero(const float *x, const float *w, int n, const float *bias);
+
 /* The activation (enum cp_act) and the residual add (one float add) after v. */
 float cr_epilogue(float v, int act, bool residual, float x_o);
 
