@@ -1231,6 +1231,73 @@ bool cr_positive(uint z)
     return !(z >> 31) && z != 0u && z <= 0x7f800000u;
 }
 
+/* ---- the trainer's sums ------------------------------------------------------------------
+ * Every sum of the trainer is RN(sum_k a[k·sa]·b[k·sb] + c), c a term only where has_c (the
+ * forward's bias, dx's residual g; dW and the bias gradient have none), host:cr's answer
+ * whatever the way:
+ * - with CR_F64 (a device with cl_khr_fp64, unless CLPARITY_CR_TUNE says exact=1 or
+ *   method=f32: runtime/opencl/train_cl_options.c), first the forward's first certificate: the
+ *   products' double sum, one fma chain from 0.0 over k ascending, with the two operands' sums of
+ *   squares beside it, c added in double, certified by cr_output with cr_err_scale(n) (the bound
+ *   for any order of n products and one more term, cr.c 2-3; the norms from sums of squares in
+ *   any order, cr.c 3). Floats reach double through their bits (cr_f2d: CR_NO_DENORM, as the
+ *   trainer is built), so a device that flushes float denormals sums the same terms. A bound of
+ *   exactly 0 (an operand all zeros, c ±0 or none: every term a zero, each factor finite, else a
+ *   norm is inf or NaN and so is the bound) is an exact zero whose sign comes from the terms'
+ *   signs (cr_tr_zero, host:cr's cr_dot_zero): in dW a unit that the ReLU masks for the whole
+ *   batch. Test hook cr-train-flip (CR_TR_FLIP) flips the lowest bit of every certified answer
+ *   and the sign of every such zero: the planted errors that the tests of this path must see;
+ * - else, and where the certificate fails, the exact accumulator (cr.c's cr_dot). */
+#ifdef CR_F64
+uint cr_tr_zero(__global const uint *a, size_t sa, __global const uint *b, size_t sb, int n,
+                bool has_c, uint c)
+{
+    for (int k = 0; k < n; ++k) /* a term is -0 where its sign bit is set */
+        if (!((a[(size_t)k * sa] ^ b[(size_t)k * sb]) >> 31))
+            return 0u;
+    if (has_c)
+        return c & 0x80000000u;
+    return n > 0 ? 0x80000000u : 0u;
+}
+#endif
+
+uint cr_tr_dot(__global const uint *a, size_t sa, __global const uint *b, size_t sb, int n,
+               bool has_c, uint c)
+{
+#ifdef CR_F64
+    double s = 0.0, aa = 0.0, bb = 0.0;
+    for (int k = 0; k < n; ++k) {
+        double x = cr_f2d(a[(size_t)k * sa]), w = cr_f2d(b[(size_t)k * sb]);
+        s = fma(x, w, s);
+        aa = fma(x, x, aa);
+        bb = fma(w, w, bb);
+    }
+    const double mu = ((double)n + 2.0) * 0x1p-53; /* cr.c's cr_err_scale(n) */
+    const double scale = mu / (1.0 - mu) * 1.01 * (1.0 + 0x1p-40);
+    const uint cb = has_c ? c : 0u;
+    if (sqrt(aa) * sqrt(bb) + fabs(cr_f2d(cb)) == 0.0) {
+#ifdef CR_TR_FLIP
+        return cr_tr_zero(a, sa, b, sb, n, has_c, c) ^ 0x80000000u;
+#endif
+        return cr_tr_zero(a, sa, b, sb, n, has_c, c);
+    }
+    uint v;
+    if (cr_output(s, aa, as_ulong(sqrt(bb)), cb, scale, &v)) {
+#ifdef CR_TR_FLIP
+        v ^= 1u;
+#endif
+        return v;
+    }
+#endif
+    cr_acc acc;
+    cr_acc_init(&acc);
+    for (int k = 0; k < n; ++k)
+        cr_acc_add_product(&acc, a[(size_t)k * sa], b[(size_t)k * sb]);
+    if (has_c)
+        cr_acc_add(&acc, c);
+    return cr_acc_round(&acc);
+}
+
 /* One work-item per (o, b): z = RN(Σ_k x·W + b); y = act(z), then RN(x[o] + y) for a
  * residual. */
 __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uint *acts_out,
@@ -1243,7 +1310,8 @@ __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uin
     if (o >= (size_t)out)
         return;
     __global const uint *x = acts_in + x_off + b * (size_t)in;
-    uint v = cr_dot(x, p + w_off + o * (size_t)in, in, has_bias ? p + b_off + o : 0);
+    uint v = cr_tr_dot(x, 1, p + w_off + o * (size_t)in, 1, in, has_bias != 0,
+                       has_bias ? p[b_off + o] : 0u);
     zs[z_off + b * (size_t)out + o] = v;
     int flags = (act ? 2 : 0) | (residual ? 4 : 0);
     acts_out[y_off + b * (size_t)out + o] = cr_epilogue(v, flags, residual ? x[o] : 0u);
@@ -1280,26 +1348,15 @@ __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restr
     size_t b = get_global_id(1);
     if (k >= (size_t)in)
         return;
-    __global const uint *d = dz + b * (size_t)out;
-    __global const uint *w = p + w_off + k;
-    cr_acc a;
-    cr_acc_init(&a);
-    for (int o = 0; o < out; ++o)
-        cr_acc_add_product(&a, d[o], w[(size_t)o * (size_t)in]);
-    if (residual)
-        cr_acc_add(&a, g[b * (size_t)out + k]);
-    dx[b * (size_t)in + k] = cr_acc_round(&a);
+    dx[b * (size_t)in + k] = cr_tr_dot(dz + b * (size_t)out, 1, p + w_off + k, (size_t)in, out,
+                                       residual != 0, residual ? g[b * (size_t)out + k] : 0u);
 }
 
 /* gW[o][k] = RN(Σ_b dz[b][o]·x[b][k]) and gb[o] = RN(Σ_b dz[b][o]). */
 uint cr_gw(__global const uint *restrict dz, __global const uint *restrict x, size_t k, size_t o,
            int in, int out, int batch)
 {
-    cr_acc a;
-    cr_acc_init(&a);
-    for (int b = 0; b < batch; ++b)
-        cr_acc_add_product(&a, dz[(size_t)b * (size_t)out + o], x[(size_t)b * (size_t)in + k]);
-    return cr_acc_round(&a);
+    return cr_tr_dot(dz + o, (size_t)out, x + k, (size_t)in, batch, false, 0u);
 }
 
 uint cr_gb(__global const uint *restrict dz, size_t o, int out, int batch)

@@ -259,6 +259,8 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev);
  * holds everywhere), and a variant's name (NULL past the last). */
 int cr_rule_variant(const struct cl_rule_input *in);
 const char *cr_variant_name(int v);
+/* Whether dev has cl_khr_fp64 (cl:cr's double sums, and its trainer's). */
+int cr_cl_device_f64(const cp_device *dev, bool *f64);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

@@ -89,8 +89,7 @@ static bool cr_has_extension(const char *list, const char *name)
     return false;
 }
 
-/* Whether dev has cl_khr_fp64. */
-static int cr_device_f64(const cp_device *dev, bool *f64)
+int cr_cl_device_f64(const cp_device *dev, bool *f64)
 {
     size_t len = 0;
     cl_int rc = clGetDeviceInfo(dev->device_id, CL_DEVICE_EXTENSIONS, 0, NULL, &len);
@@ -669,7 +668,7 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (st == CP_OK)
         st = cr_tune_get(dev, &env.tune, e->max_batch, &env.wg_set, &env.src);
     if (st == CP_OK)
-        st = cr_device_f64(dev, &env.has_f64);
+        st = cr_cl_device_f64(dev, &env.has_f64);
     if (st == CP_OK)
         st = own_device_info(dev->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof env.max_wg,
                              &env.max_wg, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");

@@ -8,6 +8,7 @@
 #include "cl-shared-impl.h"
 #include "engine-impl.h"
 #include "own-impl.h"
+#include "params-impl.h"
 #include "program-impl.h"
 #include "train-cl-state-impl.h"
 #include "train-impl.h"
@@ -167,21 +168,46 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     return CP_OK;
 }
 
+/* Whether cl:cr's trainer sums in double first on dev (cr.cl's CR_F64, "the trainer's sums"):
+ * where dev has cl_khr_fp64, unless CLPARITY_CR_TUNE says exact=1 (every sum through the exact
+ * accumulator) or method=f32 (the forward's float32-only method, which the trainer does not
+ * have: its sums then go through the accumulator too). A CLPARITY_CR_TUNE that does not parse
+ * is the usage error that cl:cr's forward gives. */
+static int cr_train_f64(const cp_device *dev, bool *f64)
+{
+    int st = cr_cl_device_f64(dev, f64);
+    const char *env;
+    if (st != CP_OK || !*f64 || (st = cp_env_get("CLPARITY_CR_TUNE", &env)) != CP_OK || !env)
+        return st;
+    struct cr_tune t = {.exact = 0, .method = 0};
+    if (cp_params_parse(env, cr_params, CR_N_PARAMS, &t) != CP_OK)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    *f64 = t.exact != 1 && t.method != 1;
+    return CP_OK;
+}
+
 int train_cl_build_options(cp_trainer *tr, const cp_device *dev)
 {
     struct train_cl *c = tr->c;
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
-     * (CR_NO_DENORM, no CR_F64): the same values on a device that flushes float denormals.
-     * adam and adamw divide and take square roots the float way (divsqrt.cl, whose proof holds
-     * there too), whatever the device offers; CLPARITY_TRAIN_DIVSQRT is cl:own's. */
+     * (CR_NO_DENORM): the same values on a device that flushes float denormals; the sums
+     * certified in double first where the device has it (cr_train_f64). adam and adamw divide
+     * and take square roots the float way (divsqrt.cl, whose proof holds there too), whatever
+     * the device offers; CLPARITY_TRAIN_DIVSQRT is cl:own's. Test hook cr-train-flip: every
+     * certified sum's lowest bit flipped (CR_TR_FLIP). */
     if (c->cr) {
         char way[128] = "";
+        bool f64;
+        int st = cr_train_f64(dev, &f64);
+        if (st != CP_OK)
+            return st;
         if (train_divides(&tr->opt)) {
             train_divsqrt_options(TRAIN_DIVSQRT_FLOAT, way, sizeof way);
             tr->div_sqrt = train_divsqrt_name(TRAIN_DIVSQRT_FLOAT);
         }
-        snprintf(tr->build_options, sizeof tr->build_options, "%s%s%s",
-                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", way, ftz_option());
+        snprintf(tr->build_options, sizeof tr->build_options, "%s%s%s%s%s",
+                 "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", f64 ? " -DCR_F64" : "",
+                 f64 && cp_test_hook("cr-train-flip") ? " -DCR_TR_FLIP" : "", way, ftz_option());
         return CP_OK;
     }
     return cl_options(tr, dev);

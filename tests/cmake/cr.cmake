@@ -302,6 +302,26 @@ add_test(NAME cr/train_pocl_planted
                  -- ${CLP} train -d pocl,host --engines cl:cr,host:cr --steps 10 --d-model 8 --layers 2 --batch 2 --target random)
 set_tests_properties(cr/train_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=train-ulp" LABELS "cr;cli")
+# Sums whose every term is a zero (cr.cl's cr_tr_zero, host:cr's cr_dot_zero): on
+# tests/make_zero_model.py's model every gradient is a zero, -0 or +0 by the terms' signs, and
+# at batch 1 momentum's buffer keeps each one's sign, as the final forward keeps its -0
+# outputs; cl:cr must equal host:cr in both (exit 0). The planted twin flips the sign of each
+# such zero of cl:cr's (test hook cr-train-flip, which also flips the certified sums' lowest
+# bit): train must report the forward and the state.
+foreach(case ok planted)
+  if(case STREQUAL "ok")
+    set(run "${LOGGED} ${OUT}/cr_train_zero.txt")
+    set(env "")
+  else()
+    set(run "${EXPECT} 1 \"^clparity train: cl:cr on .*: the forward of the final weights differs from host:cr's$\" --")
+    set(env ";CLPARITY_TEST_HOOK=cr-train-flip")
+  endif()
+  add_test(NAME cr/train_zero_pocl_${case}
+           COMMAND sh -c "${SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/make_zero_model.py ${OUT}/zero_${case}.safetensors && ${run} $0 train -d pocl,host --engines cl:cr,host:cr --model ${OUT}/zero_${case}.safetensors --optimizer momentum --lr 0 --steps 3 --batch 1 --target random"
+                   ${CLP})
+  set_tests_properties(cr/train_zero_pocl_${case} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${env}" LABELS "cr;cli")
+endforeach()
 add_test(NAME cr/train_oclgrind
          COMMAND sh -c "log=${OUT}/cr_train_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log ${LOGGED} ${OUT}/cr_train_oclgrind.txt $0 train -d 0 -d host --engines cl:cr --d-model 7 --layers 2 --batch 3 --steps 3 --allow-slow --json ${OUT}/cr_train_oclgrind.json || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi; ${SYSTEM_PYTHON} ${CHECK_CR_TRAIN} ${OUT}/cr_train_oclgrind.json"
          ${CLP})

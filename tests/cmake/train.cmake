@@ -341,6 +341,19 @@ cr_train_optim(momentum_planted_ulp pocl "${ENV_POCL};CLPARITY_TEST_HOOK=train-u
                --optimizer momentum ${CR_ODD})
 cr_train_optim(adam_planted_divsqrt pocl "${ENV_POCL};CLPARITY_TEST_HOOK=divsqrt-no-correction"
                fail --optimizer adam ${CR_ODD})
+# The trainer's certified double sums (cr.cl, "the trainer's sums"; PoCL and Oclgrind have
+# cl_khr_fp64, so the tests above run them): every certified answer one bit off (test hook
+# cr-train-flip) must be seen; CLPARITY_CR_TUNE=exact=1 sends every sum through the exact
+# accumulator, whose bits are the same, and there the hook has nothing to flip.
+cr_train_optim(adam_planted_cert pocl "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip" fail
+               --optimizer adam ${CR_ODD})
+cr_train_optim(sgd_planted_cert_digits pocl "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip" fail
+               --optimizer sgd ${CR_DIGITS})
+cr_train_optim(adam_exact pocl "${ENV_POCL};CLPARITY_CR_TUNE=exact=1" ok --optimizer adam
+               ${CR_ODD})
+cr_train_optim(momentum_exact_hook pocl
+               "${ENV_POCL};CLPARITY_CR_TUNE=exact=1;CLPARITY_TEST_HOOK=cr-train-flip" ok
+               --optimizer momentum ${CR_ODD})
 # The skewed first guesses (divsqrt-skew: up to 3 ULP off) must still give the bits.
 cr_train_optim(adam_divsqrt_skew pocl "${ENV_POCL};CLPARITY_TEST_HOOK=divsqrt-skew" ok
                --optimizer adam ${CR_ODD})
@@ -353,7 +366,11 @@ cr_train_optim(adamw_oclgrind oclgrind
 cr_train_optim(momentum_oclgrind oclgrind
                "${ENV_OCLGRIND};OCLGRIND_CHECK_API=1;OCLGRIND_DATA_RACES=1;OCLGRIND_LOG=${OUT}/cr_train_oclgrind_momentum.log"
                ok --optimizer momentum --nesterov ${CR_SMALL})
-set_tests_properties(train/cr_adamw_oclgrind train/cr_momentum_oclgrind PROPERTIES
+cr_train_optim(sgd_planted_cert_oclgrind oclgrind
+               "${ENV_OCLGRIND};OCLGRIND_CHECK_API=1;CLPARITY_TEST_HOOK=cr-train-flip"
+               fail --optimizer sgd ${CR_SMALL})
+set_tests_properties(train/cr_adamw_oclgrind train/cr_momentum_oclgrind
+                     train/cr_sgd_planted_cert_oclgrind PROPERTIES
                      LABELS "cr;cli;oclgrind")
 if(ENV_RUSTICL)
   cr_train_optim(adam_rusticl rusticl "${ENV_RUSTICL}" ok --optimizer adam ${CR_ODD})
