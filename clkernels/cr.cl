@@ -1191,16 +1191,52 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
 
 /* The kernels of clkernels/train.cl under the same names and arguments, with the contract for
  * every sum: each is the exact sum of its exact terms rounded once (RN). Built with
- * CR_NO_DENORM and without CR_F64: every operation goes through the accumulator or the bits, so
- * that a device that flushes float denormals gives IEEE's results too; an operation of one or
- * two terms rounded once is IEEE's correctly rounded -, ·, + and fma, which host:cr's trainer
- * computes with float arithmetic. The optimizers other than plain SGD (tr_grad_w, tr_grad_b,
- * then train_optim.cl's tr_opt_* at the end) follow the same rule; their / and sqrt are
- * divsqrt.cl's (docs/TRAINING.md, "Correctly rounded training"). */
+ * CR_NO_DENORM: no float arithmetic touches a subnormal operand or result, so that a device that
+ * flushes float denormals gives IEEE's results too; an operation of one or two terms rounded
+ * once is IEEE's correctly rounded -, ·, + and fma, which host:cr's trainer computes with float
+ * arithmetic. The sums certified in double where the device has it (CR_F64, "the trainer's
+ * sums" below). The optimizers other than plain SGD (tr_grad_w, tr_grad_b, then
+ * train_optim.cl's tr_opt_* at the end) follow the same rule; their / and sqrt are divsqrt.cl's
+ * (docs/TRAINING.md, "Correctly rounded training"). */
 
-/* RN(a·b + c) (fma), RN(a·b), RN(a − b) on the bits. */
+/* RN(a·b + c) (fma), RN(a·b), RN(a − b): IEEE's operations, whatever the device does with
+ * subnormals. With CR_FAST_OPS (the device rounds float arithmetic to nearest, CL_FP_ROUND_TO_
+ * NEAREST, and CLPARITY_CR_TUNE does not say exact=1: runtime/opencl/train_cl_options.c) by the
+ * device's own float operation where every operand is a normal float or a zero and the result
+ * is finite with |r| >= 2^-125: OpenCL's fma, · and − are then correctly rounded on any device,
+ * since flushing subnormals changes only subnormal operands and results (fma rounds once, its
+ * exact product inside it), and a result at 2^-125 or more is normal before and after rounding
+ * on a device that flushes or not. Else (a subnormal, infinite or NaN operand; a zero, tiny or
+ * non-finite result) on the bits: the operands' exact terms in the accumulator, rounded once.
+ * Test hook cr-train-flip-ops (CR_TR_FLIP_OPS) flips the lowest bit of every answer of the
+ * device's own operation: the planted error that the tests of this path must see. */
+#ifdef CR_FAST_OPS
+bool cr_fast_in(uint a) /* a normal float or a zero */
+{
+    const uint e = (a >> 23) & 0xffu;
+    return (e != 0u && e != 255u) || (a & 0x7fffffffu) == 0u;
+}
+
+bool cr_fast_out(float r, uint *v) /* finite, |r| >= 2^-125 */
+{
+    const uint e = (as_uint(r) >> 23) & 0xffu;
+#ifdef CR_TR_FLIP_OPS
+    *v = as_uint(r) ^ 1u;
+#else
+    *v = as_uint(r);
+#endif
+    return e >= 2u && e != 255u;
+}
+#endif
+
 uint cr_fma_bits(uint a, uint b, uint c)
 {
+#ifdef CR_FAST_OPS
+    uint v;
+    if (cr_fast_in(a) && cr_fast_in(b) && cr_fast_in(c) &&
+        cr_fast_out(fma(as_float(a), as_float(b), as_float(c)), &v))
+        return v;
+#endif
     cr_acc acc;
     cr_acc_init(&acc);
     cr_acc_add_product(&acc, a, b);
@@ -1210,6 +1246,11 @@ uint cr_fma_bits(uint a, uint b, uint c)
 
 uint cr_mul_bits(uint a, uint b)
 {
+#ifdef CR_FAST_OPS
+    uint v;
+    if (cr_fast_in(a) && cr_fast_in(b) && cr_fast_out(as_float(a) * as_float(b), &v))
+        return v;
+#endif
     cr_acc acc;
     cr_acc_init(&acc);
     cr_acc_add_product(&acc, a, b);
@@ -1218,6 +1259,11 @@ uint cr_mul_bits(uint a, uint b)
 
 uint cr_sub_bits(uint a, uint b)
 {
+#ifdef CR_FAST_OPS
+    uint v;
+    if (cr_fast_in(a) && cr_fast_in(b) && cr_fast_out(as_float(a) - as_float(b), &v))
+        return v;
+#endif
     cr_acc acc;
     cr_acc_init(&acc);
     cr_acc_add(&acc, a);

@@ -168,21 +168,26 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     return CP_OK;
 }
 
-/* Whether cl:cr's trainer sums in double first on dev (cr.cl's CR_F64, "the trainer's sums"):
- * where dev has cl_khr_fp64, unless CLPARITY_CR_TUNE says exact=1 (every sum through the exact
- * accumulator) or method=f32 (the forward's float32-only method, which the trainer does not
- * have: its sums then go through the accumulator too). A CLPARITY_CR_TUNE that does not parse
- * is the usage error that cl:cr's forward gives. */
-static int cr_train_f64(const cp_device *dev, bool *f64)
+/* cl:cr's trainer's arithmetic on dev (cr.cl's CR_TRAIN part): *f64, whether its sums are
+ * certified in double first (CR_F64: dev has cl_khr_fp64), and *fast, whether its +, −, · and
+ * fma take the device's own float operation where that is IEEE's (CR_FAST_OPS: dev rounds float
+ * arithmetic to nearest), unless CLPARITY_CR_TUNE says exact=1 (every sum through the exact
+ * accumulator, every operation on the bits) or, for the sums, method=f32 (the forward's
+ * float32-only method, which the trainer does not have: its sums then go through the
+ * accumulator). A CLPARITY_CR_TUNE that does not parse is the usage error that cl:cr's forward
+ * gives. */
+static int cr_train_ways(const cp_device *dev, bool *f64, bool *fast)
 {
+    *fast = (dev->fp32 & CL_FP_ROUND_TO_NEAREST) != 0;
     int st = cr_cl_device_f64(dev, f64);
     const char *env;
-    if (st != CP_OK || !*f64 || (st = cp_env_get("CLPARITY_CR_TUNE", &env)) != CP_OK || !env)
+    if (st != CP_OK || (st = cp_env_get("CLPARITY_CR_TUNE", &env)) != CP_OK || !env)
         return st;
     struct cr_tune t = {.exact = 0, .method = 0};
     if (cp_params_parse(env, cr_params, CR_N_PARAMS, &t) != CP_OK)
         return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
-    *f64 = t.exact != 1 && t.method != 1;
+    *f64 = *f64 && t.exact != 1 && t.method != 1;
+    *fast = *fast && t.exact != 1;
     return CP_OK;
 }
 
@@ -191,23 +196,28 @@ int train_cl_build_options(cp_trainer *tr, const cp_device *dev)
     struct train_cl *c = tr->c;
     /* cl:cr: cr.cl's training kernels, every operation through the accumulator or the bits
      * (CR_NO_DENORM): the same values on a device that flushes float denormals; the sums
-     * certified in double first where the device has it (cr_train_f64). adam and adamw divide
+     * certified in double first, and the operations by the device's float arithmetic where
+     * that is IEEE's, where the device allows (cr_train_ways). adam and adamw divide
      * and take square roots the float way (divsqrt.cl, whose proof holds there too), whatever
-     * the device offers; CLPARITY_TRAIN_DIVSQRT is cl:own's. Test hook cr-train-flip: every
-     * certified sum's lowest bit flipped (CR_TR_FLIP). */
+     * the device offers; CLPARITY_TRAIN_DIVSQRT is cl:own's. Test hooks cr-train-flip: every
+     * certified sum's lowest bit flipped (CR_TR_FLIP); cr-train-flip-ops: every answer of the
+     * device's own +, −, · and fma (CR_TR_FLIP_OPS). */
     if (c->cr) {
         char way[128] = "";
-        bool f64;
-        int st = cr_train_f64(dev, &f64);
+        bool f64, fast;
+        int st = cr_train_ways(dev, &f64, &fast);
         if (st != CP_OK)
             return st;
         if (train_divides(&tr->opt)) {
             train_divsqrt_options(TRAIN_DIVSQRT_FLOAT, way, sizeof way);
             tr->div_sqrt = train_divsqrt_name(TRAIN_DIVSQRT_FLOAT);
         }
-        snprintf(tr->build_options, sizeof tr->build_options, "%s%s%s%s%s",
+        snprintf(tr->build_options, sizeof tr->build_options, "%s%s%s%s%s%s%s",
                  "-cl-std=CL1.2 -DCR_TRAIN -DCR_NO_DENORM", f64 ? " -DCR_F64" : "",
-                 f64 && cp_test_hook("cr-train-flip") ? " -DCR_TR_FLIP" : "", way, ftz_option());
+                 f64 && cp_test_hook("cr-train-flip") ? " -DCR_TR_FLIP" : "",
+                 fast ? " -DCR_FAST_OPS" : "",
+                 fast && cp_test_hook("cr-train-flip-ops") ? " -DCR_TR_FLIP_OPS" : "", way,
+                 ftz_option());
         return CP_OK;
     }
     return cl_options(tr, dev);

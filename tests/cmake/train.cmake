@@ -341,19 +341,31 @@ cr_train_optim(momentum_planted_ulp pocl "${ENV_POCL};CLPARITY_TEST_HOOK=train-u
                --optimizer momentum ${CR_ODD})
 cr_train_optim(adam_planted_divsqrt pocl "${ENV_POCL};CLPARITY_TEST_HOOK=divsqrt-no-correction"
                fail --optimizer adam ${CR_ODD})
-# The trainer's certified double sums (cr.cl, "the trainer's sums"; PoCL and Oclgrind have
-# cl_khr_fp64, so the tests above run them): every certified answer one bit off (test hook
-# cr-train-flip) must be seen; CLPARITY_CR_TUNE=exact=1 sends every sum through the exact
-# accumulator, whose bits are the same, and there the hook has nothing to flip.
+# The trainer's certified double sums and its operations by the device's float arithmetic
+# where that is IEEE's (cr.cl, "the trainer's sums" and CR_FAST_OPS; PoCL and Oclgrind have
+# cl_khr_fp64 and round to nearest, so the tests above run both, and the _ftz tests below,
+# whose operands and results are subnormal, fail without the operations' guards): every
+# certified sum one bit off (test hook cr-train-flip), and every answer of a float operation
+# (cr-train-flip-ops), must be seen; CLPARITY_CR_TUNE=exact=1 sends every sum through the exact
+# accumulator and every operation to the bits, whose answers are the same, and there the hooks
+# have nothing to flip.
 cr_train_optim(adam_planted_cert pocl "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip" fail
                --optimizer adam ${CR_ODD})
 cr_train_optim(sgd_planted_cert_digits pocl "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip" fail
                --optimizer sgd ${CR_DIGITS})
+cr_train_optim(adamw_planted_ops pocl "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip-ops" fail
+               --optimizer adamw ${CR_ODD})
+cr_train_optim(momentum_planted_ops_digits pocl
+               "${ENV_POCL};CLPARITY_TEST_HOOK=cr-train-flip-ops" fail --optimizer momentum
+               ${CR_DIGITS})
 cr_train_optim(adam_exact pocl "${ENV_POCL};CLPARITY_CR_TUNE=exact=1" ok --optimizer adam
                ${CR_ODD})
 cr_train_optim(momentum_exact_hook pocl
                "${ENV_POCL};CLPARITY_CR_TUNE=exact=1;CLPARITY_TEST_HOOK=cr-train-flip" ok
                --optimizer momentum ${CR_ODD})
+cr_train_optim(adamw_exact_hook_ops pocl
+               "${ENV_POCL};CLPARITY_CR_TUNE=exact=1;CLPARITY_TEST_HOOK=cr-train-flip-ops" ok
+               --optimizer adamw ${CR_ODD})
 # The skewed first guesses (divsqrt-skew: up to 3 ULP off) must still give the bits.
 cr_train_optim(adam_divsqrt_skew pocl "${ENV_POCL};CLPARITY_TEST_HOOK=divsqrt-skew" ok
                --optimizer adam ${CR_ODD})
@@ -369,12 +381,19 @@ cr_train_optim(momentum_oclgrind oclgrind
 cr_train_optim(sgd_planted_cert_oclgrind oclgrind
                "${ENV_OCLGRIND};OCLGRIND_CHECK_API=1;CLPARITY_TEST_HOOK=cr-train-flip"
                fail --optimizer sgd ${CR_SMALL})
+cr_train_optim(adam_planted_ops_oclgrind oclgrind
+               "${ENV_OCLGRIND};OCLGRIND_CHECK_API=1;CLPARITY_TEST_HOOK=cr-train-flip-ops"
+               fail --optimizer adam ${CR_SMALL})
 set_tests_properties(train/cr_adamw_oclgrind train/cr_momentum_oclgrind
-                     train/cr_sgd_planted_cert_oclgrind PROPERTIES
+                     train/cr_sgd_planted_cert_oclgrind train/cr_adam_planted_ops_oclgrind
+                     PROPERTIES
                      LABELS "cr;cli;oclgrind")
 if(ENV_RUSTICL)
   cr_train_optim(adam_rusticl rusticl "${ENV_RUSTICL}" ok --optimizer adam ${CR_ODD})
   cr_train_optim(momentum_rusticl rusticl "${ENV_RUSTICL}" ok --optimizer momentum ${CR_ODD})
+  cr_train_optim(adam_planted_ops_rusticl rusticl
+                 "${ENV_RUSTICL};CLPARITY_TEST_HOOK=cr-train-flip-ops" fail --optimizer adam
+                 ${CR_ODD})
 endif()
 # A device that flushes float denormals: PoCL builds the training program with
 # -cl-denorms-are-zero under the test hook train-denorms-are-zero (its float arithmetic then
