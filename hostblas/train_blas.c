@@ -1,6 +1,7 @@
 /* host:openblas training: the same step as host:exact (clparity/train.h) with the three
  * products as cblas_sgemm calls: z = x·Wᵀ, dx = dz·W and gW = dzᵀ·x. OpenBLAS sums in its own
  * order (and may use fma), so the results are close to host:exact's, not equal. */
+#include "host-impl.h"
 #include "train-impl.h"
 
 #include "clparity/error.h"
@@ -106,10 +107,13 @@ int train_blas_step(struct train_host *h, double *loss)
     return CP_OK;
 }
 
+/* The update at CLPARITY_HOST_ISA's level (the widest this CPU has by default), as host:exact's:
+ * every level gives the same bits. */
 static int blas_create(cp_trainer *tr, const cp_device *dev, const float *x, const float *t)
 {
     (void)dev;
-    return train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+    int st = train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
+    return st == CP_OK ? exact_isa(&tr->h.isa) : st;
 }
 
 static int blas_step(cp_trainer *tr, double *loss)

@@ -15,6 +15,7 @@ int FN(train_host_create_)(struct train_host *h, const cp_model *m, int batch, c
                            const float *t, const cp_optim *o)
 {
     memset(h, 0, sizeof *h);
+    h->isa = TRAIN_ISA_BASELINE;
     h->m = m;
     h->batch = batch;
     h->stride = (size_t)batch * (size_t)m->max_width;
@@ -113,7 +114,7 @@ static void FN(optim_at_)(struct train_host *h, size_t i0, size_t i1, int isa)
 
 void FN(train_host_optim_)(struct train_host *h)
 {
-    FN(optim_at_)(h, 0, h->m->n_params, TRAIN_ISA_BASELINE);
+    FN(optim_at_)(h, 0, h->m->n_params, h->isa);
 }
 
 /* w[i] = fma(a, g[i], w[i]) for i < n: plain SGD's update, at each level (the same bits). */

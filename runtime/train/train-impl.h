@@ -72,6 +72,8 @@ struct train_host {
                             * NULL for the scalar loops */
     bool panels_fresh;     /* par's panels of W (wf, wt) hold p: set by its step, cleared by
                             * whatever else writes p or the panels (poke_ulp, a forward) */
+    int isa; /* train_host_optim_'s level (TRAIN_ISA_*, below): the portable loop unless the
+              * trainer sets another (host:openblas: CLPARITY_HOST_ISA's, as host:exact's) */
 };
 
 int train_host_create_f32(struct train_host *h, const cp_model *m, int batch, const float *x,
