@@ -14,14 +14,9 @@ import sys
 import numpy as np
 
 
-def main():
-    out, scale = sys.argv[1], float(eval(sys.argv[2], {"__builtins__": {}}))
-    tensors = {}
-    for name, (o, i) in (("0", (5, 7)), ("2", (3, 5))):
-        w = np.array([((37 * k) % 17 - 8) * scale / 8 for k in range(o * i)], dtype=np.float32)
-        b = np.array([((11 * k) % 7 - 3) * scale / 16 for k in range(o)], dtype=np.float32)
-        tensors[name + ".weight"] = w.reshape(o, i)
-        tensors[name + ".bias"] = b
+def write_safetensors(out, tensors):
+    """tensors (name: float32 array) into the safetensors file out, names sorted (also
+    tests/make_zero_model.py's)."""
     header, blob = {}, b""
     for name in sorted(tensors):
         a = tensors[name]
@@ -32,6 +27,17 @@ def main():
     h += b" " * (-len(h) % 8)
     with open(out, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + blob)
+
+
+def main():
+    out, scale = sys.argv[1], float(eval(sys.argv[2], {"__builtins__": {}}))
+    tensors = {}
+    for name, (o, i) in (("0", (5, 7)), ("2", (3, 5))):
+        w = np.array([((37 * k) % 17 - 8) * scale / 8 for k in range(o * i)], dtype=np.float32)
+        b = np.array([((11 * k) % 7 - 3) * scale / 16 for k in range(o)], dtype=np.float32)
+        tensors[name + ".weight"] = w.reshape(o, i)
+        tensors[name + ".bias"] = b
+    write_safetensors(out, tensors)
 
 
 if __name__ == "__main__":
