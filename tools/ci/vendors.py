@@ -24,7 +24,9 @@ runs every case:
     the small ones: tools/ci/oclgrind.sh and ctest's
     cr/check_cl_oclgrind cover it with every check on), and tests/check_cr.py --quick (the
     exact rounding from Python's Fraction, the special cases) on CR_CHECK_ROWS, Intel's and
-    rusticl (PoCL's ctest runs all its cases). A setting
+    rusticl (PoCL's ctest runs all its cases), and cl:cr's training (CR_TRAINS: 10 steps of Adam
+    and Nesterov momentum through tests/cli/cr_train_optim.sh, host:cr's bits at every step and
+    the independent reference's) on CR_ROWS. A setting
     that clparity refuses for the device with exit status 2 and a CLPARITY_CR_TUNE message
     (llvmpipe's loop budget, a work-group or local memory too small) is n/a;
   - one `compare -d all`, which must hold a result of every row (or PoCL 3.0's refusal).
@@ -164,6 +166,18 @@ CR_SETTINGS = {
 CR_SHAPES = ["d67_L4_B17", "d1023_L2_B5", "rect_B5"]
 # pocl-basic has no cl:cr case: its kernels are PoCL's compiler's, as pocl-pthread's are
 CR_ROWS = ("pocl-pthread", "intel-cpu", "rusticl", "oclgrind")
+# cl:cr's training (issue 34, "Also 1"), 10 steps on each of CR_ROWS: train's own check against
+# host:cr at every step and of the final state and forward, then tests/check_cr_train.py's
+# independent reference on the JSON and the saved folder (tests/cli/cr_train_optim.sh, expect
+# ok). Adam with L2 decay on the built-in model, Nesterov momentum on the digits model (biases,
+# a rectangular layer): the trainer's certified double sums where the row has fp64, its float
+# operations where they are IEEE's, the accumulator elsewhere.
+CR_TRAINS = {
+    "cr:train_adam_d13_L3_B5": ["--optimizer", "adam", "--weight-decay", "0.01", "--d-model", "13",
+                                "--layers", "3", "--batch", "5"],
+    "cr:train_nesterov_digits_B5": ["@digits.safetensors", "--optimizer", "momentum", "--nesterov",
+                                    "--batch", "5", "--lr", "0.005"],
+}
 # tests/check_cr.py --quick on these rows: PoCL's ctest (cr/check_cl_pocl) runs all its cases,
 # with the compiler that both PoCL rows share, and Oclgrind's (cr/check_cl_oclgrind) with every
 # check on.
@@ -511,6 +525,7 @@ def cr_cases(row):
         return []
     shapes = list(CR_OCLGRIND) if row == "oclgrind" else CR_SHAPES
     out = [(f"cr:{k}/{sh}", run_cr, (k, sh)) for k in CR_SETTINGS for sh in shapes]
+    out += [(name, run_cr_train, (name,)) for name in CR_TRAINS]
     if row in CR_CHECK_ROWS:
         out.append(("cr:check_cr.py", run_check_cr, ()))
     return out
@@ -534,6 +549,23 @@ def cr_left_out(row):
     if row not in CR_ROWS:
         return "pocl-pthread runs cl:cr's cases with the same compiler (PoCL's)"
     return "ctest's cr/check_cl_pocl runs check_cr.py's every case with PoCL's compiler"
+
+
+def run_cr_train(ctx, row, name):
+    """cl:cr's training beside host:cr, and both against the independent reference
+    (tests/cli/cr_train_optim.sh ... ok: exit 0)."""
+    info = ctx["rows"][row]
+    base = os.path.join(ctx["out"], "runs", f"{row}.{name.replace(':', '_')}")
+    args = ["--steps", "10", "--target", "random"] + shape_args(CR_TRAINS[name], ctx["models"])
+    if info["simulator"]:
+        args.append("--allow-slow")
+    cmd = ["bash", os.path.join(ctx["root"], "tests", "cli", "cr_train_optim.sh"), ctx["clp"],
+           sys.executable, ctx["root"], base, info["sel"], "ok", "--"] + args
+    r = run(cmd, ctx["env"], base + ".check", timeout=1800)
+    v = {"s": r["s"], "cpu": r["cpu"], "log": r["log"]}
+    if r["rc"] != 0:
+        return dict(v, verdict="FAIL", why=f"exit {r['rc']}: {first_lines(r['out'] + r['err'], 6)}")
+    return dict(v, verdict="ok")
 
 
 def run_train(ctx, row, name):
@@ -644,8 +676,11 @@ def run_lanes(queues, jobs):
         mine = None
         while True:
             with lock:
-                if mine is None or not left[mine]:
-                    mine = pending.pop(0) if pending else None
+                if mine is None or not left[mine]:  # the next row with tasks (--cases may empty one)
+                    mine = None
+                    while pending and mine is None:
+                        k = pending.pop(0)
+                        mine = k if left[k] else None
                 if mine is not None:
                     name, fn, args = left[mine].pop(0)
                     row = mine
