@@ -58,8 +58,8 @@ static const cp_env_var table[] = {
      "0: the host pool's threads are never pinned to CPUs", false, NULL},
     {"CLPARITY_HOST_ISA", CP_ENV_WORD, "avx512,avx2,baseline", 0, 0, NULL,
      "the widest this CPU has",
-     "host:exact's and host:cr's instruction-set level (one this CPU lacks is status 2 when "
-     "either starts)",
+     "host:exact's and host:cr's instruction-set level, and that of host:openblas's training "
+     "update (one this CPU lacks is status 2 when either starts)",
      false, NULL},
     {"CLPARITY_HOST_CR", CP_ENV_WORD, "auto,scalar,generic", 0, 0, NULL, "auto",
      "host:cr's form: the certified fast path, the exact accumulator, or the portable loop",
