@@ -1210,6 +1210,22 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
  * non-finite result) on the bits: the operands' exact terms in the accumulator, rounded once.
  * Test hook cr-train-flip-ops (CR_TR_FLIP_OPS) flips the lowest bit of every answer of the
  * device's own operation: the planted error that the tests of this path must see. */
+/* The bits that the test hooks flip (0: none): cr-train-flip (CR_TR_FLIP) in each certified sum
+ * and the sign of each all-zero sum, cr-train-flip-ops (CR_TR_FLIP_OPS) in each answer of the
+ * device's own operation. */
+#ifdef CR_TR_FLIP
+#define CR_TR_FLIP_SUM 1u
+#define CR_TR_FLIP_ZERO 0x80000000u
+#else
+#define CR_TR_FLIP_SUM 0u
+#define CR_TR_FLIP_ZERO 0u
+#endif
+#ifdef CR_TR_FLIP_OPS
+#define CR_TR_FLIP_OP 1u
+#else
+#define CR_TR_FLIP_OP 0u
+#endif
+
 #ifdef CR_FAST_OPS
 bool cr_fast_in(uint a) /* a normal float or a zero */
 {
@@ -1220,11 +1236,7 @@ bool cr_fast_in(uint a) /* a normal float or a zero */
 bool cr_fast_out(float r, uint *v) /* finite, |r| >= 2^-125 */
 {
     const uint e = (as_uint(r) >> 23) & 0xffu;
-#ifdef CR_TR_FLIP_OPS
-    *v = as_uint(r) ^ 1u;
-#else
-    *v = as_uint(r);
-#endif
+    *v = as_uint(r) ^ CR_TR_FLIP_OP;
     return e >= 2u && e != 255u;
 }
 #endif
@@ -1321,19 +1333,11 @@ uint cr_tr_dot(__global const uint *a, size_t sa, __global const uint *b, size_t
     const double mu = ((double)n + 2.0) * 0x1p-53; /* cr.c's cr_err_scale(n) */
     const double scale = mu / (1.0 - mu) * 1.01 * (1.0 + 0x1p-40);
     const uint cb = has_c ? c : 0u;
-    if (sqrt(aa) * sqrt(bb) + fabs(cr_f2d(cb)) == 0.0) {
-#ifdef CR_TR_FLIP
-        return cr_tr_zero(a, sa, b, sb, n, has_c, c) ^ 0x80000000u;
-#endif
-        return cr_tr_zero(a, sa, b, sb, n, has_c, c);
-    }
+    if (sqrt(aa) * sqrt(bb) + fabs(cr_f2d(cb)) == 0.0)
+        return cr_tr_zero(a, sa, b, sb, n, has_c, c) ^ CR_TR_FLIP_ZERO;
     uint v;
-    if (cr_output(s, aa, as_ulong(sqrt(bb)), cb, scale, &v)) {
-#ifdef CR_TR_FLIP
-        v ^= 1u;
-#endif
-        return v;
-    }
+    if (cr_output(s, aa, as_ulong(sqrt(bb)), cb, scale, &v))
+        return v ^ CR_TR_FLIP_SUM;
 #endif
     cr_acc acc;
     cr_acc_init(&acc);

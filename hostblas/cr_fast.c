@@ -73,7 +73,7 @@ static float cr_output(const cr_layer_args *a, double s, double nx, const float 
     double err = a->scale * (nx * a->wnorm[o] + fabs(b));
     const float *wo = a->w + (size_t)o * (size_t)a->in, *bo = a->bias ? a->bias + o : NULL;
     float v;
-    if (err == 0.0 && s + b == 0.0) {
+    if (err == 0.0) { /* then s + b is a zero too */
         v = cr_dot_zero(x, wo, a->in, bo);
     } else if (!cr_certify(s + b, err, &v)) {
         v = cr_dot(x, wo, a->in, bo);

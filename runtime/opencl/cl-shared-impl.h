@@ -261,6 +261,10 @@ int cr_rule_variant(const struct cl_rule_input *in);
 const char *cr_variant_name(int v);
 /* Whether dev has cl_khr_fp64 (cl:cr's double sums, and its trainer's). */
 int cr_cl_device_f64(const cp_device *dev, bool *f64);
+/* CLPARITY_CR_TUNE's settings over those in *t (*set: whether it is set), or the usage error
+ * that names it: cl:cr's forward and its trainer read it through this. */
+struct cr_tune;
+int cr_tune_env(struct cr_tune *t, bool *set);
 
 /* Layer l's kernel arguments with the weights as stored (in their chunk): for the naive
  * kernel, and for CLBlast's SGEMM and its epilogue. */

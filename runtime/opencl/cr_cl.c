@@ -113,6 +113,19 @@ static const char *const cr_tune_src[] = {"default", "tuned", "CLPARITY_CR_TUNE"
  * stored rb is the most rows per work-item, fewer for smaller batches), then CLPARITY_CR_TUNE.
  * *src: the last that applied (cr_tune_src). wg_set: whether CLPARITY_CR_TUNE names wg (a
  * stored or default wg is halved where the device needs it, a named one must fit). */
+int cr_tune_env(struct cr_tune *t, bool *set)
+{
+    const char *env;
+    int st = cp_env_get("CLPARITY_CR_TUNE", &env);
+    *set = false;
+    if (st != CP_OK || !env)
+        return st;
+    if (cp_params_parse(env, cr_params, CR_N_PARAMS, t) != CP_OK)
+        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    *set = true;
+    return CP_OK;
+}
+
 static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, bool *wg_set,
                        int *src)
 {
@@ -144,15 +157,12 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     }
     int wg = t->wg;
     t->wg = -1;
-    const char *env;
-    int st = cp_env_get("CLPARITY_CR_TUNE", &env);
+    bool set;
+    int st = cr_tune_env(t, &set);
     if (st != CP_OK)
         return st;
-    if (env) {
-        if (cp_params_parse(env, cr_params, n, t) != CP_OK)
-            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    if (set)
         *src = 2;
-    }
     *wg_set = t->wg > 0;
     if (!*wg_set)
         t->wg = wg;

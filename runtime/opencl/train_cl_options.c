@@ -179,13 +179,11 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
 static int cr_train_ways(const cp_device *dev, bool *f64, bool *fast)
 {
     *fast = (dev->fp32 & CL_FP_ROUND_TO_NEAREST) != 0;
-    int st = cr_cl_device_f64(dev, f64);
-    const char *env;
-    if (st != CP_OK || (st = cp_env_get("CLPARITY_CR_TUNE", &env)) != CP_OK || !env)
-        return st;
     struct cr_tune t = {.exact = 0, .method = 0};
-    if (cp_params_parse(env, cr_params, CR_N_PARAMS, &t) != CP_OK)
-        return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: %s", cp_err_msg());
+    bool set;
+    int st = cr_cl_device_f64(dev, f64);
+    if (st != CP_OK || (st = cr_tune_env(&t, &set)) != CP_OK)
+        return st;
     *f64 = *f64 && t.exact != 1 && t.method != 1;
     *fast = *fast && t.exact != 1;
     return CP_OK;
