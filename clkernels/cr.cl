@@ -1108,8 +1108,21 @@ void cr_stream_prefetch(__global const uint *p, __global const ulong *d, int me,
         prefetch(p + d[0] + (size_t)(o0 + j) * (size_t)in + (size_t)k, (size_t)min(CR_KU, in - k));
 }
 
+/* The kernel's name and the function that does a unit's work: cr_stream with cr_block here;
+ * cr_f32.cl, which includes this file, names its own (cr_f32_stream with cr_f32_block, the
+ * float32-only method's block, which takes cr_block's arguments and is defined there). */
+#ifndef CR_STREAM_NAME
+#define CR_STREAM_NAME cr_stream
+#define CR_STREAM_BLOCK cr_block
+#else
+void CR_STREAM_BLOCK(cr_x_rd xr, __global const uint *w, __global const uint *bias, int in,
+                     int out, int o0, int flags, __global const ulong *wnorm, ulong scale,
+                     __global uint *yr, bool row0, __local int *fail, __local long *ld,
+                     __local uint *lf, __local uint *res, __local CR_REAL *ls);
+#endif
+
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
-cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
+CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
           __global const ulong *restrict desc, __global const ulong *restrict wnorm,
           volatile __global int *ctl, int n_layers, int batch, int max_units, __local long *ld,
           __local uint *lf, __local CR_REAL *ls)
@@ -1132,9 +1145,9 @@ cr_stream(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         const int blocks = (out + CR_OB - 1) / CR_OB;
         for (int u = me; u < blocks * batch; u += G) {
             const int row = u / blocks;
-            cr_block(x + (size_t)row * (size_t)in, w, bias, in, out, (u % blocks) * CR_OB, flags,
-                     wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0, fail, ld, lf,
-                     &res, ls);
+            CR_STREAM_BLOCK(x + (size_t)row * (size_t)in, w, bias, in, out, (u % blocks) * CR_OB,
+                            flags, wnorm + d[5], d[6], y + (size_t)row * (size_t)out, row == 0,
+                            fail, ld, lf, &res, ls);
         }
         if (l + 1 < n_layers) {
             cr_stream_prefetch(p, d + 8, me, batch);

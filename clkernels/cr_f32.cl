@@ -1,4 +1,5 @@
-/* cl:cr's float32-only certified method (issue 34; cr_cl.c's variants f32 and f32-item):
+/* cl:cr's float32-only certified method (issue 34; cr_cl.c's variants f32, f32-stream and
+ * f32-item):
  * host:cr's bits with no double anywhere, for devices without cl_khr_fp64 (Mesa rusticl on
  * llvmpipe, most Intel GPUs) or slow in double (consumer NVIDIA GPUs: 1/64 rate).
  * docs/ENGINES.md, "The float32-only method", holds the proof; its steps are named here (F1-F5).
@@ -38,6 +39,11 @@
  *
  * Built with cr.cl's options (its FP_CONTRACT OFF: every operation above is one IEEE operation;
  * no fast-math, so no reassociation of TwoSum), without CR_F64. */
+/* cr.cl's one-launch kernel (built where CR_STREAM is, variant f32-stream) as cr_f32_stream,
+ * with cr_f32_block (below) doing each unit's work: cr_stream's units, groups and device-wide
+ * barrier for the float32-only method. */
+#define CR_STREAM_NAME cr_f32_stream
+#define CR_STREAM_BLOCK cr_f32_block
 #include "cr.cl"
 
 #ifndef CR_TRAIN
@@ -128,36 +134,43 @@ bool cr_f32_output(float h, float l, float mu, uint kx, uint kw, int in,
     return ok && cr_f32_certify(h, l, mu, v);
 }
 
-/* (f) A work-group per (row, block of CR_OB outputs), as cr_gemv: k split over its work-items,
- * each summing its slice of every output of the block in float-float with the running bound;
- * the triples and the row's smallest key of x meet in a tree in local memory; work-item j
- * certifies output o0 + j; then the whole group sums exactly each output whose certificate
- * failed (cr.cl's cr_group_dot). wnorm holds each output's smallest key of W_o (ulongs, from
- * wn_off); scale is unused. ld and lf as cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints. */
-__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
-cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
+/* A block's work, as cr_f32_gemv and cr_f32_stream do it, for the outputs o0 .. o0 + CR_OB - 1
+ * of the row xr (yr its output row), with keys the layer's smallest keys of W_o: k split over the
+ * group's work-items, each summing its slice of every output of the block in float-float with
+ * the running bound, CR_KU of its k loaded at a time (the certified result is RN(S) in any order
+ * and split, F3-F5: the order changes no bit); the triples and the row's smallest key of x meet
+ * in a tree in local memory; work-item j certifies output o0 + j; then the whole group sums
+ * exactly each output whose certificate failed (cr.cl's cr_group_dot). row0: the block is in
+ * row 0 (the test hook's). Every work-item calls it. Its arguments are cr.cl's cr_block's (scale
+ * unused), so that cr.cl's cr_stream kernel runs it as cr_f32_stream. */
+void cr_f32_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int in, int out,
+                  int o0, int flags, __global const ulong *keys, ulong scale, __global uint *yr,
+                  bool row0, __local int *fail, __local long *ld, __local uint *lf,
+                  __local uint *res, __local CR_REAL *lsr)
 {
-    __local uint res;
-    __local int fail[CR_OB];
     (void)scale;
+    __local uint *ls = (__local uint *)lsr; /* (3 · CR_OB + 1) × CR_WG uints */
     const int lid = (int)get_local_id(0);
-    const size_t row = get_global_id(1);
-    const int o0 = (int)get_group_id(0) * CR_OB;
-    __global const uint *xr = x + row * (size_t)in;
-    __global const uint *w = p + w_off;
-    __global const uint *bias = (flags & 1) ? p + b_off : 0;
-    __global uint *yr = y + row * (size_t)out;
     float h[CR_OB], l[CR_OB], mu[CR_OB];
-    for (int j = 0; j < CR_OB; ++j)
+    __global const uint *wr[CR_OB];
+    for (int j = 0; j < CR_OB; ++j) {
         h[j] = l[j] = mu[j] = 0.0f;
+        wr[j] = w + (size_t)min(o0 + j, out - 1) * (size_t)in;
+    }
     uint kx = 255u;
-    for (int k = lid; k < in; k += CR_WG) {
-        uint xb = xr[k];
-        kx = min(kx, cr_f32_key(xb));
-        float xk = as_float(xb);
-        for (int j = 0; j < CR_OB; ++j)
-            cr_f32_term(&h[j], &l[j], &mu[j], xk,
-                        as_float(w[(size_t)min(o0 + j, out - 1) * (size_t)in + (size_t)k]));
+    for (int k = lid; k < in; k += CR_KU * CR_WG) {
+        uint xu[CR_KU], wu[CR_OB][CR_KU];
+        for (int u = 0; u < CR_KU; ++u) {
+            const bool in_range = k + u * CR_WG < in;
+            xu[u] = in_range ? xr[k + u * CR_WG] : 0u;
+            for (int j = 0; j < CR_OB; ++j)
+                wu[j][u] = in_range ? wr[j][k + u * CR_WG] : 0u;
+        }
+        for (int u = 0; u < CR_KU && k + u * CR_WG < in; ++u) {
+            kx = min(kx, cr_f32_key(xu[u]));
+            for (int j = 0; j < CR_OB; ++j)
+                cr_f32_term(&h[j], &l[j], &mu[j], as_float(xu[u]), as_float(wu[j][u]));
+        }
     }
     for (int j = 0; j < CR_OB; ++j) {
         ls[(3 * j) * CR_WG + lid] = as_uint(h[j]);
@@ -188,10 +201,10 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
         __local uint *t = ls + 3 * lid * CR_WG;
         uint v;
         fail[lid] = !cr_f32_output(as_float(t[0]), as_float(t[CR_WG]), as_float(t[2 * CR_WG]),
-                                   ls[3 * CR_OB * CR_WG], (uint)wnorm[wn_off + (size_t)o], in,
-                                   bias ? bias + o : 0, &v);
+                                   ls[3 * CR_OB * CR_WG], (uint)keys[o], in, bias ? bias + o : 0,
+                                   &v);
         if (!fail[lid])
-            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int j = 0; j < CR_OB && o0 + j < out; ++j) {
@@ -199,11 +212,29 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
             continue;
         const int o = o0 + j;
         uint v = cr_group_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0, ld, lf,
-                              &res);
+                              res);
         if (lid == 0)
-            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+            yr[o] = CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row0 && o == 0);
     }
+    /* No barrier is needed before the group's next block (cr_f32_stream): its first writes
+     * (ls) come after every read of ls above (before the barrier that precedes the failed
+     * outputs), and fail[] is written again only after its tree's barriers. */
 }
+
+/* (f) A work-group per (row, block of CR_OB outputs), as cr_gemv: cr_f32_block. wnorm holds
+ * each output's smallest key of W_o (ulongs, from wn_off); scale is unused. ld and lf as
+ * cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
+{
+    __local uint res;
+    __local int fail[CR_OB];
+    const size_t row = get_global_id(1);
+    cr_f32_block(x + row * (size_t)in, p + w_off, (flags & 1) ? p + b_off : 0, in, out,
+                 (int)get_group_id(0) * CR_OB, flags, wnorm + wn_off, scale,
+                 y + row * (size_t)out, row == 0, fail, ld, lf, &res, (__local CR_REAL *)ls);
+}
+
 
 /* (g) A work-item per (output, row), no local memory and no barrier (CPUs: llvmpipe runs
  * barrier-free work-items as SIMD lanes, PoCL vectorizes across them): the output's terms in

@@ -128,12 +128,16 @@ static int find_source(const char *dir, const char *name, const char **text, siz
     return cp_err_set(CP_FAIL_RUNTIME, "no embedded kernel source named %s", name);
 }
 
-/* Copies text to *out (malloc'd) with each line `#include "NAME"` replaced by the source NAME
- * (one level deep), so that kernels share code (grid_sync.cl's device-wide barrier, in
- * own_stream.cl and own_cpu.cl) while the binary carries no kernel files: the compiler, and
- * the cache key, see one source. */
-static int expand_includes(const char *dir, const char *text, size_t len, char **out,
-                           size_t *out_len)
+/* The deepest chain of includes expanded (cr_f32.cl includes cr.cl, which includes
+ * grid_sync.cl: 2); a deeper one is an error, as is a file that includes itself. */
+#define INCLUDE_DEPTH 4
+
+/* Copies text to *out (malloc'd) with each line `#include "NAME"` replaced by the source NAME,
+ * its own includes expanded in turn (up to INCLUDE_DEPTH), so that kernels share code
+ * (grid_sync.cl's device-wide barrier, in own_stream.cl and own_cpu.cl; cr.cl in cr_f32.cl)
+ * while the binary carries no kernel files: the compiler, and the cache key, see one source. */
+static int expand_includes_at(const char *dir, const char *text, size_t len, char **out,
+                              size_t *out_len, int depth)
 {
     static const char tag[] = "#include \"";
     FILE *f = open_memstream(out, out_len);
@@ -151,11 +155,21 @@ static int expand_includes(const char *dir, const char *text, size_t len, char *
             const char *inc = NULL;
             size_t inc_len = 0;
             char *owned = NULL;
-            st = find_source(dir, inc_name, &inc, &inc_len, &owned);
+            char *sub = NULL;
+            size_t sub_len = 0;
+            st = depth >= INCLUDE_DEPTH
+                     ? cp_err_set(CP_FAIL_RUNTIME,
+                                  "cannot expand kernel includes: %s is more than %d includes "
+                                  "deep (an include of itself?)",
+                                  inc_name, INCLUDE_DEPTH)
+                     : find_source(dir, inc_name, &inc, &inc_len, &owned);
+            if (st == CP_OK)
+                st = expand_includes_at(dir, inc, inc_len, &sub, &sub_len, depth + 1);
             /* A write that fails (the stream is out of memory) must fail the build: a source
              * with a piece missing could compile into a kernel that computes something else. */
-            if (st == CP_OK && (fwrite(inc, 1, inc_len, f) != inc_len || fputc('\n', f) == EOF))
+            if (st == CP_OK && (fwrite(sub, 1, sub_len, f) != sub_len || fputc('\n', f) == EOF))
                 st = cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: out of memory");
+            free(sub);
             free(owned);
         } else if (fwrite(p, 1, (size_t)(next - p), f) != (size_t)(next - p)) {
             st = cp_err_set(CP_FAIL_RUNTIME, "cannot expand kernel includes: out of memory");
@@ -169,6 +183,12 @@ static int expand_includes(const char *dir, const char *text, size_t len, char *
         *out = NULL;
     }
     return st;
+}
+
+static int expand_includes(const char *dir, const char *text, size_t len, char **out,
+                           size_t *out_len)
+{
+    return expand_includes_at(dir, text, len, out, out_len, 0);
 }
 
 /* Builds an already created program, capturing what the driver prints. On failure the build

@@ -28,15 +28,23 @@ enum cr_path {
     CR_CPU1,
     CR_TEAM,
     CR_TILES,
-    CR_F32,      /* the float32-only certified method (clkernels/cr_f32.cl), gemv's layout */
-    CR_F32_ITEM, /* the same method, a work-item per output (CPUs) */
+    CR_F32,        /* the float32-only certified method (clkernels/cr_f32.cl), gemv's layout */
+    CR_F32_ITEM,   /* the same method, a work-item per output (CPUs) */
+    CR_F32_STREAM, /* the same method, stream's layout: the whole model in one launch (GPUs) */
     CR_N_PATHS
 };
 
 /* Whether path is one of the float32-only method's (no double, its own arithmetic). */
 static inline bool cr_path_f32(enum cr_path path)
 {
-    return path == CR_F32 || path == CR_F32_ITEM;
+    return path == CR_F32 || path == CR_F32_ITEM || path == CR_F32_STREAM;
+}
+
+/* Whether path runs cr_f32.cl's group function (cr_f32_block: the float-float rows in local
+ * memory), a launch per layer (f32) or the whole model in one (f32-stream). */
+static inline bool cr_path_f32_group(enum cr_path path)
+{
+    return path == CR_F32 || path == CR_F32_STREAM;
 }
 
 struct cr_cl {

@@ -63,6 +63,17 @@ static const struct cl_rule cr_rules[] = {
      * work-group per row and block of outputs as gemv's; rusticl on llvmpipe, 2-core EPYC,
      * 2026-11-28: docs/PERFORMANCE.md (cl:cr without fp64) */
     {.no_f64 = true, .kind = CL_RULE_CPU, .path = CR_F32_ITEM},
+    /* on GPUs at B up to 4 and layers up to 2048 wide, every layer in one launch as stream
+     * (H200, method=f32 forced, 2026-11-30, ms per forward, f32-stream against f32: d=128 L=128
+     * B=1 0.33 against 2.05, d=1024 L=128 B=1 0.98 against 2.05, d=2048 L=64 B=1 1.01 against
+     * 1.42; but d=4096 L=32 B=1 2.64 against 1.64 and d=512 L=8 B=64 0.64 against 0.32:
+     * docs/PERFORMANCE.md, "The float32-only method in one launch") */
+    {.no_f64 = true,
+     .kind = CL_RULE_OTHER,
+     .w_max = 2048,
+     .b_max = 4,
+     .one_buffer = true,
+     .path = CR_F32_STREAM},
     {.no_f64 = true, .kind = CL_RULE_ANY, .path = CR_F32},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
@@ -186,7 +197,7 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
     size_t i = 0;
     while (shapes[i].width && width > shapes[i].width)
         ++i;
-    bool stream = path == CR_STREAM;
+    bool stream = path == CR_STREAM || path == CR_F32_STREAM;
     if (t->wg <= 0 && stream)
         t->wg = shapes[i].wg;
     if (t->vw < 0) /* cpu: outputs per work-item; cpu1: lanes of k, a double8 */
@@ -356,7 +367,8 @@ static bool cr_hook_names(const char *name)
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
-    bool grid = c->path == CR_STREAM || c->path == CR_TILES; /* grid_sync.cl's barrier */
+    bool grid = c->path == CR_STREAM || c->path == CR_TILES ||
+                c->path == CR_F32_STREAM; /* grid_sync.cl's barrier */
     char team[48] = "";
     if (c->path == CR_TEAM)
         snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
@@ -604,6 +616,8 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
                   : 0;
     for (size_t i = 0; i < n_after; ++i)
         out[n++] = (struct cr_choice){(enum cr_path)after[i], true};
+    if (first.path == CR_F32_STREAM) /* then the float32 method a launch per layer */
+        out[n++] = (struct cr_choice){CR_F32, false};
     if (first.f64 || first.path != CR_GEMV)
         out[n++] = (struct cr_choice){CR_GEMV, false};
     return n;
@@ -692,10 +706,14 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
     struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact && !env.tune.method};
     if (env.tune.method) { /* method=f32: the float32-only method, its own variants */
-        if (env.tune.path || env.tune.exact)
-            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variant "
-                                             "(f32 or f32-item): it takes neither path nor "
-                                             "exact=1");
+        enum cr_path forced = (enum cr_path)(env.tune.path - 1);
+        if ((env.tune.path && forced != CR_GEMV && forced != CR_STREAM) || env.tune.exact)
+            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variants "
+                                             "(f32, f32-stream or f32-item): it takes path=gemv "
+                                             "(f32) or path=stream (f32-stream), never another "
+                                             "path or exact=1");
+        if (env.tune.path)
+            first.path = forced == CR_STREAM ? CR_F32_STREAM : CR_F32;
     } else if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
     }

@@ -60,7 +60,7 @@ void cr_group_locals(const struct cr_cl *c, size_t sizes[3])
     sizes[0] = (size_t)c->tune.wg * CR_CL_DIGITS * sizeof(cl_long);
     sizes[1] = (size_t)c->tune.wg * sizeof(cl_uint);
     sizes[2] = c->f64 ? (size_t)(c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_double)
-               : c->path == CR_F32
+               : cr_path_f32_group(c->path)
                    ? (size_t)(3 * c->tune.ob + 1) * (size_t)c->tune.wg * sizeof(cl_uint)
                    : sizeof(cl_long);
 }
@@ -177,14 +177,15 @@ static int cr_stream_model(cp_engine *e, struct cl_state *s, int batch)
                             loc[0],           loc[1],           loc[2]};
     const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
                                 &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
-    int st = own_set_args(c->k[0], "cr_stream", 12, sizes, vals);
+    const char *kname = cr_paths[c->path].kernel; /* cr_stream or cr_f32_stream */
+    int st = own_set_args(c->k[0], kname, 12, sizes, vals);
     if (st == CP_OK)
         st = own_ctl_clear(s->q, s->ctl);
     if (st != CP_OK)
         return st;
     c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
     size_t global = c->launched * (size_t)c->tune.wg, local = (size_t)c->tune.wg;
-    return cr_enqueue(s, c->k[0], "cr_stream", 1, &global, &local, &s->events[0]);
+    return cr_enqueue(s, c->k[0], kname, 1, &global, &local, &s->events[0]);
 }
 
 /* cr_tiles: the whole model in one launch of c->groups work-groups of cr_gemm's 64 work-items
@@ -326,7 +327,7 @@ static long cr_group_dot_need(const struct cr_cl *c, long in)
 static long cr_sums_need(const struct cr_cl *c, long in)
 {
     long wg = c->tune.wg, ob = c->tune.ob;
-    return c->f64 || c->path == CR_F32
+    return c->f64 || cr_path_f32_group(c->path)
                ? ((in + wg - 1) / wg + 1) * (ob + 1) + cr_log2(wg) * (ob + 1) + ob
                : 0;
 }
@@ -578,6 +579,18 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                      .loop_need = cr_f32_item_need,
                      .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                      .sets_routine = true},
+    [CR_F32_STREAM] = {.name = "f32-stream",
+                       .file = "cr_f32.cl",
+                       .kernel = "cr_f32_stream",
+                       .kernel2 = NULL,
+                       .reads_chunks = true,
+                       .upload = cr_cl_upload,
+                       .enqueue_model = cr_stream_enqueue,
+                       .after_read = cr_stream_after_read,
+                       .release = cr_cl_release,
+                       .loop_need = cr_gemv_need, /* f32's work for every layer, as stream's */
+                       .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                       .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {

@@ -123,12 +123,13 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl")
 # The matrix and its planted twin take 4 minutes each on the 2-core machine: the asan job leaves
 # them out with the tune-setting matrices (label kernels). Under ASan each variant's host code
-# (gemv, splitk, gemm, cpu, stream, cpu1, and the exact and float-denormal-free forms) runs in
+# (gemv, splitk, gemm, cpu, stream, cpu1, team, f32-stream, f32, and the exact and
+# float-denormal-free forms) runs in
 # cr/cl_variants_pocl instead: compare --expect cr at d=67 L=2 B=17, one setting of each.
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1 method=f32,path=stream method=f32,path=gemv; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
@@ -382,16 +383,34 @@ add_test(NAME cr/check_cl_f32_oclgrind
 set_tests_properties(cr/check_cl_f32_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=method=f32"
                      LABELS "cr;opencl;oclgrind")
-# The float32 method's gemv layout (f32; PoCL, a CPU, takes f32-item) on PoCL: the token gpu of
-# test hook corrupt-cl-cr makes the rules take PoCL as a GPU (it plants nothing by itself).
+# The float32 method's GPU layouts on PoCL (a CPU, whose rule takes f32-item), each forced:
+# f32 (path=gemv: a launch per layer, gemv's layout) and f32-stream (path=stream: the whole
+# model in one launch, the rule on GPUs at B <= 4), the latter with its planted twin. On
+# Oclgrind (a GPU to the rules) cr/check_cl_f32_oclgrind above runs both by the rule (the
+# cases of up to 4 rows take f32-stream).
 add_test(NAME cr/check_cl_f32_gemv_pocl
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_gemv_pocl --engines cl:cr -d 0)
 set_tests_properties(cr/check_cl_f32_gemv_pocl PROPERTIES
-                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32;CLPARITY_TEST_HOOK=corrupt-cl-cr:gpu"
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=gemv"
                      LABELS "cr;opencl")
-# method=f32 takes neither path nor exact=1 (its own variant): a usage error.
-cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemv" 2
-           "CLPARITY_CR_TUNE: method=f32 has its own variant"
+add_test(NAME cr/check_cl_f32_stream_pocl
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_stream_pocl --engines cl:cr -d 0)
+add_test(NAME cr/check_cl_f32_stream_pocl_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_stream_planted --engines cl:cr -d 0
+                 --expect-mismatch)
+set_tests_properties(cr/check_cl_f32_stream_pocl PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=stream"
+                     LABELS "cr;opencl;kernels")
+set_tests_properties(cr/check_cl_f32_stream_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=stream;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;kernels")
+# method=f32 takes path=gemv or path=stream (its layouts), no other path and never exact=1: a
+# usage error.
+cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemm" 2
+           "CLPARITY_CR_TUNE: method=f32 has its own variants"
+           run -d 0 --engines cl:cr --d-model 8 --layers 1)
+cli_status(cr_cl_f32_with_exact "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,exact=1" 2
+           "CLPARITY_CR_TUNE: method=f32 has its own variants"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 if(ENV_RUSTICL)
   add_test(NAME cr/check_cl_f32_rusticl

@@ -177,8 +177,9 @@ case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr non
 # cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above).
 case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
 # The float32-only method (clkernels/cr_f32.cl, method=f32): f32 (gemv's layout, which
-# Oclgrind takes as a GPU does) and f32-item (the CPUs' variant: test hook token as-cpu), 37 wide
-# (a work-group's k with a tail), 2 layers, 5 rows.
+# Oclgrind takes as a GPU does at 5 rows), f32-stream (the rule at up to 4 rows: every layer in
+# one launch, cr_stream's layout) and f32-item (the CPUs' variant: test hook token as-cpu), 37
+# wide (a work-group's k with a tail), 2 layers.
 # The second certificate (cr.cl's cr_dot2: the work-group's Sum2 and its slots, issue 34),
 # every output sent to it by the test hook corrupt-cl-cr:second: gemm (rm=1, its rounds of
 # slots), the one-launch tiles, and stream (gemv's finish, in ld's room).
@@ -186,6 +187,7 @@ case_ cr_second_gemm "CLPARITY_CR_TUNE=path=gemm,rm=1 CLPARITY_TEST_HOOK=corrupt
 case_ cr_second_tiles "CLPARITY_CR_TUNE=path=tiles,rm=2,tk=8 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 21 2 19 '\[cr tiles, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_tiles
 case_ cr_second_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 37 2 2 '\[cr stream, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_stream
 case_ cr_f32 "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 5 '\[cr f32, ' cr_f32_gemv
+case_ cr_f32_stream "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 3 '\[cr f32-stream, .*-DCR_STREAM' cr_f32_stream
 case_ cr_f32_item "CLPARITY_CR_TUNE=method=f32 CLPARITY_TEST_HOOK=corrupt-cl-cr:as-cpu" cl:cr none 37 2 5 '\[cr f32-item, ' cr_f32_item
 case_ clblast "" cl:clblast none 13 2 3 '^-cl-std=CL1\.2$' cp_epilogue
 # batch 1: CLBlastSgemv, whose output buffer the epilogue clears

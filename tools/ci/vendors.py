@@ -499,8 +499,9 @@ def run_cr(ctx, row, setting, shape):
     m = re.match(r"path=([a-z0-9-]+)", CR_SETTINGS[setting])
     if m and not re.match(rf"[a-z_]+\.cl {m.group(1)}:", v["used"]):  # cr.cl or cr_cpu.cl
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
-    # the float32 method's variants: f32 (gemv's layout) or f32-item (CPUs)
-    if CR_SETTINGS[setting] == "method=f32" and not re.match(r"cr_f32\.cl f32(-item)?:", v["used"]):
+    # the float32 method's variants: f32 (gemv's layout), f32-stream (GPUs, small batches) or
+    # f32-item (CPUs)
+    if CR_SETTINGS[setting] == "method=f32" and not re.match(r"cr_f32\.cl f32(-item|-stream)?:", v["used"]):
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced float32 method")
     return dict(v, verdict="ok")
 
