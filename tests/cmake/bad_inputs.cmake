@@ -197,6 +197,15 @@ set_tests_properties(cli/kernel_build_failure PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_KERNEL_DIR=${OUT}/broken-kernels;CLPARITY_OWN_KERNEL=naive"
                      LABELS "cli;matrix")
 
+# A kernel file that includes itself (CLPARITY_KERNEL_DIR): the expansion of includes stops at
+# its depth (runtime/engine/program.c, 4) with a message that names the file, never a loop.
+add_test(NAME cli/kernel_include_loop
+         COMMAND sh -c "mkdir -p ${OUT}/loop-kernels && echo '#include \"cr_f32.cl\"' > ${OUT}/loop-kernels/cr_f32.cl && ${EXPECT} 3 'cannot expand kernel includes: cr_f32.cl is more than 4 includes deep' -- $0 run -d 0:0 --engines cl:cr --d-model 8 --layers 1"
+                 ${CLP})
+set_tests_properties(cli/kernel_include_loop PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_KERNEL_DIR=${OUT}/loop-kernels;CLPARITY_CR_TUNE=method=f32"
+                     LABELS cli)
+
 # Issue 36's newcomer items: "did you mean" for every list of valid words (one nearest-word
 # code, runtime/base/format.c's cp_nearest), exact option names only, and a selector that
 # matches nothing in one line that says what there is and the fix.
