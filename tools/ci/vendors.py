@@ -18,7 +18,8 @@ runs every case:
     same bits on every row;
   - cl:cr (issue 23) against host:cr: the same bits (the hash) under CR_SETTINGS (the default
     choice, each variant forced with its own work-group, split or tile settings, and the
-    float32-only method forced, method=f32, issue 34) at
+    float32-only method forced, method=f32 and its one-launch layout method=f32,path=stream,
+    issue 34) at
     CR_SHAPES (d = 67 and 1023, B = 5 and 17, the rectangular
     model with biases) on CR_ROWS (not pocl-basic: PoCL's compiler as pocl-pthread); Oclgrind
     the small ones: tools/ci/oclgrind.sh and ctest's
@@ -158,8 +159,11 @@ CR_SETTINGS = {
     "cpu": "path=cpu,vw=8,rb=2",
     "stream": "path=stream,wg=16,ob=2,sg=2",
     "cpu1": "path=cpu1,vw=8,rb=2,ob=4",
-    # the float32-only method (issue 34), forced on every implementation (rusticl's default)
+    # the float32-only method (issue 34), forced on every implementation (rusticl's default), by
+    # the rules (f32-item on CPUs) and in its one-launch layout (f32-stream, the rule on GPUs at
+    # small batches; llvmpipe refuses it for its loop budget: n/a)
     "f32": "method=f32",
+    "f32-stream": "method=f32,path=stream",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
@@ -499,9 +503,11 @@ def run_cr(ctx, row, setting, shape):
     m = re.match(r"path=([a-z0-9-]+)", CR_SETTINGS[setting])
     if m and not re.match(rf"[a-z_]+\.cl {m.group(1)}:", v["used"]):  # cr.cl or cr_cpu.cl
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
-    # the float32 method's variants: f32 (gemv's layout), f32-stream (GPUs, small batches) or
-    # f32-item (CPUs)
-    if CR_SETTINGS[setting] == "method=f32" and not re.match(r"cr_f32\.cl f32(-item|-stream)?:", v["used"]):
+    # the float32 method's variants: by the rules f32 (gemv's layout), f32-stream (GPUs, small
+    # batches) or f32-item (CPUs); path=stream forces f32-stream
+    want = {"method=f32": r"cr_f32\.cl f32(-item|-stream)?:",
+            "method=f32,path=stream": r"cr_f32\.cl f32-stream:"}.get(CR_SETTINGS[setting])
+    if want and not re.match(want, v["used"]):
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced float32 method")
     return dict(v, verdict="ok")
 
