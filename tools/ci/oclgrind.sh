@@ -300,6 +300,12 @@ for f in glob.glob(sys.argv[1] + "/clkernels/*.cl"):
                         open(f).read(), re.S):
         names |= {n + x for x in sfx}
 names.discard("TR_N")
+# cr.cl names its one-launch kernel CR_STREAM_NAME: cr_stream there, and cr_f32_stream where
+# cr_f32.cl includes it (the #define of it in each file)
+if "CR_STREAM_NAME" in names:
+    names.discard("CR_STREAM_NAME")
+    for f in glob.glob(sys.argv[1] + "/clkernels/*.cl"):
+        names |= set(re.findall(r"#define CR_STREAM_NAME (\w+)", open(f).read()))
 print(" ".join(sorted(names)))' "$root" "$not_run_files")
 for f in $not_run_files; do
     echo "not run here: clkernels/$f ($(grep -o '__kernel void [a-z_0-9]*' "$root/clkernels/$f" | sed 's/__kernel void //' | tr '\n' ' '))"
