@@ -223,16 +223,17 @@ void cr_f32_block(cr_x_rd xr, __global const uint *w, __global const uint *bias,
 
 /* (f) A work-group per (row, block of CR_OB outputs), as cr_gemv: cr_f32_block. wnorm holds
  * each output's smallest key of W_o (ulongs, from wn_off); scale is unused. ld and lf as
- * cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints. */
+ * cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints (typed as cr_block's; cr_f32_block reads
+ * them as uints). */
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
-cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local uint *ls)
+cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
     __local uint res;
     __local int fail[CR_OB];
     const size_t row = get_global_id(1);
     cr_f32_block(x + row * (size_t)in, p + w_off, (flags & 1) ? p + b_off : 0, in, out,
                  (int)get_group_id(0) * CR_OB, flags, wnorm + wn_off, scale,
-                 y + row * (size_t)out, row == 0, fail, ld, lf, &res, (__local CR_REAL *)ls);
+                 y + row * (size_t)out, row == 0, fail, ld, lf, &res, ls);
 }
 
 

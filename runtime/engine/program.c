@@ -136,8 +136,8 @@ static int find_source(const char *dir, const char *name, const char **text, siz
  * its own includes expanded in turn (up to INCLUDE_DEPTH), so that kernels share code
  * (grid_sync.cl's device-wide barrier, in own_stream.cl and own_cpu.cl; cr.cl in cr_f32.cl)
  * while the binary carries no kernel files: the compiler, and the cache key, see one source. */
-static int expand_includes_at(const char *dir, const char *text, size_t len, char **out,
-                              size_t *out_len, int depth)
+static int expand_includes(const char *dir, const char *text, size_t len, char **out,
+                           size_t *out_len, int depth)
 {
     static const char tag[] = "#include \"";
     FILE *f = open_memstream(out, out_len);
@@ -164,7 +164,7 @@ static int expand_includes_at(const char *dir, const char *text, size_t len, cha
                                   inc_name, INCLUDE_DEPTH)
                      : find_source(dir, inc_name, &inc, &inc_len, &owned);
             if (st == CP_OK)
-                st = expand_includes_at(dir, inc, inc_len, &sub, &sub_len, depth + 1);
+                st = expand_includes(dir, inc, inc_len, &sub, &sub_len, depth + 1);
             /* A write that fails (the stream is out of memory) must fail the build: a source
              * with a piece missing could compile into a kernel that computes something else. */
             if (st == CP_OK && (fwrite(sub, 1, sub_len, f) != sub_len || fputc('\n', f) == EOF))
@@ -183,12 +183,6 @@ static int expand_includes_at(const char *dir, const char *text, size_t len, cha
         *out = NULL;
     }
     return st;
-}
-
-static int expand_includes(const char *dir, const char *text, size_t len, char **out,
-                           size_t *out_len)
-{
-    return expand_includes_at(dir, text, len, out, out_len, 0);
 }
 
 /* Builds an already created program, capturing what the driver prints. On failure the build
@@ -394,7 +388,7 @@ int cp_program_source(const char *name, char **text, size_t *len)
     if (st == CP_OK)
         st = find_source(dir, name, &raw, len, &override);
     if (st == CP_OK)
-        st = expand_includes(dir, raw, *len, text, len);
+        st = expand_includes(dir, raw, *len, text, len, 0);
     free(override);
     return st;
 }
