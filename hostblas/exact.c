@@ -361,18 +361,23 @@ void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run)
     }
 }
 
+void exact_run_units(long u0, long u1, long rb, int rblk, int chunk, int rows, int panels,
+                     void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
+{
+    for (long u = u0; u < u1;) {
+        long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
+        int p0 = (int)c * chunk, r0 = (int)(u - c * rb) * rblk, r1 = (int)(end - c * rb) * rblk;
+        run(arg, r0, r1 < rows ? r1 : rows, p0, p0 + chunk < panels ? p0 + chunk : panels);
+        u = end;
+    }
+}
+
 void exact_share(int rows, int panels, int id, int n,
                  void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
 {
     long rb = (rows + 7) / 8, pc = (panels + EXACT_CHUNK - 1) / EXACT_CHUNK;
-    long u0 = rb * pc * id / n, u1 = rb * pc * (id + 1) / n;
-    for (long u = u0; u < u1;) {
-        long c = u / rb, end = (c + 1) * rb < u1 ? (c + 1) * rb : u1;
-        int p0 = (int)(c * EXACT_CHUNK), p1 = p0 + EXACT_CHUNK < panels ? p0 + EXACT_CHUNK : panels;
-        int r0 = (int)((u - c * rb) * 8), r1 = (int)((end - c * rb) * 8);
-        run(arg, r0, r1 < rows ? r1 : rows, p0, p1);
-        u = end;
-    }
+    exact_run_units(rb * pc * id / n, rb * pc * (id + 1) / n, rb, 8, EXACT_CHUNK, rows, panels, run,
+                    arg);
 }
 
 static void exact_run(cp_engine *e, int l, int r0, int r1, int p0, int p1)

@@ -81,6 +81,11 @@ exact_unit_f64_fn exact_unit_f64_for(int isa, bool generic);
  * p1). */
 void exact_share(int rows, int panels, int id, int n,
                  void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg);
+/* Units [u0, u1) of a product of rows × panels cut into rb blocks of rblk rows × chunks of
+ * `chunk` panels, in exact_share's order (the blocks of a chunk in turn): each run of blocks in
+ * one chunk is one call, so a tall run reads its panels once for all of its rows. */
+void exact_run_units(long u0, long u1, long rb, int rblk, int chunk, int rows, int panels,
+                     void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg);
 void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run);
 int exact_pack(cp_engine *e, struct host_state *s);
 void exact_plan(cp_engine *e, int batch, int max);

@@ -19,6 +19,12 @@
 /* Multiply-adds of the largest layer per thread, at least, before a step is shared out (as
  * host:exact's forward's EXACT_MACS_PER_THREAD). */
 #define PAR_MACS_PER_THREAD (1 << 14)
+/* Panels per unit of a step's products at most (exact.c's EXACT_CHUNK); the parts in which a
+ * thread takes its own share of a product; the most threads of a step (the pool's,
+ * POOL_MAX_THREADS) (par_share). */
+#define PAR_CHUNK 8
+#define PAR_PARTS 4
+#define PAR_MAX_THREADS 16
 
 _Static_assert((int)TRAIN_ISA_AVX512 == (int)ISA_AVX512 && (int)TRAIN_ISA_AVX2 == (int)ISA_AVX2 &&
                    (int)TRAIN_ISA_BASELINE == (int)ISA_BASELINE,
@@ -52,6 +58,10 @@ struct train_par {
     double *dzd[2];      /* dz in double */
     double *dztd[2];     /* dzᵀ in double */
     double *yd;          /* the units' double outputs, unused: max(batch · width, in · out) */
+    struct {
+        atomic_long v;
+        char pad[64 - sizeof(atomic_long)];
+    } take[4][PAR_MAX_THREADS]; /* the units taken of each thread's share: par_share */
 };
 
 /* n bytes at a 64-byte boundary (wt and wt_next: par_stream_row's lines), NULL when out of
@@ -145,6 +155,54 @@ static void par_stream_fence(void) {}
 #endif
 #endif
 
+/* One product of a step shared out over n threads: its units (blocks of rblk rows × chunks of
+ * PAR_CHUNK panels, the chunk halved while there are fewer units than threads) in exact_share's
+ * split, each thread's share taken by it in PAR_PARTS parts, and then the units left in the
+ * others' shares one at a time, so that a thread slowed down (by another process, or by memory
+ * that its neighbours load) is helped by the others at the end, while each thread still
+ * computes, as a rule, the rows that it wrote in the phase before. Every unit is computed whole by
+ * whichever thread takes it (each output one FMA chain, each weight's update its own): the
+ * bits do not depend on who takes what. On the H200 machine's 16 cores the static shares left
+ * the slowest thread's work 30-40 % above the mean at d=1024 L=16 B=64; spreading every unit
+ * from one counter lost the rows' locality (the 2-core machine, d=128 L=128 B=64: 8.3 ms a step
+ * against 6.5).
+ * The step's products are numbered in their order, sh (every thread calls par_share at the
+ * same points, two at most between barriers); product sh takes its units through the counters
+ * take[sh % 4], of which each thread zeroes its own at product sh - 2 (in an earlier phase than
+ * sh, and a later one than sh - 4, the last to use them); products 0 and 1 find theirs zeroed
+ * by par_share_start. */
+static void par_share(struct train_par *q, int sh, int id, int n, int rows, int rblk, int panels,
+                      void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
+{
+    atomic_store_explicit(&q->take[(sh + 2) % 4][id].v, 0, memory_order_relaxed);
+    long rb = (rows + rblk - 1) / rblk;
+    int chunk = PAR_CHUNK < panels ? PAR_CHUNK : panels;
+    while (chunk > 1 && rb * ((panels + chunk - 1) / chunk) < n)
+        chunk /= 2;
+    long units = rb * ((panels + chunk - 1) / chunk);
+    for (int i = 0; i < n; ++i) { /* its own share first, then the others' from the next */
+        int j = (id + i) % n;
+        long u0 = units * j / n, len = units * (j + 1) / n - u0;
+        long part = i == 0 ? (len + PAR_PARTS - 1) / PAR_PARTS : 1;
+        for (;;) {
+            long k = atomic_fetch_add_explicit(&q->take[sh % 4][j].v, part, memory_order_relaxed);
+            if (k >= len)
+                break;
+            exact_run_units(u0 + k, u0 + (k + part < len ? k + part : len), rb, rblk, chunk, rows,
+                            panels, run, arg);
+        }
+    }
+}
+
+/* Before a step's or a forward's task: its first two products' counters at 0. */
+static void par_share_start(struct train_par *q)
+{
+    for (int i = 0; i < PAR_MAX_THREADS; ++i) {
+        atomic_store_explicit(&q->take[0][i].v, 0, memory_order_relaxed);
+        atomic_store_explicit(&q->take[1][i].v, 0, memory_order_relaxed);
+    }
+}
+
 #define T float
 #define FMA fmaf
 #define SFX f32
@@ -200,9 +258,9 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     q->wf = malloc((q->wf_off[L] + 1) * es);
     q->wt = par_alloc64((q->wt_off[L] + 1) * es);
     q->xp = calloc(q->xp_off[L] + 1, es); /* the padding stays 0 */
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2; ++i) {         /* dzᵀ at 64 bytes: dx writes whole lines (batch 16k) */
         q->dz[i] = malloc(nd * es);
-        q->dzt[i] = malloc(nd * es);
+        q->dzt[i] = par_alloc64(nd * es);
     }
     q->gtmp = h->grad ? NULL : malloc(wmax * es);
     q->gb = malloc(((size_t)m->max_width + 1) * es);
@@ -221,6 +279,7 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     n = want < (double)n ? (want < 1.0 ? 1 : (int)want) : n;
     st = host_pool_shared(n, &q->pool);
     q->threads = n < host_pool_size(q->pool) ? n : host_pool_size(q->pool);
+    q->threads = q->threads < PAR_MAX_THREADS ? q->threads : PAR_MAX_THREADS;
     return st;
 }
 

@@ -37,6 +37,7 @@ struct FN(par_task_) {
     T *g, *gn;               /* the gradient of layer l's output, and of its input */
     int cur;                 /* dz[cur], dzt[cur]: layer l's */
     int id;                  /* the thread's: its block of gblk */
+    int sh;                  /* the products shared out so far (par_share) */
     struct train_scalars sc; /* the step's optimizer scalars (q->optim) */
 };
 
@@ -271,12 +272,14 @@ static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
     struct train_host *h = t->h;
     const cp_layer *ly = &h->m->layers[t->l];
     int B = h->batch;
+    struct train_par *q = h->par;
+    /* 16 rows: the epilogue writes dzᵀ's lines whole (where B is a multiple of 16) */
     if (t->l > 0)
-        exact_share(B, par_panels(ly->in), id, n, FN(par_dx_run_), t);
-    exact_share(ly->out, par_panels(ly->in), id, n, FN(par_dw_run_), t);
+        par_share(q, t->sh++, id, n, B, 16, par_panels(ly->in), FN(par_dx_run_), t);
+    /* whole panels of W's rows: the update writes wf's lines whole (par_update_) */
+    par_share(q, t->sh++, id, n, ly->out, XP, par_panels(ly->in), FN(par_dw_run_), t);
     if (!ly->has_bias)
         return;
-    struct train_par *q = h->par;
     const T *dz = q->dz[t->cur];
     T *p = h->p, neg_lr = (T)(-h->lr), *gb = q->gb, *st0 = h->st[0], *st1 = h->st[1];
     size_t out = (size_t)ly->out, o0 = out * (size_t)id / (size_t)n;
@@ -309,7 +312,8 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
         host_pool_sync(pool, n);
     }
     for (t->l = 0; t->l < L; ++t->l) {
-        exact_share(B, par_panels(m->layers[t->l].out), id, n, FN(par_fwd_run_), t);
+        par_share(h->par, t->sh++, id, n, B, 8, par_panels(m->layers[t->l].out), FN(par_fwd_run_),
+                  t);
         host_pool_sync(pool, n);
     }
     if (!t->backward)
@@ -343,6 +347,7 @@ void FN(train_par_forward_)(struct train_host *h, const void *p)
 {
     struct FN(par_task_) t = {.h = h, .p = p};
     h->panels_fresh = false; /* wf now holds p's rows */
+    par_share_start(h->par);
     host_pool_task(h->par->pool, h->par->threads, FN(par_task_run_), &t);
 }
 
@@ -353,6 +358,7 @@ void FN(train_par_step_)(struct train_host *h, double *loss)
     struct FN(par_task_) t = {.h = h, .p = h->p, .backward = true, .loss = loss};
     ++h->step; /* before the update, which reads it (nothing before reads it) */
     train_scalars_at(&h->opt, h->step, &t.sc);
+    par_share_start(h->par);
     host_pool_task(h->par->pool, h->par->threads, FN(par_task_run_), &t);
     void *wt = h->par->wt;
     h->par->wt = h->par->wt_next;
