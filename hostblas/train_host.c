@@ -104,9 +104,9 @@ void train_host_free(struct train_host *h)
 #undef SQRT
 #undef SFX
 
-int train_host_weights(cp_trainer *tr, void *dst)
+int train_host_view(cp_trainer *tr, const void **out)
 {
-    memcpy(dst, tr->h.p, tr->m->n_params * cp_dtype_size(tr->ops->dtype));
+    *out = tr->h.p;
     return CP_OK;
 }
 

@@ -18,6 +18,7 @@
 
 #include "train-impl.h" /* train_pow_n, struct cp_train_ops */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,70 @@ static void run_poked(const char *engine, const cp_optim *o, const char *mode, v
     cp_model_free(&m);
 }
 
+/* cp_trainer_weights_view, which train reads every step's weights through (the host trainers'
+ * own memory, cl:own's pinned copy read again at each call): cl:own's weights are host:exact's
+ * at each of three Adam steps, as seen through both views, and a weight poked on the device
+ * shows in the next view (one weight differs, by one ULP), on every OpenCL device. */
+static void test_weights_view(void **state)
+{
+    (void)state;
+    cp_model m;
+    assert_int_equal(cp_model_builtin(&m, 40, 3, 7, 1.0f), CP_OK);
+    enum { B = 24 };
+    float x[B * 40], t[B * 40];
+    for (int i = 0; i < B * 40; ++i) {
+        x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
+        t[i] = (float)((i * 11) % 7 - 3) / 4.0f;
+    }
+    cp_optim o;
+    cp_optim_default(CP_OPTIM_ADAM, 1e-2, &o);
+    int ran = 0;
+    for (size_t i = 0; i < devs.n; ++i) {
+        if (devs.v[i].kind == CP_DEV_HOST)
+            continue;
+        cp_trainer *th = NULL, *tc = NULL;
+        assert_int_equal(
+            cp_trainer_create_optim("host:exact", &devs.v[devs.n - 1], &m, B, x, t, &o, &th),
+            CP_OK);
+        if (cp_trainer_create_optim("cl:own", &devs.v[i], &m, B, x, t, &o, &tc) != CP_OK) {
+            print_error("cl:own on %s: %s\n", devs.v[i].name, cp_err_msg());
+            fail();
+        }
+        const void *vh, *vc, *v0;
+        double loss;
+        float before[40 * 40 * 3];
+        assert_true(m.n_params <= sizeof before / sizeof *before);
+        assert_int_equal(cp_trainer_weights_view(th, &v0), CP_OK);
+        memcpy(before, v0, m.n_params * sizeof(float));
+        for (int s = 1; s <= 3; ++s) {
+            assert_int_equal(cp_trainer_step(th, &loss), CP_OK);
+            assert_int_equal(cp_trainer_step(tc, &loss), CP_OK);
+            assert_int_equal(cp_trainer_weights_view(th, &vh), CP_OK);
+            assert_int_equal(cp_trainer_weights_view(tc, &vc), CP_OK);
+            assert_true(memcmp(vh, before, m.n_params * sizeof(float)) != 0); /* it moved */
+            if (memcmp(vh, vc, m.n_params * sizeof(float)) != 0) {
+                print_error("cl:own on %s: step %d's weights (view) are not host:exact's\n",
+                            devs.v[i].name, s);
+                fail();
+            }
+            memcpy(before, vh, m.n_params * sizeof(float));
+        }
+        assert_int_equal(cp_trainer_poke_ulp(tc, 17), CP_OK);
+        assert_int_equal(cp_trainer_weights_view(tc, &vc), CP_OK);
+        size_t differ = 0;
+        for (size_t k = 0; k < m.n_params; ++k)
+            differ += memcmp((const float *)vc + k, before + k, sizeof(float)) != 0;
+        assert_int_equal(differ, 1);
+        assert_float_equal(((const float *)vc)[17], nextafterf(before[17], INFINITY), 0.0f);
+        cp_trainer_destroy(th);
+        cp_trainer_destroy(tc);
+        ++ran;
+    }
+    cp_model_free(&m);
+    if (ran == 0)
+        print_message("no OpenCL device: cl:own's view not run\n");
+}
+
 static void test_host_poked(void **state)
 {
     (void)state;
@@ -579,6 +644,7 @@ int main(void)
                                        cmocka_unit_test(test_pow),
                                        cmocka_unit_test(test_optim_check),
                                        cmocka_unit_test(test_host_poked),
+                                       cmocka_unit_test(test_weights_view),
                                        cmocka_unit_test(test_traits)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cp_devlist_free(&devs);

@@ -157,7 +157,7 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
         r->engine = e->name;
         r->traits = cp_train_traits_of(e->train);
         size_t es = cp_dtype_size(r->dtype);
-        r->w = malloc((T->R.m.n_params ? T->R.m.n_params : 1) * es);
+        r->w = r->w_buf = malloc((T->R.m.n_params ? T->R.m.n_params : 1) * es);
         r->y_rt = malloc((nt ? nt : 1) * es);
         if (!r->w || !r->y_rt)
             return cli_fail(CMD, CP_FAIL_RUNTIME, "out of memory");
@@ -169,9 +169,9 @@ static int add_remote(struct train *T, struct wire *w, int rank, struct rank_sta
 static void drop_results(struct train *T, const struct rank_state *rs)
 {
     for (size_t i = rs->first; i < rs->first + rs->n; ++i) {
-        free(T->R.r[i].w);
+        free(T->R.r[i].w_buf);
         free(T->R.r[i].y_rt);
-        T->R.r[i].w = T->R.r[i].y_rt = NULL;
+        T->R.r[i].w = T->R.r[i].w_buf = T->R.r[i].y_rt = NULL;
     }
 }
 
@@ -196,7 +196,7 @@ static void get_weights(struct train *T, struct wire *w, int rank, struct rank_s
         size_t nb;
         const void *p = wire_get_bytes(w, &nb);
         if (p && nb == T->R.m.n_params * cp_dtype_size(r->dtype))
-            memcpy(r->w, p, nb);
+            memcpy(r->w_buf, p, nb);
         else
             w->bad = true;
     }

@@ -20,6 +20,8 @@ struct train_cl {
     cl_kernel k_gw, k_gb, k_sgd, k_mom, k_adam; /* the optimizers other than plain SGD */
     cl_mem p, acts, z, t, g, gn, dz, gw;        /* gw: cl:clblast's weight gradient (plain SGD) */
     cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
+    cl_mem wstage;   /* the weights' host copy (cl_view): allocated by the driver (pinned where */
+    void *wmap;      /* it can), mapped from the first view to destroy */
     bool clblast;
     bool cr;      /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
     bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */

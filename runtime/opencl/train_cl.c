@@ -493,12 +493,29 @@ static int cl_warm(cp_trainer *tr)
     return CP_OK;
 }
 
-static int cl_weights(cp_trainer *tr, void *dst)
+/* The weights read into wstage's mapping: memory that the driver allocated (CL_MEM_ALLOC_HOST_PTR),
+ * which NVIDIA's driver pins, so that the read is one DMA at the bus's speed where a read into
+ * malloc'd memory goes through a staging copy (train reads every step's weights). */
+static int cl_view(cp_trainer *tr, const void **out)
 {
-    cl_int rc = clEnqueueReadBuffer(tr->c->q, tr->c->p, CL_TRUE, 0, tr->m->n_params * sizeof(float),
-                                    dst, 0, NULL, NULL);
+    struct train_cl *c = tr->c;
+    size_t bytes = (tr->m->n_params ? tr->m->n_params : 1) * sizeof(float);
+    cl_int rc;
+    if (!c->wmap) {
+        if (!c->wstage &&
+            !(c->wstage = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                                         NULL, &rc)))
+            return cp_err_cl(rc, "clCreateBuffer(the weights' host copy)");
+        c->wmap = clEnqueueMapBuffer(c->q, c->wstage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                     0, NULL, NULL, &rc);
+        if (!c->wmap)
+            return cp_err_cl(rc, "clEnqueueMapBuffer(the weights' host copy)");
+    }
+    rc = clEnqueueReadBuffer(c->q, c->p, CL_TRUE, 0, tr->m->n_params * sizeof(float), c->wmap, 0,
+                             NULL, NULL);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(weights)");
+    *out = c->wmap;
     return CP_OK;
 }
 
@@ -542,7 +559,7 @@ static int cl_roundtrip(cp_trainer *tr, void *yv, int *ok)
         st = cp_err_set(CP_FAIL_RUNTIME, "round trip: out of memory");
         goto out;
     }
-    if ((st = cl_weights(tr, w)) != CP_OK || (st = cl_forward(tr, c->p)) != CP_OK ||
+    if ((st = cp_trainer_weights(tr, w)) != CP_OK || (st = cl_forward(tr, c->p)) != CP_OK ||
         (st = cl_read_output(tr, y1)) != CP_OK)
         goto out;
     if ((st = train_cl_buffer(c, n, NULL, &p2, "round-trip weights")) != CP_OK)
@@ -574,8 +591,10 @@ static void cl_destroy(cp_trainer *tr)
     struct train_cl *c = tr->c;
     if (!c)
         return;
-    cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,    &c->gn,
-                    &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1]};
+    if (c->wmap && clEnqueueUnmapMemObject(c->q, c->wstage, c->wmap, 0, NULL, NULL) == CL_SUCCESS)
+        (void)clFinish(c->q); /* the unmap done before the buffer goes */
+    cl_mem *ms[] = {&c->p,  &c->acts, &c->z, &c->t,     &c->g,     &c->gn,
+                    &c->dz, &c->gw,   &c->G, &c->st[0], &c->st[1], &c->wstage};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
         if (*ms[i])
             clReleaseMemObject(*ms[i]);
@@ -664,7 +683,7 @@ const struct cp_train_ops train_ops_cl_own = {
     .dtype = CP_F32,
     .create = own_create,
     .step = cl_step,
-    .weights = cl_weights,
+    .view = cl_view,
     .state = cl_state,
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
@@ -676,7 +695,7 @@ const struct cp_train_ops train_ops_cl_clblast = {
     .dtype = CP_F32,
     .create = clblast_create,
     .step = cl_step,
-    .weights = cl_weights,
+    .view = cl_view,
     .state = cl_state,
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
@@ -689,7 +708,7 @@ const struct cp_train_ops train_ops_cl_relaxed = {
     .dtype = CP_F32,
     .create = relaxed_create,
     .step = cl_step,
-    .weights = cl_weights,
+    .view = cl_view,
     .state = cl_state,
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,
@@ -702,7 +721,7 @@ const struct cp_train_ops train_ops_cl_cr = {
     .dtype = CP_F32,
     .create = cr_create,
     .step = cl_step,
-    .weights = cl_weights,
+    .view = cl_view,
     .state = cl_state,
     .poke_ulp = cl_poke_ulp,
     .roundtrip = cl_roundtrip,

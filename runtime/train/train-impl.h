@@ -170,7 +170,9 @@ struct cp_train_ops {
     enum cp_dtype dtype; /* of the weights */
     int (*create)(cp_trainer *tr, const cp_device *dev, const float *x, const float *t);
     int (*step)(cp_trainer *tr, double *loss);
-    int (*weights)(cp_trainer *tr, void *dst);
+    /* the current weights where the trainer keeps them, or read into its pinned staging
+     * (cp_trainer_weights_view) */
+    int (*view)(cp_trainer *tr, const void **out);
     int (*state)(cp_trainer *tr, size_t k, void *dst);
     int (*poke_ulp)(cp_trainer *tr, size_t i);
     int (*roundtrip)(cp_trainer *tr, void *y, int *ok);
@@ -192,7 +194,7 @@ int train_create(const struct cp_train_ops *ops, const char *engine, const cp_de
 
 /* The host trainers' ops (hostblas/train_host.c): the weights, the state, the test hook's
  * poke and the release of tr->h; the round trip with the engine's forward. */
-int train_host_weights(cp_trainer *tr, void *dst);
+int train_host_view(cp_trainer *tr, const void **out);
 int train_host_state(cp_trainer *tr, size_t k, void *dst);
 int train_host_poke_ulp(cp_trainer *tr, size_t i);
 int train_host_roundtrip(cp_trainer *tr, void *y, int *ok,

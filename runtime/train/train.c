@@ -97,9 +97,19 @@ const char *cp_trainer_build_options(const cp_trainer *tr)
     return tr->build_options; /* "" for the host engines, which build nothing */
 }
 
+int cp_trainer_weights_view(cp_trainer *tr, const void **out)
+{
+    *out = NULL;
+    return tr->ops->view(tr, out);
+}
+
 int cp_trainer_weights(cp_trainer *tr, void *dst)
 {
-    return tr->ops->weights(tr, dst);
+    const void *w;
+    int st = cp_trainer_weights_view(tr, &w);
+    if (st == CP_OK)
+        memcpy(dst, w, tr->m->n_params * cp_dtype_size(tr->ops->dtype));
+    return st;
 }
 
 int cp_trainer_poke_ulp(cp_trainer *tr, size_t i)

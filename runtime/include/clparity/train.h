@@ -168,6 +168,10 @@ enum cp_dtype cp_trainer_dtype(const cp_trainer *tr);
 /* The current weights: m->n_params elements of the trainer's dtype (read from the device
  * for cl:own). */
 int cp_trainer_weights(cp_trainer *tr, void *dst);
+/* The same without a copy: *out points to the weights where the host trainers keep them, or
+ * where an OpenCL trainer has just read them (its pinned host buffer). Read only, and valid
+ * until the trainer's next call (`train` measures every step's weights through it). */
+int cp_trainer_weights_view(cp_trainer *tr, const void **out);
 /* The test hook: weight i moves one ULP up (on the device for cl:own). */
 int cp_trainer_poke_ulp(cp_trainer *tr, size_t i);
 /* The round trip of the final weights: read back, uploaded into fresh memory (a new buffer

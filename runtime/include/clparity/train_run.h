@@ -41,7 +41,10 @@ typedef struct cp_train_result {
     char label[300]; /* "host#1/0:0 Oclgrind Simulator" */
     char tag[64];    /* its --save file's tag: "r1.p0d0" */
     char platform[128], driver[128];
-    void *w; /* current weights, n_params of the dtype */
+    /* the current weights, n_params of the dtype: the trainer's own (cp_trainer_weights_view),
+     * or w_buf's (--mpi: another rank's, as it sent them) */
+    const void *w;
+    void *w_buf;
     double loss;
     uint64_t max_ulp_base; /* over the recorded steps */
     long first_div;        /* first recorded step that differs from the baseline; 0: none */
