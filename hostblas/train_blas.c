@@ -47,14 +47,7 @@ int train_blas_step(struct train_host *h, double *loss)
     float *p = h->p, *acts = h->acts, *zs = h->z, *tt = h->t;
     int B = h->batch;
     size_t L = (size_t)m->n_layers;
-    size_t maxw = 0;
-    for (size_t l = 0; l < L; ++l) {
-        size_t n = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
-        maxw = n > maxw ? n : maxw;
-    }
-    float *gw = malloc((maxw ? maxw : 1) * sizeof *gw);
-    if (!gw)
-        return cp_err_set(CP_FAIL_RUNTIME, "host:openblas training: out of memory");
+    float *gw = h->gw; /* plain SGD's; the other optimizers write G */
     train_blas_forward(h, p);
     size_t n = (size_t)B * (size_t)m->out_width;
     const float *y = acts + L * h->stride;
@@ -100,7 +93,6 @@ int train_blas_step(struct train_host *h, double *loss)
         g = gn;
         gn = tmp;
     }
-    free(gw);
     ++h->step;
     if (G)
         train_host_optim_f32(h);
@@ -113,7 +105,18 @@ static int blas_create(cp_trainer *tr, const cp_device *dev, const float *x, con
 {
     (void)dev;
     int st = train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
-    return st == CP_OK ? exact_isa(&tr->h.isa) : st;
+    if (st != CP_OK)
+        return st;
+    if (!tr->h.grad) { /* plain SGD: one layer's dW at a time, allocated once (not every step) */
+        size_t maxw = 1;
+        for (int l = 0; l < tr->m->n_layers; ++l) {
+            size_t n = (size_t)tr->m->layers[l].in * (size_t)tr->m->layers[l].out;
+            maxw = n > maxw ? n : maxw;
+        }
+        if (!(tr->h.gw = malloc(maxw * sizeof(float))))
+            return cp_err_set(CP_FAIL_RUNTIME, "host:openblas training: out of memory");
+    }
+    return exact_isa(&tr->h.isa);
 }
 
 static int blas_step(cp_trainer *tr, double *loss)

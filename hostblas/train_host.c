@@ -72,6 +72,7 @@ void train_scalars_at(const cp_optim *o, long t, struct train_scalars *s)
 void train_host_free(struct train_host *h)
 {
     free(h->grad);
+    free(h->gw);
     free(h->st[0]);
     free(h->st[1]);
     free(h->p);

@@ -67,6 +67,8 @@ struct train_host {
     cp_optim opt;
     long step;             /* steps done */
     void *grad;            /* n_params: the gradient, for the optimizers other than plain SGD */
+    void *gw;              /* host:openblas's plain SGD: one layer's weight gradient, the
+                            * largest layer's size (train_blas_step) */
     void *st[2];           /* the optimizer's state tensors (train_state_count), n_params each */
     struct train_par *par; /* host:exact's and host:f64's threaded step (hostblas/train_par.c),
                             * NULL for the scalar loops */
