@@ -105,18 +105,9 @@ static int blas_create(cp_trainer *tr, const cp_device *dev, const float *x, con
 {
     (void)dev;
     int st = train_host_create_f32(&tr->h, tr->m, tr->batch, x, t, &tr->opt);
-    if (st != CP_OK)
-        return st;
-    if (!tr->h.grad) { /* plain SGD: one layer's dW at a time, allocated once (not every step) */
-        size_t maxw = 1;
-        for (int l = 0; l < tr->m->n_layers; ++l) {
-            size_t n = (size_t)tr->m->layers[l].in * (size_t)tr->m->layers[l].out;
-            maxw = n > maxw ? n : maxw;
-        }
-        if (!(tr->h.gw = malloc(maxw * sizeof(float))))
-            return cp_err_set(CP_FAIL_RUNTIME, "host:openblas training: out of memory");
-    }
-    return exact_isa(&tr->h.isa);
+    if (st == CP_OK)
+        st = train_host_alloc_gw(&tr->h, sizeof(float));
+    return st == CP_OK ? exact_isa(&tr->h.isa) : st;
 }
 
 static int blas_step(cp_trainer *tr, double *loss)

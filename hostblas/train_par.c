@@ -41,7 +41,6 @@ struct train_par {
     void *xp;                   /* every layer's input in panels of its columns (batch × in) */
     size_t *wf_off, *wt_off, *xp_off;
     void *dz[2], *dzt[2]; /* a layer's dz [batch, out] and dzᵀ, and the layer below's */
-    void *gtmp;           /* host:cr's plain SGD: one layer's dW before the update */
     void *gblk;           /* each thread's block of dW (8 rows × max_width) before its update */
     bool optim;           /* host:exact, host:f64: an optimizer other than plain SGD, applied to
                            * each block of dW (the step keeps no h->grad) */
@@ -92,7 +91,6 @@ void train_par_free(struct train_par *q)
     free(q->dz[1]);
     free(q->dzt[0]);
     free(q->dzt[1]);
-    free(q->gtmp);
     free(q->gblk);
     free(q->gb);
     free(q->wT);
@@ -243,7 +241,6 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     if (!q->wf_off || !q->wt_off || !q->xp_off)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     double macs = 0.0;
-    size_t wmax = 1;
     for (size_t l = 0; l < L; ++l) {
         const cp_layer *ly = &m->layers[l];
         size_t in = (size_t)ly->in, out = (size_t)ly->out;
@@ -252,7 +249,6 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         q->xp_off[l + 1] = q->xp_off[l] + (size_t)par_panels(ly->in) * XP * B;
         double lm = (double)B * (double)in * (double)out;
         macs = lm > macs ? lm : macs;
-        wmax = in * out > wmax ? in * out : wmax;
     }
     size_t nd = B * (size_t)m->max_width + 1;
     q->wf = malloc((q->wf_off[L] + 1) * es);
@@ -262,10 +258,8 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         q->dz[i] = malloc(nd * es);
         q->dzt[i] = par_alloc64(nd * es);
     }
-    q->gtmp = h->grad ? NULL : malloc(wmax * es);
     q->gb = malloc(((size_t)m->max_width + 1) * es);
-    if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] ||
-        (!h->grad && !q->gtmp) || !q->gb)
+    if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] || !q->gb)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     if (dtype == CP_F64)
         train_par_pack_input_f64(h);
@@ -443,7 +437,7 @@ static void cr_dx_run(void *arg, int r0, int r1, int p0, int p1)
             cr_dz(h, t->l - 1, 1 - t->cur, b, k, t->gn[b * in + k]);
 }
 
-/* dW's units of layer t->l: RN(Σ_b dz·x), into the gradient or (plain SGD) gtmp and the
+/* dW's units of layer t->l: RN(Σ_b dz·x), into the gradient or (plain SGD) h->gw and the
  * update. */
 static void cr_dw_run(void *arg, int r0, int r1, int p0, int p1)
 {
@@ -453,7 +447,7 @@ static void cr_dw_run(void *arg, int r0, int r1, int p0, int p1)
     const cp_layer *ly = &h->m->layers[t->l];
     size_t in = (size_t)ly->in;
     float *G = h->grad, *w = (float *)h->p + ly->w_off;
-    float *gw = G ? G + ly->w_off : q->gtmp;
+    float *gw = G ? G + ly->w_off : h->gw;
     cr_layer_args a;
     cr_args(&a, h->batch, ly->in, q->xT + q->xp_off[t->l], NULL,
             (const float *)q->xp + q->xp_off[t->l], q->xn + (size_t)t->l * (size_t)h->m->max_width,
@@ -558,7 +552,8 @@ int train_par_create_cr(struct train_host *h)
     int st = host_env_word("CLPARITY_HOST_CR", modes, 3, &mode);
     if (st != CP_OK || mode == 1)
         return st;
-    if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, CP_F32, 0, isa)) != CP_OK)
+    if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, CP_F32, 0, isa)) != CP_OK ||
+        (st = train_host_alloc_gw(h, sizeof(float))) != CP_OK)
         return st;
     struct train_par *q = h->par;
     const cp_model *m = h->m;

@@ -455,6 +455,18 @@ static void test_optim_check(void **state)
     assert_null(tr);
 }
 
+/* The model of run_poked and test_weights_view: d=40 L=3, a batch of B40 rows of inputs x and
+ * targets t. */
+enum { B40 = 24 };
+static void model_40(cp_model *m, float *x, float *t)
+{
+    assert_int_equal(cp_model_builtin(m, 40, 3, 7, 1.0f), CP_OK);
+    for (int i = 0; i < B40 * 40; ++i) {
+        x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
+        t[i] = (float)((i * 11) % 7 - 3) / 4.0f;
+    }
+}
+
 /* A run of steps with a weight poked one ULP and a round trip between them, on the threaded
  * host trainers (hostblas/train_par.c: each step writes the next step's panels of W, so a
  * weight changed outside a step must be packed again) against the scalar loops
@@ -462,20 +474,15 @@ static void test_optim_check(void **state)
 static void run_poked(const char *engine, const cp_optim *o, const char *mode, void *w, void *st)
 {
     cp_model m;
-    assert_int_equal(cp_model_builtin(&m, 40, 3, 7, 1.0f), CP_OK);
-    enum { B = 24 };
-    float x[B * 40], t[B * 40];
-    for (int i = 0; i < B * 40; ++i) {
-        x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
-        t[i] = (float)((i * 11) % 7 - 3) / 4.0f;
-    }
+    float x[B40 * 40], t[B40 * 40];
+    model_40(&m, x, t);
     if (mode)
         setenv("CLPARITY_HOST_EXACT", mode, 1);
     cp_trainer *tr = NULL;
-    int st0 = cp_trainer_create_optim(engine, &devs.v[devs.n - 1], &m, B, x, t, o, &tr);
+    int st0 = cp_trainer_create_optim(engine, &devs.v[devs.n - 1], &m, B40, x, t, o, &tr);
     unsetenv("CLPARITY_HOST_EXACT");
     assert_int_equal(st0, CP_OK);
-    double loss, y[B * 40];
+    double loss, y[B40 * 40];
     int ok;
     for (int s = 1; s <= 6; ++s) {
         assert_int_equal(cp_trainer_step(tr, &loss), CP_OK);
@@ -501,13 +508,8 @@ static void test_weights_view(void **state)
 {
     (void)state;
     cp_model m;
-    assert_int_equal(cp_model_builtin(&m, 40, 3, 7, 1.0f), CP_OK);
-    enum { B = 24 };
-    float x[B * 40], t[B * 40];
-    for (int i = 0; i < B * 40; ++i) {
-        x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
-        t[i] = (float)((i * 11) % 7 - 3) / 4.0f;
-    }
+    float x[B40 * 40], t[B40 * 40];
+    model_40(&m, x, t);
     cp_optim o;
     cp_optim_default(CP_OPTIM_ADAM, 1e-2, &o);
     int ran = 0;
@@ -516,9 +518,9 @@ static void test_weights_view(void **state)
             continue;
         cp_trainer *th = NULL, *tc = NULL;
         assert_int_equal(
-            cp_trainer_create_optim("host:exact", &devs.v[devs.n - 1], &m, B, x, t, &o, &th),
+            cp_trainer_create_optim("host:exact", &devs.v[devs.n - 1], &m, B40, x, t, &o, &th),
             CP_OK);
-        if (cp_trainer_create_optim("cl:own", &devs.v[i], &m, B, x, t, &o, &tc) != CP_OK) {
+        if (cp_trainer_create_optim("cl:own", &devs.v[i], &m, B40, x, t, &o, &tc) != CP_OK) {
             print_error("cl:own on %s: %s\n", devs.v[i].name, cp_err_msg());
             fail();
         }

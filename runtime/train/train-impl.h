@@ -65,11 +65,11 @@ struct train_host {
     void *t; /* batch × out_width */
     double lr;
     cp_optim opt;
-    long step;             /* steps done */
-    void *grad;            /* n_params: the gradient, for the optimizers other than plain SGD */
-    void *gw;              /* host:openblas's plain SGD: one layer's weight gradient, the
-                            * largest layer's size (train_blas_step) */
-    void *st[2];           /* the optimizer's state tensors (train_state_count), n_params each */
+    long step;   /* steps done */
+    void *grad;  /* n_params: the gradient, for the optimizers other than plain SGD */
+    void *gw;    /* plain SGD's one layer's weight gradient before the update, the largest layer's
+                  * size (host:openblas, host:cr: train_host_alloc_gw) */
+    void *st[2]; /* the optimizer's state tensors (train_state_count), n_params each */
     struct train_par *par; /* host:exact's and host:f64's threaded step (hostblas/train_par.c),
                             * NULL for the scalar loops */
     bool panels_fresh;     /* par's panels of W (wf, wt) hold p: set by its step, cleared by
@@ -107,6 +107,9 @@ void train_host_forward_f64(struct train_host *h, const void *p);
 void train_host_step_f32(struct train_host *h, double *loss);
 void train_host_step_f64(struct train_host *h, double *loss);
 void train_host_free(struct train_host *h);
+/* h->gw for plain SGD (h->grad NULL; the other optimizers keep the whole gradient), es bytes an
+ * element. */
+int train_host_alloc_gw(struct train_host *h, size_t es);
 /* host:exact's (f32) and host:f64's (f64) step and forward on the host pool with host:exact's
  * units (hostblas/train_par.c), the same bits as the scalar loops of train_host_tmpl.h.
  * train_par_create sets h->par after train_host_create_*: CLPARITY_HOST_EXACT=scalar leaves it
