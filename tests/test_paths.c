@@ -125,10 +125,11 @@ static void test_cr_rules(void **state)
     assert_string_equal(cr_variant(true, false, 1, true), "f32-item"); /* no fp64 (llvmpipe) */
     assert_string_equal(cr_variant(false, true, 1, true), "stream");   /* a GPU with fp64 */
     assert_string_equal(cr_variant(false, true, 64, true), "stream");
-    /* B=65..256 up to 128 wide in one buffer: gemm's tiles in one launch; else gemm */
+    /* B=65..2048 up to 128 wide in one buffer: gemm's tiles in one launch; else gemm */
     assert_string_equal(cr_variant(false, true, 65, true), "tiles");
     assert_string_equal(cr_variant(false, true, 256, true), "tiles");
-    assert_string_equal(cr_variant(false, true, 257, true), "gemm");
+    assert_string_equal(cr_variant(false, true, 2048, true), "tiles");
+    assert_string_equal(cr_variant(false, true, 2049, true), "gemm");
     assert_string_equal(cr_variant_w(false, true, 129, 65, true), "gemm");
     assert_string_equal(cr_variant(false, true, 65, false), "gemm");
     assert_string_equal(cr_variant(false, true, 32, false), "gemm");

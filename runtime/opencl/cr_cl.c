@@ -44,14 +44,15 @@ static const struct cl_rule cr_rules[] = {
      * on the H100, docs/PERFORMANCE.md), up to B=64 (H100, d=1024 L=32 B=32: 2.07 ms against
      * gemm's 17.95, whose 32 x 32 tiles leave most of the GPU idle at small batches) */
     {.needs_f64 = true, .kind = CL_RULE_OTHER, .b_max = 64, .one_buffer = true, .path = CR_STREAM},
-    /* GPUs at B=65..256 and layers up to 128 wide: gemm's tiles with every layer in one launch
-     * (H200, d=128 L=128 B=256, 2026-11-29: 1.13-1.14 ms against gemm's 1.65-1.99, a launch per
-     * layer; at B=2048 tiles was the slower, 4.5 ms against 3.1; docs/PERFORMANCE.md) */
+    /* GPUs at B=65..2048 and layers up to 128 wide: gemm's tiles with every layer in one launch
+     * (H200, d=128 L=128, ms per forward: B=256 1.13-1.14 against gemm's 1.65-1.99, a launch per
+     * layer, on 2026-11-29; with cr_width_defaults' settings of 2026-11-30 B=512 1.28 against
+     * 1.65, B=1024 1.75 against 2.19, B=2048 2.45 against 2.83; docs/PERFORMANCE.md) */
     {.needs_f64 = true,
      .kind = CL_RULE_OTHER,
      .w_max = 128,
      .b_over = 64,
-     .b_max = 256,
+     .b_max = 2048,
      .one_buffer = true,
      .path = CR_TILES},
     /* elsewhere the tiled GEMM for large batches where its double sums run (past B=64, or past
@@ -188,7 +189,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
  * L=128 B=1 0.30 ms with wg=32,ob=1,sg=1 against 0.39 with 64,4,4; d=256 0.38 with 64,1,4;
  * d=512 0.54 with 128,2,4; d=1024 and 2048 1.32 and 2.62 with 128,4,4; d=4096 0.88 with
  * 128,8,4 against 1.26 with 64,4,4). */
-static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
+static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, int max_batch)
 {
     static const struct {
         int width, wg, ob, sg;
@@ -206,13 +207,20 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width)
         t->ob = t->rb >= 4 ? 4 : 8;
     if (t->ob < 0)
         t->ob = stream ? shapes[i].ob : 4;
+    /* tiles up to 128 wide (where the rules take it): many tiles in flight, with one row and
+     * output per work-item and 4 groups per compute unit up to B=256, 2 × 2 and 8 groups past it
+     * (H200, 2026-11-30, ms per forward, against rm=2 sg=1: d=128 L=128 B=65 0.78 against 1.07,
+     * B=128 0.85 against 1.11, B=256 1.09 against 1.21, d=64 L=128 B=256 0.60 against 0.78;
+     * against gemm's launch per layer: B=512 1.28 against 1.65, B=2048 2.45 against 2.83;
+     * docs/PERFORMANCE.md) */
+    const bool narrow_tiles = path == CR_TILES && width <= 128, few = max_batch <= 256;
     if (t->sg < 0)
-        t->sg = shapes[i].sg;
+        t->sg = narrow_tiles ? (few ? 4 : 8) : shapes[i].sg;
     /* gemm's and tiles' rows and outputs per work-item: 2 below 1024 wide (more tiles for the
      * compute units), else 4 (H200, docs/PERFORMANCE.md: d=128 B=2048 3.35 ms with 2 against
      * 4.61 with 4; d=4096 B=4096 200 ms with 4 against 207 with 8) */
     if (t->rm < 0)
-        t->rm = width < 1024 ? 2 : 4;
+        t->rm = narrow_tiles && few ? 1 : width < 1024 ? 2 : 4;
 }
 
 static size_t cr_group_local_bytes(const struct cr_cl *c)
@@ -502,7 +510,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           ops->name, m->n_params, dev->name, (unsigned long long)dev->max_alloc);
-    cr_width_defaults(&c->tune, c->path, m->max_width); /* a probe's: set already, kept */
+    cr_width_defaults(&c->tune, c->path, m->max_width, e->max_batch); /* a probe's: kept */
     if (c->path == CR_CPU1 && c->tune.ob < 2) /* cr_cpu.cl certifies a vector of outputs */
         return cp_err_set(CP_FAIL_USAGE, "cl:cr: path cpu1 takes ob=2, 4 or 8, not %d", c->tune.ob);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
