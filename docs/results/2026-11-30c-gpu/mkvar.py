@@ -22,6 +22,11 @@ CUTS = {
     # gemm/tiles: no sum of squares of the x tile
     "nosq": [("cr.cl", "        if (tid < CR_TM)\n            for (int kk = 0; kk < CR_TK; ++kk) {", "        if (tid < 0)\n            for (int kk = 0; kk < CR_TK; ++kk) {")],
 }
+# the fallbacks (second certificate, exact sum) dropped, every certificate still computed: the
+# code, and so the registers, the kernels would have with the fallback in a launch of its own
+CUTS["nofb"] = [("cr.cl", "    for (bool some = slot[CR_NT] != 0; some;) {", "    for (bool some = false; some;) {"),
+                ("cr.cl", "    for (int j = 0; j < CR_OB && o0 + j < out; ++j) {\n#ifdef CR_F64\n        if (!fail[j])",
+                 "    for (int j = 0; j < 0 && o0 + j < out; ++j) {\n#ifdef CR_F64\n        if (!fail[j])")]
 CUTS["nobar_cert_tree"] = CUTS["nobar"] + CUTS["nocert"] + CUTS["notree"]
 CUTS["nocert_tree"] = CUTS["nocert"] + CUTS["notree"]
 for name, cuts in CUTS.items():
