@@ -174,8 +174,13 @@ case_ cr_cpu1_exact "CLPARITY_CR_TUNE=path=cpu1,exact=1" cl:cr none @digits.safe
 # takes two passes of outputs (64 at once in 1024 work-items), and its exact form.
 case_ cr_team "CLPARITY_CR_TUNE=path=team,split=16" cl:cr none 67 3 2 '\[cr team, .*-DCR_F64 .*-DCR_TEAM -DCR_TPO=16' cr_team
 case_ cr_team_exact "CLPARITY_CR_TUNE=path=team,split=2,exact=1,ftz=1" cl:cr none 13 3 3 '\[cr team, .*-DCR_NO_DENORM -DCR_TEAM' cr_team
-# cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above).
-case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
+# cr_tiles: gemm's tiles of every layer in one launch (one group joins, as for cr_stream above),
+# then its defaults up to 128 wide (rm=1 with 4 groups per compute unit up to B=256, rm=2 with 8
+# past it: several groups at once at the device-wide barrier, without the race check, as
+# cr_stream_g2).
+case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8,sg=1" cl:cr none 37 3 70 '\[cr tiles, .*-DCR_TK=8 .*-DCR_F64 .*-DCR_STREAM' cr_tiles
+case_ cr_tiles_g4 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=tiles" cl:cr none 19 2 70 '\[cr tiles, .*-DCR_F64 .*-DCR_STREAM.* -DCR_RM=1\]$' cr_tiles
+case_ cr_tiles_g8 "OCLGRIND_DATA_RACES=0 CLPARITY_CR_TUNE=path=tiles" cl:cr none 13 2 300 '\[cr tiles, .*-DCR_F64 .*-DCR_STREAM.* -DCR_RM=2\]$' cr_tiles
 # The float32-only method (clkernels/cr_f32.cl, method=f32): f32 (gemv's layout, which
 # Oclgrind takes as a GPU does at 5 rows), f32-stream (the rule at up to 4 rows: every layer in
 # one launch, cr_stream's layout) and f32-item (the CPUs' variant: test hook token as-cpu), 37
@@ -184,7 +189,7 @@ case_ cr_tiles "CLPARITY_CR_TUNE=path=tiles,tk=8" cl:cr none 37 3 70 '\[cr tiles
 # every output sent to it by the test hook corrupt-cl-cr:second: gemm (rm=1, its rounds of
 # slots), the one-launch tiles, and stream (gemv's finish, in ld's room).
 case_ cr_second_gemm "CLPARITY_CR_TUNE=path=gemm,rm=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 19 2 11 '\[cr gemm, .*-DCR_F64.*-DCR_RM=1 -DCR_CERT2_ONLY\]$' cr_gemm
-case_ cr_second_tiles "CLPARITY_CR_TUNE=path=tiles,rm=2,tk=8 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 21 2 19 '\[cr tiles, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_tiles
+case_ cr_second_tiles "CLPARITY_CR_TUNE=path=tiles,rm=2,tk=8,sg=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 21 2 19 '\[cr tiles, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_tiles
 case_ cr_second_stream "CLPARITY_CR_TUNE=path=stream,wg=16,ob=2,sg=1 CLPARITY_TEST_HOOK=corrupt-cl-cr:second" cl:cr none 37 2 2 '\[cr stream, .*-DCR_STREAM.*-DCR_CERT2_ONLY\]$' cr_stream
 case_ cr_f32 "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 5 '\[cr f32, ' cr_f32_gemv
 case_ cr_f32_stream "CLPARITY_CR_TUNE=method=f32" cl:cr none 37 2 3 '\[cr f32-stream, .*-DCR_STREAM' cr_f32_stream
