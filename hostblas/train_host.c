@@ -109,12 +109,7 @@ int train_host_alloc_gw(struct train_host *h, size_t es)
 {
     if (h->grad)
         return CP_OK;
-    size_t n = 1;
-    for (int l = 0; l < h->m->n_layers; ++l) {
-        size_t io = (size_t)h->m->layers[l].in * (size_t)h->m->layers[l].out;
-        n = io > n ? io : n;
-    }
-    return (h->gw = malloc(n * es))
+    return (h->gw = malloc(cp_model_max_weights(h->m) * es))
                ? CP_OK
                : cp_err_set(CP_FAIL_RUNTIME, "out of memory for a layer's weight gradient");
 }

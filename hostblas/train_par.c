@@ -562,12 +562,9 @@ int train_par_create_cr(struct train_host *h)
     q->wT_off = calloc(L + 1, sizeof *q->wT_off);
     if (!q->wT_off)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
-    size_t wmax = 1;
-    for (size_t l = 0; l < L; ++l) {
-        size_t io = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
-        q->wT_off[l + 1] = q->wT_off[l] + io;
-        wmax = io > wmax ? io : wmax;
-    }
+    for (size_t l = 0; l < L; ++l)
+        q->wT_off[l + 1] = q->wT_off[l] + (size_t)m->layers[l].in * (size_t)m->layers[l].out;
+    const size_t wmax = cp_model_max_weights(m);
     size_t nd = B * mw + 1;
     q->wT = malloc((q->wT_off[L] + 1) * sizeof *q->wT);
     q->xT = calloc(q->xp_off[L] + 1, sizeof *q->xT);

@@ -80,6 +80,16 @@ double cp_model_macs(const cp_model *m, int batch)
     return macs * (double)batch;
 }
 
+size_t cp_model_max_weights(const cp_model *m)
+{
+    size_t n = 1;
+    for (int l = 0; l < m->n_layers; ++l) {
+        size_t io = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
+        n = io > n ? io : n;
+    }
+    return n;
+}
+
 int cp_model_input(int batch, int width, uint64_t seed, float **out)
 {
     size_t n = (size_t)batch * (size_t)width;

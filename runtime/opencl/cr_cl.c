@@ -29,6 +29,9 @@ _Static_assert(CR_CL_DIGITS == CR_DIGITS, "cr.cl's accumulator is cr.c's");
 
 /* ---- the choice --------------------------------------------------------------------------- */
 
+/* The widest layers that the rules give tiles, and for which cr_width_defaults sets its own. */
+enum { CR_TILES_WIDTH = 128 };
+
 /* The default variant: the first rule whose conditions hold (cl_rule_first, cl-shared-impl.h:
  * the rule type of cl:own's own_rules[]; a limit of 0 is none). */
 static const struct cl_rule cr_rules[] = {
@@ -50,7 +53,7 @@ static const struct cl_rule cr_rules[] = {
      * 1.65, B=1024 1.75 against 2.19, B=2048 2.45 against 2.83; docs/PERFORMANCE.md) */
     {.needs_f64 = true,
      .kind = CL_RULE_OTHER,
-     .w_max = 128,
+     .w_max = CR_TILES_WIDTH,
      .b_over = 64,
      .b_max = 2048,
      .one_buffer = true,
@@ -213,7 +216,7 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, i
      * B=128 0.85 against 1.11, B=256 1.09 against 1.21, d=64 L=128 B=256 0.60 against 0.78;
      * against gemm's launch per layer: B=512 1.28 against 1.65, B=2048 2.45 against 2.83;
      * docs/PERFORMANCE.md) */
-    const bool narrow_tiles = path == CR_TILES && width <= 128, few = max_batch <= 256;
+    const bool narrow_tiles = path == CR_TILES && width <= CR_TILES_WIDTH, few = max_batch <= 256;
     if (t->sg < 0)
         t->sg = narrow_tiles ? (few ? 4 : 8) : shapes[i].sg;
     /* gemm's and tiles' rows and outputs per work-item: 2 below 1024 wide (more tiles for the

@@ -117,12 +117,8 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
         if (st != CP_OK)
             return st;
     } else if (c->clblast) {
-        size_t maxw = 0;
-        for (size_t l = 0; l < L; ++l) {
-            size_t nw = (size_t)m->layers[l].in * (size_t)m->layers[l].out;
-            maxw = nw > maxw ? nw : maxw;
-        }
-        if ((st = train_cl_buffer(c, maxw, NULL, &c->gw, "weight gradient")) != CP_OK)
+        if ((st = train_cl_buffer(c, cp_model_max_weights(m), NULL, &c->gw, "weight gradient")) !=
+            CP_OK)
             return st;
     }
     static const char *const ways[] = {"auto",   "simple", "tiled", "tiled1",

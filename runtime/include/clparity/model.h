@@ -56,6 +56,10 @@ void cp_model_free(cp_model *m);
 /* Multiply-adds of one forward pass over `batch` rows. */
 double cp_model_macs(const cp_model *m, int batch);
 
+/* The most weights of any layer (in · out; 1 for a model without layers): the size of a buffer
+ * that holds one layer's weight gradient at a time. */
+size_t cp_model_max_weights(const cp_model *m);
+
 /* ---- models from files ---------------------------------------------------------------- */
 
 struct cp_st_file;
