@@ -821,7 +821,6 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
 #define CR_TILED (CR_RM <= 2) /* the tiles' sums kept apart (cr_gemm_tile); the host's too */
 #define CR_XL ((CR_TM * CR_TK + CR_NT - 1) / CR_NT) /* a tile's elements per work-item */
 
-#ifdef CR_F64
 /* The bits of the tile of depth CR_TK from k0 (x's rows m0 .., W's outputs n0 ..; CR_TM = CR_TN)
  * that work-item tid stores: element e = tid + i · CR_NT into xn[i] and wn[i], zero past the
  * batch, the layer's outputs or in. */
@@ -837,7 +836,22 @@ void cr_gemm_fetch(cr_x_rd x, __global const uint *w, int in, int out, int batch
                                                   : 0u;
     }
 }
-#endif
+
+/* The outputs of work-item (tx, ty) of a tile at (m0, n0) marked in fails (bit i · CR_RN + j:
+ * row i, output j of its CR_RM × CR_RN), each summed exactly by the work-item alone (cr_dot),
+ * with its activation and residual: one call of cr_dot in a loop. */
+void cr_tile_exact(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
+                   int in, int out, int flags, int m0, int n0, int tx, int ty, ulong fails)
+{
+    for (; fails; fails &= fails - 1) {
+        const int b = 63 - (int)clz(fails & (~fails + 1)); /* the lowest bit set */
+        const int m = m0 + ty + (b / CR_RN) * CR_LY, o = n0 + tx + (b % CR_RN) * CR_LX;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
+        uint v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
+        y[(size_t)m * (size_t)out + (size_t)o] =
+            CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+    }
+}
 
 /* One tile of cr_gemm's: rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1 of the layer
  * (wnorm: its outputs' norms; scale: the bound's factor's bits), by the work-item (tx, ty) of
@@ -987,26 +1001,37 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 #else
     (void)ls2;
     (void)slot;
-    for (; fails; fails &= fails - 1) {
-        const int b = 63 - (int)clz(fails & (~fails + 1)); /* the lowest bit set */
-        const int m = m0 + ty + (b / CR_RN) * CR_LY, o = n0 + tx + (b % CR_RN) * CR_LX;
-        cr_x_rd xr = x + (size_t)m * (size_t)in;
-        uint v = cr_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0);
-        y[(size_t)m * (size_t)out + (size_t)o] =
-            CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
-    }
+    cr_tile_exact(x, y, w, bias, in, out, flags, m0, n0, tx, ty, fails);
 #endif
 }
 
+/* The tiled kernels' names and the function that does a tile: cr_gemm and cr_tiles with
+ * cr_gemm_tile here; cr_f32.cl, which includes this file, names its own (cr_f32_tiles with
+ * cr_f32_tile, the float32-only method's tile, which takes cr_gemm_tile's arguments and is
+ * defined there) and no CR_GEMM_NAME: its kernel of a launch per layer is its own. */
+#ifndef CR_GEMM_TILE
+#define CR_GEMM_NAME cr_gemm
+#define CR_TILES_NAME cr_tiles
+#define CR_GEMM_TILE cr_gemm_tile
+#else
+void CR_GEMM_TILE(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
+                  int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
+                  int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
+                  __local CR_REAL *xq, __local CR_REAL *ls2, __local int *slot);
+#endif
+
+#ifdef CR_GEMM_NAME
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
-cr_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws, __local CR_REAL *xq)
+CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
+             __local CR_REAL *xq)
 {
     __local CR_REAL ls2[3 * CR_LX * CR_LY];
     __local int slot[CR_LX * CR_LY + 1]; /* cr_gemm_tile's slots, and its flag */
-    cr_gemm_tile(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
+    CR_GEMM_TILE(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags, wnorm + wn_off,
                  scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
                  (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq, ls2, slot);
 }
+#endif
 
 /* (d) CPUs (PoCL): a work-item per block of CR_RB rows × CR_VW outputs, in work-groups of one
  * (no local memory, no barrier), over the layer's packed weights wp: Wp[o / CR_VW][k][o % CR_VW]
@@ -1164,7 +1189,7 @@ CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restri
  * (arguments as cr_stream's; max_units: the most tiles of any layer). Each output's sum is
  * cr_gemm's, so its bits are host:cr's whatever the number of groups that joined. */
 __kernel __attribute__((reqd_work_group_size(CR_LX * CR_LY, 1, 1))) void
-cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
+CR_TILES_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
          __global const ulong *restrict desc, __global const ulong *restrict wnorm,
          volatile __global int *ctl, int n_layers, int batch, int max_units, __local CR_REAL *xs,
          __local CR_REAL *ws, __local CR_REAL *xq)
@@ -1185,7 +1210,7 @@ cr_tiles(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         __global uint *y = (l & 1) ? a0 : a1;
         const int across = (out + CR_TN - 1) / CR_TN;
         for (int u = me; u < across * rows; u += G)
-            cr_gemm_tile(x, y, p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5],
+            CR_GEMM_TILE(x, y, p + d[0], (flags & 1) ? p + d[1] : 0, in, out, flags, wnorm + d[5],
                          d[6], batch, (u / across) * CR_TM, (u % across) * CR_TN, lid % CR_LX,
                          lid / CR_LX, xs, ws, xq, ls2, slot);
         if (l + 1 < n_layers)

@@ -44,6 +44,11 @@
  * barrier for the float32-only method. */
 #define CR_STREAM_NAME cr_f32_stream
 #define CR_STREAM_BLOCK cr_f32_block
+/* ... and its one-launch tiled kernel (variant f32-tiles, built where CR_STREAM is) as
+ * cr_f32_tiles, with cr_f32_tile (below) doing each tile's work: cr_tiles' tiles and groups.
+ * The kernel of a launch per layer (f32-gemm) is this file's own (cr_f32_gemm, below). */
+#define CR_TILES_NAME cr_f32_tiles
+#define CR_GEMM_TILE cr_f32_tile
 #include "cr.cl"
 
 #ifndef CR_TRAIN
@@ -99,6 +104,9 @@ void cr_f32_merge(float *h, float *l, float *mu, float h2, float l2, float mu2)
  * success *v holds RN(S)'s bits. */
 bool cr_f32_certify(float h, float l, float mu, uint *v)
 {
+#ifdef CR_F32_FALLBACK /* test hook corrupt-cl-cr:fallback: every output to its exact sum */
+    return false;
+#endif
     if (!(fabs(h) <= FLT_MAX && fabs(l) <= FLT_MAX && mu <= FLT_MAX)) /* also NaN */
         return false;
     float r, t;
@@ -263,6 +271,172 @@ __kernel void cr_f32_item(CR_LAYER_ARGS)
         v = cr_dot(xr, wr, in, bias);
     y[row * (size_t)out + (size_t)o] =
         CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
+}
+
+/* (h) One tile of cr.cl's tiles (f32-gemm's cr_f32_gemm, below, and f32-tiles' cr_f32_tiles):
+ * rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1, by the work-item (tx, ty) of
+ * CR_LX × CR_LY, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY and CR_LX, as
+ * cr_gemm_tile's). The CR_TK-deep tiles of x and W go through local memory as their bits (xs and
+ * ws: CR_TK × CR_TP uints each, k-major), the next tile's loaded into registers while the current
+ * one's terms run (cr.cl's cr_gemm_fetch). Each output's (h, l, mu) is one work-item's chain over
+ * k ascending, as cr_f32_item's (F2-F4); the padding past in is 0 · 0 terms, which add exactly
+ * nothing to h and l (TwoProduct and TwoSum of zeros are zeros) and only |l| to mu again: a
+ * larger bound, still a bound, within F4's count (in + CR_TK terms, CR_TK <= 128). Each
+ * work-item keeps its rows' smallest key of x from the same loads (the padding's zeros have key
+ * 255; their minima meet in xq, CR_TM uints), certifies its outputs (cr_f32_output, with W_o's
+ * smallest key from keys), and leaves each output whose certificate fails to the exact sum: in
+ * the list (count, pairs) where listed (a constant at each call, so that the other way's code is not in the
+ * kernel; cr_f32_fix sums them in a launch of its own: the code of the
+ * exact sum inside the tile kernel cost f32-gemm 40 % of its time where it never ran, H200,
+ * docs/PERFORMANCE.md), else summed alone here with cr.cl's cr_dot (f32-tiles: every layer in
+ * one launch). Every work-item of the group calls it. */
+void cr_f32_tile_fix(cr_x_rd x, __global uint *y, __global const uint *w,
+                     __global const uint *bias, int in, int out, int flags,
+                     __global const ulong *keys, int batch, int m0, int n0, int tx, int ty,
+                     __local CR_REAL *xsr, __local CR_REAL *wsr, __local CR_REAL *xq,
+                     bool listed, volatile __global uint *count, __global uint *pairs)
+{
+    __local uint *xs = (__local uint *)xsr, *ws = (__local uint *)wsr, *lk = (__local uint *)xq;
+    const int tid = ty * CR_LX + tx;
+    float h[CR_RM][CR_RN], l[CR_RM][CR_RN], mu[CR_RM][CR_RN];
+    uint kr[CR_XL], kw[CR_RN];
+    for (int i = 0; i < CR_RM; ++i)
+        for (int j = 0; j < CR_RN; ++j)
+            h[i][j] = l[i][j] = mu[i][j] = 0.0f;
+    for (int i = 0; i < CR_XL; ++i)
+        kr[i] = 255u;
+    if (tid < CR_TM) /* the previous tile's readers are past the barrier after their reads */
+        lk[tid] = 255u;
+    for (int j = 0; j < CR_RN; ++j) { /* loaded before the terms: their latency is then theirs */
+        const int o = n0 + tx + j * CR_LX;
+        kw[j] = o < out ? (uint)keys[o] : 0u;
+    }
+    uint xn[CR_XL], wn[CR_XL];
+    cr_gemm_fetch(x, w, in, out, batch, m0, n0, 0, tid, xn, wn);
+    for (int k0 = 0; k0 < in; k0 += CR_TK) {
+        for (int i = 0; i < CR_XL; ++i) {
+            const int e = tid + i * CR_NT;
+            if (CR_TM * CR_TK % CR_NT == 0 || e < CR_TM * CR_TK) {
+                xs[(e % CR_TK) * CR_TP + e / CR_TK] = xn[i];
+                ws[(e % CR_TK) * CR_TP + e / CR_TK] = wn[i];
+                kr[i] = min(kr[i], cr_f32_key(xn[i])); /* row e / CR_TK in every tile */
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (k0 + CR_TK < in)
+            cr_gemm_fetch(x, w, in, out, batch, m0, n0, k0 + CR_TK, tid, xn, wn);
+        for (int kk = 0; kk < CR_TK; ++kk) {
+            float xv[CR_RM], wv[CR_RN];
+            for (int i = 0; i < CR_RM; ++i)
+                xv[i] = as_float(xs[kk * CR_TP + ty + i * CR_LY]);
+            for (int j = 0; j < CR_RN; ++j)
+                wv[j] = as_float(ws[kk * CR_TP + tx + j * CR_LX]);
+            for (int i = 0; i < CR_RM; ++i)
+                for (int j = 0; j < CR_RN; ++j)
+                    cr_f32_term(&h[i][j], &l[i][j], &mu[i][j], xv[i], wv[j]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* the rows' smallest keys: each work-item's elements of a tile are of the same CR_XL rows in
+     * every tile (row e / CR_TK), so their minima meet in lk */
+    for (int i = 0; i < CR_XL; ++i) {
+        const int e = tid + i * CR_NT;
+        if (CR_TM * CR_TK % CR_NT == 0 || e < CR_TM * CR_TK)
+            atomic_min(&lk[e / CR_TK], kr[i]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint kx[CR_RM];
+    for (int i = 0; i < CR_RM; ++i)
+        kx[i] = lk[ty + i * CR_LY];
+    barrier(CLK_LOCAL_MEM_FENCE); /* before the group's next tile (cr_f32_tiles) sets lk again */
+    /* The certified outputs are stored here; the others are marked in fails, bit i · CR_RN + j,
+     * and summed below one at a time (one call of cr_dot in a loop, not CR_RM · CR_RN inlined
+     * copies beside the sums). */
+    ulong fails = 0;
+    for (int i = 0; i < CR_RM; ++i) {
+        const int m = m0 + ty + i * CR_LY;
+        if (m >= batch)
+            break;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
+        for (int j = 0; j < CR_RN; ++j) {
+            const int o = n0 + tx + j * CR_LX;
+            if (o >= out)
+                break;
+            uint v;
+            if (cr_f32_output(h[i][j], l[i][j], mu[i][j], kx[i], kw[j], in, bias ? bias + o : 0,
+                              &v))
+                y[(size_t)m * (size_t)out + (size_t)o] =
+                    CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+            else
+                fails |= (ulong)1 << (i * CR_RN + j);
+        }
+    }
+    if (listed) { /* (row, output) pairs; at most one a layer's output: room for them */
+        for (; fails; fails &= fails - 1) {
+            const int b = 63 - (int)clz(fails & (~fails + 1));
+            const uint at = atomic_inc(count);
+            pairs[2 * (size_t)at] = (uint)(m0 + ty + (b / CR_RN) * CR_LY);
+            pairs[2 * (size_t)at + 1] = (uint)(n0 + tx + (b % CR_RN) * CR_LX);
+        }
+        return;
+    }
+    cr_tile_exact(x, y, w, bias, in, out, flags, m0, n0, tx, ty, fails);
+}
+
+/* cr_gemm_tile's arguments, for cr.cl's cr_f32_tiles: the exact sums in the tile kernel. */
+void cr_f32_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
+                 int in, int out, int flags, __global const ulong *keys, ulong scale, int batch,
+                 int m0, int n0, int tx, int ty, __local CR_REAL *xs, __local CR_REAL *ws,
+                 __local CR_REAL *xq, __local CR_REAL *ls2, __local int *slot)
+{
+    (void)scale;
+    (void)ls2;
+    (void)slot;
+    cr_f32_tile_fix(x, y, w, bias, in, out, flags, keys, batch, m0, n0, tx, ty, xs, ws, xq, false,
+                    0, 0);
+}
+
+/* (i) f32-gemm: a work-group of CR_LX × CR_LY work-items per tile, as cr.cl's cr_gemm, a launch
+ * per layer. fix: a count per layer (layers of them, 0 before the forward: the host clears
+ * them), then the (row, output) pairs of the layer's outputs whose certificate failed, which
+ * cr_f32_fix sums exactly in the launch after it. */
+__kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
+cr_f32_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
+            __local CR_REAL *xq, volatile __global uint *fix, int layer, int layers)
+{
+    (void)scale;
+    cr_f32_tile_fix(x, y, p + w_off, (flags & 1) ? p + b_off : 0, in, out, flags,
+                    wnorm + wn_off, batch, (int)get_group_id(1) * CR_TM,
+                    (int)get_group_id(0) * CR_TN, (int)get_local_id(0), (int)get_local_id(1), xs,
+                    ws, xq, true, fix + layer, (__global uint *)fix + layers);
+}
+
+/* After each cr_f32_gemm: the layer's listed outputs summed exactly, a work-group each in turn
+ * (cr.cl's cr_group_dot: k over the group's work-items, their accumulators in a tree in ld and
+ * lf), with their activation and residual. Where no output failed (on typical layers a few in
+ * 10^4 do) each group reads the count and leaves. */
+__kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
+cr_f32_fix(CR_LAYER_ARGS, int batch, __global const uint *fix, int layer, int layers,
+           __local long *ld, __local uint *lf)
+{
+    (void)wnorm;
+    (void)wn_off;
+    (void)scale;
+    __local uint res;
+    const uint n = fix[layer];
+    __global const uint *pairs = fix + layers, *w = p + w_off, *bias = (flags & 1) ? p + b_off : 0;
+    for (uint i = (uint)get_group_id(0); i < n; i += (uint)get_num_groups(0)) {
+        const uint m = pairs[2 * (size_t)i], o = pairs[2 * (size_t)i + 1];
+        if (m >= (uint)batch || o >= (uint)out) /* none is: the same for the whole group */
+            continue;
+        cr_x_rd xr = x + (size_t)m * (size_t)in;
+        uint v = cr_group_dot(xr, w + (size_t)o * (size_t)in, in, bias ? bias + o : 0, ld, lf,
+                              &res);
+        if (get_local_id(0) == 0)
+            y[(size_t)m * (size_t)out + (size_t)o] =
+                CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), m == 0 && o == 0);
+        barrier(CLK_LOCAL_MEM_FENCE); /* res and the tree's room, before the next */
+    }
 }
 
 #endif /* CR_TRAIN */

@@ -135,6 +135,15 @@ static void test_cr_rules(void **state)
     assert_string_equal(cr_variant(false, true, 32, false), "gemm");
     assert_string_equal(cr_variant(false, true, 16, false), "gemv");
     assert_string_equal(cr_variant(false, false, 128, true), "f32"); /* a GPU without fp64 */
+    /* ... at B <= 4 up to 2048 wide in one buffer, f32-stream; past B=256 up to 1024 wide,
+     * f32-gemm (one buffer or not) */
+    assert_string_equal(cr_variant(false, false, 4, true), "f32-stream");
+    assert_string_equal(cr_variant(false, false, 256, true), "f32");
+    assert_string_equal(cr_variant(false, false, 257, true), "f32-gemm");
+    assert_string_equal(cr_variant(false, false, 257, false), "f32-gemm");
+    assert_string_equal(cr_variant_w(false, false, 1024, 4096, true), "f32-gemm");
+    assert_string_equal(cr_variant_w(false, false, 1025, 4096, true), "f32");
+    assert_string_equal(cr_variant(true, false, 4096, true), "f32-item"); /* CPUs */
 }
 
 /* The tune candidates come from the rows (cp_tunables), in tune's order, and every one parses

@@ -33,8 +33,8 @@ the numbers of engines that reorder sums differ by design, so there only the str
 compared and a note says so: masked are every number (every word with a digit), the device
 and CPU names of both machines' keys (also cut to a table's column) and any PoCL device name
 ("pthread-..."/"cpu-...": LLVM's CPU name and the host's, up to the ":" or the column gap
-after it, e.g. pthread-haswell-AMD EPYC against pthread-skylake-avx512-AMD EPYC), the
-OpenBLAS cores of both keys (Zen, Haswell...), host:exact's ISA level, its description in
+after it, e.g. pthread-haswell-AMD EPYC against pthread-skylake-avx512-AMD EPYC), the CPU's
+vendor (GenuineIntel, AuthenticAMD), the OpenBLAS cores of both keys (Zen, Haswell...), host:exact's ISA level, its description in
 parentheses ("avx2 (AVX2 + FMA)" against "avx512 (AVX-512 F)") and the list of the CPU's
 levels, cl:own's kernel path (its probe picks one per machine), and on the lines of a vendor
 library's result (host:openblas, cl:clblast) the words that say whether it is batch- or
@@ -259,6 +259,9 @@ POCL_NAME = re.compile(r"(?<![\w-])(?:pthread|cpu|basic|tbb)-\S.*?(?=:|\s\s|\s(?
 ISA_WORD = r"(?:avx512|avx2|baseline)"
 ISA_DESC = re.compile(r"\b(" + ISA_WORD + r") \((?:AVX[^)]*|no vector FMA[^)]*)\)")
 ISA_LIST = re.compile(r"\b" + ISA_WORD + r"(?:, " + ISA_WORD + r")*\b")
+# The x86 CPU vendors' CPUID names, as PoCL reports a CPU device's vendor (an AMD EPYC and an
+# Intel Xeon make the same structure).
+CPU_VENDOR = re.compile(r"\b(?:GenuineIntel|AuthenticAMD)\b")
 # A vendor library's result (compare's invariance lines) and its verdict words there.
 VENDOR_ENGINE = re.compile(r"\b(?:host:openblas|cl:clblast)\b")
 VENDOR_VERDICT = [(re.compile(r"\bvs all (?:bit-identical \(invariant\)|DIFFER\b)"),
@@ -306,6 +309,7 @@ def normalize(lines, structure=False, mask=(), machine=()):
             for rx, rep in machine:
                 line = rx.sub(rep, line)
             line = POCL_NAME.sub("<device>", line)
+            line = CPU_VENDOR.sub("<cpu vendor>", line)  # devices' Vendor line of a CPU
             line = ISA_DESC.sub(r"\1 (<isa description>)", line)
             line = ISA_LIST.sub("<isa>", line)
             if VENDOR_ENGINE.search(line):

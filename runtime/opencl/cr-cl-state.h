@@ -31,13 +31,29 @@ enum cr_path {
     CR_F32,        /* the float32-only certified method (clkernels/cr_f32.cl), gemv's layout */
     CR_F32_ITEM,   /* the same method, a work-item per output (CPUs) */
     CR_F32_STREAM, /* the same method, stream's layout: the whole model in one launch (GPUs) */
+    CR_F32_GEMM,   /* the same method in gemm's tiles, a launch per layer */
+    CR_F32_TILES,  /* the same method in gemm's tiles, every layer in one launch as tiles */
     CR_N_PATHS
 };
 
 /* Whether path is one of the float32-only method's (no double, its own arithmetic). */
 static inline bool cr_path_f32(enum cr_path path)
 {
-    return path == CR_F32 || path == CR_F32_ITEM || path == CR_F32_STREAM;
+    return path == CR_F32 || path == CR_F32_ITEM || path == CR_F32_STREAM || path == CR_F32_GEMM ||
+           path == CR_F32_TILES;
+}
+
+/* Whether path runs cr.cl's tiles of CR_CL_GEMM_LX × CR_CL_GEMM_LY work-items (gemm, tiles, and
+ * the float32 method's f32-gemm and f32-tiles): its rm and tk, and no wg. */
+static inline bool cr_path_tiled(enum cr_path path)
+{
+    return path == CR_GEMM || path == CR_TILES || path == CR_F32_GEMM || path == CR_F32_TILES;
+}
+
+/* Whether path runs every layer's tiles in one launch (tiles, f32-tiles). */
+static inline bool cr_path_tiles(enum cr_path path)
+{
+    return path == CR_TILES || path == CR_F32_TILES;
 }
 
 /* Whether path runs cr_f32.cl's group function (cr_f32_block: the float-float rows in local
@@ -62,6 +78,9 @@ struct cr_cl {
     cl_mem xpart;      /* splitk with f64: the ranges' sums of squares */
     cl_mem desc;       /* stream, cpu1: 8 ulongs per layer (cr.cl's cr_stream) */
     cl_mem xd;         /* cpu1 with f64: the rows' inputs as doubles, [max_batch][max_width] */
+    cl_mem fix;        /* f32-gemm: a count per layer, then the (row, output) pairs of the
+                        * outputs whose certificate failed, for cr_f32_fix (cr_f32.cl) */
+    cl_uint *zeros;    /* f32-gemm: a 0 per layer, the counts' value before each forward */
     size_t groups;     /* stream: work-groups per launch at most (compute units × sg) */
     size_t launched;   /* stream: work-groups of the last launch */
     int pf;            /* team: weights per work-item loaded ahead (cr_team.cl's CR_PF) */

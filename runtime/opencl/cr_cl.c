@@ -78,6 +78,12 @@ static const struct cl_rule cr_rules[] = {
      .b_max = 4,
      .one_buffer = true,
      .path = CR_F32_STREAM},
+    /* on GPUs past B=256 with layers up to 1024 wide, gemm's tiles (H200, method=f32 forced,
+     * 2026-11-30, ms per forward, f32-gemm against f32: d=128 L=128 B=2048 5.4 against 22.8,
+     * B=512 3.8 against 6.5, d=64 L=128 B=512 3.5 against 3.6, d=256 L=64 B=512 2.7 against
+     * 6.6, d=512 L=16 B=2048 5.8 against 14.4, d=1024 L=16 B=1024 11.9 against 19.2; but
+     * d=128 L=128 B=256 4.3 against 3.8: docs/PERFORMANCE.md) */
+    {.no_f64 = true, .kind = CL_RULE_OTHER, .w_max = 1024, .b_over = 256, .path = CR_F32_GEMM},
     {.no_f64 = true, .kind = CL_RULE_ANY, .path = CR_F32},
     /* else a work-group per row and block of outputs: every device, with or without fp64
      * (without, its exact sums are shared by the group's work-items, as cpu's and gemm's are
@@ -216,12 +222,17 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, i
      * B=128 0.85 against 1.11, B=256 1.09 against 1.21, d=64 L=128 B=256 0.60 against 0.78;
      * against gemm's launch per layer: B=512 1.28 against 1.65, B=2048 2.45 against 2.83;
      * docs/PERFORMANCE.md) */
-    const bool narrow_tiles = path == CR_TILES && width <= CR_TILES_WIDTH, few = max_batch <= 256;
+    const bool narrow_tiles = cr_path_tiles(path) && width <= CR_TILES_WIDTH,
+               few = max_batch <= 256;
     if (t->sg < 0)
         t->sg = narrow_tiles ? (few ? 4 : 8) : shapes[i].sg;
     /* gemm's and tiles' rows and outputs per work-item: 2 below 1024 wide (more tiles for the
      * compute units), else 4 (H200, docs/PERFORMANCE.md: d=128 B=2048 3.35 ms with 2 against
      * 4.61 with 4; d=4096 B=4096 200 ms with 4 against 207 with 8) */
+    if (t->rm < 0 && path == CR_F32_GEMM) /* (H200, 2026-11-30: d=128 L=128 B=2048 5.39 ms with 1
+                                           * against 5.42 with 2; d=256 L=64 B=512 2.72 and 2.96;
+                                           * d=512 L=16 B=2048 6.11 and 5.83) */
+        t->rm = width <= 256 ? 1 : 2;
     if (t->rm < 0)
         t->rm = narrow_tiles && few ? 1 : width < 1024 ? 2 : 4;
 }
@@ -336,6 +347,13 @@ static int cr_check_memory(const cp_engine *e, struct cr_cl *c, const cp_device 
         }
         what = "packed weights";
         hint = "set path=gemv in CLPARITY_CR_TUNE";
+    } else if (c->path == CR_F32_GEMM) {
+        extra = largest_extra =
+            ((unsigned long long)m->n_layers +
+             2 * (unsigned long long)e->max_batch * (unsigned long long)m->max_width) *
+            sizeof(cl_uint);
+        what = "list of outputs to sum exactly";
+        hint = "set path=gemv in CLPARITY_CR_TUNE";
     } else if (c->path == CR_CPU1 && c->f64) {
         extra = largest_extra =
             (unsigned long long)e->max_batch * (unsigned long long)m->max_width * sizeof(cl_double);
@@ -378,19 +396,20 @@ static bool cr_hook_names(const char *name)
 /* cr.cl's build options for c's settings. */
 static void cr_options(const struct cr_cl *c, const cp_device *dev, char *opts, size_t len)
 {
-    bool grid = c->path == CR_STREAM || c->path == CR_TILES ||
+    bool grid = c->path == CR_STREAM || cr_path_tiles(c->path) ||
                 c->path == CR_F32_STREAM; /* grid_sync.cl's barrier */
     char team[48] = "";
     if (c->path == CR_TEAM)
         snprintf(team, sizeof team, " -DCR_TEAM -DCR_TPO=%d -DCR_PF=%d", c->tune.split, c->pf);
-    else if (c->path == CR_GEMM || c->path == CR_TILES) /* the tiles' size, the host's too */
+    else if (cr_path_tiled(c->path)) /* the tiles' size, the host's too */
         snprintf(team, sizeof team, " -DCR_RM=%d", c->tune.rm);
     snprintf(opts, len,
-             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s%s",
+             "-cl-std=CL1.2 -DCR_WG=%d -DCR_OB=%d -DCR_TK=%d -DCR_VW=%d -DCR_RB=%d%s%s%s%s%s%s%s%s",
              c->tune.wg, c->tune.ob, c->tune.tk, c->tune.vw, c->tune.rb, c->f64 ? " -DCR_F64" : "",
              c->ftz ? " -DCR_NO_DENORM" : "", c->planted ? " -DCP_PLANT_BIT" : "",
              grid ? " -DCR_STREAM" : "", grid ? own_spin_bound_options(dev) : "", team,
-             cr_hook_names("second") ? " -DCR_CERT2_ONLY" : "");
+             cr_hook_names("second") ? " -DCR_CERT2_ONLY" : "",
+             cr_hook_names("fallback") ? " -DCR_F32_FALLBACK" : "");
 }
 
 /* Builds cr.cl with the options of c's settings (into opts) and makes the variant's kernels.
@@ -426,7 +445,7 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
                                       sizeof most, &most, NULL);
         if (rc != CL_SUCCESS)
             return cp_err_cl(rc, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-        bool tiled = (c->path == CR_GEMM || c->path == CR_TILES) && i == 0;
+        bool tiled = cr_path_tiled(c->path) && i == 0;
         size_t want = tiled ? (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY
                       : c->path == CR_CPU || c->path == CR_CPU1 || c->path == CR_F32_ITEM
                           ? 1
@@ -522,13 +541,13 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
         st = cr_team_wg(c, m->max_width, env->max_wg, env->local_mem);
     else
         st = cr_choose_wg(c, wg_set, env->max_wg, env->local_mem);
-    if (st == CP_OK && (c->path == CR_GEMM || c->path == CR_TILES) && c->f64) {
-        /* cr.cl's xs, ws (tk × (CR_TM + 1) doubles each), xq, and the group's Sum2 scratch and
-         * slots (3 doubles and an int per work-item) */
-        size_t tile = (size_t)CR_CL_GEMM_LX * (size_t)c->tune.rm,
-               wi = CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-        size_t need = (2 * (size_t)c->tune.tk * (tile + 1) + tile + 3 * wi) * sizeof(cl_double) +
-                      wi * sizeof(cl_int) + 64;
+    if (st == CP_OK && cr_path_tiled(c->path)) {
+        /* cr.cl's xs, ws (tk × (CR_TM + 1) doubles each, or uints in the float32 method's),
+         * xq, and the group's Sum2 scratch and slots (3 doubles or longs and an int per
+         * work-item) */
+        size_t tile, xq, wi = CR_CL_GEMM_LX * CR_CL_GEMM_LY;
+        cr_tile_locals(c, &tile, &xq);
+        size_t need = 2 * tile + xq + 3 * wi * sizeof(cl_double) + wi * sizeof(cl_int) + 64;
         if (need > env->local_mem)
             return cp_err_set(CP_FAIL_USAGE,
                               "cl:cr: path %s with tk=%d rm=%d needs %zu bytes of local memory; "
@@ -552,7 +571,7 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
             return st;
         if (!short_of)
             break;
-        bool gemm = c->path == CR_GEMM || c->path == CR_TILES;
+        bool gemm = cr_path_tiled(c->path);
         if (wg_set || gemm || short_of < 16)
             return cp_err_set(CP_FAIL_USAGE,
                               "cl:cr: %s runs work-groups of at most %zu on this device, fewer "
@@ -627,8 +646,8 @@ static size_t cr_candidates(const cp_device *dev, struct cr_choice first, struct
                   : 0;
     for (size_t i = 0; i < n_after; ++i)
         out[n++] = (struct cr_choice){(enum cr_path)after[i], true};
-    if (first.path == CR_F32_STREAM) /* then the float32 method a launch per layer */
-        out[n++] = (struct cr_choice){CR_F32, false};
+    if (cr_path_f32(first.path) && first.path != CR_F32 && first.path != CR_F32_ITEM)
+        out[n++] = (struct cr_choice){CR_F32, false}; /* then its layout a launch per layer */
     if (first.f64 || first.path != CR_GEMV)
         out[n++] = (struct cr_choice){CR_GEMV, false};
     return n;
@@ -717,14 +736,25 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
         return cr_configure(e, s, dev, &env, cr_forced->ch, cr_forced, true);
     struct cr_choice first = {CR_GEMV, env.has_f64 && !env.tune.exact && !env.tune.method};
     if (env.tune.method) { /* method=f32: the float32-only method, its own variants */
+        /* its layouts: the double method's path names its twin */
+        static const struct {
+            enum cr_path path, f32;
+        } twins[] = {{CR_GEMV, CR_F32},
+                     {CR_STREAM, CR_F32_STREAM},
+                     {CR_GEMM, CR_F32_GEMM},
+                     {CR_TILES, CR_F32_TILES}};
         enum cr_path forced = (enum cr_path)(env.tune.path - 1);
-        if ((env.tune.path && forced != CR_GEMV && forced != CR_STREAM) || env.tune.exact)
-            return cp_err_set(CP_FAIL_USAGE, "CLPARITY_CR_TUNE: method=f32 has its own variants "
-                                             "(f32, f32-stream or f32-item): it takes path=gemv "
-                                             "(f32) or path=stream (f32-stream), never another "
-                                             "path or exact=1");
+        size_t i = 0;
+        while (env.tune.path && i < sizeof twins / sizeof *twins && twins[i].path != forced)
+            ++i;
+        if (i == sizeof twins / sizeof *twins || env.tune.exact)
+            return cp_err_set(CP_FAIL_USAGE,
+                              "CLPARITY_CR_TUNE: method=f32 has its own variants (f32, f32-stream, "
+                              "f32-gemm, f32-tiles or f32-item): it takes path=gemv (f32), "
+                              "path=stream (f32-stream), path=gemm (f32-gemm) or path=tiles "
+                              "(f32-tiles), never another path or exact=1");
         if (env.tune.path)
-            first.path = forced == CR_STREAM ? CR_F32_STREAM : CR_F32;
+            first.path = twins[i].f32;
     } else if (env.tune.path) {
         first.path = (enum cr_path)(env.tune.path - 1);
     }

@@ -126,13 +126,18 @@ static int cr_splitk_layer(cp_engine *e, struct cl_state *s, int l, int batch, c
     return st == CP_OK ? cr_enqueue(s, c->k[1], names[1], 2, g1, l1, &ev[1]) : st;
 }
 
-/* cr.cl's xs and ws (CR_TK × CR_TP doubles) and xq (CR_TM doubles) of cr_gemm and cr_tiles; one
- * long each without f64, where they are unused. */
-static void cr_tile_locals(const struct cr_cl *c, size_t *tile, size_t *xq)
+/* cr.cl's xs and ws (CR_TK × CR_TP doubles; the float32 method's: uints) and xq (CR_TM doubles)
+ * of cr_gemm and cr_tiles; one long each where they are unused (the exact accumulator's, and xq
+ * in the float32 method's). */
+void cr_tile_locals(const struct cr_cl *c, size_t *tile, size_t *xq)
 {
-    *tile = c->f64 ? (size_t)c->tune.tk * (CR_CL_GEMM_TILE(c) + 1) * sizeof(cl_double)
-                   : sizeof(cl_long);
-    *xq = c->f64 ? (size_t)CR_CL_GEMM_TILE(c) * sizeof(cl_double) : sizeof(cl_long);
+    size_t tk_tp = (size_t)c->tune.tk * (CR_CL_GEMM_TILE(c) + 1);
+    *tile = c->f64                 ? tk_tp * sizeof(cl_double)
+            : cr_path_f32(c->path) ? tk_tp * sizeof(cl_uint)
+                                   : sizeof(cl_long);
+    *xq = c->f64                 ? (size_t)CR_CL_GEMM_TILE(c) * sizeof(cl_double)
+          : cr_path_f32(c->path) ? (size_t)CR_CL_GEMM_TILE(c) * sizeof(cl_uint)
+                                 : sizeof(cl_long);
 }
 
 static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_mem in, cl_mem outb)
@@ -142,19 +147,44 @@ static int cr_gemm_layer(cp_engine *e, struct cl_state *s, int l, int batch, cl_
     cl_int rows = batch;
     size_t tile, xq;
     cr_tile_locals(c, &tile, &xq);
-    const size_t sizes[] = {sizeof rows, tile, tile, xq};
-    const void *const vals[] = {&rows, NULL, NULL, NULL};
-    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], "cr_gemm");
+    cl_int layer = l, layers = e->model->n_layers;
+    size_t loc[3];
+    cr_group_locals(c, loc);
+    const size_t sizes[] = {sizeof rows,   tile,         tile,         xq,
+                            sizeof c->fix, sizeof layer, sizeof layers};
+    const void *const vals[] = {&rows, NULL, NULL, NULL, &c->fix, &layer, &layers};
+    const size_t sizes2[] = {sizeof rows,   sizeof c->fix, sizeof layer,
+                             sizeof layers, loc[0],        loc[1]};
+    const void *const vals2[] = {&rows, &c->fix, &layer, &layers, NULL, NULL};
+    /* cr_gemm, or cr_f32_gemm with the lists of its failed outputs, then cr_f32_fix */
+    const char *kname = cr_paths[c->path].kernel, *kname2 = cr_paths[c->path].kernel2;
+    int st = cr_set_layer_args(e, s, l, in, outb, c->k[0], kname);
     if (st == CP_OK)
-        st = own_set_args_at(c->k[0], "cr_gemm", 11, 4, sizes, vals);
+        st = own_set_args_at(c->k[0], kname, 11, kname2 ? 7 : 4, sizes, vals);
+    if (st == CP_OK && kname2)
+        st = cr_set_layer_args(e, s, l, in, outb, c->k[1], kname2);
+    if (st == CP_OK && kname2)
+        st = own_set_args_at(c->k[1], kname2, 11, 6, sizes2, vals2);
+    if (st == CP_OK && kname2 && l == 0) { /* every layer's count 0 before the forward (written
+                                            * from c->zeros: Oclgrind takes a fill's bytes as
+                                            * uninitialized) */
+        cl_int rc = clEnqueueWriteBuffer(s->q, c->fix, CL_FALSE, 0,
+                                         (size_t)layers * sizeof(cl_uint), c->zeros, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            st = cp_err_cl(rc, "clEnqueueWriteBuffer(f32-gemm's counts)");
+    }
     if (st != CP_OK)
         return st;
     size_t global[2] = {
         own_round_up((size_t)L->out, CR_CL_GEMM_TILE(c)) / CR_CL_GEMM_TILE(c) * CR_CL_GEMM_LX,
         own_round_up((size_t)batch, CR_CL_GEMM_TILE(c)) / CR_CL_GEMM_TILE(c) * CR_CL_GEMM_LY};
     size_t local[2] = {CR_CL_GEMM_LX, CR_CL_GEMM_LY};
-    return cr_enqueue(s, c->k[0], "cr_gemm", 2, global, local,
-                      &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER]);
+    cl_event *ev = &s->events[(size_t)l * CR_CL_EVENTS_PER_LAYER];
+    st = cr_enqueue(s, c->k[0], kname, 2, global, local, &ev[0]);
+    if (st != CP_OK || !kname2)
+        return st;
+    size_t wg = (size_t)c->tune.wg, all = c->groups * wg;
+    return cr_enqueue(s, c->k[1], kname2, 1, &all, &wg, &ev[1]);
 }
 
 /* cr_stream: the whole model in one launch of c->groups work-groups (at most the most units
@@ -219,13 +249,14 @@ static int cr_tiles_enqueue(cp_engine *e, struct cl_state *s, int batch, cl_mem 
                             xq};
     const void *const vals[] = {&s->act[0], &s->act[1], &s->chunks[0], &c->desc, &c->wnorm, &s->ctl,
                                 &n_layers,  &nb,        &max_units,    NULL,     NULL,      NULL};
-    int st = own_set_args(c->k[0], "cr_tiles", 12, sizes, vals);
+    const char *kname = cr_paths[c->path].kernel; /* cr_tiles or cr_f32_tiles */
+    int st = own_set_args(c->k[0], kname, 12, sizes, vals);
     if (st == CP_OK)
         st = own_ctl_clear(s->q, s->ctl);
     if (st == CP_OK) {
         c->launched = c->groups < (size_t)max_units ? c->groups : (size_t)max_units;
         size_t local = (size_t)CR_CL_GEMM_LX * CR_CL_GEMM_LY, global = c->launched * local;
-        st = cr_enqueue(s, c->k[0], "cr_tiles", 1, &global, &local, &s->events[0]);
+        st = cr_enqueue(s, c->k[0], kname, 1, &global, &local, &s->events[0]);
     }
     if (st != CP_OK)
         clFinish(s->q);
@@ -352,7 +383,9 @@ static long cr_gemm_need(const void *priv, long in)
 {
     const struct cr_cl *c = priv;
     long tk = c->tune.tk, tiles = (in + tk - 1) / tk, per = (long)CR_CL_GEMM_LX * CR_CL_GEMM_LY;
-    long sums = c->f64 ? tiles * (2L * CR_CL_GEMM_TILE(c) * tk / per + 3 + tk * 80) : 0;
+    long sums = c->f64 || cr_path_f32(c->path)
+                    ? tiles * (2L * CR_CL_GEMM_TILE(c) * tk / per + 3 + tk * 80)
+                    : 0;
     /* every output of its rm × rm through cr_dot where the certificate
      * fails */
     return sums + (long)c->tune.rm * c->tune.rm * (in + 2 * CR_LOOPS_ROUND);
@@ -591,6 +624,29 @@ const struct cl_path_ops cr_paths[CR_N_PATHS] = {
                        .loop_need = cr_gemv_need, /* f32's work for every layer, as stream's */
                        .events_per_layer = CR_CL_EVENTS_PER_LAYER,
                        .sets_routine = true},
+    [CR_F32_GEMM] = {.name = "f32-gemm",
+                     .file = "cr_f32.cl",
+                     .kernel = "cr_f32_gemm",
+                     .kernel2 = "cr_f32_fix",
+                     .reads_chunks = true,
+                     .upload = cr_cl_upload,
+                     .enqueue_layer = cr_gemm_layer,
+                     .release = cr_cl_release,
+                     .loop_need = cr_gemm_need,
+                     .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                     .sets_routine = true},
+    [CR_F32_TILES] = {.name = "f32-tiles",
+                      .file = "cr_f32.cl",
+                      .kernel = "cr_f32_tiles",
+                      .kernel2 = NULL,
+                      .reads_chunks = true,
+                      .upload = cr_cl_upload,
+                      .enqueue_model = cr_tiles_enqueue,
+                      .after_read = cr_stream_after_read,
+                      .release = cr_cl_release,
+                      .loop_need = cr_gemm_need,
+                      .events_per_layer = CR_CL_EVENTS_PER_LAYER,
+                      .sets_routine = true},
 };
 void cr_release_program(struct cr_cl *c)
 {
@@ -706,6 +762,17 @@ static int cr_cl_upload(cp_engine *e, struct cl_state *s)
      * barrier's counters unused or share them) */
     if (st == CP_OK && cr_paths[c->path].enqueue_model)
         st = cr_stream_upload(e, s);
+    if (st == CP_OK && c->path == CR_F32_GEMM) {
+        /* a count a layer (cleared before each forward, cr_gemm_layer), room for every output */
+        c->zeros = calloc((size_t)m->n_layers, sizeof(cl_uint));
+        if (!c->zeros)
+            return cp_err_set(CP_FAIL_RUNTIME, "cl:cr: out of memory for f32-gemm's counts");
+        st = cr_create_buffer(
+            s, &c->fix,
+            ((size_t)m->n_layers + 2 * (size_t)e->max_batch * (size_t)m->max_width) *
+                sizeof(cl_uint),
+            "f32-gemm's lists of failed outputs");
+    }
     if (st == CP_OK && c->path == CR_CPU) /* the panels of cr_cpu, the bias after them */
         st = own_setup_per_layer(e, s, c->tune.vw, true);
     if (st == CP_OK && c->path == CR_SPLITK) {
@@ -773,11 +840,12 @@ static void cr_cl_release(struct cl_state *s)
     struct cr_cl *c = cr_state(s);
     if (!c)
         return;
-    cl_mem *bufs[] = {&c->wnorm, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd};
+    cl_mem *bufs[] = {&c->wnorm, &c->part, &c->pflags, &c->xpart, &c->desc, &c->xd, &c->fix};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
     cr_release_program(c);
+    free(c->zeros);
     free(c);
     s->priv = NULL;
 }

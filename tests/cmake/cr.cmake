@@ -123,13 +123,13 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl")
 # The matrix and its planted twin take 4 minutes each on the 2-core machine: the asan job leaves
 # them out with the tune-setting matrices (label kernels). Under ASan each variant's host code
-# (gemv, splitk, gemm, cpu, stream, cpu1, team, f32-stream, f32, and the exact and
+# (gemv, splitk, gemm, cpu, stream, cpu1, team, f32-stream, f32, f32-gemm, f32-tiles, and the exact and
 # float-denormal-free forms) runs in
 # cr/cl_variants_pocl instead: compare --expect cr at d=67 L=2 B=17, one setting of each.
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1 method=f32,path=stream method=f32,path=gemv; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1 method=f32,path=stream method=f32,path=gemv method=f32,path=gemm,rm=1 method=f32,path=tiles,rm=2,sg=2; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
@@ -178,6 +178,25 @@ add_test(NAME cr/second_pocl_planted
                  --expect-mismatch)
 set_tests_properties(cr/second_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=gemm,rm=1;CLPARITY_TEST_HOOK=corrupt-cl-cr:second+plant"
+                     LABELS "cr;opencl;kernels")
+# The float32 method's exact sums where its certificate fails (issue 34): test hook
+# corrupt-cl-cr:fallback fails every certificate (CR_F32_FALLBACK), so that every output of
+# f32-gemm goes through its list and cr_f32_fix's launch, of f32-tiles, f32-item, f32 and
+# f32-stream through their own exact sums, against tests/check_cr.py's exact reference (--quick);
+# the planted twin (token plant) must see the flipped bit.
+foreach(t path=gemm,rm=1 path=gemm,rm=2,ftz=1 path=tiles,sg=2 path=gemv path=stream path=auto)
+  string(REGEX REPLACE "[,=]" "_" n "${t}")
+  add_test(NAME cr/f32_fallback_pocl_${n}
+           COMMAND ${CHECK_CR} ${OUT}/cr_f32_fallback_pocl_${n} --engines cl:cr -d 0 --quick)
+  set_tests_properties(cr/f32_fallback_pocl_${n} PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,${t};CLPARITY_TEST_HOOK=corrupt-cl-cr:fallback"
+                       LABELS "cr;opencl;kernels")
+endforeach()
+add_test(NAME cr/f32_fallback_pocl_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_f32_fallback_pocl_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
+set_tests_properties(cr/f32_fallback_pocl_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=gemm;CLPARITY_TEST_HOOK=corrupt-cl-cr:fallback+plant"
                      LABELS "cr;opencl;kernels")
 # The bound's depth (issue 34: cr_bound.c's cr_sum_depth, docs/ENGINES.md): check_cr.py's depth
 # cases, whose double chains lose 1008 u against the midpoint's 512 u, with each layout whose
@@ -404,9 +423,25 @@ set_tests_properties(cr/check_cl_f32_stream_pocl PROPERTIES
 set_tests_properties(cr/check_cl_f32_stream_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=stream;CLPARITY_TEST_HOOK=corrupt-cl-cr"
                      LABELS "cr;opencl;kernels")
-# method=f32 takes path=gemv or path=stream (its layouts), no other path and never exact=1: a
-# usage error.
-cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=gemm" 2
+# ... and in gemm's tiles, forced: f32-gemm (path=gemm: a launch per layer, the rule on GPUs
+# past B=256 at layers up to 1024 wide) and f32-tiles (path=tiles: every layer in one launch),
+# each with its planted twin.
+foreach(v gemm tiles)
+  add_test(NAME cr/check_cl_f32_${v}_pocl
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_${v}_pocl --engines cl:cr -d 0)
+  add_test(NAME cr/check_cl_f32_${v}_pocl_planted
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_${v}_planted --engines cl:cr -d 0
+                   --expect-mismatch)
+  set_tests_properties(cr/check_cl_f32_${v}_pocl PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=${v}"
+                       LABELS "cr;opencl;kernels")
+  set_tests_properties(cr/check_cl_f32_${v}_pocl_planted PROPERTIES
+                       ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=${v};CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                       LABELS "cr;opencl;kernels")
+endforeach()
+# method=f32 takes path=gemv, stream, gemm or tiles (its layouts), no other path and never
+# exact=1: a usage error.
+cli_status(cr_cl_f32_with_path "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,path=cpu1" 2
            "CLPARITY_CR_TUNE: method=f32 has its own variants"
            run -d 0 --engines cl:cr --d-model 8 --layers 1)
 cli_status(cr_cl_f32_with_exact "${ENV_POCL};CLPARITY_CR_TUNE=method=f32,exact=1" 2

@@ -164,6 +164,8 @@ CR_SETTINGS = {
     # small batches; llvmpipe refuses it for its loop budget: n/a)
     "f32": "method=f32",
     "f32-stream": "method=f32,path=stream",
+    # and in gemm's tiles (f32-gemm: the rule on GPUs past B=256 at layers up to 1024 wide)
+    "f32-gemm": "method=f32,path=gemm,rm=1",
 }  # the exact accumulator alone: check_cr.py's ties and special values take it on Intel's, and
 #   rusticl (no fp64) runs it for every output; ctest's PoCL matrix forces it in each variant
 # d = 1 and B = 64: PoCL's ctest matrix (cr/cl_matrix_pocl) has them
@@ -504,9 +506,11 @@ def run_cr(ctx, row, setting, shape):
     if m and not re.match(rf"[a-z_]+\.cl {m.group(1)}:", v["used"]):  # cr.cl or cr_cpu.cl
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced {m.group(1)}")
     # the float32 method's variants: by the rules f32 (gemv's layout), f32-stream (GPUs, small
-    # batches) or f32-item (CPUs); path=stream forces f32-stream
-    want = {"method=f32": r"cr_f32\.cl f32(-item|-stream)?:",
-            "method=f32,path=stream": r"cr_f32\.cl f32-stream:"}.get(CR_SETTINGS[setting])
+    # batches), f32-gemm (GPUs, large batches) or f32-item (CPUs); path=stream forces
+    # f32-stream, path=gemm f32-gemm
+    want = {"method=f32": r"cr_f32\.cl f32(-item|-stream|-gemm)?:",
+            "method=f32,path=stream": r"cr_f32\.cl f32-stream:",
+            "method=f32,path=gemm,rm=1": r"cr_f32\.cl f32-gemm:"}.get(CR_SETTINGS[setting])
     if want and not re.match(want, v["used"]):
         return dict(v, verdict="FAIL", why=f"ran {v['used']!r}, not the forced float32 method")
     return dict(v, verdict="ok")
