@@ -57,6 +57,7 @@
  *                 per work-item loaded ahead.
  * The program is built as cl:own's: no fast-math or mad option, and FP_CONTRACT OFF (the
  * residual add is one float add; the double sums use explicit fma, which the proof counts). */
+#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 #ifdef CR_F64
 #ifndef cl_khr_fp64
@@ -677,6 +678,7 @@ void cr_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int
  * sums (and the row's sum of squares) reduced in a tree in local memory; the certificate for
  * each output; the outputs it fails (all of them without CR_F64) summed exactly by the whole
  * group. ld and lf: CR_WG × CR_DIGITS longs and CR_WG uints; ls: (CR_OB + 1) × CR_WG doubles. */
+#if CP_KEEP(cr_gemv)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
@@ -687,6 +689,7 @@ cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
              (int)get_group_id(0) * CR_OB, flags, wnorm + wn_off, scale, y + row * (size_t)out,
              row == 0, fail, ld, lf, &res, ls);
 }
+#endif
 
 /* (b) Split k: cr_split_part gives the sums of `split` ranges of k, a work-group for each
  * (row, block of CR_OB outputs, range): with CR_F64 each output's double sum into part
@@ -695,6 +698,7 @@ cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
  * flags into pflags). cr_split_finish, a launch later, adds the ranges (in any order: the proof
  * covers any tree), certifies, and sums exactly, by the whole group, each output whose
  * certificate fails; without CR_F64 it adds the ranges' digits and rounds. */
+#if CP_KEEP(cr_split_part)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_split_part(CR_LAYER_ARGS, int split, __global CR_REAL *restrict part,
               __global uint *restrict pflags, __global CR_REAL *restrict xpart, __local long *ld,
@@ -741,7 +745,9 @@ cr_split_part(CR_LAYER_ARGS, int split, __global CR_REAL *restrict part,
     }
 #endif
 }
+#endif
 
+#if CP_KEEP(cr_split_finish)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
                 __global const uint *restrict pflags, __global const CR_REAL *restrict xpart,
@@ -797,6 +803,7 @@ cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
     }
 #endif
 }
+#endif
 
 /* (c) The register-blocked GEMM for large batches: a work-group of CR_LX × CR_LY work-items per
  * tile of CR_TM rows × CR_TN outputs, each work-item CR_RM rows × CR_RN outputs (strided by CR_LY
@@ -1021,6 +1028,7 @@ void CR_GEMM_TILE(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 #endif
 
 #ifdef CR_GEMM_NAME
+#if CP_KEEP(CR_GEMM_NAME)
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
              __local CR_REAL *xq)
@@ -1031,6 +1039,7 @@ CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
                  scale, batch, (int)get_group_id(1) * CR_TM, (int)get_group_id(0) * CR_TN,
                  (int)get_local_id(0), (int)get_local_id(1), xs, ws, xq, ls2, slot);
 }
+#endif
 #endif
 
 /* (d) CPUs (PoCL): a work-item per block of CR_RB rows × CR_VW outputs, in work-groups of one
@@ -1049,6 +1058,7 @@ CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
 #define CR_CAT(a, b) CR_CAT_(a, b)
 #define CR_DVEC CR_CAT(double, CR_VW)
 
+#if CP_KEEP(cr_cpu)
 __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
 {
     const int pnl = (int)get_global_id(0), r0 = (int)get_global_id(1) * CR_RB;
@@ -1106,6 +1116,7 @@ __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
         }
     }
 }
+#endif
 #ifdef CR_STREAM
 #include "grid_sync.cl"
 
@@ -1146,6 +1157,7 @@ void CR_STREAM_BLOCK(cr_x_rd xr, __global const uint *w, __global const uint *bi
                      __local uint *lf, __local uint *res, __local CR_REAL *ls);
 #endif
 
+#if CP_KEEP(CR_STREAM_NAME)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
           __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -1180,6 +1192,7 @@ CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restri
         }
     }
 }
+#endif
 
 /* (g) The whole model in one launch for larger batches on GPUs: cr_gemm's tiles for every layer
  * (issue 34: a launch per layer costs more than a layer's tiles at d=128), the work-groups of
@@ -1188,6 +1201,7 @@ CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restri
  * me + G, ...) and meeting at grid_sync.cl's barrier between layers, as cr_stream's groups do
  * (arguments as cr_stream's; max_units: the most tiles of any layer). Each output's sum is
  * cr_gemm's, so its bits are host:cr's whatever the number of groups that joined. */
+#if CP_KEEP(CR_TILES_NAME)
 __kernel __attribute__((reqd_work_group_size(CR_LX * CR_LY, 1, 1))) void
 CR_TILES_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
          __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -1217,6 +1231,7 @@ CR_TILES_NAME(__global uint *a0, __global uint *a1, __global const uint *restric
             ok = cp_grid_barrier(ctl, l, G, shared);
     }
 }
+#endif
 #endif
 #ifdef CR_TEAM /* (f) the whole model in one work-group */
 #include "cr_team.cl"
@@ -1388,6 +1403,7 @@ uint cr_tr_dot(__global const uint *a, size_t sa, __global const uint *b, size_t
 
 /* One work-item per (o, b): z = RN(Σ_k x·W + b); y = act(z), then RN(x[o] + y) for a
  * residual. */
+#if CP_KEEP(tr_forward)
 __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uint *acts_out,
                          ulong y_off, __global uint *restrict zs, ulong z_off,
                          __global const uint *restrict p, ulong w_off, int in, int out,
@@ -1404,8 +1420,10 @@ __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uin
     int flags = (act ? 2 : 0) | (residual ? 4 : 0);
     acts_out[y_off + b * (size_t)out + o] = cr_epilogue(v, flags, residual ? x[o] : 0u);
 }
+#endif
 
 /* g = RN(s · RN(y − t)), n elements. */
+#if CP_KEEP(tr_outgrad)
 __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
                          __global const uint *restrict t, __global uint *restrict g, int n,
                          float s)
@@ -1415,8 +1433,10 @@ __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
         return;
     g[i] = cr_mul_bits(as_uint(s), cr_sub_bits(acts[y_off + i], t[i]));
 }
+#endif
 
 /* dz = act ? (z > 0 ? g : +0) : g. */
+#if CP_KEEP(tr_dz)
 __kernel void tr_dz(__global const uint *restrict g, __global const uint *restrict zs,
                     ulong z_off, __global uint *restrict dz, int n, int act)
 {
@@ -1425,9 +1445,11 @@ __kernel void tr_dz(__global const uint *restrict g, __global const uint *restri
         return;
     dz[i] = act && !cr_positive(zs[z_off + i]) ? 0u : g[i];
 }
+#endif
 
 /* One work-item per (k, b): dx = RN(Σ_o dz·W[o][k] + g[b][k] for a residual), with the
  * pre-update W. */
+#if CP_KEEP(tr_dx)
 __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restrict p,
                     ulong w_off, __global const uint *restrict g, __global uint *restrict dx,
                     int in, int out, int residual)
@@ -1439,6 +1461,7 @@ __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restr
     dx[b * (size_t)in + k] = cr_tr_dot(dz + b * (size_t)out, 1, p + w_off + k, (size_t)in, out,
                                        residual != 0, residual ? g[b * (size_t)out + k] : 0u);
 }
+#endif
 
 /* gW[o][k] = RN(Σ_b dz[b][o]·x[b][k]) and gb[o] = RN(Σ_b dz[b][o]). */
 uint cr_gw(__global const uint *restrict dz, __global const uint *restrict x, size_t k, size_t o,
@@ -1457,6 +1480,7 @@ uint cr_gb(__global const uint *restrict dz, size_t o, int out, int batch)
 }
 
 /* One work-item per weight (k, o): W = RN(−lr·gW + W) (plain SGD). */
+#if CP_KEEP(tr_update_w)
 __kernel void tr_update_w(__global const uint *restrict dz, __global const uint *restrict acts,
                           ulong x_off, __global uint *restrict p, ulong w_off, int in, int out,
                           int batch, float neg_lr)
@@ -1468,8 +1492,10 @@ __kernel void tr_update_w(__global const uint *restrict dz, __global const uint 
     size_t i = w_off + o * (size_t)in + k;
     p[i] = cr_fma_bits(as_uint(neg_lr), cr_gw(dz, acts + x_off, k, o, in, out, batch), p[i]);
 }
+#endif
 
 /* bias = RN(−lr·gb + bias) (plain SGD). */
+#if CP_KEEP(tr_update_b)
 __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
@@ -1478,9 +1504,11 @@ __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restr
         return;
     p[b_off + o] = cr_fma_bits(as_uint(neg_lr), cr_gb(dz, o, out, batch), p[b_off + o]);
 }
+#endif
 
 /* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
  * after the backward; train.cl's arguments. */
+#if CP_KEEP(tr_grad_w)
 __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *restrict acts,
                         ulong x_off, __global uint *restrict G, ulong w_off, int in, int out,
                         int batch)
@@ -1491,7 +1519,9 @@ __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *r
         return;
     G[w_off + o * (size_t)in + k] = cr_gw(dz, acts + x_off, k, o, in, out, batch);
 }
+#endif
 
+#if CP_KEEP(tr_grad_b)
 __kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restrict G,
                         ulong b_off, int out, int batch)
 {
@@ -1500,6 +1530,7 @@ __kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restric
         return;
     G[b_off + o] = cr_gb(dz, o, out, batch);
 }
+#endif
 
 /* The optimizers' updates (train_optim.cl, train.cl's own source) on the bits: +, −, · and
  * fma through the accumulator (two or three exact terms rounded once: IEEE's correctly

@@ -39,6 +39,7 @@
  *
  * Built with cr.cl's options (its FP_CONTRACT OFF: every operation above is one IEEE operation;
  * no fast-math, so no reassociation of TwoSum), without CR_F64. */
+#include "keep.cl"
 /* cr.cl's one-launch kernel (built where CR_STREAM is, variant f32-stream) as cr_f32_stream,
  * with cr_f32_block (below) doing each unit's work: cr_stream's units, groups and device-wide
  * barrier for the float32-only method. */
@@ -233,6 +234,7 @@ void cr_f32_block(cr_x_rd xr, __global const uint *w, __global const uint *bias,
  * each output's smallest key of W_o (ulongs, from wn_off); scale is unused. ld and lf as
  * cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints (typed as cr_block's; cr_f32_block reads
  * them as uints). */
+#if CP_KEEP(cr_f32_gemv)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
@@ -243,12 +245,14 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *
                  (int)get_group_id(0) * CR_OB, flags, wnorm + wn_off, scale,
                  y + row * (size_t)out, row == 0, fail, ld, lf, &res, ls);
 }
+#endif
 
 
 /* (g) A work-item per (output, row), no local memory and no barrier (CPUs: llvmpipe runs
  * barrier-free work-items as SIMD lanes, PoCL vectorizes across them): the output's terms in
  * float-float, k ascending, with the running bound; its certificate; else cr.cl's cr_dot by the
  * work-item alone. Arguments and wnorm as cr_f32_gemv's. */
+#if CP_KEEP(cr_f32_item)
 __kernel void cr_f32_item(CR_LAYER_ARGS)
 {
     (void)scale;
@@ -272,6 +276,7 @@ __kernel void cr_f32_item(CR_LAYER_ARGS)
     y[row * (size_t)out + (size_t)o] =
         CP_PLANT(cr_epilogue(v, flags, CR_XO(xr, o, flags)), row == 0 && o == 0);
 }
+#endif
 
 /* (h) One tile of cr.cl's tiles (f32-gemm's cr_f32_gemm, below, and f32-tiles' cr_f32_tiles):
  * rows m0 .. m0 + CR_TM - 1 and outputs n0 .. n0 + CR_TN - 1, by the work-item (tx, ty) of
@@ -400,6 +405,7 @@ void cr_f32_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global c
  * per layer. fix: a count per layer (layers of them, 0 before the forward: the host clears
  * them), then the (row, output) pairs of the layer's outputs whose certificate failed, which
  * cr_f32_fix sums exactly in the launch after it. */
+#if CP_KEEP(cr_f32_gemm)
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 cr_f32_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
             __local CR_REAL *xq, volatile __global uint *fix, int layer, int layers)
@@ -410,11 +416,13 @@ cr_f32_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
                     (int)get_group_id(0) * CR_TN, (int)get_local_id(0), (int)get_local_id(1), xs,
                     ws, xq, true, fix + layer, (__global uint *)fix + layers);
 }
+#endif
 
 /* After each cr_f32_gemm: the layer's listed outputs summed exactly, a work-group each in turn
  * (cr.cl's cr_group_dot: k over the group's work-items, their accumulators in a tree in ld and
  * lf), with their activation and residual. Where no output failed (on typical layers a few in
  * 10^4 do) each group reads the count and leaves. */
+#if CP_KEEP(cr_f32_fix)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_f32_fix(CR_LAYER_ARGS, int batch, __global const uint *fix, int layer, int layers,
            __local long *ld, __local uint *lf)
@@ -438,5 +446,6 @@ cr_f32_fix(CR_LAYER_ARGS, int batch, __global const uint *fix, int layer, int la
         barrier(CLK_LOCAL_MEM_FENCE); /* res and the tree's room, before the next */
     }
 }
+#endif
 
 #endif /* CR_TRAIN */

@@ -246,23 +246,30 @@ float tr_sqrt(float a)
 
 /* cl:own's tiled products (train_tile.cl), three sizes of work-item block; left out
  * (TR_NO_TILES) where the way never launches them (simple, cpu: PoCL by default), whose
- * compile they would lengthen. */
+ * compile they would lengthen, and only the size TR_TILE_RM where the way launches no other
+ * (tiled1, tiled4, tiled8, and stream's 1: a driver may compile every kernel, keep.cl). */
 #ifndef TR_NO_TILES
+#if !defined(TR_TILE_RM) || TR_TILE_RM == 1
 #define TR_RM 1
 #define TR_SFX 1
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX
+#endif
+#if !defined(TR_TILE_RM) || TR_TILE_RM == 4
 #define TR_RM 4
 #define TR_SFX 4
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX
+#endif
+#if !defined(TR_TILE_RM) || TR_TILE_RM == 8
 #define TR_RM 8
 #define TR_SFX 8
 #include "train_tile.cl"
 #undef TR_RM
 #undef TR_SFX
+#endif
 /* the step in one launch (train_stream.cl), built only for its way */
 #ifdef TR_STREAM
 #define TR_RM 1

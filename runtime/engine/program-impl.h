@@ -42,6 +42,13 @@ struct cp_build_cache {
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc);
 
+/* Appends to options (a string of len bytes) the build options that keep only the kernels
+ * named in names[0..n) (NULL entries skipped) in a program of clkernels/ (keep.cl's CP_KEEP):
+ * " -DCP_KERNELS -DCP_K_<name>...". A driver may compile every kernel of a program (PoCL does
+ * when its binary is asked for, as the program cache does). CP_FAIL_RUNTIME, naming the kernel,
+ * where they do not fit. */
+int cp_program_keep(char *options, size_t len, const char *const *names, size_t n);
+
 /* While held (on this thread), the programs that cp_program_build_ex builds from source are
  * kept aside instead of entering the program cache; cp_program_cache_release then stores them
  * (keep: the probe they were built for passed) or drops them. Probes hold the cache, so that

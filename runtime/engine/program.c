@@ -393,6 +393,21 @@ int cp_program_source(const char *name, char **text, size_t *len)
     return st;
 }
 
+int cp_program_keep(char *options, size_t len, const char *const *names, size_t n)
+{
+    size_t at = strlen(options);
+    int w = snprintf(options + at, len - at, " -DCP_KERNELS");
+    for (size_t i = 0; i < n && w >= 0 && (size_t)w < len - at; ++i) {
+        at += (size_t)w;
+        w = names[i] ? snprintf(options + at, len - at, " -DCP_K_%s", names[i]) : 0;
+    }
+    if (w < 0 || (size_t)w >= len - at)
+        return cp_err_set(CP_FAIL_RUNTIME,
+                          "internal: the build options that keep %s's kernels exceed %zu bytes",
+                          n && names[0] ? names[0] : "a program", len);
+    return CP_OK;
+}
+
 int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, const char *options,
                         cl_program *out, struct cp_build_cache *bc)
 {

@@ -423,15 +423,17 @@ static int cr_build(cp_engine *e, struct cl_state *s, const cp_device *dev, char
     const struct cl_path_ops *ops = &cr_paths[c->path];
     *short_of = 0;
     cr_options(c, dev, opts, len);
+    const char *names[2] = {ops->kernel, ops->kernel2};
+    int st = cp_program_keep(opts, len, names, 2);
+    if (st != CP_OK)
+        return st;
     char label[CP_PATH_NAME + 4];
     snprintf(label, sizeof label, "cr:%s", ops->name);
     e->build_cache.path = label;
-    int st =
-        cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
+    st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &c->prog, &e->build_cache);
     e->build_cache.path = NULL;
     if (st != CP_OK)
         return st;
-    const char *names[2] = {ops->kernel, ops->kernel2};
     for (int i = 0; i < 2; ++i) {
         if (!names[i])
             continue;

@@ -236,6 +236,9 @@ int own_path_setup(cp_engine *e, struct cl_state *s, const cp_device *dev, int f
     else if (own_planted(s) ||
              (!s->probing && cp_test_hook("kernel-bit") && ops->plant_after_probe))
         snprintf(opts + n, sizeof opts - n, " %s", ops->plant);
+    const char *names[2] = {own_st(s)->k_name, ops->kernel2};
+    if ((st = cp_program_keep(opts, sizeof opts, names, 2)) != CP_OK)
+        return st;
     e->build_cache.path = ops->name;
     st = cp_program_build_ex(s->ctx, dev->device_id, ops->file, opts, &own_st(s)->prog_path,
                              &e->build_cache);

@@ -154,14 +154,20 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     /* the one-launch step only for its way, its barrier's waits longer on CPU devices
      * (grid_sync.cl); test hook train-stream-giveup: a wait given up (train_stream.cl) */
     bool stream = tr->c->mode == TILE_STREAM;
+    /* one block size's tiled kernels where the way launches no other (keep.cl says why) */
+    const int mode = tr->c->mode;
+    const char *one_rm = stream || mode == TILE_1 ? " -DTR_TILE_RM=1"
+                         : mode == TILE_4         ? " -DTR_TILE_RM=4"
+                         : mode == TILE_8         ? " -DTR_TILE_RM=8"
+                                                  : "";
     const char *spin = !stream                               ? ""
                        : cp_test_hook("train-stream-giveup") ? " -DTR_STREAM_GIVEUP"
                                                              : own_spin_bound_options(dev);
     int n =
-        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s%s%s",
+        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s%s%s%s",
                  tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
                  fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES",
-                 stream ? " -DTR_STREAM" : "", spin);
+                 tiles ? one_rm : "", stream ? " -DTR_STREAM" : "", spin);
     if (n < 0 || (size_t)n >= sizeof tr->build_options)
         return cp_err_set(CP_FAIL_RUNTIME,
                           "cl:own training: build options of %d bytes are too long", n);

@@ -48,10 +48,12 @@ set_tests_properties(cr/compare_bitwise_wording PROPERTIES ENVIRONMENT "${ENV_NO
 # cl:cr (issue 23, part 2): the same checks on PoCL (its default variant there, cpu1) and on
 # Oclgrind (gemv) with its API, bounds, race and uninitialised-value checks on (any report in
 # its log fails the test), and the planted twin on PoCL (test hook corrupt-cl-cr: the lowest bit
-# of one output of the last layer, flipped in the kernel).
+# of one output of the last layer, flipped in the kernel; --quick, as every planted twin of
+# check_cr.py here: the plant sits in the variant's store, whatever the case).
 add_test(NAME cr/check_cl_pocl COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl --engines cl:cr -d 0)
 add_test(NAME cr/check_cl_pocl_planted
-         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_planted --engines cl:cr -d 0 --expect-mismatch)
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
 set_tests_properties(cr/check_cl_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
 # (label kernels: the asan job leaves the planted twin out, the same host code as the plain one)
@@ -112,16 +114,17 @@ cli_status(cr_cl_bad_name "${ENV_POCL};CLPARITY_CR_TUNE=split=4,xx=1" 2
 cli_status(cr_cl_split_too_large "${ENV_OCLGRIND};CLPARITY_CR_TUNE=path=splitk,split=16" 2
            "model too large for Oclgrind Simulator: cl:cr.s split-k partial sums \\(path splitk"
            run -d 0 --engines cl:cr --d-model 1024 --layers 1 --batch 1024 --allow-slow)
-# cl:cr bit for bit against host:cr on PoCL: the built-in model at d = 1, 3, 67, 257, 1023, 1025,
-# general models with biases, and the boundary layer, at B = 1, 5, 17, 64, under 25 settings of
-# its eight variants (tests/test_cr_cl.c); the planted twin (13 of them) must see every one differ.
+# cl:cr bit for bit against host:cr on PoCL: the built-in model at d = 1, 3, 67, 257, general
+# models with biases, and the boundary layer, at B = 1, 5, 17, 64, and d = 1023, 1025 (and a
+# 1025-wide general model) at B = 1, 5, under 29 settings of its variants (tests/test_cr_cl.c);
+# the planted twin (13 of them, the widths up to 257) must see every one differ.
 cp_unit(cr_cl)
 add_test(NAME cr/cl_matrix_pocl COMMAND test_cr_cl)
 add_test(NAME cr/cl_matrix_pocl_planted COMMAND test_cr_cl planted)
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE}" SKIP_RETURN_CODE 77
                      LABELS "cr;opencl")
-# The matrix and its planted twin take 4 minutes each on the 2-core machine: the asan job leaves
+# The matrix and its planted twin take minutes on the 2-core machine: the asan job leaves
 # them out with the tune-setting matrices (label kernels). Under ASan each variant's host code
 # (gemv, splitk, gemm, cpu, stream, cpu1, team, f32-stream, f32, f32-gemm, f32-tiles, and the exact and
 # float-denormal-free forms) runs in
@@ -138,13 +141,24 @@ set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${E
 # gemm (8 x 8 doubles per work-item, the rows' squares inside), team (the whole model in one
 # work-group, 4 work-items per output; check_cr.py runs 1 to 5 rows a case) and tiles (gemm's
 # tiles of every layer in one launch, grid_sync.cl's barrier between layers). The planted twin
-# on PoCL (test hook corrupt-cl-cr) must see the flipped bit. Oclgrind with its race, bounds and
-# uninitialised-value checks (any report fails the test).
+# on PoCL (test hook corrupt-cl-cr) must see the flipped bit (--quick: 103 cases; the plant sits
+# in each variant's store). Oclgrind with its race, bounds and uninitialised-value checks (any
+# report fails the test): team at every case, gemm and tiles --quick (their whole runs took 125
+# and 130 s on the 2-core machine; PoCL runs every case of gemm and tiles, and --quick holds
+# the odd widths, ties, subnormals, overflow, NaN and infinity). Team's every case on Oclgrind
+# (45 s) stands for PoCL's (139 s), which runs --quick.
 foreach(v gemm team tiles)
+  if(v STREQUAL "team")
+    set(pocl_quick --quick)
+    set(grind_quick "")
+  else()
+    set(pocl_quick "")
+    set(grind_quick --quick)
+  endif()
   add_test(NAME cr/check_cl_pocl_${v}
-           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0)
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v} --engines cl:cr -d 0 ${pocl_quick})
   add_test(NAME cr/check_cl_pocl_${v}_planted
-           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v}_planted --engines cl:cr -d 0
+           COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_pocl_${v}_planted --engines cl:cr -d 0 --quick
                    --expect-mismatch)
   set_tests_properties(cr/check_cl_pocl_${v} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=${v}"
@@ -154,7 +168,8 @@ foreach(v gemm team tiles)
                        LABELS "cr;opencl;kernels")
   add_test(NAME cr/check_cl_oclgrind_${v}
            COMMAND sh -c "log=${OUT}/cr_check_cl_oclgrind_${v}.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
-                   sh ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_${v} --engines cl:cr -d 0)
+                   sh ${CHECK_CR} ${OUT}/cr_check_cl_oclgrind_${v} --engines cl:cr -d 0
+                   ${grind_quick})
   set_tests_properties(cr/check_cl_oclgrind_${v} PROPERTIES
                        ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=path=${v}"
                        LABELS "cr;opencl;oclgrind" TIMEOUT 900)
@@ -222,17 +237,20 @@ endforeach()
 # (gemv, splitk, stream) run only where a work-item has 8 k or more, gemm's and tiles' tiles and
 # team's passes repeat; compare --expect cr against host:cr at d=301 (B=3), d=1025 (B=1) and
 # d=67 (B=130: three rows of tiles), on PoCL.
-# The planted twin (corrupt-cl-cr) must see every setting FAIL.
+# The planted twin (corrupt-cl-cr) must see every setting FAIL, at d=67 B=130 (the plant sits in
+# each variant's store, whatever the shape).
 foreach(kind plain planted)
   if(kind STREQUAL "planted")
     set(hook ";CLPARITY_TEST_HOOK=corrupt-cl-cr")
     set(want FAIL)
+    set(shapes "'67 3 130'")
   else()
     set(hook "")
     set(want PASS)
+    set(shapes "'301 2 3' '1025 2 1' '67 3 130'")
   endif()
   add_test(NAME cr/cl_gpu_wide_pocl_${kind}
-           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8 path=tiles,sg=2; do for s in '301 2 3' '1025 2 1' '67 3 130'; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
+           COMMAND sh -c "for t in path=gemv,wg=16,ob=2 path=splitk,split=3,wg=16 path=stream,wg=16,ob=8,sg=2 path=gemm,tk=8 path=team,split=8 path=tiles,sg=2; do for s in ${shapes}; do set -- $s; echo \"CLPARITY_CR_TUNE=$t d=$1 L=$2 B=$3\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model $1 --layers $2 --batch $3 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +${want}' || exit 1; done; done"
                    ${CLP})
   set_tests_properties(cr/cl_gpu_wide_pocl_${kind} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE}${hook}" LABELS "cr;opencl;kernels")
@@ -384,13 +402,15 @@ set_tests_properties(cr/bench_rounds_planted PROPERTIES
 # The float32-only certified method (issue 34; clkernels/cr_f32.cl, variants f32-item on CPUs
 # and f32 elsewhere): bit for bit against tests/check_cr.py's exact reference, forced
 # (CLPARITY_CR_TUNE=method=f32) on PoCL (f32-item) and on Oclgrind (f32, its checks on, as
-# cr/check_cl_oclgrind, every case: 85 s on the 2-core machine with a warm cache), and by default on rusticl (no cl_khr_fp64: llvmpipe takes f32-item, and
+# cr/check_cl_oclgrind, --quick: its every case took 202 s on the 2-core machine), and by
+# default on rusticl (no cl_khr_fp64: llvmpipe takes f32-item, and
 # flushes float denormals, so the method's no-underflow condition is exercised); each planted
 # twin (corrupt-cl-cr, the bit flipped in cr_f32.cl's stores) must see the error.
 add_test(NAME cr/check_cl_f32_pocl
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_pocl --engines cl:cr -d 0)
 add_test(NAME cr/check_cl_f32_pocl_planted
-         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_planted --engines cl:cr -d 0 --expect-mismatch)
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
 set_tests_properties(cr/check_cl_f32_pocl PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32"
                      LABELS "cr;opencl")
@@ -399,7 +419,7 @@ set_tests_properties(cr/check_cl_f32_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/check_cl_f32_oclgrind
          COMMAND sh -c "log=${OUT}/cr_check_cl_f32_oclgrind.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
-                 sh ${CHECK_CR} ${OUT}/cr_check_cl_f32_oclgrind --engines cl:cr -d 0)
+                 sh ${CHECK_CR} ${OUT}/cr_check_cl_f32_oclgrind --engines cl:cr -d 0 --quick)
 set_tests_properties(cr/check_cl_f32_oclgrind PROPERTIES
                      ENVIRONMENT "${ENV_OCLGRIND};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache-oclgrind-cr;${OCLGRIND_CHECKS};OCLGRIND_BUILD_OPTIONS=-cl-opt-disable;CLPARITY_CR_TUNE=method=f32"
                      LABELS "cr;opencl;oclgrind")
@@ -417,7 +437,7 @@ add_test(NAME cr/check_cl_f32_stream_pocl
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_stream_pocl --engines cl:cr -d 0)
 add_test(NAME cr/check_cl_f32_stream_pocl_planted
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_stream_planted --engines cl:cr -d 0
-                 --expect-mismatch)
+                 --quick --expect-mismatch)
 set_tests_properties(cr/check_cl_f32_stream_pocl PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=stream"
                      LABELS "cr;opencl;kernels")
@@ -432,7 +452,7 @@ foreach(v gemm tiles)
            COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_${v}_pocl --engines cl:cr -d 0)
   add_test(NAME cr/check_cl_f32_${v}_pocl_planted
            COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_f32_${v}_planted --engines cl:cr -d 0
-                   --expect-mismatch)
+                   --quick --expect-mismatch)
   set_tests_properties(cr/check_cl_f32_${v}_pocl PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=method=f32,path=${v}"
                        LABELS "cr;opencl;kernels")
