@@ -57,7 +57,6 @@
  *                 per work-item loaded ahead.
  * The program is built as cl:own's: no fast-math or mad option, and FP_CONTRACT OFF (the
  * residual add is one float add; the double sums use explicit fma, which the proof counts). */
-#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 #ifdef CR_F64
 #ifndef cl_khr_fp64
@@ -678,7 +677,7 @@ void cr_block(cr_x_rd xr, __global const uint *w, __global const uint *bias, int
  * sums (and the row's sum of squares) reduced in a tree in local memory; the certificate for
  * each output; the outputs it fails (all of them without CR_F64) summed exactly by the whole
  * group. ld and lf: CR_WG × CR_DIGITS longs and CR_WG uints; ls: (CR_OB + 1) × CR_WG doubles. */
-#if CP_KEEP(cr_gemv)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_gemv)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
@@ -698,7 +697,7 @@ cr_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
  * flags into pflags). cr_split_finish, a launch later, adds the ranges (in any order: the proof
  * covers any tree), certifies, and sums exactly, by the whole group, each output whose
  * certificate fails; without CR_F64 it adds the ranges' digits and rounds. */
-#if CP_KEEP(cr_split_part)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_split_part)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_split_part(CR_LAYER_ARGS, int split, __global CR_REAL *restrict part,
               __global uint *restrict pflags, __global CR_REAL *restrict xpart, __local long *ld,
@@ -747,7 +746,7 @@ cr_split_part(CR_LAYER_ARGS, int split, __global CR_REAL *restrict part,
 }
 #endif
 
-#if CP_KEEP(cr_split_finish)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_split_finish)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_split_finish(CR_LAYER_ARGS, int split, __global const CR_REAL *restrict part,
                 __global const uint *restrict pflags, __global const CR_REAL *restrict xpart,
@@ -1020,6 +1019,13 @@ void cr_gemm_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 #define CR_GEMM_NAME cr_gemm
 #define CR_TILES_NAME cr_tiles
 #define CR_GEMM_TILE cr_gemm_tile
+/* each kernel kept unless the host names others (-DCP_KERNELS, cp_program_keep) */
+#if !defined(CP_KERNELS) || defined(CP_K_cr_gemm)
+#define CR_GEMM_KEEP
+#endif
+#if !defined(CP_KERNELS) || defined(CP_K_cr_tiles)
+#define CR_TILES_KEEP
+#endif
 #else
 void CR_GEMM_TILE(cr_x_rd x, __global uint *y, __global const uint *w, __global const uint *bias,
                   int in, int out, int flags, __global const ulong *wnorm, ulong scale, int batch,
@@ -1028,7 +1034,7 @@ void CR_GEMM_TILE(cr_x_rd x, __global uint *y, __global const uint *w, __global 
 #endif
 
 #ifdef CR_GEMM_NAME
-#if CP_KEEP(CR_GEMM_NAME)
+#ifdef CR_GEMM_KEEP
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
              __local CR_REAL *xq)
@@ -1058,7 +1064,7 @@ CR_GEMM_NAME(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
 #define CR_CAT(a, b) CR_CAT_(a, b)
 #define CR_DVEC CR_CAT(double, CR_VW)
 
-#if CP_KEEP(cr_cpu)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_cpu)
 __kernel void cr_cpu(CR_LAYER_ARGS, int batch, __global const uint *restrict wp)
 {
     const int pnl = (int)get_global_id(0), r0 = (int)get_global_id(1) * CR_RB;
@@ -1150,6 +1156,9 @@ void cr_stream_prefetch(__global const uint *p, __global const ulong *d, int me,
 #ifndef CR_STREAM_NAME
 #define CR_STREAM_NAME cr_stream
 #define CR_STREAM_BLOCK cr_block
+#if !defined(CP_KERNELS) || defined(CP_K_cr_stream)
+#define CR_STREAM_KEEP
+#endif
 #else
 void CR_STREAM_BLOCK(cr_x_rd xr, __global const uint *w, __global const uint *bias, int in,
                      int out, int o0, int flags, __global const ulong *wnorm, ulong scale,
@@ -1157,7 +1166,7 @@ void CR_STREAM_BLOCK(cr_x_rd xr, __global const uint *w, __global const uint *bi
                      __local uint *lf, __local uint *res, __local CR_REAL *ls);
 #endif
 
-#if CP_KEEP(CR_STREAM_NAME)
+#ifdef CR_STREAM_KEEP
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
           __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -1201,7 +1210,7 @@ CR_STREAM_NAME(__global uint *a0, __global uint *a1, __global const uint *restri
  * me + G, ...) and meeting at grid_sync.cl's barrier between layers, as cr_stream's groups do
  * (arguments as cr_stream's; max_units: the most tiles of any layer). Each output's sum is
  * cr_gemm's, so its bits are host:cr's whatever the number of groups that joined. */
-#if CP_KEEP(CR_TILES_NAME)
+#ifdef CR_TILES_KEEP
 __kernel __attribute__((reqd_work_group_size(CR_LX * CR_LY, 1, 1))) void
 CR_TILES_NAME(__global uint *a0, __global uint *a1, __global const uint *restrict p,
          __global const ulong *restrict desc, __global const ulong *restrict wnorm,
@@ -1403,7 +1412,7 @@ uint cr_tr_dot(__global const uint *a, size_t sa, __global const uint *b, size_t
 
 /* One work-item per (o, b): z = RN(Σ_k x·W + b); y = act(z), then RN(x[o] + y) for a
  * residual. */
-#if CP_KEEP(tr_forward)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_forward)
 __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uint *acts_out,
                          ulong y_off, __global uint *restrict zs, ulong z_off,
                          __global const uint *restrict p, ulong w_off, int in, int out,
@@ -1423,7 +1432,7 @@ __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uin
 #endif
 
 /* g = RN(s · RN(y − t)), n elements. */
-#if CP_KEEP(tr_outgrad)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_outgrad)
 __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
                          __global const uint *restrict t, __global uint *restrict g, int n,
                          float s)
@@ -1436,7 +1445,7 @@ __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
 #endif
 
 /* dz = act ? (z > 0 ? g : +0) : g. */
-#if CP_KEEP(tr_dz)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_dz)
 __kernel void tr_dz(__global const uint *restrict g, __global const uint *restrict zs,
                     ulong z_off, __global uint *restrict dz, int n, int act)
 {
@@ -1449,7 +1458,7 @@ __kernel void tr_dz(__global const uint *restrict g, __global const uint *restri
 
 /* One work-item per (k, b): dx = RN(Σ_o dz·W[o][k] + g[b][k] for a residual), with the
  * pre-update W. */
-#if CP_KEEP(tr_dx)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_dx)
 __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restrict p,
                     ulong w_off, __global const uint *restrict g, __global uint *restrict dx,
                     int in, int out, int residual)
@@ -1480,7 +1489,7 @@ uint cr_gb(__global const uint *restrict dz, size_t o, int out, int batch)
 }
 
 /* One work-item per weight (k, o): W = RN(−lr·gW + W) (plain SGD). */
-#if CP_KEEP(tr_update_w)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_update_w)
 __kernel void tr_update_w(__global const uint *restrict dz, __global const uint *restrict acts,
                           ulong x_off, __global uint *restrict p, ulong w_off, int in, int out,
                           int batch, float neg_lr)
@@ -1495,7 +1504,7 @@ __kernel void tr_update_w(__global const uint *restrict dz, __global const uint 
 #endif
 
 /* bias = RN(−lr·gb + bias) (plain SGD). */
-#if CP_KEEP(tr_update_b)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_update_b)
 __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
@@ -1508,7 +1517,7 @@ __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restr
 
 /* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
  * after the backward; train.cl's arguments. */
-#if CP_KEEP(tr_grad_w)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_grad_w)
 __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *restrict acts,
                         ulong x_off, __global uint *restrict G, ulong w_off, int in, int out,
                         int batch)
@@ -1521,7 +1530,7 @@ __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *r
 }
 #endif
 
-#if CP_KEEP(tr_grad_b)
+#if !defined(CP_KERNELS) || defined(CP_K_tr_grad_b)
 __kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restrict G,
                         ulong b_off, int out, int batch)
 {

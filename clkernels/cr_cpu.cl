@@ -19,7 +19,6 @@
  *
  * Build options beyond cr.cl's: CR_VW the lanes of k (4, 8 or 16), CR_RB rows per work-item,
  * CR_OB outputs per block (2, 4 or 8: a vector of the certificate). */
-#include "keep.cl"
 #include "cr.cl"
 
 #if CR_OB < 2
@@ -200,7 +199,7 @@ void cr_cpu_rows(__global const uint *x, int ldx, __global uint *y, int ldy, int
  * test hook's layer, wn_off, the bound's factor's bits, unused); p the weights as stored; xd
  * (with CR_F64) [batch][ld] doubles, each work-item's rows of the layer's inputs converted once
  * (the sums then load doubles: half the conversions at 4 rows). */
-#if CP_KEEP(cr_cpu_model)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_cpu_model)
 __kernel void cr_cpu_model(__global const uint *x, __global uint *a, __global uint *b,
                            __global const uint *restrict p, __global const ulong *restrict desc,
                            __global const ulong *restrict wnorm, int n_layers, int batch, int ldx,

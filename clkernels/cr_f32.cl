@@ -39,17 +39,22 @@
  *
  * Built with cr.cl's options (its FP_CONTRACT OFF: every operation above is one IEEE operation;
  * no fast-math, so no reassociation of TwoSum), without CR_F64. */
-#include "keep.cl"
 /* cr.cl's one-launch kernel (built where CR_STREAM is, variant f32-stream) as cr_f32_stream,
  * with cr_f32_block (below) doing each unit's work: cr_stream's units, groups and device-wide
  * barrier for the float32-only method. */
 #define CR_STREAM_NAME cr_f32_stream
 #define CR_STREAM_BLOCK cr_f32_block
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_stream)
+#define CR_STREAM_KEEP /* kept unless the host names others (cp_program_keep) */
+#endif
 /* ... and its one-launch tiled kernel (variant f32-tiles, built where CR_STREAM is) as
  * cr_f32_tiles, with cr_f32_tile (below) doing each tile's work: cr_tiles' tiles and groups.
  * The kernel of a launch per layer (f32-gemm) is this file's own (cr_f32_gemm, below). */
 #define CR_TILES_NAME cr_f32_tiles
 #define CR_GEMM_TILE cr_f32_tile
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_tiles)
+#define CR_TILES_KEEP
+#endif
 #include "cr.cl"
 
 #ifndef CR_TRAIN
@@ -234,7 +239,7 @@ void cr_f32_block(cr_x_rd xr, __global const uint *w, __global const uint *bias,
  * each output's smallest key of W_o (ulongs, from wn_off); scale is unused. ld and lf as
  * cr_gemv's; ls: (3 · CR_OB + 1) × CR_WG uints (typed as cr_block's; cr_f32_block reads
  * them as uints). */
-#if CP_KEEP(cr_f32_gemv)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_gemv)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *ls)
 {
@@ -252,7 +257,7 @@ cr_f32_gemv(CR_LAYER_ARGS, __local long *ld, __local uint *lf, __local CR_REAL *
  * barrier-free work-items as SIMD lanes, PoCL vectorizes across them): the output's terms in
  * float-float, k ascending, with the running bound; its certificate; else cr.cl's cr_dot by the
  * work-item alone. Arguments and wnorm as cr_f32_gemv's. */
-#if CP_KEEP(cr_f32_item)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_item)
 __kernel void cr_f32_item(CR_LAYER_ARGS)
 {
     (void)scale;
@@ -405,7 +410,7 @@ void cr_f32_tile(cr_x_rd x, __global uint *y, __global const uint *w, __global c
  * per layer. fix: a count per layer (layers of them, 0 before the forward: the host clears
  * them), then the (row, output) pairs of the layer's outputs whose certificate failed, which
  * cr_f32_fix sums exactly in the launch after it. */
-#if CP_KEEP(cr_f32_gemm)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_gemm)
 __kernel __attribute__((reqd_work_group_size(CR_LX, CR_LY, 1))) void
 cr_f32_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
             __local CR_REAL *xq, volatile __global uint *fix, int layer, int layers)
@@ -422,7 +427,7 @@ cr_f32_gemm(CR_LAYER_ARGS, int batch, __local CR_REAL *xs, __local CR_REAL *ws,
  * (cr.cl's cr_group_dot: k over the group's work-items, their accumulators in a tree in ld and
  * lf), with their activation and residual. Where no output failed (on typical layers a few in
  * 10^4 do) each group reads the count and leaves. */
-#if CP_KEEP(cr_f32_fix)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_f32_fix)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_f32_fix(CR_LAYER_ARGS, int batch, __global const uint *fix, int layer, int layers,
            __local long *ld, __local uint *lf)

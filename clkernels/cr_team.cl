@@ -30,7 +30,6 @@
  * Arguments: a0, a1, p, desc and wnorm as cr_stream's (layer l reads a0 when l is even, a1 when
  * odd, and writes the other; desc: 8 ulongs per layer); xd, xb: the widest layer's input in
  * doubles (longs without CR_F64) and bits; part: CR_WG + CR_TPO partial sums. */
-#include "keep.cl"
 #ifndef CR_TPO
 #define CR_TPO 8
 #endif
@@ -52,7 +51,7 @@ void cr_team_prefetch(__global const uint *restrict p, __global const ulong *res
     }
 }
 
-#if CP_KEEP(cr_team)
+#if !defined(CP_KERNELS) || defined(CP_K_cr_team)
 __kernel __attribute__((reqd_work_group_size(CR_WG, 1, 1))) void
 cr_team(__global uint *a0, __global uint *a1, __global const uint *restrict p,
         __global const ulong *restrict desc, __global const ulong *restrict wnorm, int n_layers,

@@ -10,7 +10,6 @@
  * cp_cpu_model: the whole model in one launch, a work-item per CP_RB rows, with no barrier:
  * a row's layers depend only on that row, so each work-item runs every layer of its own rows
  * (PoCL pays its launch cost once instead of once per layer). */
-#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "mac.cl"
@@ -64,7 +63,7 @@ void cp_cpu_block(__global const float *x, __global float *y, __global const flo
 }
 
 /* One layer: work-item (panel, row block). The bias sits after the packed panels (b_off). */
-#if CP_KEEP(cp_cpu_layer)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_cpu_layer)
 __kernel void cp_cpu_layer(__global const float *restrict x, __global float *restrict y,
                            __global const float *restrict wt, ulong b_off, int M, int N, int K,
                            int flags)
@@ -83,7 +82,7 @@ __kernel void cp_cpu_layer(__global const float *restrict x, __global float *res
  * a work-item that runs ahead never writes where a slower one still reads. The layer table
  * holds 5 ints a layer: in, out, flags, the offset of the packed panels and that of the bias
  * in wt. */
-#if CP_KEEP(cp_cpu_model)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_cpu_model)
 __kernel void cp_cpu_model(__global const float *x, __global float *a,
                            __global float *b, __global const float *restrict wt,
                            __global const int *restrict desc, int n_layers, int M, int ldx, int ld)
@@ -113,7 +112,7 @@ __kernel void cp_cpu_model(__global const float *x, __global float *a,
  * between layers, instead of paying PoCL's launch cost per layer (cp_cpu_layer). Buffers and
  * layer table as cp_cpu_model's; layer l + 1 overwrites what layer l - 1 read only after the
  * barrier that ends layer l. Each output is still one chain from 0.0f, k ascending. */
-#if CP_KEEP(cp_cpu_grid)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_cpu_grid)
 __kernel void cp_cpu_grid(__global const float *x, __global float *a, __global float *b,
                           __global const float *restrict wt, __global const int *restrict desc,
                           int n_layers, int M, int ldx, int ld, volatile __global int *ctl)

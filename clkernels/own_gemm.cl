@@ -8,7 +8,6 @@
  * work-item in registers, CP_BK-deep tiles of x and W staged through local memory.
  * cp_gemm_vec (CPUs, PoCL): no local memory; each work-item keeps CP_RB rows × CP_NV vectors of
  * CP_VW outputs in registers and streams its panel of the packed weights (below). */
-#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "mac.cl"
@@ -49,7 +48,7 @@ float cp_epi(float acc, int flags, float bias, float xo)
     return (flags & 4) ? xo + r : r;
 }
 
-#if CP_KEEP(cp_gemm_tiled)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_gemm_tiled)
 __kernel __attribute__((reqd_work_group_size(CP_WX, CP_WY, 1))) void
 cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
               __global const float *restrict p, ulong w_off, ulong b_off, int M, int N, int K,
@@ -126,7 +125,7 @@ cp_gemm_tiled(__global const float *restrict x, __global float *restrict y,
  * CP_NR, the bias after them at b_off), so that a work-item streams one contiguous panel, which
  * stays in cache while all its rows pass over it. Each output is one fma chain from 0.0f, k
  * ascending, then cp_epi. */
-#if CP_KEEP(cp_gemm_vec)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_gemm_vec)
 __kernel void cp_gemm_vec(__global const float *restrict x, __global float *restrict y,
                           __global const float *restrict p, __global const float *restrict wt,
                           ulong wt_off, int ldw, ulong b_off, int M, int N, int K, int flags,
@@ -272,7 +271,7 @@ void cp_tile_fma(__local const float4 (*as4)[CP_AS4], __local const float4 (*bs4
     }
 }
 
-#if CP_KEEP(cp_gemm_tiled4)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_gemm_tiled4)
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
 cp_gemm_tiled4(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict wtb, int ldw, ulong bt_off, int M, int N, int K,

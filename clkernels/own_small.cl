@@ -10,7 +10,6 @@
  * Per layer, desc holds 5 ints: in, out, flags (1 bias, 2 relu, 4 residual), the offset of
  * Wt in p, the offset of the bias in p (offsets in floats; the host only takes this path
  * when they fit an int). */
-#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "mac.cl"
@@ -57,7 +56,7 @@ float cp_chain(float acc, __local const float *a, __local const float *w, int st
     return acc;
 }
 
-#if CP_KEEP(cp_model_small)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_model_small)
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small(__global const float *restrict x, __global float *restrict y,
                __global const float *restrict p, __global const int *restrict desc,
@@ -153,7 +152,7 @@ void cp_fetch(__global const float *p, __global const int *desc, int l, int k0, 
 #endif
 }
 
-#if CP_KEEP(cp_model_small_pipe)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_model_small_pipe)
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small_pipe(__global const float *restrict x, __global float *restrict y,
                     __global const float *restrict p, __global const int *restrict desc,
@@ -376,7 +375,7 @@ bool cp_rstep(__global const float *p, __global const int *desc, int n_layers, i
 #endif
 #define CP_RSTEP(wc, wn) cp_rstep(p, desc, n_layers, lid, act, wc, wn, &l, &k0, &fl, &fk0, &cur, acc)
 
-#if CP_KEEP(cp_model_small_reg)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_model_small_reg)
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_model_small_reg(__global const float *restrict x, __global float *restrict y,
                    __global const float *restrict p, __global const int *restrict desc,
@@ -472,7 +471,7 @@ void cp_rotfetch(__global const float *p, __global const int *desc, int l, int l
     *bias = (lid < out && (CP_LFLAGS(l) & 1)) ? p[CP_LBOFF(l) + lid] : 0.0f;
 }
 
-#if CP_KEEP(cp_model_small_rot)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_model_small_rot)
 __kernel __attribute__((reqd_work_group_size(CP_LS * CP_NG, 1, 1))) void
 cp_model_small_rot(__global const float *restrict x, __global float *restrict y,
                    __global const float *restrict p, __global const int *restrict desc,

@@ -32,7 +32,6 @@
  * longs per layer: in, out, flags (1 bias, 2 relu, 4 residual), the offset of W and of the
  * bias, in floats. The activations are act[b][k] with the layer's width as row length; layer
  * l reads a0 when l is even, a1 when odd, and writes the other. */
-#include "keep.cl"
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "mac.cl"
@@ -161,7 +160,7 @@ float cp_schain(float acc, __local const float4 *x4, __local const float4 *w4, i
 
 /* max_tiles: the most tiles of any layer; in the one-launch form, groups beyond it would never
  * have a tile, and leave at once instead of joining every barrier. */
-#if CP_KEEP(cp_stream)
+#if !defined(CP_KERNELS) || defined(CP_K_cp_stream)
 __kernel __attribute__((reqd_work_group_size(CP_LS, 1, 1))) void
 cp_stream(__global float *a0, __global float *a1, __global const float *restrict p,
           __global const long *restrict desc, volatile __global int *ctl, int l0, int l1,

@@ -247,7 +247,8 @@ float tr_sqrt(float a)
 /* cl:own's tiled products (train_tile.cl), three sizes of work-item block; left out
  * (TR_NO_TILES) where the way never launches them (simple, cpu: PoCL by default), whose
  * compile they would lengthen, and only the size TR_TILE_RM where the way launches no other
- * (tiled1, tiled4, tiled8, and stream's 1: a driver may compile every kernel, keep.cl). */
+ * (tiled1, tiled4, tiled8, and stream's 1: a driver may compile every kernel of a program,
+ * runtime/engine/program-impl.h's cp_program_keep). */
 #ifndef TR_NO_TILES
 #if !defined(TR_TILE_RM) || TR_TILE_RM == 1
 #define TR_RM 1

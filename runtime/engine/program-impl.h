@@ -43,10 +43,14 @@ int cp_program_build_ex(cl_context ctx, cl_device_id dev, const char *name, cons
                         cl_program *out, struct cp_build_cache *bc);
 
 /* Appends to options (a string of len bytes) the build options that keep only the kernels
- * named in names[0..n) (NULL entries skipped) in a program of clkernels/ (keep.cl's CP_KEEP):
- * " -DCP_KERNELS -DCP_K_<name>...". A driver may compile every kernel of a program (PoCL does
- * when its binary is asked for, as the program cache does). CP_FAIL_RUNTIME, naming the kernel,
- * where they do not fit. */
+ * named in names[0..n) (NULL entries skipped) in a program of clkernels/:
+ * " -DCP_KERNELS -DCP_K_<name>...". Each kernel there that a variant may leave out stands in
+ * `#if !defined(CP_KERNELS) || defined(CP_K_<name>)` (cr.cl's kernels named by macros: their
+ * CR_*_KEEP, defined with the name; no variadic macros, which OpenCL C 1.2 forbids: NVIDIA's
+ * compiler refuses them). A driver may compile every kernel of a program, launched or not:
+ * PoCL does when the program's binary is asked for, as the program cache does after each
+ * build, and that was most of a first build there (docs/PERFORMANCE.md, "First builds on
+ * PoCL"). CP_FAIL_RUNTIME, naming the kernel, where the options do not fit. */
 int cp_program_keep(char *options, size_t len, const char *const *names, size_t n);
 
 /* While held (on this thread), the programs that cp_program_build_ex builds from source are

@@ -154,7 +154,8 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     /* the one-launch step only for its way, its barrier's waits longer on CPU devices
      * (grid_sync.cl); test hook train-stream-giveup: a wait given up (train_stream.cl) */
     bool stream = tr->c->mode == TILE_STREAM;
-    /* one block size's tiled kernels where the way launches no other (keep.cl says why) */
+    /* one block size's tiled kernels where the way launches no other (cp_program_keep says
+     * why) */
     const int mode = tr->c->mode;
     const char *one_rm = stream || mode == TILE_1 ? " -DTR_TILE_RM=1"
                          : mode == TILE_4         ? " -DTR_TILE_RM=4"
