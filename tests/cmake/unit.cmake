@@ -74,6 +74,21 @@ add_test(NAME runtime/cache COMMAND test_cache ${CMAKE_BINARY_DIR}/test-out/cach
 set_tests_properties(runtime/cache PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS opencl)
 
+# runtime/keep_pocl: a program keeps only the kernels the host names (cp_program_keep), on PoCL.
+cp_unit(keep)
+target_include_directories(test_keep PRIVATE ${CLPARITY_RUNTIME_DIRS})
+add_test(NAME runtime/keep_pocl COMMAND test_keep)
+set_tests_properties(runtime/keep_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     SKIP_RETURN_CODE 77 LABELS opencl)
+# Its planted twin: cr.cl with cr_gemv's guard always true (a copy in CLPARITY_KERNEL_DIR) must
+# fail, naming cr_gemv among the kernels kept where cr_gemm alone was named.
+add_test(NAME runtime/keep_pocl_planted
+         COMMAND sh -c "d=${CMAKE_BINARY_DIR}/test-out/keep_planted; rm -rf $d && cp -r ${CMAKE_SOURCE_DIR}/clkernels $d && sed -i 's/defined(CP_K_cr_gemv)/1/' $d/cr.cl && grep -q '|| 1$' $d/cr.cl || exit 2; CLPARITY_KERNEL_DIR=$d $0 > $d.txt 2>&1; rc=$?; cat $d.txt; [ $rc != 0 ] && grep -q 'cr.cl keeps .*cr_gemv.*, not only the 1 named' $d.txt"
+                 $<TARGET_FILE:test_keep>)
+# (label twin: the asan job leaves it out, the same host code as the plain one)
+set_tests_properties(runtime/keep_pocl_planted PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
+                     LABELS "opencl;twin")
+
 # runtime/engine_info: the engine registry's traits and footprints as data (issue 33); no device.
 cp_unit(engine_info)
 add_test(NAME runtime/engine_info COMMAND test_engine_info)
