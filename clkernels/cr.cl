@@ -1412,7 +1412,6 @@ uint cr_tr_dot(__global const uint *a, size_t sa, __global const uint *b, size_t
 
 /* One work-item per (o, b): z = RN(Σ_k x·W + b); y = act(z), then RN(x[o] + y) for a
  * residual. */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_forward)
 __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uint *acts_out,
                          ulong y_off, __global uint *restrict zs, ulong z_off,
                          __global const uint *restrict p, ulong w_off, int in, int out,
@@ -1429,10 +1428,8 @@ __kernel void tr_forward(__global const uint *acts_in, ulong x_off, __global uin
     int flags = (act ? 2 : 0) | (residual ? 4 : 0);
     acts_out[y_off + b * (size_t)out + o] = cr_epilogue(v, flags, residual ? x[o] : 0u);
 }
-#endif
 
 /* g = RN(s · RN(y − t)), n elements. */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_outgrad)
 __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
                          __global const uint *restrict t, __global uint *restrict g, int n,
                          float s)
@@ -1442,10 +1439,8 @@ __kernel void tr_outgrad(__global const uint *restrict acts, ulong y_off,
         return;
     g[i] = cr_mul_bits(as_uint(s), cr_sub_bits(acts[y_off + i], t[i]));
 }
-#endif
 
 /* dz = act ? (z > 0 ? g : +0) : g. */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_dz)
 __kernel void tr_dz(__global const uint *restrict g, __global const uint *restrict zs,
                     ulong z_off, __global uint *restrict dz, int n, int act)
 {
@@ -1454,11 +1449,9 @@ __kernel void tr_dz(__global const uint *restrict g, __global const uint *restri
         return;
     dz[i] = act && !cr_positive(zs[z_off + i]) ? 0u : g[i];
 }
-#endif
 
 /* One work-item per (k, b): dx = RN(Σ_o dz·W[o][k] + g[b][k] for a residual), with the
  * pre-update W. */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_dx)
 __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restrict p,
                     ulong w_off, __global const uint *restrict g, __global uint *restrict dx,
                     int in, int out, int residual)
@@ -1470,7 +1463,6 @@ __kernel void tr_dx(__global const uint *restrict dz, __global const uint *restr
     dx[b * (size_t)in + k] = cr_tr_dot(dz + b * (size_t)out, 1, p + w_off + k, (size_t)in, out,
                                        residual != 0, residual ? g[b * (size_t)out + k] : 0u);
 }
-#endif
 
 /* gW[o][k] = RN(Σ_b dz[b][o]·x[b][k]) and gb[o] = RN(Σ_b dz[b][o]). */
 uint cr_gw(__global const uint *restrict dz, __global const uint *restrict x, size_t k, size_t o,
@@ -1489,7 +1481,6 @@ uint cr_gb(__global const uint *restrict dz, size_t o, int out, int batch)
 }
 
 /* One work-item per weight (k, o): W = RN(−lr·gW + W) (plain SGD). */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_update_w)
 __kernel void tr_update_w(__global const uint *restrict dz, __global const uint *restrict acts,
                           ulong x_off, __global uint *restrict p, ulong w_off, int in, int out,
                           int batch, float neg_lr)
@@ -1501,10 +1492,8 @@ __kernel void tr_update_w(__global const uint *restrict dz, __global const uint 
     size_t i = w_off + o * (size_t)in + k;
     p[i] = cr_fma_bits(as_uint(neg_lr), cr_gw(dz, acts + x_off, k, o, in, out, batch), p[i]);
 }
-#endif
 
 /* bias = RN(−lr·gb + bias) (plain SGD). */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_update_b)
 __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restrict p,
                           ulong b_off, int out, int batch, float neg_lr)
 {
@@ -1513,11 +1502,9 @@ __kernel void tr_update_b(__global const uint *restrict dz, __global uint *restr
         return;
     p[b_off + o] = cr_fma_bits(as_uint(neg_lr), cr_gb(dz, o, out, batch), p[b_off + o]);
 }
-#endif
 
 /* The other optimizers: gW and gb into the gradient G (the parameters' layout), for the update
  * after the backward; train.cl's arguments. */
-#if !defined(CP_KERNELS) || defined(CP_K_tr_grad_w)
 __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *restrict acts,
                         ulong x_off, __global uint *restrict G, ulong w_off, int in, int out,
                         int batch)
@@ -1528,9 +1515,7 @@ __kernel void tr_grad_w(__global const uint *restrict dz, __global const uint *r
         return;
     G[w_off + o * (size_t)in + k] = cr_gw(dz, acts + x_off, k, o, in, out, batch);
 }
-#endif
 
-#if !defined(CP_KERNELS) || defined(CP_K_tr_grad_b)
 __kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restrict G,
                         ulong b_off, int out, int batch)
 {
@@ -1539,7 +1524,6 @@ __kernel void tr_grad_b(__global const uint *restrict dz, __global uint *restric
         return;
     G[b_off + o] = cr_gb(dz, o, out, batch);
 }
-#endif
 
 /* The optimizers' updates (train_optim.cl, train.cl's own source) on the bits: +, −, · and
  * fma through the accumulator (two or three exact terms rounded once: IEEE's correctly
