@@ -39,7 +39,9 @@ tr_step_s(__global float *acts, __global float *zs, __global float *p, __global 
           __global const long *desc, volatile __global int *ctl, int n_layers, int batch,
           int n_out, float s, int update, float neg_lr)
 {
-    __local float As[64 * 17], Bs[64 * 17]; /* train_tile.cl's TR_TK·(TR_TM + 1) for 16×16 */
+    /* train_tile.cl's TR_LOCAL for 16×16: float4 for its 16-byte aligned reads */
+    __local float4 As4[16 * 68 / 4], Bs4[16 * 68 / 4];
+    __local float *As = (__local float *)As4, *Bs = (__local float *)Bs4;
     __local int shared[4];
     const int lid = (int)get_local_id(0);
     const int me = cp_join(ctl, (int)get_num_groups(0), shared);

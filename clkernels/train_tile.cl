@@ -19,7 +19,7 @@
 #endif
 /* k per tile: deeper where the block is small, so that fewer tiles (each a wait for memory
  * and two barriers) cover K: 64 for 16×16 outputs, 32 for 64×64, 16 for 128×128 (local
- * memory: 8.7, 16.6 and 16.5 KB) */
+ * memory: 8.7, 17.4 and 16.9 KB) */
 #if TR_RM == 1
 #define TR_TK 64
 #elif TR_RM == 4
@@ -28,6 +28,24 @@
 #define TR_TK 16
 #endif
 #define TR_TM (TR_WG * TR_RM)
+/* The tiles in local memory; the products read them as float4, so a row is 16-byte aligned.
+ * With one output per work-item, A's row i (B's column j) holds its TR_TK terms k-contiguous,
+ * TR_TK + 4 floats apart (a quarter-warp's float4 reads then meet 8 distinct bank groups), and a
+ * work-item reads 4 terms of its row and of its column at once. With 4 × 4 or 8 × 8, a row holds
+ * one k, TR_TM + 4 floats apart, and each work-item's outputs are runs of 4 adjacent rows and
+ * columns (TR_POS), as cp_gemm_tiled4's (own_gemm.cl). TR_IX(i, k): where row (or column) i's
+ * term k is. */
+#if TR_RM == 1
+#define TR_LS (TR_TK + 4)
+#define TR_IX(i, k) ((i) * TR_LS + (k))
+#define TR_POS(l, r) (l)
+#else
+#define TR_LS (TR_TM + 4)
+#define TR_IX(i, k) ((k) * TR_LS + (i))
+#define TR_POS(l, r) (((r) / 4) * (TR_WG * 4) + 4 * (l) + (r) % 4)
+#endif
+/* local memory per tile buffer, in floats (TR_TM rows of TR_TK, padded) */
+#define TR_LOCAL (TR_RM == 1 ? TR_TM * TR_LS : TR_TK * TR_LS)
 /* each work-item's share of a tile of A and of B */
 #define TR_E (TR_TM * TR_TK / (TR_WG * TR_WG))
 #define TR_CAT2(a, b) a##b
@@ -76,8 +94,8 @@ void TR_N(tr_stage)(int sak, int sbj, int lid, const float *pa, const float *pz,
     #pragma unroll
     for (int t = 0; t < TR_E; ++t) {
         const int e = lid + t * TR_WG * TR_WG;
-        As[TR_AK(e) * (TR_TM + 1) + TR_AR(e)] = pz[t] > 0.0f ? pa[t] : 0.0f;
-        Bs[TR_BK(e) * (TR_TM + 1) + TR_BJ(e)] = pb[t];
+        As[TR_IX(TR_AR(e), TR_AK(e))] = pz[t] > 0.0f ? pa[t] : 0.0f;
+        Bs[TR_IX(TR_BJ(e), TR_BK(e))] = pb[t];
     }
 }
 
@@ -86,12 +104,26 @@ void TR_N(tr_macs)(__local const float *As, __local const float *Bs, int kk, int
                    float (*acc)[TR_RM])
 {
     float av[TR_RM], bv[TR_RM];
+#if TR_RM == 1
+    av[0] = As[TR_IX(ly, kk)];
+    bv[0] = Bs[TR_IX(lx, kk)];
+#else
+    /* rows TR_POS(ly, r) and columns TR_POS(lx, c): float4 h holds 4h to 4h + 3 */
+    __local const float4 *a4 = (__local const float4 *)(As + kk * TR_LS);
+    __local const float4 *b4 = (__local const float4 *)(Bs + kk * TR_LS);
     #pragma unroll
-    for (int r = 0; r < TR_RM; ++r)
-        av[r] = As[kk * (TR_TM + 1) + ly + r * TR_WG];
-    #pragma unroll
-    for (int c = 0; c < TR_RM; ++c)
-        bv[c] = Bs[kk * (TR_TM + 1) + lx + c * TR_WG];
+    for (int h = 0; h < TR_RM / 4; ++h) {
+        const float4 a = a4[h * TR_WG + ly], b = b4[h * TR_WG + lx];
+        av[4 * h] = a.s0;
+        av[4 * h + 1] = a.s1;
+        av[4 * h + 2] = a.s2;
+        av[4 * h + 3] = a.s3;
+        bv[4 * h] = b.s0;
+        bv[4 * h + 1] = b.s1;
+        bv[4 * h + 2] = b.s2;
+        bv[4 * h + 3] = b.s3;
+    }
+#endif
     #pragma unroll
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
@@ -99,9 +131,23 @@ void TR_N(tr_macs)(__local const float *As, __local const float *Bs, int kk, int
             acc[r][c] = TR_MAC(av[r], bv[c], acc[r][c]);
 }
 
+#if TR_RM == 1
+/* terms kk to kk + 3 (kk a multiple of 4) of the one output, in that order */
+void TR_N(tr_macs4)(__local const float *As, __local const float *Bs, int kk, int lx, int ly,
+                    float (*acc)[TR_RM])
+{
+    const float4 a = *(__local const float4 *)(As + TR_IX(ly, kk));
+    const float4 b = *(__local const float4 *)(Bs + TR_IX(lx, kk));
+    acc[0][0] = TR_MAC(a.s0, b.s0, acc[0][0]);
+    acc[0][0] = TR_MAC(a.s1, b.s1, acc[0][0]);
+    acc[0][0] = TR_MAC(a.s2, b.s2, acc[0][0]);
+    acc[0][0] = TR_MAC(a.s3, b.s3, acc[0][0]);
+}
+#endif
+
 /* The tile loop of work-item lid (lx = lid % 16, ly = lid / 16) of the block whose first row
- * and column are i0 and j0: acc[r][c] for row i0 + ly + r·16, column j0 + lx + c·16 of the M×N product
- * Σ_k A(i, k)·B(k, j). A(i, k) = a[i·sai + k·sak], masked by z > 0 where act; B(k, j) =
+ * and column are i0 and j0: acc[r][c] for row i0 + TR_POS(ly, r), column j0 + TR_POS(lx, c)
+ * of the M×N product Σ_k A(i, k)·B(k, j). A(i, k) = a[i·sai + k·sak], masked by z > 0 where act; B(k, j) =
  * b[k·sbk + j·sbj] for j < nb, else 1. The next tile's loads are issued before the current
  * tile's products (registers, one buffer of local memory). */
 void TR_N(tr_tile)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int act, TR_RD bm,
@@ -124,9 +170,15 @@ void TR_N(tr_tile)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int 
             TR_N(tr_fetch)(M, N, K, a, sai, sak, z, act, bm, sbk, sbj, nb, i0, j0, k0 + TR_TK,
                            lid, pa, pz, pb);
         if (kn == TR_TK) {
+#if TR_RM == 1
+            #pragma unroll 4
+            for (int kk = 0; kk < TR_TK; kk += 4)
+                TR_N(tr_macs4)(As, Bs, kk, lx, ly, acc);
+#else
             #pragma unroll 8
             for (int kk = 0; kk < TR_TK; ++kk)
                 TR_N(tr_macs)(As, Bs, kk, lx, ly, acc);
+#endif
         } else {
             for (int kk = 0; kk < kn; ++kk)
                 TR_N(tr_macs)(As, Bs, kk, lx, ly, acc);
@@ -160,8 +212,8 @@ void TR_N(tr_fwd_b)(int i0, int j0, int lid, __local float *As, __local float *B
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t b = (size_t)(i0 + lid / TR_WG + r * TR_WG);
-            size_t o = (size_t)(j0 + lid % TR_WG + c * TR_WG);
+            size_t b = (size_t)(i0 + TR_POS(lid / TR_WG, r));
+            size_t o = (size_t)(j0 + TR_POS(lid % TR_WG, c));
             if (b >= (size_t)batch || o >= (size_t)out)
                 continue;
             float v = acc[r][c];
@@ -187,8 +239,8 @@ void TR_N(tr_dx_b)(int i0, int j0, int lid, __local float *As, __local float *Bs
     for (int r = 0; r < TR_RM; ++r)
         #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t b = (size_t)(i0 + lid / TR_WG + r * TR_WG);
-            size_t k = (size_t)(j0 + lid % TR_WG + c * TR_WG);
+            size_t b = (size_t)(i0 + TR_POS(lid / TR_WG, r));
+            size_t k = (size_t)(j0 + TR_POS(lid % TR_WG, c));
             if (b >= (size_t)batch || k >= (size_t)in)
                 continue;
             float v = acc[r][c];
@@ -218,8 +270,8 @@ void TR_N(tr_gw_b)(int i0, int j0, int lid, __local float *As, __local float *Bs
     for (int r = 0; r < TR_RM; ++r)
 #pragma unroll
         for (int c = 0; c < TR_RM; ++c) {
-            size_t o = (size_t)(i0 + lid / TR_WG + r * TR_WG);
-            size_t k = (size_t)(j0 + lid % TR_WG + c * TR_WG);
+            size_t o = (size_t)(i0 + TR_POS(lid / TR_WG, r));
+            size_t k = (size_t)(j0 + TR_POS(lid % TR_WG, c));
             if (o >= (size_t)out || k >= (size_t)n)
                 continue;
             size_t i = k < (size_t)in ? w_off + o * (size_t)in + k : b_off + o;
@@ -244,7 +296,8 @@ TR_N(tr_fwd_t)(__global const float *acts_in, ulong x_off, __global float *acts_
                ulong w_off, int in, int out, int batch, int has_bias, ulong b_off, int act,
                int residual)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    __local float4 As4[TR_LOCAL / 4], Bs4[TR_LOCAL / 4];
+    __local float *As = (__local float *)As4, *Bs = (__local float *)Bs4;
     TR_N(tr_fwd_b)(TR_I0, TR_J0, TR_LID, As, Bs, acts_in, x_off, acts_out, y_off, zs, z_off, p,
                    w_off, in, out, batch, has_bias, b_off, act, residual);
 }
@@ -254,7 +307,8 @@ TR_N(tr_dx_t)(__global const float *restrict g, __global const float *restrict z
               __global const float *restrict p, ulong w_off, __global float *restrict dx, int in,
               int out, int batch, int act, int residual)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    __local float4 As4[TR_LOCAL / 4], Bs4[TR_LOCAL / 4];
+    __local float *As = (__local float *)As4, *Bs = (__local float *)Bs4;
     TR_N(tr_dx_b)(TR_I0, TR_J0, TR_LID, As, Bs, g, zs, z_off, p, w_off, dx, in, out, batch, act,
                   residual);
 }
@@ -266,7 +320,8 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
               int update, float neg_lr, __global float *restrict ms, __global float *restrict vs,
               __global const float *restrict sc)
 {
-    __local float As[TR_TK * (TR_TM + 1)], Bs[TR_TK * (TR_TM + 1)];
+    __local float4 As4[TR_LOCAL / 4], Bs4[TR_LOCAL / 4];
+    __local float *As = (__local float *)As4, *Bs = (__local float *)Bs4;
     TR_N(tr_gw_b)(TR_I0, TR_J0, TR_LID, As, Bs, g, zs, z_off, acts, x_off, dst, w_off, b_off, in,
                   out, batch, act, has_bias, update, neg_lr, ms, vs, sc);
 }
@@ -279,6 +334,10 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
 #undef TR_RD
 #undef TR_TK
 #undef TR_TM
+#undef TR_LS
+#undef TR_IX
+#undef TR_LOCAL
+#undef TR_POS
 #undef TR_E
 #undef TR_AR
 #undef TR_AK

@@ -53,10 +53,10 @@ static int cl_create(cp_trainer *tr, const cp_device *dev, const float *x, const
          * before its probe failed, Intel's runtime for tens (vendors job, 2026-11-28) */
         bool pocl = strstr(dev->platform, "Portable Computing Language") != NULL;
         c->auto_cpu = c->mode <= TILE_AUTO && cpu && pocl && train_cl_cpu_fits(tr->m);
-        /* on GPUs, the step in one launch where every product's grid is too small for more
-         * than 16x16 blocks: there a launch per product costs more than the product
-         * (docs/PERFORMANCE.md, 2026-11-29: d=128 L=128, 2.0-2.3 ms a step tiled, 1.0-1.2 in
-         * one launch, on an H200) */
+        /* on GPUs, the step in one launch where every product is small (16x16 blocks, few
+         * outputs and terms: train_cl_tile_small): there a launch per product costs more than
+         * the product (docs/PERFORMANCE.md, 2026-11-29: d=128 L=128, 2.0-2.3 ms a step tiled,
+         * 1.0-1.2 in one launch, on an H200) */
         if (c->mode <= TILE_AUTO)
             c->mode = cpu                                     ? c->auto_cpu ? TILE_CPU : TILE_SIMPLE
                       : train_cl_tile_small(tr->m, tr->batch) ? TILE_STREAM

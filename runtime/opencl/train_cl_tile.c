@@ -12,11 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tiled picks the largest block that still gives at least this many work-groups (one per SM
- * of a 132-SM GPU, an H200): 128×128 outputs per work-group (8×8 per work-item), else 64×64
- * (4×4), else 16×16. On the H200 (2026-11-29, docs/PERFORMANCE.md) the 128×128 block took
- * 39.5-40.3 ms a step at d=4096 L=8 B=1024 against 56.1-56.7 for 64×64, the same bits. */
-#define TILE_MIN_GROUPS 132
+/* tiled picks, for each product, the largest block that still gives enough work-groups: 128×128
+ * outputs per work-group (8×8 per work-item) where that gives at least TILE_MIN_GROUPS8, else
+ * 64×64 (4×4) where that gives at least TILE_MIN_GROUPS4, else 16×16. The step in one launch
+ * (stream) where every product takes 16×16 and is small (train_cl_tile_small). Measured on the
+ * H200 (132 SMs), 2026-11-30 (docs/PERFORMANCE.md, "cl:own's training products read their tiles
+ * four at a time"): every way at d = 256 to 2048 and B = 16 to 1024; the rule of one work-group
+ * per SM for either block (132) left 64×64 unused where it was 1.1-1.8 times faster, and took the
+ * step in one launch at d=512 B=1024 at 1.8 times 64×64's time. */
+#define TILE_MIN_GROUPS8 128
+#define TILE_MIN_GROUPS4 64
+/* the step in one launch only where no product has more than two 16×16 blocks per SM of a
+ * 132-SM GPU, nor more than 2^23 terms (outputs × k): past either, a launch per product won */
+#define STREAM_MAX_OUTPUTS (2 * 132 * 256)
+#define STREAM_MAX_TERMS ((size_t)1 << 23)
 #define TILE_WG 16
 
 static size_t tile_groups(size_t rows, size_t cols, size_t blk)
@@ -30,9 +39,16 @@ static int tile_rm(int mode, size_t rows, size_t cols)
         return 1; /* the one-launch step's blocks (train_stream.cl) */
     if (mode == TILE_1 || mode == TILE_4 || mode == TILE_8)
         return mode == TILE_1 ? 1 : mode == TILE_4 ? 4 : 8;
-    return tile_groups(rows, cols, 128) >= TILE_MIN_GROUPS  ? 8
-           : tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS ? 4
-                                                            : 1;
+    return tile_groups(rows, cols, 128) >= TILE_MIN_GROUPS8  ? 8
+           : tile_groups(rows, cols, 64) >= TILE_MIN_GROUPS4 ? 4
+                                                             : 1;
+}
+
+/* a product of rows × cols outputs and k terms each is small enough for the step in one launch */
+static bool stream_fits(size_t rows, size_t cols, size_t k)
+{
+    return tile_rm(TILE_GRID, rows, cols) == 1 && rows * cols <= STREAM_MAX_OUTPUTS &&
+           rows * cols * k <= STREAM_MAX_TERMS;
 }
 
 bool train_cl_tile_small(const cp_model *m, int batch)
@@ -40,8 +56,8 @@ bool train_cl_tile_small(const cp_model *m, int batch)
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *ly = &m->layers[l];
         size_t b = (size_t)batch, in = (size_t)ly->in, out = (size_t)ly->out;
-        if (tile_rm(TILE_GRID, b, out) != 1 || tile_rm(TILE_GRID, b, in) != 1 ||
-            tile_rm(TILE_GRID, out, in + (ly->has_bias ? 1 : 0)) != 1)
+        if (!stream_fits(b, out, in) || !stream_fits(b, in, out) ||
+            !stream_fits(out, in + (ly->has_bias ? 1 : 0), b))
             return false;
     }
     return true;
