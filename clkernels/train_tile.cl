@@ -67,6 +67,20 @@ void TR_N(tr_fetch)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int
                     int sbk, int sbj,
                     int nb, int i0, int j0, int k0, int lid, float *pa, float *pz, float *pb)
 {
+    /* a tile wholly inside both operands (every tile of a product whose sizes are multiples of
+     * the block and of TR_TK) is loaded without a test per element */
+    if (i0 + TR_TM <= M && k0 + TR_TK <= K && j0 + TR_TM <= N && j0 + TR_TM <= nb) {
+        #pragma unroll
+        for (int t = 0; t < TR_E; ++t) {
+            const int e = lid + t * TR_WG * TR_WG;
+            const size_t at = (size_t)(i0 + TR_AR(e)) * (size_t)sai +
+                              (size_t)(k0 + TR_AK(e)) * (size_t)sak;
+            pa[t] = a[at];
+            pz[t] = act ? z[at] : 1.0f;
+            pb[t] = bm[(size_t)(k0 + TR_BK(e)) * (size_t)sbk + (size_t)(j0 + TR_BJ(e)) * (size_t)sbj];
+        }
+        return;
+    }
     #pragma unroll
     for (int t = 0; t < TR_E; ++t) {
         const int e = lid + t * TR_WG * TR_WG;

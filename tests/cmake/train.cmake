@@ -433,7 +433,8 @@ set_tests_properties(cli/train_ux PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACH
 # Issue 35: cl:own's tiled training kernels (clkernels/train_tile.cl; CLPARITY_TRAIN_KERNELS,
 # simple on CPU devices by default, so forced here) bit-identical to host:exact at every step,
 # each tile size, at odd shapes (d=77, B=13 and B=70 across a 64-row tile; the digits MLP:
-# biases, in != out, no residual) and three optimizers. Each passes only when train exits 0,
+# biases, in != out, no residual), and at d=128 B=128, whose tiles lie wholly inside the
+# operands (tr_fetch's path without a test per element), with four optimizers. Each passes only when train exits 0,
 # which it does only when every step's weights equal host:exact's; train/tiled_planted_* plant
 # one ULP in the first output of every kernel of one tile size (test hooks
 # train-tile-plant-1, -4, -8) and must be caught at step 1 (the probe off, which would catch it
@@ -442,7 +443,7 @@ set_tests_properties(cli/train_ux PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACH
 # model does not run, fails the probe).
 foreach(way tiled1 tiled4 tiled8 stream)
   add_test(NAME train/tiled_${way}
-           COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer adamw --weight-decay 0.05 --steps 4 --every 1 --d-model 77 --layers 3 --batch 13 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer momentum --nesterov --steps 4 --every 1 --d-model 33 --layers 2 --batch 70 --quiet && $0 train -d pocl,host --engines cl:own,host:exact --model ${FIXTURES}/digits.safetensors --optimizer sgd --batch 9 --steps 4 --every 1 --target random --quiet"
+           COMMAND sh -c "$0 train -d pocl,host --engines cl:own,host:exact --optimizer adamw --weight-decay 0.05 --steps 4 --every 1 --d-model 77 --layers 3 --batch 13 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer momentum --nesterov --steps 4 --every 1 --d-model 33 --layers 2 --batch 70 --quiet && $0 train -d pocl,host --engines cl:own,host:exact --model ${FIXTURES}/digits.safetensors --optimizer sgd --batch 9 --steps 4 --every 1 --target random --quiet && $0 train -d pocl,host --engines cl:own,host:exact --optimizer adam --steps 3 --every 1 --d-model 128 --layers 2 --batch 128 --target random --quiet"
                    ${CLP})
   set_tests_properties(train/tiled_${way} PROPERTIES
                        ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=${way}"
