@@ -76,7 +76,8 @@ static const cp_env_var table[] = {
      "the first the device can", "how train's Adam and AdamW divide and take square roots", false,
      NULL},
     {"CLPARITY_TRAIN_KERNELS", CP_ENV_WORD, "auto,simple,tiled,tiled1,tiled4,tiled8,cpu,stream", 0, 0, NULL,
-     "auto: cpu on PoCL, simple on other CPU devices, on the others stream where every block is 16x16, else tiled",
+     "auto: cpu on PoCL, simple on other CPU devices, on the others stream where every product is small "
+     "(16x16 blocks, few outputs and terms), else tiled",
      "cl:own's training kernels: simple, or tiled (16x16, 64x64 or 128x128 outputs per work-group "
      "by the grid's size; tiled1, tiled4, tiled8: always 16x16, 64x64, 128x128), or cpu (two launches "
      "a step, the forward's register tile), or stream (the tiled blocks, the whole step in one launch); "
