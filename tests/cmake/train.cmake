@@ -466,7 +466,7 @@ set_tests_properties(train/tiled_probe_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TRAIN_KERNELS=tiled;CLPARITY_TEST_HOOK=train-tile-plant-4"
                      LABELS cli)
 # The step in one launch (clkernels/train_stream.cl; CLPARITY_TRAIN_KERNELS=stream, auto on GPUs
-# where every block is 16x16): train/tiled_stream above runs it at the same shapes and
+# where every product is small): train/tiled_stream above runs it at the same shapes and
 # optimizers; the plant in its 16x16 blocks must be caught at step 1, and a device-wide barrier
 # wait given up (test hook train-stream-giveup) must end the run with the error, never a result.
 add_test(NAME train/stream_planted
