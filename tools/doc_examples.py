@@ -24,8 +24,9 @@ or it has a language (```sh for commands to type, ```c, ```python, ```cmake, ```
 block with neither is an error, so that no output can be pasted by hand.
 
 --check compares each example's fresh output with its block modulo what varies from run to
-run: times (every column whose header names a unit of time or speed, every "1.2 s",
-"0.3 ms"), dates, the version's git hash, the scratch folder, the free memory, and the
+run: times (every column whose header names a unit of time or speed, and every number of a
+table's row from its first such column on, which a wide value pushes out of its column; every
+"1.2 s", "0.3 ms"), dates, the version's git hash, the scratch folder, the free memory, and the
 program cache's hit or miss. Everything else (hashes of outputs, ULPs, max_abs, verdicts,
 the lines and columns themselves) must be equal: the runs are deterministic. On a machine
 other than the one that made the block (another CPU, OpenBLAS core or thread count: KEY),
@@ -181,6 +182,10 @@ TIME_COLUMN = re.compile(r"(\bms\b|\bruns\b|\bus\b|µs|GFLOP|GB/s|peak|±|\bsd\b
                          r"\bmean\b|\bmedian\b|\bmin\b|\bmax\b(?! ULP)|1st|/step|time)")
 
 
+# a table cell that is a number: 12, 0.0213~, 1.5e-05, 12.3%, [0.0326,
+NUMBER_TOKEN = re.compile(r"[\[(]?[-+]?\d+(\.\d+)?(e[-+]?\d+)?[~%,\])]*")
+
+
 def header_time_spans(line):
     """Character spans of the columns of a table header whose label is a time (labels are
     separated by two or more spaces)."""
@@ -231,7 +236,11 @@ def mask_tables(lines):
                 ("verdicts", "note", "~ ", "  measurement, or too few", "  doubtful:")):
             chars = list(line)
             for m in reversed(list(re.finditer(r"\S+", line))):
-                if any(m.start() < e and m.end() > s for s, e in spans):
+                # a number past the first time column is a measurement too: a value wider
+                # than its column pushes the rest of its row right, out of their spans (seen:
+                # sweep's GFLOP/s column, under load)
+                if any(m.start() < e and m.end() > s for s, e in spans) or (
+                        m.start() >= spans[0][0] and NUMBER_TOKEN.fullmatch(m.group(0))):
                     chars[m.start():m.end()] = "<t>"
             # a time a result does not have ("n/a": host engines have no kernel time) moves
             # with its row's wider numbers, out of its column's span: a time too
