@@ -68,8 +68,9 @@ void TR_N(tr_fetch)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int
                     int nb, int i0, int j0, int k0, int lid, float *pa, float *pz, float *pb)
 {
     /* a tile wholly inside both operands (every tile of a product whose sizes are multiples of
-     * the block and of TR_TK) is loaded without a test per element */
-    if (i0 + TR_TM <= M && k0 + TR_TK <= K && j0 + TR_TM <= N && j0 + TR_TM <= nb) {
+     * the block and of TR_TK) is loaded without a test per element; nb <= N, so its columns
+     * are B's own (none is the bias's column of ones) */
+    if (i0 + TR_TM <= M && k0 + TR_TK <= K && j0 + TR_TM <= nb) {
         #pragma unroll
         for (int t = 0; t < TR_E; ++t) {
             const int e = lid + t * TR_WG * TR_WG;
