@@ -52,67 +52,121 @@
 #define TR_CAT(a, b) TR_CAT2(a, b)
 #define TR_N(name) TR_CAT(name, TR_SFX)
 
-/* Element t of this work-item's share of the tiles at k0: its row (or column) in the tile
- * and its k there; A's and B's shares are laid out so that consecutive work-items read
- * consecutive addresses (along k where the operand is k-contiguous, else along the rows). */
-#define TR_AR(e) (sak == 1 ? (e) / TR_TK : (e) % TR_TM)
-#define TR_AK(e) (sak == 1 ? (e) % TR_TK : (e) / TR_TM)
-#define TR_BJ(e) (sbj == 1 ? (e) % TR_TM : (e) / TR_TK)
-#define TR_BK(e) (sbj == 1 ? (e) / TR_TM : (e) % TR_TK)
+/* Each work-item's share of a tile of A (and of B) is TR_Q quads: 4 consecutive elements along
+ * the operand's unit stride (k where A is k-contiguous, sak 1, else A's rows; B's columns where
+ * sbj is 1, else k), quad u = lid + t·256 of the tile, so that consecutive work-items read
+ * consecutive addresses. TR_AR(u), TR_AK(u): the first row and k of A's quad u; TR_BJ(u),
+ * TR_BK(u): B's. Component c adds c to the k (A along k, B along k) or to the row (column). */
+#define TR_Q (TR_E / 4)
+#define TR_QK (TR_TK / 4)
+#define TR_QM (TR_TM / 4)
+#define TR_AR(u) (sak == 1 ? (u) / TR_QK : 4 * ((u) % TR_QM))
+#define TR_AK(u) (sak == 1 ? 4 * ((u) % TR_QK) : (u) / TR_QM)
+#define TR_BJ(u) (sbj == 1 ? 4 * ((u) % TR_QM) : (u) / TR_QK)
+#define TR_BK(u) (sbj == 1 ? (u) / TR_QM : 4 * ((u) % TR_QK))
+#ifdef TR_VOLATILE
+#define TR_RD4 volatile __global const float4 *
+#else
+#define TR_RD4 __global const float4 *
+#endif
+#define TR_PUT4(arr, t, v)                                                                         \
+    do {                                                                                           \
+        const float4 v_ = (v);                                                                     \
+        (arr)[4 * (t)] = v_.s0;                                                                    \
+        (arr)[4 * (t) + 1] = v_.s1;                                                                \
+        (arr)[4 * (t) + 2] = v_.s2;                                                                \
+        (arr)[4 * (t) + 3] = v_.s3;                                                                \
+    } while (0)
 
-/* The loads of the tiles at k0 into registers (pa, pz: A and its z where act, pb: B), issued
- * together; the values are only used by tr_stage, after the current tile's products, so that
- * the loads are in flight while those run. Past the ends: A 0 (z 1), B 0. */
+/* The loads of the tiles at k0 into registers (pa, pz: A and its z where act, pb: B; element
+ * 4t + c is quad t's component c), issued together; the values are only used by tr_stage, after
+ * the current tile's products, so that the loads are in flight while those run. Past the ends:
+ * A 0 (z 1), B 0. */
 void TR_N(tr_fetch)(int M, int N, int K, TR_RD a, int sai, int sak, TR_RD z, int act, TR_RD bm,
                     int sbk, int sbj,
                     int nb, int i0, int j0, int k0, int lid, float *pa, float *pz, float *pb)
 {
     /* a tile wholly inside both operands (every tile of a product whose sizes are multiples of
-     * the block and of TR_TK) is loaded without a test per element; nb <= N, so its columns
-     * are B's own (none is the bias's column of ones) */
-    if (i0 + TR_TM <= M && k0 + TR_TK <= K && j0 + TR_TM <= nb) {
+     * the block and of TR_TK) is loaded as float4 quads without a test per element, where each
+     * operand has a unit stride, its other stride and its start are multiples of 4 floats (so
+     * every quad is 16-byte aligned: the tile's first row, column and k are multiples of 4);
+     * nb <= N, so the tile's columns are B's own (none is the bias's column of ones) */
+    if (i0 + TR_TM <= M && k0 + TR_TK <= K && j0 + TR_TM <= nb && (sak == 1 || sai == 1) &&
+        (sbj == 1 || sbk == 1) && (((sak == 1 ? sai : sak) | (sbj == 1 ? sbk : sbj)) & 3) == 0 &&
+        (((uintptr_t)a | (act ? (uintptr_t)z : 0) | (uintptr_t)bm) & 15) == 0) {
         #pragma unroll
-        for (int t = 0; t < TR_E; ++t) {
-            const int e = lid + t * TR_WG * TR_WG;
-            const size_t at = (size_t)(i0 + TR_AR(e)) * (size_t)sai +
-                              (size_t)(k0 + TR_AK(e)) * (size_t)sak;
-            pa[t] = a[at];
-            pz[t] = act ? z[at] : 1.0f;
-            pb[t] = bm[(size_t)(k0 + TR_BK(e)) * (size_t)sbk + (size_t)(j0 + TR_BJ(e)) * (size_t)sbj];
+        for (int t = 0; t < TR_Q; ++t) {
+            const int u = lid + t * TR_WG * TR_WG;
+            const size_t at = (size_t)(i0 + TR_AR(u)) * (size_t)sai +
+                              (size_t)(k0 + TR_AK(u)) * (size_t)sak;
+            TR_PUT4(pa, t, *(TR_RD4)(a + at));
+            TR_PUT4(pz, t, act ? *(TR_RD4)(z + at) : (float4)(1.0f));
+            TR_PUT4(pb, t, *(TR_RD4)(bm + (size_t)(k0 + TR_BK(u)) * (size_t)sbk +
+                                     (size_t)(j0 + TR_BJ(u)) * (size_t)sbj));
         }
         return;
     }
     #pragma unroll
-    for (int t = 0; t < TR_E; ++t) {
-        const int e = lid + t * TR_WG * TR_WG;
-        int i = i0 + TR_AR(e), k = k0 + TR_AK(e);
-        pa[t] = 0.0f;
-        pz[t] = 1.0f;
-        if (i < M && k < K) {
-            size_t at = (size_t)i * (size_t)sai + (size_t)k * (size_t)sak;
-            pa[t] = a[at];
-            if (act)
-                pz[t] = z[at];
+    for (int t = 0; t < TR_Q; ++t) {
+        const int u = lid + t * TR_WG * TR_WG;
+        #pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const int e = 4 * t + c;
+            int i = i0 + TR_AR(u) + (sak == 1 ? 0 : c), k = k0 + TR_AK(u) + (sak == 1 ? c : 0);
+            pa[e] = 0.0f;
+            pz[e] = 1.0f;
+            if (i < M && k < K) {
+                size_t at = (size_t)i * (size_t)sai + (size_t)k * (size_t)sak;
+                pa[e] = a[at];
+                if (act)
+                    pz[e] = z[at];
+            }
+            const int j = j0 + TR_BJ(u) + (sbj == 1 ? c : 0);
+            k = k0 + TR_BK(u) + (sbj == 1 ? 0 : c);
+            pb[e] = 0.0f;
+            if (j < N && k < K)
+                pb[e] = j < nb ? bm[(size_t)k * (size_t)sbk + (size_t)j * (size_t)sbj] : 1.0f;
         }
-        const int j = j0 + TR_BJ(e);
-        k = k0 + TR_BK(e);
-        pb[t] = 0.0f;
-        if (j < N && k < K)
-            pb[t] = j < nb ? bm[(size_t)k * (size_t)sbk + (size_t)j * (size_t)sbj] : 1.0f;
     }
 }
 
-/* The fetched tiles into local memory, A masked by z > 0 (the ReLU's mask) */
+/* The fetched tiles into local memory, A masked by z > 0 (the ReLU's mask): a quad that runs
+ * along the local tile's contiguous direction (k with 16×16 blocks, the rows otherwise) as one
+ * float4 store, else as four */
+#if TR_RM == 1
+#define TR_LK 1
+#else
+#define TR_LK 0
+#endif
 void TR_N(tr_stage)(int sak, int sbj, int lid, const float *pa, const float *pz,
                     const float *pb, __local float *As, __local float *Bs)
 {
     #pragma unroll
-    for (int t = 0; t < TR_E; ++t) {
-        const int e = lid + t * TR_WG * TR_WG;
-        As[TR_IX(TR_AR(e), TR_AK(e))] = pz[t] > 0.0f ? pa[t] : 0.0f;
-        Bs[TR_IX(TR_BJ(e), TR_BK(e))] = pb[t];
+    for (int t = 0; t < TR_Q; ++t) {
+        const int u = lid + t * TR_WG * TR_WG;
+        float av[4];
+        #pragma unroll
+        for (int c = 0; c < 4; ++c)
+            av[c] = pz[4 * t + c] > 0.0f ? pa[4 * t + c] : 0.0f;
+        const int ar = TR_AR(u), ak = TR_AK(u), bj = TR_BJ(u), bk = TR_BK(u);
+        if ((sak == 1) == TR_LK) {
+            *(__local float4 *)(As + TR_IX(ar, ak)) = (float4)(av[0], av[1], av[2], av[3]);
+        } else {
+            #pragma unroll
+            for (int c = 0; c < 4; ++c)
+                As[TR_IX(ar + (sak == 1 ? 0 : c), ak + (sak == 1 ? c : 0))] = av[c];
+        }
+        if ((sbj == 1) != TR_LK) {
+            *(__local float4 *)(Bs + TR_IX(bj, bk)) =
+                (float4)(pb[4 * t], pb[4 * t + 1], pb[4 * t + 2], pb[4 * t + 3]);
+        } else {
+            #pragma unroll
+            for (int c = 0; c < 4; ++c)
+                Bs[TR_IX(bj + (sbj == 1 ? c : 0), bk + (sbj == 1 ? 0 : c))] = pb[4 * t + c];
+        }
     }
 }
+#undef TR_LK
 
 /* term kk of the tile for each of the work-item's outputs */
 void TR_N(tr_macs)(__local const float *As, __local const float *Bs, int kk, int lx, int ly,
@@ -354,6 +408,11 @@ TR_N(tr_gw_t)(__global const float *restrict g, __global const float *restrict z
 #undef TR_LOCAL
 #undef TR_POS
 #undef TR_E
+#undef TR_Q
+#undef TR_QK
+#undef TR_QM
+#undef TR_RD4
+#undef TR_PUT4
 #undef TR_AR
 #undef TR_AK
 #undef TR_BJ
