@@ -22,6 +22,7 @@ struct train_cl {
     cl_mem G, st[2]; /* the other optimizers: the whole gradient and their state */
     cl_mem wstage;   /* the weights' host copy (cl_view): allocated by the driver (pinned where */
     void *wmap;      /* it can), mapped from the first view to destroy */
+    cl_mem ystage;   /* the output's host copy (y), allocated and mapped so from create */
     bool clblast;
     bool cr;      /* cl:cr: clkernels/cr.cl's training kernels (CR_TRAIN), no clblast ones */
     bool relaxed; /* cl:relaxed: train.cl built with OWN_RELAXED_OPTIONS */
@@ -59,7 +60,7 @@ struct train_cl {
     size_t grad_items;
     char kernels[64]; /* the way and the tile test hooks: the training probe's key */
     size_t stride;
-    float *y; /* host copy of the output, for the loss */
+    float *y; /* host copy of the output, for the loss: ystage's mapping */
     float *t_host;
 };
 
