@@ -132,13 +132,21 @@ TRAINS = {  # name: arguments of `clparity train` (20 steps unless they say --st
     # Issue 35's step in one launch (clkernels/train_stream.cl), forced: `auto` takes it on GPUs
     # and Oclgrind (every TRAINS case there), not on CPU devices
     "train_stream_adam_d19_L2_B5": ["--d-model", "19", "--layers", "2", "--batch", "5", "--optimizer", "adam"],
+    # The tiled kernels, forced (auto never takes them on these rows): whole tiles loaded as
+    # float4 quads (the forward's and dx's tiles at d=64 B=16), and the backward in pairs
+    # (clkernels/train_pair.cl: a layer's dx beside the weight gradient of the layer above it)
+    "train_tiled1_adam_d64_L3_B16": ["--d-model", "64", "--layers", "3", "--batch", "16", "--optimizer",
+                                     "adam", "--steps", "5"],
 }
 # A case's environment beyond the row's, and the rows that run it where not every row does:
 # rusticl's llvmpipe runs at most 32 work-items per group, not the step's 16x16 blocks (clparity
 # says so and exits 3, as for the tiled kernels).
-TRAIN_ENV = {"train_stream_adam_d19_L2_B5": {"CLPARITY_TRAIN_KERNELS": "stream"}}
-TRAIN_ROWS = {"train_stream_adam_d19_L2_B5": ("pocl-pthread", "pocl-basic", "intel-cpu", "oclgrind")}
-TRAIN_LEFT_OUT = "llvmpipe runs at most 32 work-items per group, not the step's 16x16 blocks (clparity exits 3)"
+TRAIN_ENV = {"train_stream_adam_d19_L2_B5": {"CLPARITY_TRAIN_KERNELS": "stream"},
+             "train_tiled1_adam_d64_L3_B16": {"CLPARITY_TRAIN_KERNELS": "tiled1"}}
+TRAIN_ROWS = {"train_stream_adam_d19_L2_B5": ("pocl-pthread", "pocl-basic", "intel-cpu", "oclgrind"),
+              "train_tiled1_adam_d64_L3_B16": ("pocl-pthread", "pocl-basic", "intel-cpu", "oclgrind")}
+TRAIN_LEFT_OUT = ("llvmpipe runs at most 32 work-items per group, not the 16x16 blocks of the step in one "
+                  "launch or the tiled kernels (clparity exits 3)")
 # The div/sqrt way (the report's `div/sqrt:` line, the JSON's div_sqrt) that each row's cl:own
 # must take for Adam and AdamW, on its own: where the device reports correctly rounded / and
 # sqrt, that; else double where it has fp64; else float with the fma correction (rusticl).
