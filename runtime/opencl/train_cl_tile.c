@@ -67,8 +67,9 @@ static void layer_rms(const cp_trainer *tr, int mode, size_t l, int rm[3])
 }
 
 /* train_pair.cl's bit of the pair (R1, R2); 0 for 8×8 beside 8×8, which stay a launch each:
- * on the H200 at d=4096 L=8 B=1024 (every block 8×8) the pairs took 23.2 ms a step against
- * 22.2, where elsewhere they gained up to 12 % (docs/PERFORMANCE.md, "The backward in pairs") */
+ * on the H200 at d=4096 L=8 B=1024 (every block 8×8) paired and unpaired took the same time
+ * (23.2 ms a step, both with an extra product), where pairs of smaller blocks gained 6-15 %
+ * (docs/PERFORMANCE.md, "The backward in pairs"); two launches keep each kernel's registers */
 static unsigned pair_bit(int r1, int r2)
 {
     int i1 = r1 == 1 ? 0 : r1 == 4 ? 1 : 2, i2 = r2 == 1 ? 0 : r2 == 4 ? 1 : 2;
