@@ -80,7 +80,8 @@ static unsigned pair_bit(int r1, int r2)
  * gradient goes; 1: c->gn; 2: c->g3). Layer l's dx writes g_{l−1} into a buffer other than g_l's
  * and, where it runs beside layer l + 1's weight gradient (a pair), other than g_{l+1}'s: so two
  * buffers alternate where no pair is built, as before pairs, and three where pairs are. The
- * step in one launch has its own rotation. */
+ * step in one launch builds none (its kernel has its own rotation; the tiled kernels serve it
+ * for a forward alone). */
 static void grad_buffers(const cp_trainer *tr, int mode, int *gi)
 {
     int L = tr->m->n_layers;
@@ -88,7 +89,7 @@ static void grad_buffers(const cp_trainer *tr, int mode, int *gi)
         gi[L - 1] = 0;
     for (int l = L - 1; l >= 1; --l) {
         int dx[3], gw[3], avoid = -1;
-        if (l + 1 < L) {
+        if (l + 1 < L && mode != TILE_STREAM) {
             layer_rms(tr, mode, (size_t)l, dx);
             layer_rms(tr, mode, (size_t)l + 1, gw);
             if (pair_bit(dx[1], gw[2]))
@@ -292,7 +293,7 @@ static int pair_setup(cp_trainer *tr, const cp_device *dev, size_t l, const cl_m
     cl_ulong gz_off = (cl_ulong)l * c->stride, gx_off = gz_off, gw_off = hi->w_off,
              gb_off = hi->b_off;
     size_t b1 = (size_t)TILE_WG * (size_t)r1, b2 = (size_t)TILE_WG * (size_t)r2;
-    cl_int dx_cols = (cl_int)((size_t)din + b1 - 1) / (cl_int)b1;
+    cl_int dx_cols = (cl_int)(((size_t)din + b1 - 1) / b1);
     cl_int dx_groups = (cl_int)tile_groups((size_t)batch, (size_t)din, b1);
     cl_int gw_cols = (cl_int)(((size_t)gin + (ghb ? 1 : 0) + b2 - 1) / b2);
     c->lpg[l] = (size_t)dx_groups + tile_groups((size_t)gout, (size_t)gin + (ghb ? 1 : 0), b2);
@@ -386,8 +387,8 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         cl_ulong w_off = ly->w_off, b_off = ly->b_off;
         cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
                res = ly->residual;
-        /* the backward runs from the last layer, whose g is c->g: layer l's g in gradient
-         * buffer (L − 1 − l) mod 3, its dx into the next (train_pair.cl) */
+        /* the backward runs from the last layer, whose g is c->g: layer l's g in buffer gi[l],
+         * its dx into gi[l − 1] (grad_buffers) */
         cl_mem g = gb[gi[l]], gn = gb[l > 0 ? gi[l - 1] : 0];
         int *rm = &c->lrm[3 * l];
         layer_rms(tr, mode, l, rm);
