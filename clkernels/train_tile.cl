@@ -55,8 +55,8 @@
 /* Each work-item's share of a tile of A (and of B) is TR_Q quads: 4 consecutive elements along
  * the operand's unit stride (k where A is k-contiguous, sak 1, else A's rows; B's columns where
  * sbj is 1, else k), quad u = lid + t·256 of the tile, so that consecutive work-items read
- * consecutive addresses. TR_AR(u), TR_AK(u): the first row and k of A's quad u; TR_BJ(u),
- * TR_BK(u): B's. Component c adds c to the k (A along k, B along k) or to the row (column). */
+ * consecutive addresses. TR_AR(u), TR_AK(u): the row and k of A's quad u's first element;
+ * TR_BJ(u), TR_BK(u): B's column and k. Component c lies c elements further along the stride. */
 #define TR_Q (TR_E / 4)
 #define TR_QK (TR_TK / 4)
 #define TR_QM (TR_TM / 4)
