@@ -271,10 +271,6 @@ float tr_sqrt(float a)
 #undef TR_RM
 #undef TR_SFX
 #endif
-/* the backward in pairs (train_pair.cl), the pairs that the model's layers take */
-#ifdef TR_PAIRS
-#include "train_pair.cl"
-#endif
 /* the step in one launch (train_stream.cl), built only for its way */
 #ifdef TR_STREAM
 #define TR_RM 1

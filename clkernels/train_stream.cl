@@ -39,8 +39,8 @@ tr_step_s(__global float *acts, __global float *zs, __global float *p, __global 
           __global const long *desc, volatile __global int *ctl, int n_layers, int batch,
           int n_out, float s, int update, float neg_lr)
 {
-    /* train_tile.cl's tiles for 16×16 blocks: float4 for its 16-byte aligned reads */
-    __local float4 As4[tr_locals / 4], Bs4[tr_locals / 4];
+    /* train_tile.cl's TR_LOCAL for 16×16: float4 for its 16-byte aligned reads */
+    __local float4 As4[16 * 68 / 4], Bs4[16 * 68 / 4];
     __local float *As = (__local float *)As4, *Bs = (__local float *)Bs4;
     __local int shared[4];
     const int lid = (int)get_local_id(0);

@@ -352,11 +352,6 @@ void TR_N(tr_gw_b)(int i0, int j0, int lid, __local float *As, __local float *Bs
         }
 }
 
-/* the local memory of one tile buffer, as a constant that outlives this file's macros
- * (tr_local1, tr_local4, tr_local8; tr_locals for the one-launch step): train_pair.cl's and
- * train_stream.cl's buffers */
-enum { TR_N(tr_local) = TR_LOCAL };
-
 /* The kernels: a work-group of 16×16 per block (none where the one-launch step includes the
  * bodies: TR_NO_KERNELS). */
 #ifndef TR_NO_KERNELS

@@ -32,12 +32,7 @@ struct train_cl {
      * create but the forward's weights; NULL with the simple kernels */
     cl_kernel *lk;
     int *lrm;
-    size_t n_lk; /* 3 per layer (destroy does not read the model, which may be gone) */
-    /* the backward in pairs (train_pair.cl): lp[l] runs layer l − 1's dx beside layer l's
-     * weight gradient, over lpg[l] work-groups (l = 2 … L − 1 where the pair is built; NULL
-     * elsewhere: a launch each) */
-    cl_kernel *lp;
-    size_t *lpg, n_lp;
+    size_t n_lk;      /* 3 per layer (destroy does not read the model, which may be gone) */
     bool tile_forced; /* CLPARITY_TRAIN_KERNELS named a block: not fitting is an error */
     /* adam and adamw in the tiled weight-gradient kernel's epilogue (no G, no optimizer pass):
      * sc holds the step's scalars (TILE_SCALARS floats, train_tile.cl's tr_gw_t) */
@@ -104,10 +99,6 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode);
 int train_cl_tile_enqueue(struct train_cl *c, cl_kernel k, const char *name, int rm, size_t rows,
                           size_t cols);
 void train_cl_tile_release(struct train_cl *c);
-/* the pair of layer l − 1's dx and layer l's weight gradient (c->lp[l]), launched */
-int train_cl_tile_pair_enqueue(struct train_cl *c, size_t l);
-/* train_pair.cl's TR_PAIRS for mode: the pairs of blocks that the model's layers take */
-unsigned train_cl_tile_pairs(const cp_trainer *tr, int mode);
 /* The step in one launch (c->k_step), then the output read and the barrier's counters checked:
  * train_cl.c's step, with its optimizer pass between the two where one is needed. */
 int train_cl_stream_enqueue(cp_trainer *tr);

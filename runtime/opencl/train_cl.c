@@ -336,6 +336,16 @@ static int cl_backward_layer(cp_trainer *tr, int l, cl_mem g, cl_mem gn)
     struct train_cl *c = tr->c;
     const cp_layer *ly = &tr->m->layers[l];
     cl_int batch = tr->batch;
+    if (c->lk) {
+        /* tiled: dz is masked as dx and gW load it; gW's epilogue updates or stores G */
+        int st = l > 0 ? train_cl_tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
+                                               (size_t)batch, (size_t)ly->in)
+                       : CP_OK;
+        if (st == CP_OK)
+            st = train_cl_tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2],
+                                       (size_t)ly->out, (size_t)ly->in + (ly->has_bias ? 1 : 0));
+        return st;
+    }
     cl_int in = ly->in, out = ly->out, act = ly->act == CP_ACT_RELU, res = ly->residual;
     cl_int nz = batch * out;
     cl_ulong off = (cl_ulong)l * c->stride, w_off = ly->w_off;
@@ -426,30 +436,6 @@ static int cl_backward(cp_trainer *tr)
     if ((st = own_set_args_at(c->k_outgrad, "tr_outgrad", 0, 6, sz, va)) != CP_OK ||
         (st = enqueue(c, c->k_outgrad, "tr_outgrad", 1, (size_t)n, 0)) != CP_OK)
         return st;
-    if (c->lp) {
-        /* tiled: the last layer's dx, then each layer's weight gradient beside the dx of the
-         * layer below it, in one launch where the pair is built (train_pair.cl), else in two
-         * (the first layer's dx is never needed) */
-        for (int l = m->n_layers - 1; l >= 0; --l) {
-            const cp_layer *ly = &m->layers[l];
-            if (l == m->n_layers - 1 && l > 0)
-                st = train_cl_tile_enqueue(c, c->lk[3 * l + 1], "tr_dx_t", c->lrm[3 * l + 1],
-                                           (size_t)tr->batch, (size_t)ly->in);
-            if (st == CP_OK && l > 1 && c->lp[l]) {
-                st = train_cl_tile_pair_enqueue(c, (size_t)l);
-            } else if (st == CP_OK) {
-                st =
-                    train_cl_tile_enqueue(c, c->lk[3 * l + 2], "tr_gw_t", c->lrm[3 * l + 2],
-                                          (size_t)ly->out, (size_t)ly->in + (ly->has_bias ? 1 : 0));
-                if (st == CP_OK && l > 1)
-                    st = train_cl_tile_enqueue(c, c->lk[3 * l - 2], "tr_dx_t", c->lrm[3 * l - 2],
-                                               (size_t)tr->batch, (size_t)m->layers[l - 1].in);
-            }
-            if (st != CP_OK)
-                return st;
-        }
-        return CP_OK;
-    }
     cl_mem g = c->g, gn = c->gn;
     for (int l = m->n_layers - 1; l >= 0; --l) {
         if ((st = cl_backward_layer(tr, l, g, gn)) != CP_OK)

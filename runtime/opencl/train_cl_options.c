@@ -164,16 +164,11 @@ static int cl_options(cp_trainer *tr, const cp_device *dev)
     const char *spin = !stream                               ? ""
                        : cp_test_hook("train-stream-giveup") ? " -DTR_STREAM_GIVEUP"
                                                              : own_spin_bound_options(dev);
-    /* the backward's pairs of blocks that the layers take (train_pair.cl) */
-    char pairs[32] = "";
-    unsigned pb = tiles ? train_cl_tile_pairs(tr, mode) : 0;
-    if (pb)
-        snprintf(pairs, sizeof pairs, " -DTR_PAIRS=%u", pb);
-    int n = snprintf(
-        tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s%s%s%s%s",
-        tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
-        fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES",
-        tiles ? one_rm : "", pairs, stream ? " -DTR_STREAM" : "", spin);
+    int n =
+        snprintf(tr->build_options, sizeof tr->build_options, "-cl-std=CL1.2%s%s%s%s%s%s%s%s%s%s%s",
+                 tr->c->relaxed ? " " : "", tr->c->relaxed ? OWN_RELAXED_OPTIONS : "", extra, plant,
+                 fix ? " -DTR_FMA_ZERO_FIX" : "", ftz_option(), cpu, tiles ? "" : " -DTR_NO_TILES",
+                 tiles ? one_rm : "", stream ? " -DTR_STREAM" : "", spin);
     if (n < 0 || (size_t)n >= sizeof tr->build_options)
         return cp_err_set(CP_FAIL_RUNTIME,
                           "cl:own training: build options of %d bytes are too long", n);

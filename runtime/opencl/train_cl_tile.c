@@ -51,71 +51,6 @@ static bool stream_fits(size_t rows, size_t cols, size_t k)
            rows * cols * k <= STREAM_MAX_TERMS;
 }
 
-/* Layer l's blocks: its forward's, dx's and weight gradient's (lk[3l..3l+2]'s). While the
- * training probe makes its trainer, the grid's rule gives way to the three sizes in turn, so that
- * the probe runs every kernel (and pair) that a large model may. */
-static void layer_rms(const cp_trainer *tr, int mode, size_t l, int rm[3])
-{
-    const cp_layer *ly = &tr->m->layers[l];
-    size_t b = (size_t)tr->batch, in = (size_t)ly->in, out = (size_t)ly->out;
-    rm[0] = tile_rm(mode, b, out);
-    rm[1] = tile_rm(mode, b, in);
-    rm[2] = tile_rm(mode, out, in + (ly->has_bias ? 1 : 0));
-    static const int sizes[] = {1, 4, 8};
-    for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
-        rm[i] = sizes[(l + (size_t)i) % 3];
-}
-
-/* train_pair.cl's bit of the pair (R1, R2); 0 for 8×8 beside 8×8, which stay a launch each:
- * on the H200 at d=4096 L=8 B=1024 (every block 8×8) paired and unpaired took the same time
- * (23.2 ms a step, both with an extra product), where pairs of smaller blocks gained 6-15 %
- * (docs/PERFORMANCE.md, "The backward in pairs"); two launches keep each kernel's registers */
-static unsigned pair_bit(int r1, int r2)
-{
-    int i1 = r1 == 1 ? 0 : r1 == 4 ? 1 : 2, i2 = r2 == 1 ? 0 : r2 == 4 ? 1 : 2;
-    return r1 == 8 && r2 == 8 ? 0 : 1u << (3 * i1 + i2);
-}
-
-/* gi[l]: the gradient buffer of layer l's output gradient g_l (0: c->g, where the output's
- * gradient goes; 1: c->gn; 2: c->g3). Layer l's dx writes g_{l−1} into a buffer other than g_l's
- * and, where it runs beside layer l + 1's weight gradient (a pair), other than g_{l+1}'s: so two
- * buffers alternate where no pair is built, as before pairs, and three where pairs are. The
- * step in one launch builds none (its kernel has its own rotation; the tiled kernels serve it
- * for a forward alone). */
-static void grad_buffers(const cp_trainer *tr, int mode, int *gi)
-{
-    int L = tr->m->n_layers;
-    if (L > 0)
-        gi[L - 1] = 0;
-    for (int l = L - 1; l >= 1; --l) {
-        int dx[3], gw[3], avoid = -1;
-        if (l + 1 < L && mode != TILE_STREAM) {
-            layer_rms(tr, mode, (size_t)l, dx);
-            layer_rms(tr, mode, (size_t)l + 1, gw);
-            if (pair_bit(dx[1], gw[2]))
-                avoid = gi[l + 1];
-        }
-        int b = 0;
-        while (b == gi[l] || b == avoid)
-            ++b;
-        gi[l - 1] = b;
-    }
-}
-
-unsigned train_cl_tile_pairs(const cp_trainer *tr, int mode)
-{
-    unsigned bits = 0;
-    if (mode == TILE_STREAM)
-        return 0;
-    for (size_t l = 2; l < (size_t)tr->m->n_layers; ++l) {
-        int lo[3], hi[3];
-        layer_rms(tr, mode, l - 1, lo);
-        layer_rms(tr, mode, l, hi);
-        bits |= pair_bit(lo[1], hi[2]);
-    }
-    return bits;
-}
-
 bool train_cl_tile_small(const cp_model *m, int batch)
 {
     for (int l = 0; l < m->n_layers; ++l) {
@@ -160,19 +95,11 @@ void train_cl_tile_release(struct train_cl *c)
     for (size_t i = 0; c->lk && i < c->n_lk; ++i)
         if (c->lk[i])
             clReleaseKernel(c->lk[i]);
-    for (size_t i = 0; c->lp && i < c->n_lp; ++i)
-        if (c->lp[i])
-            clReleaseKernel(c->lp[i]);
     free(c->lk);
     free(c->lrm);
-    free(c->lp);
-    free(c->lpg);
     c->lk = NULL;
     c->lrm = NULL;
-    c->lp = NULL;
-    c->lpg = NULL;
     c->n_lk = 0;
-    c->n_lp = 0;
     if (c->sc)
         clReleaseMemObject(c->sc);
     c->sc = NULL;
@@ -269,65 +196,6 @@ static int stream_setup(cp_trainer *tr, const cp_device *dev)
     return own_set_args_at(c->k_step, name, 0, sizeof sz / sizeof *sz, sz, va);
 }
 
-/* train_pair.cl's kernel for layer l − 1's dx and layer l's weight gradient (c->lp[l]), every
- * argument set, and its work-groups (c->lpg[l]); gb: the gradient buffers, gi: each layer's. */
-static int pair_setup(cp_trainer *tr, const cp_device *dev, size_t l, const cl_mem gb[3],
-                      const int *gi, bool *fits)
-{
-    struct train_cl *c = tr->c;
-    const cp_model *m = tr->m;
-    const cp_layer *lo = &m->layers[l - 1], *hi = &m->layers[l];
-    int r1 = c->lrm[3 * (l - 1) + 1], r2 = c->lrm[3 * l + 2];
-    if (!pair_bit(r1, r2))
-        return CP_OK; /* a launch each (c->lp[l] NULL) */
-    char name[32];
-    snprintf(name, sizeof name, "tr_bwd_p%d", r1);
-    int st = tile_kernel(c, dev, name, r2, &c->lp[l], fits);
-    if (st != CP_OK || !*fits)
-        return st;
-    snprintf(name, sizeof name, "tr_bwd_p%d%d", r1, r2);
-    cl_int batch = tr->batch, din = lo->in, dout = lo->out, dact = lo->act == CP_ACT_RELU,
-           dres = lo->residual, gin = hi->in, gout = hi->out, gact = hi->act == CP_ACT_RELU,
-           ghb = hi->has_bias;
-    cl_ulong dz_off = (cl_ulong)(l - 1) * c->stride, dw_off = lo->w_off;
-    cl_ulong gz_off = (cl_ulong)l * c->stride, gx_off = gz_off, gw_off = hi->w_off,
-             gb_off = hi->b_off;
-    size_t b1 = (size_t)TILE_WG * (size_t)r1, b2 = (size_t)TILE_WG * (size_t)r2;
-    cl_int dx_cols = (cl_int)(((size_t)din + b1 - 1) / b1);
-    cl_int dx_groups = (cl_int)tile_groups((size_t)batch, (size_t)din, b1);
-    cl_int gw_cols = (cl_int)(((size_t)gin + (ghb ? 1 : 0) + b2 - 1) / b2);
-    c->lpg[l] = (size_t)dx_groups + tile_groups((size_t)gout, (size_t)gin + (ghb ? 1 : 0), b2);
-    /* layer l − 1's g (its dx's input) and the next buffer (its output); layer l's g */
-    cl_mem g = gb[gi[l - 1]], gn = gb[gi[l - 2]], gg = gb[gi[l]];
-    struct gw_args a = gw_args(tr);
-    float neg_lr = -tr->lr;
-    const size_t sz[] = {
-        sizeof g,     sizeof c->z,   sizeof dz_off,   sizeof c->p,      sizeof dw_off,
-        sizeof gn,    sizeof din,    sizeof dout,     sizeof batch,     sizeof dact,
-        sizeof dres,  sizeof gg,     sizeof gz_off,   sizeof c->acts,   sizeof gx_off,
-        sizeof a.dst, sizeof gw_off, sizeof gb_off,   sizeof gin,       sizeof gout,
-        sizeof gact,  sizeof ghb,    sizeof a.update, sizeof neg_lr,    sizeof a.ms,
-        sizeof a.vs,  sizeof a.sc,   sizeof dx_cols,  sizeof dx_groups, sizeof gw_cols};
-    const void *const va[] = {&g,      &c->z,    &dz_off, &c->p,    &dw_off,    &gn,
-                              &din,    &dout,    &batch,  &dact,    &dres,      &gg,
-                              &gz_off, &c->acts, &gx_off, &a.dst,   &gw_off,    &gb_off,
-                              &gin,    &gout,    &gact,   &ghb,     &a.update,  &neg_lr,
-                              &a.ms,   &a.vs,    &a.sc,   &dx_cols, &dx_groups, &gw_cols};
-    return own_set_args_at(c->lp[l], name, 0, sizeof sz / sizeof *sz, sz, va);
-}
-
-int train_cl_tile_pair_enqueue(struct train_cl *c, size_t l)
-{
-    size_t gws[2] = {c->lpg[l] * TILE_WG, TILE_WG}, lws[2] = {TILE_WG, TILE_WG};
-    cl_int rc = own_enqueue_kernel(c->q, c->lp[l], 2, NULL, gws, lws, 0, NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return cp_err_set(CP_FAIL_RUNTIME,
-                          "clEnqueueNDRangeKernel(tr_bwd_p, layers %zu and %zu) "
-                          "failed: %s (%d)",
-                          l - 1, l, cp_cl_error_name(rc), rc);
-    return CP_OK;
-}
-
 /* cl:own's tiled kernels, three per layer with their arguments set once (the forward's
  * weights buffer is set at each forward): a step then sets none. Where the device cannot run
  * 16×16 work-groups, the simple kernels stay (c->lk NULL). */
@@ -338,14 +206,11 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
     size_t L = (size_t)m->n_layers;
     c->lk = calloc(3 * L + 1, sizeof *c->lk);
     c->lrm = calloc(3 * L + 1, sizeof *c->lrm);
-    c->lp = calloc(L + 1, sizeof *c->lp);
-    c->lpg = calloc(L + 1, sizeof *c->lpg);
-    if (!c->lk || !c->lrm || !c->lp || !c->lpg) {
+    if (!c->lk || !c->lrm) {
         train_cl_tile_release(c);
         return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
     }
     c->n_lk = 3 * L;
-    c->n_lp = L;
     c->tile_forced = mode != TILE_GRID;
     bool fits = true;
     /* adam and adamw fused where the layers' weights and biases are every parameter */
@@ -361,23 +226,6 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         if ((st = train_cl_buffer(c, TILE_SCALARS, zeros, &c->sc, "adam's scalars")) != CP_OK)
             return st;
     }
-    /* each layer's gradient buffer; the third one where pairs need it (the step in one launch
-     * makes its own) */
-    int *gi = calloc(L + 1, sizeof *gi);
-    if (!gi) {
-        train_cl_tile_release(c);
-        return cp_err_set(CP_FAIL_RUNTIME, "cl:own training: out of memory");
-    }
-    grad_buffers(tr, mode, gi);
-    bool third = false;
-    for (size_t l = 0; l < L; ++l)
-        third = third || gi[l] == 2;
-    if (third && mode != TILE_STREAM &&
-        (st = train_cl_buffer(c, c->stride, NULL, &c->g3, "gradient")) != CP_OK) {
-        free(gi);
-        return st;
-    }
-    const cl_mem gb[3] = {c->g, c->gn, c->g3 ? c->g3 : c->g};
     cl_int batch = tr->batch;
     float neg_lr = -tr->lr;
     struct gw_args a = gw_args(tr);
@@ -387,11 +235,16 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
         cl_ulong w_off = ly->w_off, b_off = ly->b_off;
         cl_int in = ly->in, out = ly->out, hb = ly->has_bias, act = ly->act == CP_ACT_RELU,
                res = ly->residual;
-        /* the backward runs from the last layer, whose g is c->g: layer l's g in buffer gi[l],
-         * its dx into gi[l − 1] (grad_buffers) */
-        cl_mem g = gb[gi[l]], gn = gb[l > 0 ? gi[l - 1] : 0];
+        /* the backward runs from the last layer with g = c->g, then swaps g and gn */
+        bool even = (L - 1 - l) % 2 == 0;
+        cl_mem g = even ? c->g : c->gn, gn = even ? c->gn : c->g;
         int *rm = &c->lrm[3 * l];
-        layer_rms(tr, mode, l, rm);
+        rm[0] = tile_rm(mode, (size_t)batch, (size_t)out);
+        rm[1] = tile_rm(mode, (size_t)batch, (size_t)in);
+        rm[2] = tile_rm(mode, (size_t)out, (size_t)in + (hb ? 1 : 0));
+        static const int sizes[] = {1, 4, 8};
+        for (int i = 0; mode == TILE_GRID && train_cl_probing() && i < 3; ++i)
+            rm[i] = sizes[(l + (size_t)i) % 3];
         cl_kernel *k = &c->lk[3 * l];
         if ((st = tile_kernel(c, dev, "tr_fwd_t", rm[0], &k[0], &fits)) != CP_OK ||
             (st = tile_kernel(c, dev, "tr_dx_t", rm[1], &k[1], &fits)) != CP_OK ||
@@ -422,9 +275,6 @@ int train_cl_tile_setup(cp_trainer *tr, const cp_device *dev, int mode)
             break;
         st = own_set_args_at(k[2], "tr_gw_t", 0, 18, gsz, gva);
     }
-    for (size_t l = 2; st == CP_OK && fits && mode != TILE_STREAM && l < L; ++l)
-        st = pair_setup(tr, dev, l, gb, gi, &fits);
-    free(gi);
     if (st == CP_OK && fits && mode == TILE_STREAM)
         st = stream_setup(tr, dev);
     if (st != CP_OK || !fits)

@@ -133,8 +133,7 @@ TRAINS = {  # name: arguments of `clparity train` (20 steps unless they say --st
     # and Oclgrind (every TRAINS case there), not on CPU devices
     "train_stream_adam_d19_L2_B5": ["--d-model", "19", "--layers", "2", "--batch", "5", "--optimizer", "adam"],
     # The tiled kernels, forced (auto never takes them on these rows): whole tiles loaded as
-    # float4 quads (the forward's and dx's tiles at d=64 B=16), and the backward in pairs
-    # (clkernels/train_pair.cl: a layer's dx beside the weight gradient of the layer above it)
+    # float4 quads (the forward's and dx's tiles at d=64 B=16)
     "train_tiled1_adam_d64_L3_B16": ["--d-model", "64", "--layers", "3", "--batch", "16", "--optimizer",
                                      "adam", "--steps", "5"],
 }
