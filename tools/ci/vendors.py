@@ -133,9 +133,11 @@ TRAINS = {  # name: arguments of `clparity train` (20 steps unless they say --st
     # and Oclgrind (every TRAINS case there), not on CPU devices
     "train_stream_adam_d19_L2_B5": ["--d-model", "19", "--layers", "2", "--batch", "5", "--optimizer", "adam"],
     # The tiled kernels, forced (auto never takes them on these rows): whole tiles loaded as
-    # float4 quads (the forward's and dx's tiles at d=64 B=16)
+    # float4 quads (the forward's and dx's tiles at d=64 B=16); --init-scale 0.5: at 1 this model's
+    # float64 training is too ill-conditioned for check_train.py's comparisons (host:f64 1.3e-12
+    # from NumPy's, over its 1e-12), while cl:own stays host:exact's bits
     "train_tiled1_adam_d64_L3_B16": ["--d-model", "64", "--layers", "3", "--batch", "16", "--optimizer",
-                                     "adam", "--steps", "5"],
+                                     "adam", "--steps", "5", "--init-scale", "0.5"],
 }
 # A case's environment beyond the row's, and the rows that run it where not every row does:
 # rusticl's llvmpipe runs at most 32 work-items per group, not the step's 16x16 blocks (clparity
