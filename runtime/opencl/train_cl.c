@@ -224,16 +224,22 @@ static int cl_forward(cp_trainer *tr, cl_mem p)
     return CP_OK;
 }
 
-static int cl_read_output(cp_trainer *tr, float *y)
+/* The output into y: blocking where ev is NULL, else without blocking, *ev its event. */
+static int cl_read_output_ev(cp_trainer *tr, float *y, cl_event *ev)
 {
     struct train_cl *c = tr->c;
     size_t nt = (size_t)tr->batch * (size_t)tr->m->out_width;
-    cl_int rc = clEnqueueReadBuffer(c->q, c->acts, CL_TRUE,
+    cl_int rc = clEnqueueReadBuffer(c->q, c->acts, ev ? CL_FALSE : CL_TRUE,
                                     (size_t)tr->m->n_layers * c->stride * sizeof(float),
-                                    nt * sizeof(float), y, 0, NULL, NULL);
+                                    nt * sizeof(float), y, 0, NULL, ev);
     if (rc != CL_SUCCESS)
         return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
     return CP_OK;
+}
+
+static int cl_read_output(cp_trainer *tr, float *y)
+{
+    return cl_read_output_ev(tr, y, NULL);
 }
 
 /* The optimizer's update of every parameter from G, at step tr->step (clparity/train.h). */
@@ -489,20 +495,16 @@ static int cl_step(cp_trainer *tr, double *loss)
      * host while the backward and the update run (at d=4096 B=1024 the loss's sum of 4 M terms,
      * in order, takes milliseconds). The step ends when the queue is done. */
     cl_event rd = NULL;
-    cl_int rc = clEnqueueReadBuffer(c->q, c->acts, CL_FALSE,
-                                    (size_t)m->n_layers * c->stride * sizeof(float),
-                                    (size_t)n * sizeof(float), c->y, 0, NULL, &rd);
-    if (rc != CL_SUCCESS)
-        return cp_err_cl(rc, "clEnqueueReadBuffer(output)");
+    if ((st = cl_read_output_ev(tr, c->y, &rd)) != CP_OK)
+        return st;
     if ((st = cl_backward(tr)) == CP_OK) {
         ++tr->step;
         if (tr->needs_grad && !c->fused_adam)
             st = cl_optim(tr);
     }
-    if (st == CP_OK && (rc = clFlush(c->q)) != CL_SUCCESS)
-        st = cp_err_cl(rc, "clFlush(the step)");
-    /* waited for on an error too: the read is done before y is touched again */
-    rc = clWaitForEvents(1, &rd);
+    /* waited for on an error too: the read is done before y is touched again (the wait
+     * flushes the queue, so the backward is submitted before the host takes the loss) */
+    cl_int rc = clWaitForEvents(1, &rd);
     clReleaseEvent(rd);
     if (st != CP_OK)
         return st;
