@@ -399,6 +399,21 @@ set_tests_properties(cr/bench_local_planted PROPERTIES
 set_tests_properties(cr/bench_rounds_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_TEST_HOOK=corrupt-run"
                      LABELS "cr;bench;opencl")
+# tools/bench with no clparity to run: a missing or non-executable binary (--clparity, or
+# build/clparity) is a usage error (status 2, one line naming it); one that cannot be started
+# once the bench runs (a script whose interpreter does not exist) ends it with status 1 naming
+# it. Never a Python traceback (both were one before).
+set(BENCH ${SYSTEM_PYTHON} ${CMAKE_SOURCE_DIR}/tools/bench)
+file(WRITE ${OUT}/bench-no-interpreter "#!/no/such/interpreter\n")
+file(CHMOD ${OUT}/bench-no-interpreter PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+add_test(NAME cr/bench_no_binary
+         COMMAND ${EXPECT} 2 "^tools/bench: .*/no-such-clparity: not an executable file"
+                 --stderr-lines 1 -- ${BENCH} --cr --local --clparity ${OUT}/no-such-clparity)
+add_test(NAME cr/bench_binary_fails
+         COMMAND ${EXPECT} 1 "^tools/bench: cannot run .*/bench-no-interpreter: "
+                 --stderr-lacks Traceback --
+                 ${BENCH} --train --local --only 4 --clparity ${OUT}/bench-no-interpreter)
+set_tests_properties(cr/bench_no_binary cr/bench_binary_fails PROPERTIES LABELS "cr;bench")
 # The float32-only certified method (issue 34; clkernels/cr_f32.cl, variants f32-item on CPUs
 # and f32 elsewhere): bit for bit against tests/check_cr.py's exact reference, forced
 # (CLPARITY_CR_TUNE=method=f32) on PoCL (f32-item) and on Oclgrind (f32, its checks on, as
