@@ -86,6 +86,13 @@ void exact_share(int rows, int panels, int id, int n,
  * one chunk is one call, so a tall run reads its panels once for all of its rows. */
 void exact_run_units(long u0, long u1, long rb, int rblk, int chunk, int rows, int panels,
                      void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg);
+#if defined(__x86_64__) && defined(__GNUC__)
+/* host:exact's forward product with the batch in the AVX-512 lanes, W read in place and xt the
+ * input transposed [in, batch]: z = x·Wᵀ (+ bias) for rows [r0, r1) (a multiple of 16) and
+ * outputs [o0, o1), each output one fma chain over k ascending, as every host:exact tile's. */
+void exact_fwd_lanes512(const float *w, const float *bias, const float *xt, float *z, int batch,
+                        int in, int out, int r0, int r1, int o0, int o1);
+#endif
 void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run);
 int exact_pack(cp_engine *e, struct host_state *s);
 void exact_plan(cp_engine *e, int batch, int max);

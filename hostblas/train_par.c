@@ -45,6 +45,10 @@ struct train_par {
     bool optim;           /* host:exact, host:f64: an optimizer other than plain SGD, applied to
                            * each block of dW (the step keeps no h->grad) */
     void *gb;             /* one layer's bias gradient before the update */
+    bool *lanes;   /* per layer: host:exact's forward in the batch's lanes (exact_fwd_lanes512);
+                    * NULL where no layer is */
+    float *xTl[3]; /* its inputs transposed [in, batch]: layer 0's in xTl[2] (packed once),
+                    * layer l's in xTl[l % 2] (written by layer l − 1's forward) */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
     float *wT;           /* every layer's Wᵀ, row-major [in, out] (wt_off's layers, unpadded) */
@@ -93,6 +97,9 @@ void train_par_free(struct train_par *q)
     free(q->dzt[1]);
     free(q->gblk);
     free(q->gb);
+    for (int i = 0; i < 3; ++i)
+        free(q->xTl[i]);
+    free(q->lanes);
     free(q->wT);
     free(q->wT_off);
     free(q->xT);
@@ -201,15 +208,37 @@ static void par_share_start(struct train_par *q)
     }
 }
 
+/* Whether layer l's forward runs in the batch's lanes. */
+static bool par_lane(const struct train_par *q, int l)
+{
+    return q->lanes && q->lanes[l];
+}
+
+/* Rows a unit of layer l's forward: 8 with the panels' tile; in the batch's lanes the most of 64,
+ * 32 and 16 that still gives every thread a unit (n threads, a layer of `panels`). */
+static int par_fwd_rows(const struct train_par *q, int l, int batch, int panels, int n)
+{
+    if (!par_lane(q, l))
+        return 8;
+    int rows = 64;
+    while (rows > 16 && (long)((batch + rows - 1) / rows) * panels < n)
+        rows /= 2;
+    return rows;
+}
+
 #define T float
 #define FMA fmaf
 #define SFX f32
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PAR_FWD_LANES exact_fwd_lanes512
+#endif
 #define UNIT unit_f32
 #include "train_par_tmpl.h"
 #undef T
 #undef FMA
 #undef SFX
 #undef UNIT
+#undef PAR_FWD_LANES
 
 #define T double
 #define FMA fma
@@ -277,6 +306,47 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     return st;
 }
 
+/* The narrowest layer (inputs and outputs) whose forward runs in the batch's lanes: on the H200
+ * machine's Xeon, host:exact's step was 9-15 % faster with them at d=512 and 1024, and 15-25 %
+ * slower at d=128 and 256 on 16 threads (docs/PERFORMANCE.md, 2026-12-01). */
+#define PAR_LANES_MIN_WIDTH 512
+
+/* host:exact's forward in the batch's lanes where it applies: float, the AVX-512 level's own
+ * kernels (not CLPARITY_HOST_EXACT=generic), a batch of 16 rows or a multiple, layers of
+ * PAR_LANES_MIN_WIDTH inputs and outputs or more; their transposed inputs, layer 0's packed
+ * once. */
+static int par_lanes_create(struct train_host *h, enum cp_dtype dtype, int mode, int isa)
+{
+    struct train_par *q = h->par;
+    const cp_model *m = h->m;
+    size_t B = (size_t)h->batch, in = (size_t)m->layers[0].in;
+    if (dtype != CP_F32 || isa != ISA_AVX512 || mode == 1 || B % 16 != 0)
+        return CP_OK;
+#if defined(__x86_64__) && defined(__GNUC__)
+    bool any = false;
+    for (int l = 0; l < m->n_layers; ++l)
+        any |= m->layers[l].in >= PAR_LANES_MIN_WIDTH && m->layers[l].out >= PAR_LANES_MIN_WIDTH;
+    if (!any)
+        return CP_OK;
+    q->lanes = calloc((size_t)m->n_layers, sizeof *q->lanes);
+    for (int i = 0; q->lanes && i < 3; ++i)
+        q->xTl[i] = malloc((B * (size_t)m->max_width + 1) * sizeof(float));
+    if (!q->lanes || !q->xTl[0] || !q->xTl[1] || !q->xTl[2])
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
+    for (int l = 0; l < m->n_layers; ++l)
+        q->lanes[l] =
+            m->layers[l].in >= PAR_LANES_MIN_WIDTH && m->layers[l].out >= PAR_LANES_MIN_WIDTH;
+    const float *x = h->acts;
+    for (size_t b = 0; b < B; ++b)
+        for (size_t k = 0; k < in; ++k)
+            q->xTl[2][k * B + b] = x[b * in + k];
+#else
+    (void)in;
+    (void)m;
+#endif
+    return CP_OK;
+}
+
 int train_par_create(struct train_host *h, enum cp_dtype dtype)
 {
     static const char *const modes[] = {"scalar", "generic"};
@@ -288,6 +358,9 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
         return st;
     struct train_par *q = h->par;
     size_t es = cp_dtype_size(dtype);
+    st = par_lanes_create(h, dtype, mode, isa);
+    if (st != CP_OK)
+        return st;
     q->wt_next = par_alloc64((q->wt_off[h->m->n_layers] + 1) * es);
     if (q->wt_next) /* zero padded as wt (par_pack_cols) */
         memset(q->wt_next, 0, (q->wt_off[h->m->n_layers] + 1) * es);

@@ -1,11 +1,17 @@
 /* host:exact's and host:f64's training step on the host pool with host:exact's units
  * (hostblas/exact.c), written once for both element types: train_par.c includes this file with
- * T, FMA, SFX (f32 or f64) and UNIT (the field of its unit, unit_f32 or unit_f64) defined. Every
+ * T, FMA, SFX (f32 or f64) and UNIT (the field of its unit, unit_f32 or unit_f64) defined, and
+ * for float at AVX-512 PAR_FWD_LANES (the forward in the batch's lanes, below). Every
  * sum is the one of train_host_tmpl.h, in its order: each output of the three products is one FMA
  * chain from 0 over its k ascending, computed whole by one thread (the threads share out
  * outputs and rows, never k), and the tiles' lanes are outputs. The products as the units see
  * them (a layer of `in` inputs and `out` outputs, K = in):
- *   - forward  z = x·Wᵀ (+ b): rows the batch, outputs W's rows, panels of W (wf);
+ *   - forward  z = x·Wᵀ (+ b): rows the batch, outputs W's rows, panels of W (wf); or, for
+ *              host:exact at AVX-512 where the batch is a multiple of 16 and the layer wide
+ *              (q->lanes[l]), lanes that are rows of the batch, W read in place and the input
+ *              transposed (xTl, each layer's written by the forward of the layer before), so
+ *              that the step keeps no forward panels of that layer (train_par.c's
+ *              par_fwd_lanes);
  *   - dx       dx = dz·W: rows the batch, outputs W's columns, K = out, panels of Wᵀ (wt);
  *   - dW       dW = dzᵀ·x: rows W's rows (dzᵀ as the input), outputs W's columns, K = the
  *              batch, panels of x (xp, packed from each forward's output as it is written).
@@ -110,8 +116,8 @@ static void FN(par_pack_)(struct FN(par_task_) * t, int id, int n)
     for (int l = 0; l < m->n_layers && i < i1; ++l) {
         const cp_layer *ly = &m->layers[l];
         const T *w = t->p + ly->w_off;
-        for (int j = 0; j < par_panels(ly->out); ++j, ++i)
-            if (i >= i0 && i < i1)
+        for (int j = 0; j < par_panels(ly->out); ++j, ++i) /* none in the batch's lanes */
+            if (i >= i0 && i < i1 && !par_lane(q, l))
                 FN(par_pack_rows_)((T *)q->wf + q->wf_off[l], w, ly->in, ly->out, j);
         for (int j = 0; t->backward && j < par_panels(ly->in); ++j, ++i)
             if (i >= i0 && i < i1)
@@ -133,9 +139,19 @@ static void FN(par_fwd_run_)(void *arg, int r0, int r1, int p0, int p1)
     cp_layer lz = *ly; /* the sum and the bias only: z */
     lz.act = CP_ACT_NONE;
     lz.residual = false;
-    q->UNIT(&lz, t->p, (const T *)q->wf + q->wf_off[t->l], x, z, r0, r1, p0, p1);
     size_t o0 = (size_t)p0 * XP, o1 = (size_t)p1 * XP < out ? (size_t)p1 * XP : out;
-    T *xp = t->backward && t->l + 1 < h->m->n_layers ? (T *)q->xp + q->xp_off[t->l + 1] : NULL;
+    bool next = t->l + 1 < h->m->n_layers;
+#ifdef PAR_FWD_LANES
+    /* the next layer's input transposed, where the forward runs in the batch's lanes */
+    T *xt = next && par_lane(q, t->l + 1) ? q->xTl[(t->l + 1) % 2] : NULL;
+    if (par_lane(q, t->l))
+        PAR_FWD_LANES(t->p + ly->w_off, ly->has_bias ? t->p + ly->b_off : NULL,
+                      q->xTl[t->l == 0 ? 2 : t->l % 2], z, (int)B, (int)in, (int)out, r0, r1,
+                      (int)o0, (int)o1);
+    else
+#endif
+        q->UNIT(&lz, t->p, (const T *)q->wf + q->wf_off[t->l], x, z, r0, r1, p0, p1);
+    T *xp = t->backward && next ? (T *)q->xp + q->xp_off[t->l + 1] : NULL;
     const bool relu = ly->act == CP_ACT_RELU, res = ly->residual;
     for (size_t b = (size_t)r0; b < (size_t)r1; ++b) {
         const T *zr = z + b * out, *xr = x + b * in;
@@ -144,6 +160,10 @@ static void FN(par_fwd_run_)(void *arg, int r0, int r1, int p0, int p1)
             T r = relu ? FN(par_relu_)(zr[o]) : zr[o];
             yr[o] = res ? xr[o] + r : r;
         }
+#ifdef PAR_FWD_LANES
+        for (size_t o = o0; xt && o < o1; ++o)
+            xt[o * B + b] = yr[o];
+#endif
         for (size_t o = o0; xp && o < o1; o += XP) /* row b of each panel: XP in a run */
             FN(par_copy_)(xp + ((o / XP) * B + b) * XP, yr + o, o1 - o < XP ? o1 - o : XP);
     }
@@ -222,6 +242,8 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
                 FN(par_copy_)(d, w + o * in + k, k1 - k < XP ? k1 - k : XP);
         }
     }
+    if (par_lane(q, t->l)) /* the forward reads W in place: no panels to keep */
+        return;
     T *wf = (T *)q->wf + q->wf_off[t->l] + (o0 / XP) * in * XP + o0 % XP;
     const T *w0 = w + o0 * in;
     if (o1 - o0 == 8) { /* a whole block: 4 × 4 transpositions, then 8 elements a store */
@@ -312,8 +334,9 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
         host_pool_sync(pool, n);
     }
     for (t->l = 0; t->l < L; ++t->l) {
-        par_share(h->par, t->sh++, id, n, B, 8, par_panels(m->layers[t->l].out), FN(par_fwd_run_),
-                  t);
+        int panels = par_panels(m->layers[t->l].out);
+        par_share(h->par, t->sh++, id, n, B, par_fwd_rows(h->par, t->l, B, panels, n), panels,
+                  FN(par_fwd_run_), t);
         host_pool_sync(pool, n);
     }
     if (!t->backward)

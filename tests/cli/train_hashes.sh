@@ -31,6 +31,12 @@ cases=(
     "d33l4b1_nesterov|--d-model 33 --layers 4 --batch 1 --optimizer momentum --nesterov"
     "digits_adam|--model $fixtures/digits.safetensors --batch 9 --optimizer adam --lr 0.005"
     "digits_sgd|--model $fixtures/digits.safetensors --batch 8 --optimizer sgd --lr 0.005"
+    # batches of 16 rows and multiples; at d=520 host:exact's forward runs in the batch's lanes
+    # at AVX-512 (layers of 512 or more)
+    "d520l3b32_adam|--d-model 520 --layers 3 --batch 32 --optimizer adam"
+    "d77l4b32_adam|--d-model 77 --layers 4 --batch 32 --optimizer adam"
+    "d100l3b16_nesterov|--d-model 100 --layers 3 --batch 16 --optimizer momentum --nesterov"
+    "digits_b16_adamw|--model $fixtures/digits.safetensors --batch 16 --optimizer adamw --lr 0.005"
 )
 runs=("default|")
 if [ "$record" != --record ] && [ "$record" != --planted ]; then

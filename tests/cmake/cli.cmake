@@ -116,10 +116,12 @@ set_tests_properties(exact/host_isa_levels PROPERTIES ENVIRONMENT "${ENV_POCL};$
 cli_status(exact_host_bad_isa "CLPARITY_HOST_ISA=sse9" 2
            "CLPARITY_HOST_ISA: 'sse9' is not avx512, avx2 or baseline" run -d host --engines host:exact)
 # Training's bits before and after issue 35's threaded host trainers: the weights and state
-# hashes of cl:own (PoCL), host:exact, host:f64 and host:cr at 8 cases (odd shapes, digits;
-# sgd, momentum, nesterov, adam, adamw, weight decay) against tests/cli/train_hashes.txt,
-# recorded with the binary before the change; the host at every ISA level this CPU has and on
-# 3 threads. Its _planted twin flips one bit of one saved file, which must be the only failure
+# hashes of cl:own (PoCL), host:exact, host:f64 and host:cr at 12 cases (odd shapes, digits;
+# sgd, momentum, nesterov, adam, adamw, weight decay; four with batches of 16 and 32, one of
+# them d=520, where host:exact's forward runs in the batch's lanes at AVX-512; those four
+# recorded with main 7aabeec)
+# against tests/cli/train_hashes.txt, recorded with the binary before the change; the host at
+# every ISA level this CPU has and on 3 threads. Its _planted twin flips one bit of one saved file, which must be the only failure
 # (tests/cli/train_hashes.sh).
 add_test(NAME train/host_hashes
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/train_hashes.sh ${CLP}
