@@ -255,7 +255,7 @@ EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit256, exact_tile256, 4,
  * then + its bias: host:exact's, whatever the lanes (docs/PERFORMANCE.md, "What would: the batch
  * in the vector lanes": 25-40 % faster than the panels' tile alone on one core, and the step
  * keeps no forward panels). */
-#define PAR_LANE_OUTS 6
+#define EXACT_LANE_OUTS 6
 __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const float *bias,
                                                            const float *xt, float *z, int batch,
                                                            int in, int out, int r0, int r1, int o0,
@@ -263,11 +263,11 @@ __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const
 {
     for (int b0 = r0; b0 < r1; b0 += 64) {
         const int nv = (r1 - b0) / 16 < 4 ? (r1 - b0) / 16 : 4;
-        for (int oo = o0; oo < o1; oo += PAR_LANE_OUTS) {
-            const int R = o1 - oo < PAR_LANE_OUTS ? o1 - oo : PAR_LANE_OUTS;
-            __m512 acc[PAR_LANE_OUTS][4];
-            const float *wr[PAR_LANE_OUTS];
-            for (int r = 0; r < PAR_LANE_OUTS; ++r) {
+        for (int oo = o0; oo < o1; oo += EXACT_LANE_OUTS) {
+            const int R = o1 - oo < EXACT_LANE_OUTS ? o1 - oo : EXACT_LANE_OUTS;
+            __m512 acc[EXACT_LANE_OUTS][4];
+            const float *wr[EXACT_LANE_OUTS];
+            for (int r = 0; r < EXACT_LANE_OUTS; ++r) {
                 for (int v = 0; v < 4; ++v)
                     acc[r][v] = _mm512_setzero_ps();
                 wr[r] = w + (size_t)(oo + (r < R ? r : 0)) * (size_t)in; /* past R: unused */
@@ -278,7 +278,7 @@ __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const
                     const float *xk = xc + (size_t)k * (size_t)batch;
                     __m512 x0 = _mm512_loadu_ps(xk), x1 = _mm512_loadu_ps(xk + 16);
                     __m512 x2 = _mm512_loadu_ps(xk + 32), x3 = _mm512_loadu_ps(xk + 48);
-                    for (int r = 0; r < PAR_LANE_OUTS; ++r) {
+                    for (int r = 0; r < EXACT_LANE_OUTS; ++r) {
                         __m512 wv = _mm512_set1_ps(wr[r][k]);
                         acc[r][0] = _mm512_fmadd_ps(x0, wv, acc[r][0]);
                         acc[r][1] = _mm512_fmadd_ps(x1, wv, acc[r][1]);
@@ -290,7 +290,7 @@ __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const
                 for (int k = 0; k < in; ++k)
                     for (int v = 0; v < nv; ++v) {
                         __m512 xv = _mm512_loadu_ps(xc + (size_t)k * (size_t)batch + 16 * v);
-                        for (int r = 0; r < PAR_LANE_OUTS; ++r)
+                        for (int r = 0; r < EXACT_LANE_OUTS; ++r)
                             acc[r][v] = _mm512_fmadd_ps(xv, _mm512_set1_ps(wr[r][k]), acc[r][v]);
                     }
             float lane[16];
