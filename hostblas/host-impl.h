@@ -92,6 +92,10 @@ void exact_run_units(long u0, long u1, long rb, int rblk, int chunk, int rows, i
  * outputs [o0, o1), each output one fma chain over k ascending, as every host:exact tile's. */
 void exact_fwd_lanes512(const float *w, const float *bias, const float *xt, float *z, int batch,
                         int in, int out, int r0, int r1, int o0, int o1);
+/* The input gradient in the same lanes: dx = dz·W for rows [r0, r1) and W's columns [k0, k1),
+ * dzt = dzᵀ [out, batch], each output one fma chain from 0 over W's rows ascending. */
+void exact_dx_lanes512(const float *w, const float *dzt, float *dx, int batch, int in, int out,
+                       int r0, int r1, int k0, int k1);
 #endif
 void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run);
 int exact_pack(cp_engine *e, struct host_state *s);

@@ -214,6 +214,14 @@ static bool par_lane(const struct train_par *q, int l)
     return q->lanes && q->lanes[l];
 }
 
+/* Whether layer l keeps panels of Wᵀ for its input gradient (wt, wt_next): host:exact and
+ * host:f64 keep none for layer 0 (no input gradient) nor for a layer whose products run in the
+ * batch's lanes (dx reads W in place); host:cr keeps every layer's. */
+static bool par_wt(const struct train_par *q, int l)
+{
+    return q->wt_off[l + 1] > q->wt_off[l];
+}
+
 /* Rows a unit of layer l's forward: 8 with the panels' tile; in the batch's lanes the most of 64,
  * 32 and 16 that still gives every thread a unit (n threads, a layer of `panels`). */
 static int par_fwd_rows(const struct train_par *q, int l, int batch, int panels, int n)
@@ -231,6 +239,7 @@ static int par_fwd_rows(const struct train_par *q, int l, int batch, int panels,
 #define SFX f32
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PAR_FWD_LANES exact_fwd_lanes512
+#define PAR_DX_LANES exact_dx_lanes512
 #endif
 #define UNIT unit_f32
 #include "train_par_tmpl.h"
@@ -239,6 +248,7 @@ static int par_fwd_rows(const struct train_par *q, int l, int batch, int panels,
 #undef SFX
 #undef UNIT
 #undef PAR_FWD_LANES
+#undef PAR_DX_LANES
 
 #define T double
 #define FMA fma
@@ -274,21 +284,19 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
         const cp_layer *ly = &m->layers[l];
         size_t in = (size_t)ly->in, out = (size_t)ly->out;
         q->wf_off[l + 1] = q->wf_off[l] + (size_t)par_panels(ly->out) * XP * in;
-        q->wt_off[l + 1] = q->wt_off[l] + (size_t)par_panels(ly->in) * XP * out;
         q->xp_off[l + 1] = q->xp_off[l] + (size_t)par_panels(ly->in) * XP * B;
         double lm = (double)B * (double)in * (double)out;
         macs = lm > macs ? lm : macs;
     }
     size_t nd = B * (size_t)m->max_width + 1;
     q->wf = malloc((q->wf_off[L] + 1) * es);
-    q->wt = par_alloc64((q->wt_off[L] + 1) * es);
     q->xp = calloc(q->xp_off[L] + 1, es); /* the padding stays 0 */
     for (int i = 0; i < 2; ++i) {         /* dzᵀ at 64 bytes: dx writes whole lines (batch 16k) */
         q->dz[i] = malloc(nd * es);
         q->dzt[i] = par_alloc64(nd * es);
     }
     q->gb = malloc(((size_t)m->max_width + 1) * es);
-    if (!q->wf || !q->wt || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] || !q->gb)
+    if (!q->wf || !q->xp || !q->dz[0] || !q->dz[1] || !q->dzt[0] || !q->dzt[1] || !q->gb)
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     if (dtype == CP_F64)
         train_par_pack_input_f64(h);
@@ -304,6 +312,29 @@ static int par_create(struct train_host *h, enum cp_dtype dtype, int mode, int i
     q->threads = n < host_pool_size(q->pool) ? n : host_pool_size(q->pool);
     q->threads = q->threads < PAR_MAX_THREADS ? q->threads : PAR_MAX_THREADS;
     return st;
+}
+
+/* The panels of Wᵀ (wt, and for host:exact and host:f64 wt_next, zero padded as par_pack_cols
+ * writes them): every layer's for host:cr (all), else those of the layers whose input gradient
+ * reads them (par_wt: not layer 0, none in the batch's lanes). */
+static int par_wt_create(struct train_host *h, size_t es, bool all)
+{
+    struct train_par *q = h->par;
+    const cp_model *m = h->m;
+    for (int l = 0; l < m->n_layers; ++l) {
+        const cp_layer *ly = &m->layers[l];
+        bool need = all || (l > 0 && !par_lane(q, l));
+        q->wt_off[l + 1] =
+            q->wt_off[l] + (need ? (size_t)par_panels(ly->in) * XP * (size_t)ly->out : 0);
+    }
+    size_t n = q->wt_off[m->n_layers] + 1;
+    q->wt = par_alloc64(n * es);
+    q->wt_next = all ? NULL : par_alloc64(n * es);
+    if (!q->wt || (!all && !q->wt_next))
+        return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
+    if (!all)
+        memset(q->wt_next, 0, n * es);
+    return CP_OK;
 }
 
 /* The narrowest layer (inputs and outputs) whose forward runs in the batch's lanes: on the H200
@@ -358,19 +389,14 @@ int train_par_create(struct train_host *h, enum cp_dtype dtype)
         return st;
     struct train_par *q = h->par;
     size_t es = cp_dtype_size(dtype);
-    st = par_lanes_create(h, dtype, mode, isa);
-    if (st != CP_OK)
+    if ((st = par_lanes_create(h, dtype, mode, isa)) != CP_OK ||
+        (st = par_wt_create(h, es, false)) != CP_OK)
         return st;
-    q->wt_next = par_alloc64((q->wt_off[h->m->n_layers] + 1) * es);
-    if (q->wt_next) /* zero padded as wt (par_pack_cols) */
-        memset(q->wt_next, 0, (q->wt_off[h->m->n_layers] + 1) * es);
     q->gblk = malloc((size_t)q->threads * 8 * (size_t)h->m->max_width * es);
     q->optim = h->grad != NULL;
     free(h->grad); /* the update takes each block of dW from gblk */
     h->grad = NULL;
-    return q->wt_next && q->gblk
-               ? CP_OK
-               : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
+    return q->gblk ? CP_OK : cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
 }
 
 /* ---- host:cr's step on the pool ------------------------------------------------------------
@@ -626,6 +652,7 @@ int train_par_create_cr(struct train_host *h)
     if (st != CP_OK || mode == 1)
         return st;
     if ((st = exact_isa(&isa)) != CP_OK || (st = par_create(h, CP_F32, 0, isa)) != CP_OK ||
+        (st = par_wt_create(h, sizeof(float), true)) != CP_OK ||
         (st = train_host_alloc_gw(h, sizeof(float))) != CP_OK)
         return st;
     struct train_par *q = h->par;

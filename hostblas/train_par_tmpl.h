@@ -12,7 +12,11 @@
  *              transposed (xTl, each layer's written by the forward of the layer before), so
  *              that the step keeps no forward panels of that layer (train_par.c's
  *              par_fwd_lanes);
- *   - dx       dx = dz·W: rows the batch, outputs W's columns, K = out, panels of Wᵀ (wt);
+ *   - dx       dx = dz·W: rows the batch, outputs W's columns, K = out, panels of Wᵀ (wt); or,
+ *              in a layer whose forward runs in the batch's lanes, the same lanes, W read in
+ *              place (its columns, terms `in` apart) and dzᵀ, with a barrier before the
+ *              layer's update (which writes W), so that the step keeps no panels of Wᵀ for
+ *              such a layer (nor for layer 0, which has no dx: par_wt);
  *   - dW       dW = dzᵀ·x: rows W's rows (dzᵀ as the input), outputs W's columns, K = the
  *              batch, panels of x (xp, packed from each forward's output as it is written).
  * The epilogues that follow (activation, residual, ReLU mask, update) are elementwise, done by
@@ -21,8 +25,8 @@
  * parameter's update reading only its own p, gradient and state, so that its order among the
  * others changes no bit) while in cache, in the phase of layer l, whose dx reads wt and not p;
  * the new weights go into the next step's panels as they are written (wf, read only by a
- * forward, and wt_next, which becomes wt after the step), so a step packs no panel unless p was
- * changed outside a step (h->panels_fresh). */
+ * forward, and wt_next, which becomes wt after the step; only the layers that have them), so a
+ * step packs no panel unless p was changed outside a step (h->panels_fresh). */
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -120,7 +124,7 @@ static void FN(par_pack_)(struct FN(par_task_) * t, int id, int n)
             if (i >= i0 && i < i1 && !par_lane(q, l))
                 FN(par_pack_rows_)((T *)q->wf + q->wf_off[l], w, ly->in, ly->out, j);
         for (int j = 0; t->backward && j < par_panels(ly->in); ++j, ++i)
-            if (i >= i0 && i < i1)
+            if (i >= i0 && i < i1 && par_wt(q, l))
                 FN(par_pack_cols_)((T *)q->wt + q->wt_off[l], w, ly->in, ly->out, j);
     }
 }
@@ -189,12 +193,20 @@ static void FN(par_dx_run_)(void *arg, int r0, int r1, int p0, int p1)
     struct train_par *q = h->par;
     const cp_layer *ly = &h->m->layers[t->l];
     size_t in = (size_t)ly->in, out = (size_t)ly->out;
-    cp_layer ld = {.in = ly->out, .out = ly->in, .act = CP_ACT_NONE}; /* K = out */
-    q->UNIT(&ld, t->p, (const T *)q->wt + q->wt_off[t->l], (const T *)q->dz[t->cur], t->gn, r0, r1,
-            p0, p1);
+    size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
+#ifdef PAR_FWD_LANES
+    if (par_lane(q, t->l)) /* W in place (not yet updated: par_backward_'s barrier) and dzᵀ */
+        PAR_DX_LANES(t->p + ly->w_off, (const T *)q->dzt[t->cur], t->gn, h->batch, (int)in,
+                     (int)out, r0, r1, (int)k0, (int)k1);
+    else
+#endif
+    {
+        cp_layer ld = {.in = ly->out, .out = ly->in, .act = CP_ACT_NONE}; /* K = out */
+        q->UNIT(&ld, t->p, (const T *)q->wt + q->wt_off[t->l], (const T *)q->dz[t->cur], t->gn, r0,
+                r1, p0, p1);
+    }
     /* the residual, then the layer below's dz (its outputs are this layer's inputs) by rows,
      * and dzᵀ from it column by column */
-    size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
     size_t B = (size_t)h->batch;
     const bool relu = h->m->layers[t->l - 1].act == CP_ACT_RELU, res = ly->residual;
     const T *zb = (const T *)h->z + (size_t)(t->l - 1) * h->stride;
@@ -234,7 +246,7 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
             FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
         else
             FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
-        for (size_t k = k0; k < k1; k += XP) { /* row o of each panel of columns */
+        for (size_t k = k0; par_wt(q, t->l) && k < k1; k += XP) { /* row o of each panel */
             T *d = wt + ((k / XP) * out + o) * XP;
             if (par_streams(q) && k1 - k >= XP)
                 par_stream_row(d, w + o * in + k, XP * sizeof(T));
@@ -289,14 +301,20 @@ static void FN(par_dw_run_)(void *arg, int r0, int r1, int p0, int p1)
 
 /* Thread id of n's part of layer t->l's backward: dx, dW, and the bias's gradient (outputs
  * shared out in ranges). */
-static void FN(par_backward_)(struct FN(par_task_) * t, int id, int n)
+static void FN(par_backward_)(struct FN(par_task_) * t, struct host_pool *pool, int id, int n)
 {
     struct train_host *h = t->h;
     const cp_layer *ly = &h->m->layers[t->l];
     int B = h->batch;
     struct train_par *q = h->par;
-    /* 16 rows: the epilogue writes dzᵀ's lines whole (where B is a multiple of 16) */
-    if (t->l > 0)
+    /* 16 rows: the epilogue writes dzᵀ's lines whole (where B is a multiple of 16); in the
+     * batch's lanes dx reads W itself, which the update below writes: a barrier between */
+    if (t->l > 0 && par_lane(q, t->l)) {
+        int panels = par_panels(ly->in);
+        par_share(q, t->sh++, id, n, B, par_fwd_rows(q, t->l, B, panels, n), panels,
+                  FN(par_dx_run_), t);
+        host_pool_sync(pool, n);
+    } else if (t->l > 0)
         par_share(q, t->sh++, id, n, B, 16, par_panels(ly->in), FN(par_dx_run_), t);
     /* whole panels of W's rows: the update writes wf's lines whole (par_update_) */
     par_share(q, t->sh++, id, n, ly->out, XP, par_panels(ly->in), FN(par_dw_run_), t);
@@ -357,7 +375,7 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
     }
     host_pool_sync(pool, n);
     for (t->l = L - 1; t->l >= 0; --t->l) {
-        FN(par_backward_)(t, id, n);
+        FN(par_backward_)(t, pool, id, n);
         host_pool_sync(pool, n);
         T *tmp = t->g;
         t->g = t->gn;

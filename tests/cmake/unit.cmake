@@ -46,6 +46,17 @@ add_test(NAME runtime/stats COMMAND test_stats)
 add_test(NAME runtime/engines_pocl COMMAND test_engines)
 set_tests_properties(runtime/engines_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      SKIP_RETURN_CODE 77 LABELS "opencl;heavy")
+# host:exact's training tile with the batch in the AVX-512 lanes (forward and input gradient)
+# against the scalar fma chain, bit for bit at odd sizes; its planted twin flips one bit of one
+# output after each call, and every check must see it (tests/test_lanes.c).
+add_executable(test_lanes test_lanes.c)
+target_include_directories(test_lanes PRIVATE ${CLPARITY_RUNTIME_DIRS} ${CMAKE_SOURCE_DIR}/hostblas
+                                              ${CMAKE_SOURCE_DIR}/hostblas/include)
+target_link_libraries(test_lanes PRIVATE clparity_rt PkgConfig::CMOCKA)
+add_test(NAME train/host_lanes COMMAND test_lanes)
+add_test(NAME train/host_lanes_planted COMMAND test_lanes planted)
+set_tests_properties(train/host_lanes train/host_lanes_planted PROPERTIES SKIP_RETURN_CODE 77
+                     LABELS train)
 add_test(NAME runtime/exact_pocl COMMAND test_exact)
 set_tests_properties(runtime/exact_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      SKIP_RETURN_CODE 77 LABELS opencl)
