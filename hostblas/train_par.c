@@ -47,6 +47,7 @@ struct train_par {
     void *gb;             /* one layer's bias gradient before the update */
     bool *lanes;   /* per layer: host:exact's forward in the batch's lanes (exact_fwd_lanes512);
                     * NULL where no layer is */
+    bool dx_lanes; /* and those layers' input gradient (exact_dx_lanes512): par_dx_lane */
     float *xTl[3]; /* its inputs transposed [in, batch]: layer 0's in xTl[2] (packed once),
                     * layer l's in xTl[l % 2] (written by layer l − 1's forward) */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
@@ -214,9 +215,22 @@ static bool par_lane(const struct train_par *q, int l)
     return q->lanes && q->lanes[l];
 }
 
+/* The most threads with which a lanes layer's input gradient runs in the lanes too: with 2, its
+ * step took the same time or less than with Wᵀ's panels (the CI machine's 2 cores: 4-6 % less
+ * at d=1024 L=16 B=64, the same at d=512 L=8; the H200 machine's at 2 threads the same), with 16
+ * on the H200 machine 2-5 % more (the barrier before the update, and W's columns against
+ * panels read in order; docs/PERFORMANCE.md, 2026-12-01). */
+#define PAR_DX_LANES_MAX_THREADS 2
+
+/* Whether layer l's input gradient runs in the batch's lanes. */
+static bool par_dx_lane(const struct train_par *q, int l)
+{
+    return q->dx_lanes && par_lane(q, l);
+}
+
 /* Whether layer l keeps panels of Wᵀ for its input gradient (wt, wt_next): host:exact and
- * host:f64 keep none for layer 0 (no input gradient) nor for a layer whose products run in the
- * batch's lanes (dx reads W in place); host:cr keeps every layer's. */
+ * host:f64 keep none for layer 0 (no input gradient) nor for a layer whose input gradient runs
+ * in the batch's lanes (dx reads W in place); host:cr keeps every layer's. */
 static bool par_wt(const struct train_par *q, int l)
 {
     return q->wt_off[l + 1] > q->wt_off[l];
@@ -323,7 +337,7 @@ static int par_wt_create(struct train_host *h, size_t es, bool all)
     const cp_model *m = h->m;
     for (int l = 0; l < m->n_layers; ++l) {
         const cp_layer *ly = &m->layers[l];
-        bool need = all || (l > 0 && !par_lane(q, l));
+        bool need = all || (l > 0 && !par_dx_lane(q, l));
         q->wt_off[l + 1] =
             q->wt_off[l] + (need ? (size_t)par_panels(ly->in) * XP * (size_t)ly->out : 0);
     }
@@ -367,6 +381,7 @@ static int par_lanes_create(struct train_host *h, enum cp_dtype dtype, int mode,
     for (int l = 0; l < m->n_layers; ++l)
         q->lanes[l] =
             m->layers[l].in >= PAR_LANES_MIN_WIDTH && m->layers[l].out >= PAR_LANES_MIN_WIDTH;
+    q->dx_lanes = q->threads <= PAR_DX_LANES_MAX_THREADS;
     const float *x = h->acts;
     for (size_t b = 0; b < B; ++b)
         for (size_t k = 0; k < in; ++k)

@@ -13,10 +13,11 @@
  *              that the step keeps no forward panels of that layer (train_par.c's
  *              par_fwd_lanes);
  *   - dx       dx = dz·W: rows the batch, outputs W's columns, K = out, panels of Wᵀ (wt); or,
- *              in a layer whose forward runs in the batch's lanes, the same lanes, W read in
- *              place (its columns, terms `in` apart) and dzᵀ, with a barrier before the
- *              layer's update (which writes W), so that the step keeps no panels of Wᵀ for
- *              such a layer (nor for layer 0, which has no dx: par_wt);
+ *              in a layer whose forward runs in the batch's lanes, on 2 threads or fewer
+ *              (par_dx_lane), the same lanes, W read in place (its columns, terms `in`
+ *              apart) and dzᵀ, with a barrier before the layer's update (which writes W),
+ *              so that the step keeps no panels of Wᵀ for such a layer (nor for layer 0,
+ *              which has no dx: par_wt);
  *   - dW       dW = dzᵀ·x: rows W's rows (dzᵀ as the input), outputs W's columns, K = the
  *              batch, panels of x (xp, packed from each forward's output as it is written).
  * The epilogues that follow (activation, residual, ReLU mask, update) are elementwise, done by
@@ -195,7 +196,7 @@ static void FN(par_dx_run_)(void *arg, int r0, int r1, int p0, int p1)
     size_t in = (size_t)ly->in, out = (size_t)ly->out;
     size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
 #ifdef PAR_FWD_LANES
-    if (par_lane(q, t->l)) /* W in place (not yet updated: par_backward_'s barrier) and dzᵀ */
+    if (par_dx_lane(q, t->l)) /* W in place (not yet updated: par_backward_'s barrier) and dzᵀ */
         PAR_DX_LANES(t->p + ly->w_off, (const T *)q->dzt[t->cur], t->gn, h->batch, (int)in,
                      (int)out, r0, r1, (int)k0, (int)k1);
     else
@@ -309,7 +310,7 @@ static void FN(par_backward_)(struct FN(par_task_) * t, struct host_pool *pool, 
     struct train_par *q = h->par;
     /* 16 rows: the epilogue writes dzᵀ's lines whole (where B is a multiple of 16); in the
      * batch's lanes dx reads W itself, which the update below writes: a barrier between */
-    if (t->l > 0 && par_lane(q, t->l)) {
+    if (t->l > 0 && par_dx_lane(q, t->l)) {
         int panels = par_panels(ly->in);
         par_share(q, t->sh++, id, n, B, par_fwd_rows(q, t->l, B, panels, n), panels,
                   FN(par_dx_run_), t);
