@@ -249,90 +249,92 @@ EXACT_UNIT(__attribute__((target("avx2,fma"))), exact_unit256, exact_tile256, 4,
 
 /* host:exact's products in the batch's lanes (host:exact's training step, hostblas/train_par.c's
  * q->lanes): out[b][o] (+ bias[o]) = one fma chain from 0 over the terms k ascending of
- * xt[k][b]·w[o·wo + k·wk], for rows [r0, r1) (16 a vector) and outputs [o0, o1), each lane a row
- * of the batch, W read in place and xt the operand transposed [K, batch]. A tile is 6 outputs ×
- * up to 4 vectors of rows (24 accumulators): at each k 4 loads of xt and one broadcast of W an
- * output. The terms go in blocks of kb, the partial sums kept in a scratch between blocks (a
+ * xt[k][b]·w[o·wo + k·wk], for rows [r0, r1) (16 a vector, 8 in double) and outputs [o0, o1), each
+ * lane a row of the batch, W read in place and xt the operand transposed [K, batch]. A tile is 6
+ * outputs × up to 4 vectors of rows (24 accumulators): at each k 4 loads of xt and one broadcast of
+ * W an output. The terms go in blocks of kb, the partial sums kept in a scratch between blocks (a
  * float stored and loaded is the same float: the chain is unchanged), so that the W lines of a
  * block stay in cache from one tile to the next where W's rows (dx's terms) are 4 KiB apart
  * (docs/PERFORMANCE.md, 2026-12-01: dx at d=1024 42 GFLOP/s unblocked, 53 in blocks of 256, one
  * core). Each output's bits are host:exact's, whatever the lanes: the forward's panels' tile
  * and dx's both sum from 0 over k ascending. Written once and specialised by the two callers
- * below (constant strides). */
+ * below (constant strides), in float and in double. */
 #define EXACT_LANE_OUTS 6
 #define EXACT_LANE_AHEAD                                                                           \
     8 /* dx: W's rows prefetched this far ahead (4 KiB apart: no hardware prefetch) */
 #define EXACT_LANE_CHUNK (8 * EXACT_LANE_OUTS) /* outputs through one scratch */
-__attribute__((target("avx512f"), always_inline)) static inline void
-exact_lanes512(const float *w, size_t wo, size_t wk, const float *bias, const float *xt, float *z,
-               int batch, int K, size_t zs, int r0, int r1, int o0, int o1, int kb)
-{
-    __m512 sc[EXACT_LANE_CHUNK][4];
-    for (int b0 = r0; b0 < r1; b0 += 64) {
-        const int nv = (r1 - b0) / 16 < 4 ? (r1 - b0) / 16 : 4;
-        const float *xc = xt + b0;
-        for (int oc = o0; oc < o1; oc += EXACT_LANE_CHUNK) {
-            const int oe = o1 - oc < EXACT_LANE_CHUNK ? o1 : oc + EXACT_LANE_CHUNK;
-            for (int k0 = 0; k0 < K; k0 += kb) {
-                const int k1 = K - k0 < kb ? K : k0 + kb;
-                for (int oo = oc; oo < oe; oo += EXACT_LANE_OUTS) {
-                    const int R = oe - oo < EXACT_LANE_OUTS ? oe - oo : EXACT_LANE_OUTS;
-                    __m512 acc[EXACT_LANE_OUTS][4];
-                    const float *wr[EXACT_LANE_OUTS];
-                    for (int r = 0; r < EXACT_LANE_OUTS; ++r) {
-                        for (int v = 0; v < 4; ++v)
-                            acc[r][v] = k0 ? sc[oo - oc + (r < R ? r : 0)][v] : _mm512_setzero_ps();
-                        wr[r] = w + (size_t)(oo + (r < R ? r : 0)) * wo; /* past R: unused */
-                    }
-                    if (nv == 4)
-                        for (int k = k0; k < k1; ++k) {
-                            if (wk != 1 && oo == oc) { /* the chunk's lines, rows ahead */
-                                const float *pf =
-                                    w + (size_t)oc * wo + (size_t)(k + EXACT_LANE_AHEAD) * wk;
-                                __builtin_prefetch(pf, 0, 3);
-                                __builtin_prefetch(pf + 16, 0, 3);
-                                __builtin_prefetch(pf + 32, 0, 3);
-                                __builtin_prefetch(pf + 47, 0, 3);
-                            }
-                            const float *xk = xc + (size_t)k * (size_t)batch;
-                            __m512 x0 = _mm512_loadu_ps(xk), x1 = _mm512_loadu_ps(xk + 16);
-                            __m512 x2 = _mm512_loadu_ps(xk + 32), x3 = _mm512_loadu_ps(xk + 48);
-                            for (int r = 0; r < EXACT_LANE_OUTS; ++r) {
-                                __m512 wv = _mm512_set1_ps(wr[r][(size_t)k * wk]);
-                                acc[r][0] = _mm512_fmadd_ps(x0, wv, acc[r][0]);
-                                acc[r][1] = _mm512_fmadd_ps(x1, wv, acc[r][1]);
-                                acc[r][2] = _mm512_fmadd_ps(x2, wv, acc[r][2]);
-                                acc[r][3] = _mm512_fmadd_ps(x3, wv, acc[r][3]);
-                            }
-                        }
-                    else
-                        for (int k = k0; k < k1; ++k)
-                            for (int v = 0; v < nv; ++v) {
-                                __m512 xv =
-                                    _mm512_loadu_ps(xc + (size_t)k * (size_t)batch + 16 * v);
-                                for (int r = 0; r < EXACT_LANE_OUTS; ++r)
-                                    acc[r][v] = _mm512_fmadd_ps(
-                                        xv, _mm512_set1_ps(wr[r][(size_t)k * wk]), acc[r][v]);
-                            }
-                    if (k1 < K) {
-                        for (int r = 0; r < R; ++r)
-                            for (int v = 0; v < 4; ++v)
-                                sc[oo - oc + r][v] = acc[r][v];
-                        continue;
-                    }
-                    float lane[16];
-                    for (int r = 0; r < R; ++r)
-                        for (int v = 0; v < nv; ++v) {
-                            _mm512_storeu_ps(lane, acc[r][v]);
-                            for (int i = 0; i < 16; ++i)
-                                z[(size_t)(b0 + 16 * v + i) * zs + (size_t)(oo + r)] =
-                                    bias ? lane[i] + bias[oo + r] : lane[i];
-                        }
-                }
-            }
-        }
+#define EXACT_LANES(NAME, T, V, VL, LOADU, SET1, FMADD, SETZERO, STOREU)                           \
+    __attribute__((target("avx512f"), always_inline)) static inline void NAME(                     \
+        const T *w, size_t wo, size_t wk, const T *bias, const T *xt, T *z, int batch, int K,      \
+        size_t zs, int r0, int r1, int o0, int o1, int kb)                                         \
+    {                                                                                              \
+        V sc[EXACT_LANE_CHUNK][4];                                                                 \
+        for (int b0 = r0; b0 < r1; b0 += 4 * VL) {                                                 \
+            const int nv = (r1 - b0) / VL < 4 ? (r1 - b0) / VL : 4;                                \
+            const T *xc = xt + b0;                                                                 \
+            for (int oc = o0; oc < o1; oc += EXACT_LANE_CHUNK) {                                   \
+                const int oe = o1 - oc < EXACT_LANE_CHUNK ? o1 : oc + EXACT_LANE_CHUNK;            \
+                for (int k0 = 0; k0 < K; k0 += kb) {                                               \
+                    const int k1 = K - k0 < kb ? K : k0 + kb;                                      \
+                    for (int oo = oc; oo < oe; oo += EXACT_LANE_OUTS) {                            \
+                        const int R = oe - oo < EXACT_LANE_OUTS ? oe - oo : EXACT_LANE_OUTS;       \
+                        V acc[EXACT_LANE_OUTS][4];                                                 \
+                        const T *wr[EXACT_LANE_OUTS];                                              \
+                        for (int r = 0; r < EXACT_LANE_OUTS; ++r) {                                \
+                            for (int v = 0; v < 4; ++v)                                            \
+                                acc[r][v] = k0 ? sc[oo - oc + (r < R ? r : 0)][v] : SETZERO();     \
+                            wr[r] = w + (size_t)(oo + (r < R ? r : 0)) * wo; /* past R: unused */  \
+                        }                                                                          \
+                        if (nv == 4)                                                               \
+                            for (int k = k0; k < k1; ++k) {                                        \
+                                if (wk != 1 && oo == oc) { /* the chunk's lines, rows ahead */     \
+                                    const T *pf =                                                  \
+                                        w + (size_t)oc * wo + (size_t)(k + EXACT_LANE_AHEAD) * wk; \
+                                    for (size_t c = 0; c <= EXACT_LANE_CHUNK * sizeof(T); c += 64) \
+                                        __builtin_prefetch((const char *)pf + c, 0, 3);            \
+                                }                                                                  \
+                                const T *xk = xc + (size_t)k * (size_t)batch;                      \
+                                V x0 = LOADU(xk), x1 = LOADU(xk + VL);                             \
+                                V x2 = LOADU(xk + 2 * VL), x3 = LOADU(xk + 3 * VL);                \
+                                for (int r = 0; r < EXACT_LANE_OUTS; ++r) {                        \
+                                    V wv = SET1(wr[r][(size_t)k * wk]);                            \
+                                    acc[r][0] = FMADD(x0, wv, acc[r][0]);                          \
+                                    acc[r][1] = FMADD(x1, wv, acc[r][1]);                          \
+                                    acc[r][2] = FMADD(x2, wv, acc[r][2]);                          \
+                                    acc[r][3] = FMADD(x3, wv, acc[r][3]);                          \
+                                }                                                                  \
+                            }                                                                      \
+                        else                                                                       \
+                            for (int k = k0; k < k1; ++k)                                          \
+                                for (int v = 0; v < nv; ++v) {                                     \
+                                    V xv = LOADU(xc + (size_t)k * (size_t)batch + VL * v);         \
+                                    for (int r = 0; r < EXACT_LANE_OUTS; ++r)                      \
+                                        acc[r][v] =                                                \
+                                            FMADD(xv, SET1(wr[r][(size_t)k * wk]), acc[r][v]);     \
+                                }                                                                  \
+                        if (k1 < K) {                                                              \
+                            for (int r = 0; r < R; ++r)                                            \
+                                for (int v = 0; v < 4; ++v)                                        \
+                                    sc[oo - oc + r][v] = acc[r][v];                                \
+                            continue;                                                              \
+                        }                                                                          \
+                        T lane[VL];                                                                \
+                        for (int r = 0; r < R; ++r)                                                \
+                            for (int v = 0; v < nv; ++v) {                                         \
+                                STOREU(lane, acc[r][v]);                                           \
+                                for (int i = 0; i < VL; ++i)                                       \
+                                    z[(size_t)(b0 + VL * v + i) * zs + (size_t)(oo + r)] =         \
+                                        bias ? lane[i] + bias[oo + r] : lane[i];                   \
+                            }                                                                      \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
     }
-}
+EXACT_LANES(exact_lanes512_f32, float, __m512, 16, _mm512_loadu_ps, _mm512_set1_ps, _mm512_fmadd_ps,
+            _mm512_setzero_ps, _mm512_storeu_ps)
+EXACT_LANES(exact_lanes512_f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_set1_pd,
+            _mm512_fmadd_pd, _mm512_setzero_pd, _mm512_storeu_pd)
 
 /* The forward: z = x·Wᵀ (+ bias), W's rows in place (k ascending along a row). */
 __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const float *bias,
@@ -340,7 +342,7 @@ __attribute__((target("avx512f"))) void exact_fwd_lanes512(const float *w, const
                                                            int in, int out, int r0, int r1, int o0,
                                                            int o1)
 {
-    exact_lanes512(w, (size_t)in, 1, bias, xt, z, batch, in, (size_t)out, r0, r1, o0, o1, in);
+    exact_lanes512_f32(w, (size_t)in, 1, bias, xt, z, batch, in, (size_t)out, r0, r1, o0, o1, in);
 }
 
 /* The input gradient: dx = dz·W, W's columns in place (its terms `in` apart), dzt = dzᵀ
@@ -349,7 +351,26 @@ __attribute__((target("avx512f"))) void exact_dx_lanes512(const float *w, const 
                                                           float *dx, int batch, int in, int out,
                                                           int r0, int r1, int k0, int k1)
 {
-    exact_lanes512(w, 1, (size_t)in, NULL, dzt, dx, batch, out, (size_t)in, r0, r1, k0, k1, 256);
+    exact_lanes512_f32(w, 1, (size_t)in, NULL, dzt, dx, batch, out, (size_t)in, r0, r1, k0, k1,
+                       256);
+}
+
+/* The same two in double (host:f64's step): 8 rows a vector. */
+__attribute__((target("avx512f"))) void exact_fwd_lanes512_f64(const double *w, const double *bias,
+                                                               const double *xt, double *z,
+                                                               int batch, int in, int out, int r0,
+                                                               int r1, int o0, int o1)
+{
+    exact_lanes512_f64(w, (size_t)in, 1, bias, xt, z, batch, in, (size_t)out, r0, r1, o0, o1, in);
+}
+
+__attribute__((target("avx512f"))) void exact_dx_lanes512_f64(const double *w, const double *dzt,
+                                                              double *dx, int batch, int in,
+                                                              int out, int r0, int r1, int k0,
+                                                              int k1)
+{
+    exact_lanes512_f64(w, 1, (size_t)in, NULL, dzt, dx, batch, out, (size_t)in, r0, r1, k0, k1,
+                       256);
 }
 #endif
 

@@ -96,6 +96,11 @@ void exact_fwd_lanes512(const float *w, const float *bias, const float *xt, floa
  * dzt = dzᵀ [out, batch], each output one fma chain from 0 over W's rows ascending. */
 void exact_dx_lanes512(const float *w, const float *dzt, float *dx, int batch, int in, int out,
                        int r0, int r1, int k0, int k1);
+/* The same two in double (host:f64's step), 8 rows a vector. */
+void exact_fwd_lanes512_f64(const double *w, const double *bias, const double *xt, double *z,
+                            int batch, int in, int out, int r0, int r1, int o0, int o1);
+void exact_dx_lanes512_f64(const double *w, const double *dzt, double *dx, int batch, int in,
+                           int out, int r0, int r1, int k0, int k1);
 #endif
 void host_units(cp_engine *e, int l, int batch, int id, int n, unit_run_fn run);
 int exact_pack(cp_engine *e, struct host_state *s);

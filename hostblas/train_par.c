@@ -48,8 +48,9 @@ struct train_par {
     bool *lanes;   /* per layer: host:exact's forward in the batch's lanes (exact_fwd_lanes512);
                     * NULL where no layer is */
     bool dx_lanes; /* and those layers' input gradient (exact_dx_lanes512): par_dx_lane */
-    float *xTl[3]; /* its inputs transposed [in, batch]: layer 0's in xTl[2] (packed once),
-                    * layer l's in xTl[l % 2] (written by layer l − 1's forward) */
+    void *xTl[3];  /* its inputs transposed [in, batch] (the step's element type): layer 0's in
+                    * xTl[2] (packed once), layer l's in xTl[l % 2] (written by layer l − 1's
+                    * forward) */
     /* host:cr (train_par_create_cr): the fast path's unit and operands */
     cr_unit_fn cr_unit;
     float *wT;           /* every layer's Wᵀ, row-major [in, out] (wt_off's layers, unpadded) */
@@ -267,12 +268,18 @@ static int par_fwd_rows(const struct train_par *q, int l, int batch, int panels,
 #define T double
 #define FMA fma
 #define SFX f64
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PAR_FWD_LANES exact_fwd_lanes512_f64
+#define PAR_DX_LANES exact_dx_lanes512_f64
+#endif
 #define UNIT unit_f64
 #include "train_par_tmpl.h"
 #undef T
 #undef FMA
 #undef SFX
 #undef UNIT
+#undef PAR_FWD_LANES
+#undef PAR_DX_LANES
 
 /* The state that host:exact's, host:f64's and host:cr's steps share (mode 1: the portable
  * loops at the level). */
@@ -356,16 +363,17 @@ static int par_wt_create(struct train_host *h, size_t es, bool all)
  * slower at d=128 and 256 on 16 threads (docs/PERFORMANCE.md, 2026-12-01). */
 #define PAR_LANES_MIN_WIDTH 512
 
-/* host:exact's forward in the batch's lanes where it applies: float, the AVX-512 level's own
- * kernels (not CLPARITY_HOST_EXACT=generic), a batch of 16 rows or a multiple, layers of
- * PAR_LANES_MIN_WIDTH inputs and outputs or more; their transposed inputs, layer 0's packed
- * once. */
+/* host:exact's and host:f64's forward in the batch's lanes where it applies: the AVX-512
+ * level's own kernels (not CLPARITY_HOST_EXACT=generic), a batch of 16 rows or a multiple,
+ * layers of PAR_LANES_MIN_WIDTH inputs and outputs or more; their transposed inputs, layer 0's
+ * packed once. */
 static int par_lanes_create(struct train_host *h, enum cp_dtype dtype, int mode, int isa)
 {
     struct train_par *q = h->par;
     const cp_model *m = h->m;
     size_t B = (size_t)h->batch, in = (size_t)m->layers[0].in;
-    if (dtype != CP_F32 || isa != ISA_AVX512 || mode == 1 || B % 16 != 0)
+    size_t es = cp_dtype_size(dtype);
+    if ((dtype != CP_F32 && dtype != CP_F64) || isa != ISA_AVX512 || mode == 1 || B % 16 != 0)
         return CP_OK;
 #if defined(__x86_64__) && defined(__GNUC__)
     bool any = false;
@@ -375,19 +383,20 @@ static int par_lanes_create(struct train_host *h, enum cp_dtype dtype, int mode,
         return CP_OK;
     q->lanes = calloc((size_t)m->n_layers, sizeof *q->lanes);
     for (int i = 0; q->lanes && i < 3; ++i)
-        q->xTl[i] = malloc((B * (size_t)m->max_width + 1) * sizeof(float));
+        q->xTl[i] = malloc((B * (size_t)m->max_width + 1) * es);
     if (!q->lanes || !q->xTl[0] || !q->xTl[1] || !q->xTl[2])
         return cp_err_set(CP_FAIL_RUNTIME, "out of memory for the host trainer");
     for (int l = 0; l < m->n_layers; ++l)
         q->lanes[l] =
             m->layers[l].in >= PAR_LANES_MIN_WIDTH && m->layers[l].out >= PAR_LANES_MIN_WIDTH;
     q->dx_lanes = q->threads <= PAR_DX_LANES_MAX_THREADS;
-    const float *x = h->acts;
+    const char *x = h->acts;
     for (size_t b = 0; b < B; ++b)
         for (size_t k = 0; k < in; ++k)
-            q->xTl[2][k * B + b] = x[b * in + k];
+            memcpy((char *)q->xTl[2] + (k * B + b) * es, x + (b * in + k) * es, es);
 #else
     (void)in;
+    (void)es;
     (void)m;
 #endif
     return CP_OK;

@@ -1,17 +1,17 @@
 /* host:exact's and host:f64's training step on the host pool with host:exact's units
  * (hostblas/exact.c), written once for both element types: train_par.c includes this file with
  * T, FMA, SFX (f32 or f64) and UNIT (the field of its unit, unit_f32 or unit_f64) defined, and
- * for float at AVX-512 PAR_FWD_LANES (the forward in the batch's lanes, below). Every
+ * on x86-64 PAR_FWD_LANES and PAR_DX_LANES (the forward and dx in the batch's lanes, below). Every
  * sum is the one of train_host_tmpl.h, in its order: each output of the three products is one FMA
  * chain from 0 over its k ascending, computed whole by one thread (the threads share out
  * outputs and rows, never k), and the tiles' lanes are outputs. The products as the units see
  * them (a layer of `in` inputs and `out` outputs, K = in):
  *   - forward  z = x·Wᵀ (+ b): rows the batch, outputs W's rows, panels of W (wf); or, for
- *              host:exact at AVX-512 where the batch is a multiple of 16 and the layer wide
- *              (q->lanes[l]), lanes that are rows of the batch, W read in place and the input
- *              transposed (xTl, each layer's written by the forward of the layer before), so
- *              that the step keeps no forward panels of that layer (train_par.c's
- *              par_fwd_lanes);
+ *              host:exact and host:f64 at AVX-512 where the batch is a multiple of 16 and the
+ *              layer wide (q->lanes[l]), lanes that are rows of the batch, W read in place and
+ *              the input transposed (xTl, each layer's written by the forward of the layer
+ *              before), so that the step keeps no forward panels of that layer (train_par.c's
+ *              par_lanes_create);
  *   - dx       dx = dz·W: rows the batch, outputs W's columns, K = out, panels of Wᵀ (wt); or,
  *              in a layer whose forward runs in the batch's lanes, on 2 threads or fewer
  *              (par_dx_lane), the same lanes, W read in place (its columns, terms `in`
@@ -148,11 +148,11 @@ static void FN(par_fwd_run_)(void *arg, int r0, int r1, int p0, int p1)
     bool next = t->l + 1 < h->m->n_layers;
 #ifdef PAR_FWD_LANES
     /* the next layer's input transposed, where the forward runs in the batch's lanes */
-    T *xt = next && par_lane(q, t->l + 1) ? q->xTl[(t->l + 1) % 2] : NULL;
+    T *xt = next && par_lane(q, t->l + 1) ? (T *)q->xTl[(t->l + 1) % 2] : NULL;
     if (par_lane(q, t->l))
         PAR_FWD_LANES(t->p + ly->w_off, ly->has_bias ? t->p + ly->b_off : NULL,
-                      q->xTl[t->l == 0 ? 2 : t->l % 2], z, (int)B, (int)in, (int)out, r0, r1,
-                      (int)o0, (int)o1);
+                      (const T *)q->xTl[t->l == 0 ? 2 : t->l % 2], z, (int)B, (int)in, (int)out, r0,
+                      r1, (int)o0, (int)o1);
     else
 #endif
         q->UNIT(&lz, t->p, (const T *)q->wf + q->wf_off[t->l], x, z, r0, r1, p0, p1);

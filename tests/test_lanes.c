@@ -1,8 +1,9 @@
 /* hostblas/exact.c's tile with the batch in the AVX-512 lanes (host:exact's training step):
  * the forward (exact_fwd_lanes512: z = x·Wᵀ + b) and the input gradient (exact_dx_lanes512:
  * dx = dz·W, W's columns read in place, its rows in blocks of 256 with the partial sums kept in
- * between) against the scalar chain that defines host:exact's bits (from 0, one fmaf a term,
- * k ascending, then + the bias), bit for bit, at odd sizes: widths that are no multiple of the
+ * between), in float (host:exact) and in double (host:f64: _f64), against the scalar chain that
+ * defines those trainers' bits (from 0, one fma a term, k ascending, then + the bias), bit for
+ * bit, at odd sizes: widths that are no multiple of the
  * tile's 6 outputs, more than 256 and 512 terms (several blocks), row ranges of 1 to 5 vectors
  * that do not start at row 0, and column ranges that start and end inside a tile. Values of
  * mixed magnitudes and signs, so that a sum taken in another order, or one term dropped, gives
@@ -26,47 +27,46 @@ static bool planted;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-static uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* A reproducible value of mixed magnitude (2^-12 to 2^4) and sign. */
-static float val(uint64_t *s)
+/* A reproducible value of mixed magnitude (2^-12 to 2^4) and sign, exact in float. */
+static double val(uint64_t *s)
 {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
     uint32_t r = (uint32_t)(*s >> 33);
-    float m = (float)(r & 0xffffff) / 16777216.0f + 0.5f;
+    double m = (double)(r & 0xffffff) / 16777216.0 + 0.5;
     int e = (int)((r >> 24) % 17) - 12;
-    return ((r >> 23) & 1 ? -1.0f : 1.0f) * ldexpf(m, e);
+    return ((r >> 23) & 1 ? -1.0 : 1.0) * ldexp(m, e);
 }
 
-#define SENTINEL 12345.0f
-
-/* The outputs [r0, r1) × [c0, c1) of got (rows `ld` apart) against want, and every other one
- * still SENTINEL; with `planted`, one bit of output (r0 + 1, c0 + 1) is flipped first, and
- * exactly that one must differ. */
-static void check(const char *what, float *got, const float *want, int rows, int ld, int r0, int r1,
-                  int c0, int c1)
+/* The same with 26 more bits below float's (for double: sums of such products round there). */
+static double val53(uint64_t *s)
 {
-    if (planted) {
-        uint32_t u = bits_of(got[(size_t)(r0 + 1) * ld + c0 + 1]) ^ 1u;
-        memcpy(&got[(size_t)(r0 + 1) * ld + c0 + 1], &u, sizeof u);
-    }
+    double v = val(s);
+    return v + v * ldexp((double)((uint32_t)(*s >> 7) & 0x3ffffffu), -50);
+}
+
+#define SENTINEL 12345.0
+
+/* The outputs [r0, r1) × [c0, c1) of got (rows `ld` apart, elements of es bytes) against want,
+ * and every other one still SENTINEL; with `planted`, the lowest bit of output (r0 + 1, c0 + 1)
+ * is flipped first, and exactly that one must differ. */
+static void check(const char *what, void *gotv, const void *wantv, const void *sentinel, size_t es,
+                  int rows, int ld, int r0, int r1, int c0, int c1)
+{
+    unsigned char *got = gotv;
+    const unsigned char *want = wantv;
+    if (planted)
+        got[((size_t)(r0 + 1) * ld + c0 + 1) * es] ^= 1u; /* little-endian: the lowest byte */
     long bad = 0, outside = 0;
     for (int b = 0; b < rows; ++b)
         for (int c = 0; c < ld; ++c) {
-            size_t i = (size_t)b * ld + c;
+            size_t i = ((size_t)b * ld + c) * es;
             bool in = b >= r0 && b < r1 && c >= c0 && c < c1;
-            if (in && bits_of(got[i]) != bits_of(want[i])) {
+            if (in && memcmp(got + i, want + i, es) != 0) {
                 if (!bad && !planted)
-                    fprintf(stderr, "%s: row %d output %d: %a, want %a\n", what, b, c,
-                            (double)got[i], (double)want[i]);
+                    fprintf(stderr, "%s: row %d output %d differs\n", what, b, c);
                 ++bad;
             }
-            outside += !in && bits_of(got[i]) != bits_of(SENTINEL);
+            outside += !in && memcmp(got + i, sentinel, es) != 0;
         }
     if (outside)
         fail_msg("%s: %ld outputs outside the range were written", what, outside);
@@ -75,74 +75,76 @@ static void check(const char *what, float *got, const float *want, int rows, int
                  planted ? 1 : 0);
 }
 
-/* One shape: W [out, in], a batch of `batch` rows; the forward over rows [r0, r1) and outputs
- * [c0, c1), dx over rows [r0, r1) and W's columns [k0, k1). */
+/* One shape in element type T: W [out, in], a batch of `batch` rows; the forward over rows
+ * [r0, r1) and outputs [c0, c1), dx over rows [r0, r1) and W's columns [k0, k1). */
+#define LANES_SHAPE(NAME, T, VAL, FMA, FWD, DX)                                                    \
+    static void NAME(int in, int out, int batch, int r0, int r1, int c0, int c1, int k0, int k1)   \
+    {                                                                                              \
+        uint64_t s = (uint64_t)(in * 1000003 + out * 1009 + batch);                                \
+        size_t nw = (size_t)in * out, B = (size_t)batch;                                           \
+        size_t nmax = B * (size_t)(in > out ? in : out);                                           \
+        T *w = malloc(nw * sizeof *w), *bias = malloc((size_t)out * sizeof *bias);                 \
+        T *x = malloc(B * in * sizeof *x), *xt = malloc(B * in * sizeof *xt);                      \
+        T *dz = malloc(B * out * sizeof *dz), *dzt = malloc(B * out * sizeof *dzt);                \
+        T *got = malloc(nmax * sizeof *got), *want = malloc(nmax * sizeof *want);                  \
+        const T sentinel = (T)SENTINEL;                                                            \
+        assert_true(w &&bias &&x &&xt &&dz &&dzt &&got &&want);                                    \
+        for (size_t i = 0; i < nw; ++i)                                                            \
+            w[i] = (T)VAL(&s);                                                                     \
+        for (int o = 0; o < out; ++o)                                                              \
+            bias[o] = (T)VAL(&s);                                                                  \
+        for (size_t b = 0; b < B; ++b) {                                                           \
+            for (int k = 0; k < in; ++k)                                                           \
+                xt[(size_t)k * B + b] = x[b * in + k] = (T)VAL(&s);                                \
+            for (int o = 0; o < out; ++o)                                                          \
+                dzt[(size_t)o * B + b] = dz[b * out + o] = (T)VAL(&s);                             \
+        }                                                                                          \
+        char what[160];                                                                            \
+        /* the forward: z[b][o] = chain over k of x[b][k]·W[o][k], then + bias[o] */              \
+        for (size_t i = 0; i < B * out; ++i)                                                       \
+            got[i] = sentinel;                                                                     \
+        for (size_t b = 0; b < B; ++b)                                                             \
+            for (int o = 0; o < out; ++o) {                                                        \
+                T acc = 0;                                                                         \
+                for (int k = 0; k < in; ++k)                                                       \
+                    acc = FMA(x[b * in + k], w[(size_t)o * in + k], acc);                          \
+                want[b * out + o] = acc + bias[o];                                                 \
+            }                                                                                      \
+        FWD(w, bias, xt, got, batch, in, out, r0, r1, c0, c1);                                     \
+        snprintf(what, sizeof what, "%s in=%d out=%d batch=%d rows [%d, %d) outputs [%d, %d)",     \
+                 #FWD, in, out, batch, r0, r1, c0, c1);                                            \
+        check(what, got, want, &sentinel, sizeof(T), batch, out, r0, r1, c0, c1);                  \
+        /* dx[b][k] = chain over o of dz[b][o]·W[o][k] */                                         \
+        for (size_t i = 0; i < B * in; ++i)                                                        \
+            got[i] = sentinel;                                                                     \
+        for (size_t b = 0; b < B; ++b)                                                             \
+            for (int k = 0; k < in; ++k) {                                                         \
+                T acc = 0;                                                                         \
+                for (int o = 0; o < out; ++o)                                                      \
+                    acc = FMA(dz[b * out + o], w[(size_t)o * in + k], acc);                        \
+                want[b * in + k] = acc;                                                            \
+            }                                                                                      \
+        DX(w, dzt, got, batch, in, out, r0, r1, k0, k1);                                           \
+        snprintf(what, sizeof what, "%s in=%d out=%d batch=%d rows [%d, %d) columns [%d, %d)",     \
+                 #DX, in, out, batch, r0, r1, k0, k1);                                             \
+        check(what, got, want, &sentinel, sizeof(T), batch, in, r0, r1, k0, k1);                   \
+        free(w);                                                                                   \
+        free(bias);                                                                                \
+        free(x);                                                                                   \
+        free(xt);                                                                                  \
+        free(dz);                                                                                  \
+        free(dzt);                                                                                 \
+        free(got);                                                                                 \
+        free(want);                                                                                \
+    }
+LANES_SHAPE(shape_f32, float, val, fmaf, exact_fwd_lanes512, exact_dx_lanes512)
+LANES_SHAPE(shape_f64, double, val53, fma, exact_fwd_lanes512_f64, exact_dx_lanes512_f64)
+
+/* in, out, batch, rows, forward's outputs, dx's columns; in float and in double */
 static void one_shape(int in, int out, int batch, int r0, int r1, int c0, int c1, int k0, int k1)
 {
-    uint64_t s = (uint64_t)(in * 1000003 + out * 1009 + batch);
-    size_t nw = (size_t)in * out, B = (size_t)batch;
-    float *w = malloc(nw * sizeof *w), *bias = malloc((size_t)out * sizeof *bias);
-    float *x = malloc(B * in * sizeof *x), *xt = malloc(B * in * sizeof *xt);
-    float *dz = malloc(B * out * sizeof *dz), *dzt = malloc(B * out * sizeof *dzt);
-    size_t nmax = B * (size_t)(in > out ? in : out);
-    float *got = malloc(nmax * sizeof *got), *want = malloc(nmax * sizeof *want);
-    assert_non_null(w);
-    assert_non_null(bias);
-    assert_non_null(x);
-    assert_non_null(xt);
-    assert_non_null(dz);
-    assert_non_null(dzt);
-    assert_non_null(got);
-    assert_non_null(want);
-    for (size_t i = 0; i < nw; ++i)
-        w[i] = val(&s);
-    for (int o = 0; o < out; ++o)
-        bias[o] = val(&s);
-    for (size_t b = 0; b < B; ++b) {
-        for (int k = 0; k < in; ++k)
-            xt[(size_t)k * B + b] = x[b * in + k] = val(&s);
-        for (int o = 0; o < out; ++o)
-            dzt[(size_t)o * B + b] = dz[b * out + o] = val(&s);
-    }
-    char what[160];
-
-    /* the forward: z[b][o] = chain over k of x[b][k]·W[o][k], then + bias[o] */
-    for (size_t i = 0; i < B * out; ++i)
-        got[i] = SENTINEL;
-    for (size_t b = 0; b < B; ++b)
-        for (int o = 0; o < out; ++o) {
-            float acc = 0.0f;
-            for (int k = 0; k < in; ++k)
-                acc = fmaf(x[b * in + k], w[(size_t)o * in + k], acc);
-            want[b * out + o] = acc + bias[o];
-        }
-    exact_fwd_lanes512(w, bias, xt, got, batch, in, out, r0, r1, c0, c1);
-    snprintf(what, sizeof what, "forward in=%d out=%d batch=%d rows [%d, %d) outputs [%d, %d)", in,
-             out, batch, r0, r1, c0, c1);
-    check(what, got, want, batch, out, r0, r1, c0, c1);
-
-    /* dx[b][k] = chain over o of dz[b][o]·W[o][k] */
-    for (size_t i = 0; i < B * in; ++i)
-        got[i] = SENTINEL;
-    for (size_t b = 0; b < B; ++b)
-        for (int k = 0; k < in; ++k) {
-            float acc = 0.0f;
-            for (int o = 0; o < out; ++o)
-                acc = fmaf(dz[b * out + o], w[(size_t)o * in + k], acc);
-            want[b * in + k] = acc;
-        }
-    exact_dx_lanes512(w, dzt, got, batch, in, out, r0, r1, k0, k1);
-    snprintf(what, sizeof what, "dx in=%d out=%d batch=%d rows [%d, %d) columns [%d, %d)", in, out,
-             batch, r0, r1, k0, k1);
-    check(what, got, want, batch, in, r0, r1, k0, k1);
-    free(w);
-    free(bias);
-    free(x);
-    free(xt);
-    free(dz);
-    free(dzt);
-    free(got);
-    free(want);
+    shape_f32(in, out, batch, r0, r1, c0, c1, k0, k1);
+    shape_f64(in, out, batch, r0, r1, c0, c1, k0, k1);
 }
 
 static void test_lanes(void **state)
