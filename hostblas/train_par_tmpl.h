@@ -363,16 +363,21 @@ static void FN(par_task_run_)(void *arg, struct host_pool *pool, int id, int n)
     t->g = h->g;
     t->gn = h->gn;
     t->cur = 0;
-    if (id == 0) { /* the loss, the output's gradient and the last layer's dz */
+    { /* the output's gradient and the last layer's dz, each thread a range of the outputs (dzᵀ's
+       * rows); the loss, a sum in order, by thread 0 (it alone took 7 % of the step at d=512
+       * L=8 B=64 on 16 threads, docs/PERFORMANCE.md, 2026-12-01) */
         size_t nt = (size_t)B * (size_t)m->out_width, out = (size_t)m->out_width;
         const T *y = (const T *)h->acts + (size_t)L * h->stride, *tt = h->t;
-        *t->loss = FN(train_loss_)(y, tt, nt);
         T s = (T)2 / (T)nt;
-        for (size_t i = 0; i < nt; ++i)
-            t->g[i] = s * (y[i] - tt[i]);
+        size_t o0 = out * (size_t)id / (size_t)n, o1 = out * (size_t)(id + 1) / (size_t)n;
         for (size_t b = 0; b < (size_t)B; ++b)
-            for (size_t o = 0; o < out; ++o)
-                FN(par_dz_)(h, L - 1, 0, b, o, t->g[b * out + o]);
+            for (size_t o = o0; o < o1; ++o) {
+                size_t i = b * out + o;
+                t->g[i] = s * (y[i] - tt[i]);
+                FN(par_dz_)(h, L - 1, 0, b, o, t->g[i]);
+            }
+        if (id == 0)
+            *t->loss = FN(train_loss_)(y, tt, nt);
     }
     host_pool_sync(pool, n);
     for (t->l = L - 1; t->l >= 0; --t->l) {
