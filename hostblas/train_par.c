@@ -163,7 +163,7 @@ static void par_stream_fence(void) {}
 #endif
 
 /* One product of a step shared out over n threads: its units (blocks of rblk rows × chunks of
- * PAR_CHUNK panels, the chunk halved while there are fewer units than threads) in exact_share's
+ * `chunk` panels, the chunk halved while there are fewer units than threads) in exact_share's
  * split, each thread's share taken by it in PAR_PARTS parts, and then the units left in the
  * others' shares one at a time, so that a thread slowed down (by another process, or by memory
  * that its neighbours load) is helped by the others at the end, while each thread still
@@ -179,11 +179,11 @@ static void par_stream_fence(void) {}
  * sh, and a later one than sh - 4, the last to use them); products 0 and 1 find theirs zeroed
  * by par_share_start. */
 static void par_share(struct train_par *q, int sh, int id, int n, int rows, int rblk, int panels,
-                      void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
+                      int chunk, void (*run)(void *arg, int r0, int r1, int p0, int p1), void *arg)
 {
     atomic_store_explicit(&q->take[(sh + 2) % 4][id].v, 0, memory_order_relaxed);
     long rb = (rows + rblk - 1) / rblk;
-    int chunk = PAR_CHUNK < panels ? PAR_CHUNK : panels;
+    chunk = chunk < panels ? chunk : panels;
     while (chunk > 1 && rb * ((panels + chunk - 1) / chunk) < n)
         chunk /= 2;
     long units = rb * ((panels + chunk - 1) / chunk);
