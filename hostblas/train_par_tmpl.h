@@ -195,7 +195,7 @@ static void FN(par_dx_run_)(void *arg, int r0, int r1, int p0, int p1)
     const cp_layer *ly = &h->m->layers[t->l];
     size_t in = (size_t)ly->in, out = (size_t)ly->out;
     size_t k0 = (size_t)p0 * XP, k1 = (size_t)p1 * XP < in ? (size_t)p1 * XP : in;
-#ifdef PAR_FWD_LANES
+#ifdef PAR_DX_LANES
     if (par_dx_lane(q, t->l)) /* W in place (not yet updated: par_backward_'s barrier) and dzᵀ */
         PAR_DX_LANES(t->p + ly->w_off, (const T *)q->dzt[t->cur], t->gn, h->batch, (int)in,
                      (int)out, r0, r1, (int)k0, (int)k1);
@@ -239,6 +239,7 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
     size_t in = (size_t)ly->in, out = (size_t)ly->out, n = k1 - k0;
     T *w = (T *)h->p + ly->w_off, *st0 = h->st[0], *st1 = h->st[1];
     T *wt = (T *)q->wt_next + q->wt_off[t->l];
+    const size_t kt = par_wt(q, t->l) ? k1 : k0; /* the columns whose Wᵀ panels are kept */
     for (size_t o = o0; o < o1; ++o) {
         size_t i = o * in + k0, pi = ly->w_off + i;
         const T *g = gw + (o - o0) * in + k0;
@@ -247,7 +248,7 @@ static void FN(par_update_)(struct FN(par_task_) * t, const T *gw, size_t o0, si
             FN(train_host_optim_span_isa_)(&h->opt, &t->sc, w + i, g, s0, s1, n, q->isa);
         else
             FN(train_host_axpy_isa_)(w + i, g, (T)(-h->lr), n, q->isa);
-        for (size_t k = k0; par_wt(q, t->l) && k < k1; k += XP) { /* row o of each panel */
+        for (size_t k = k0; k < kt; k += XP) { /* row o of each panel of columns */
             T *d = wt + ((k / XP) * out + o) * XP;
             if (par_streams(q) && k1 - k >= XP)
                 par_stream_row(d, w + o * in + k, XP * sizeof(T));
