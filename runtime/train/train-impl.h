@@ -188,7 +188,7 @@ struct cp_train_ops {
 /* The engines' training ops, which runtime/engine/engine.c's table points to. */
 extern const struct cp_train_ops train_ops_cl_own, train_ops_cl_clblast, train_ops_cl_relaxed,
     train_ops_cl_cr; /* runtime/opencl/train_cl.c */
-extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_host.c */
+extern const struct cp_train_ops train_ops_host_exact, train_ops_host_f64; /* train_exact.c */
 extern const struct cp_train_ops train_ops_host_openblas;                  /* train_blas.c */
 extern const struct cp_train_ops train_ops_host_cr;                        /* train_cr.c */
 
