@@ -128,8 +128,9 @@ int cr_cl_device_f64(const cp_device *dev, bool *f64)
 /* Where the settings came from (the build options' words). */
 static const char *const cr_tune_src[] = {"default", "tuned", "CLPARITY_CR_TUNE"};
 
-/* The settings for an engine of max_batch rows on dev: the defaults (cpu's rows per work-item:
- * own_cpu.cl's, 1, 2 or 4 by the batch), then what `clparity tune` stored for the device
+/* The settings for an engine of max_batch rows on dev: the defaults (rows per work-item left
+ * unset: cr_width_defaults sets them by the variant, the widest layer, the batch and the
+ * device), then what `clparity tune` stored for the device
  * (cp_tune_cr_stored; a list that does not parse, or names path, exact or ftz, is ignored; a
  * stored rb is the most rows per work-item, fewer for smaller batches), then CLPARITY_CR_TUNE.
  * *src: the last that applied (cr_tune_src). wg_set: whether CLPARITY_CR_TUNE names wg (a
@@ -187,9 +188,7 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
     *wg_set = t->wg > 0;
     if (!*wg_set)
         t->wg = wg;
-    if (t->rb < 0)
-        t->rb = own_cpu_rows(max_batch);
-    return CP_OK;
+    return CP_OK; /* rb, where neither stored nor set: cr_width_defaults */
 }
 
 /* The settings left to the variant and the width (-1: neither stored nor in CLPARITY_CR_TUNE):
@@ -198,7 +197,8 @@ static int cr_tune_get(const cp_device *dev, struct cr_tune *t, int max_batch, b
  * L=128 B=1 0.30 ms with wg=32,ob=1,sg=1 against 0.39 with 64,4,4; d=256 0.38 with 64,1,4;
  * d=512 0.54 with 128,2,4; d=1024 and 2048 1.32 and 2.62 with 128,4,4; d=4096 0.88 with
  * 128,8,4 against 1.26 with 64,4,4). */
-static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, int max_batch)
+static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, int max_batch,
+                              cl_uint dvec, int cus)
 {
     static const struct {
         int width, wg, ob, sg;
@@ -212,6 +212,16 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, i
         t->wg = shapes[i].wg;
     if (t->vw < 0) /* cpu: outputs per work-item; cpu1: lanes of k, a double8 */
         t->vw = path == CR_CPU1 ? 8 : 16;
+    /* rows per work-item: own_cpu_rows' (4 from B=4); cpu1 8 where the layers are 512 wide or
+     * more, the device's double vectors 8 wide (AVX-512: 32 double8 accumulators, its 32
+     * registers) and the batch a block of 8 rows for every compute unit (its work-items are the
+     * row blocks): 15-20 % faster on the CI machine's 2 cores (PoCL 3.1, Intel's CPU runtime),
+     * the same on the H200 machine's 16 (PoCL 5), slower at d=128 (docs/PERFORMANCE.md) */
+    if (t->rb < 0)
+        t->rb = path == CR_CPU1 && width >= 512 && dvec >= 8 && cus > 0 && max_batch >= 8 * cus &&
+                        max_batch >= 16
+                    ? 8
+                    : own_cpu_rows(max_batch);
     if (t->ob < 0 && path == CR_CPU1) /* 16 accumulators of 4 rows, 8 of fewer */
         t->ob = t->rb >= 4 ? 4 : 8;
     if (t->ob < 0)
@@ -468,6 +478,7 @@ struct cr_env {
     bool has_f64;        /* cl_khr_fp64 */
     size_t max_wg;
     cl_ulong local_mem;
+    cl_uint dvec;    /* CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE (cpu1's rows: cr_width_defaults) */
     bool one_buffer; /* the weights fit one buffer (stream reads them from one) */
 };
 
@@ -534,8 +545,9 @@ static int cr_configure(cp_engine *e, struct cl_state *s, const cp_device *dev,
                           "weights exceed %s's CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu: set path=gemv "
                           "in CLPARITY_CR_TUNE",
                           ops->name, m->n_params, dev->name, (unsigned long long)dev->max_alloc);
-    cr_width_defaults(&c->tune, c->path, m->max_width, e->max_batch); /* a probe's: kept */
-    if (c->path == CR_CPU1 && c->tune.ob < 2) /* cr_cpu.cl certifies a vector of outputs */
+    cr_width_defaults(&c->tune, c->path, m->max_width, e->max_batch, env->dvec,
+                      (int)dev->compute_units); /* a probe's: kept */
+    if (c->path == CR_CPU1 && c->tune.ob < 2)   /* cr_cpu.cl certifies a vector of outputs */
         return cp_err_set(CP_FAIL_USAGE, "cl:cr: path cpu1 takes ob=2, 4 or 8, not %d", c->tune.ob);
     c->groups = (size_t)dev->compute_units * (size_t)c->tune.sg;
     int st;
@@ -731,6 +743,9 @@ int cr_cl_setup(cp_engine *e, struct cl_state *s, const cp_device *dev)
     if (st == CP_OK)
         st = own_device_info(dev->device_id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof env.local_mem,
                              &env.local_mem, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+    if (st == CP_OK)
+        st = own_device_info(dev->device_id, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, sizeof env.dvec,
+                             &env.dvec, "clGetDeviceInfo(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE)");
     if (st != CP_OK)
         return st;
     env.one_buffer = (cl_ulong)m->n_params * sizeof(float) <= dev->max_alloc;

@@ -72,10 +72,13 @@ set_tests_properties(cr/check_cl_oclgrind PROPERTIES
 # cl:cr's cpu1 (clkernels/cr_cpu.cl, issue 34: the whole model in one launch, PoCL's default where
 # the weights fit one buffer, so cr/check_cl_pocl and its planted twin run it as it is chosen)
 # forced with other settings: k in 4 lanes with a tail, 2 rows and 2 outputs per work-item; 16
-# lanes, 8 rows, 8 outputs with the float-denormal-free code (CR_NO_DENORM); the planted twin
+# lanes, 8 rows, 8 outputs with the float-denormal-free code (CR_NO_DENORM); 8 lanes, 8 rows, 4
+# outputs (the default where the layers are 512 wide or more, the batch 16 or more and the
+# device's double vectors 8 wide: cr_cl.c's cr_width_defaults; check_cr.py's shapes are
+# narrower, so it is forced here), with its planted twin; the planted twin
 # forced (corrupt-cl-cr: check_cr.py must see the planted bit); and on Oclgrind with its checks,
 # all 265 cases (35 s), each case's program built without optimisation, and its planted twin.
-foreach(t "vw=4,rb=2,ob=2" "vw=16,rb=8,ob=8,ftz=1")
+foreach(t "vw=4,rb=2,ob=2" "vw=16,rb=8,ob=8,ftz=1" "vw=8,rb=8,ob=4")
   string(REGEX REPLACE "[=,]" "_" tn "${t}")
   add_test(NAME cr/check_cl_pocl_cpu1_${tn}
            COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_cpu1_${tn} --engines cl:cr -d 0)
@@ -87,6 +90,12 @@ add_test(NAME cr/check_cl_pocl_cpu1_planted
          COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_cpu1_planted --engines cl:cr -d 0 --expect-mismatch)
 set_tests_properties(cr/check_cl_pocl_cpu1_planted PROPERTIES
                      ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=cpu1,vw=4,rb=2,ob=2;CLPARITY_TEST_HOOK=corrupt-cl-cr"
+                     LABELS "cr;opencl;kernels")
+add_test(NAME cr/check_cl_pocl_cpu1_rb8_planted
+         COMMAND ${CHECK_CR} ${OUT}/cr_check_cl_cpu1_rb8_planted --engines cl:cr -d 0 --quick
+                 --expect-mismatch)
+set_tests_properties(cr/check_cl_pocl_cpu1_rb8_planted PROPERTIES
+                     ENVIRONMENT "${ENV_POCL};${ENV_CACHE};CLPARITY_CR_TUNE=path=cpu1,vw=8,rb=8,ob=4;CLPARITY_TEST_HOOK=corrupt-cl-cr"
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/check_cl_oclgrind_cpu1
          COMMAND sh -c "log=${OUT}/cr_check_cl_oclgrind_cpu1.log; rm -f $log; OCLGRIND_LOG=$log \"$@\" || exit $?; if [ -s $log ]; then echo \"FAIL: Oclgrind reported problems ($log):\"; head -n 40 $log; exit 1; fi"
@@ -132,7 +141,7 @@ set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
 set_tests_properties(cr/cl_matrix_pocl cr/cl_matrix_pocl_planted PROPERTIES
                      LABELS "cr;opencl;kernels")
 add_test(NAME cr/cl_variants_pocl
-         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1 method=f32,path=stream method=f32,path=gemv method=f32,path=gemm,rm=1 method=f32,path=tiles,rm=2,sg=2; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
+         COMMAND sh -c "for t in path=gemv,wg=32,ob=2 path=splitk,split=3 path=gemm,tk=8 path=cpu,vw=8 path=stream,wg=16,sg=2 path=gemv,exact=1 path=gemm,ftz=1 path=cpu1,vw=4,rb=2,ob=2 path=cpu1,vw=8,rb=8,ob=4 path=cpu1,ftz=1 path=team,split=3 path=team,exact=1,ftz=1 method=f32,path=stream method=f32,path=gemv method=f32,path=gemm,rm=1 method=f32,path=tiles,rm=2,sg=2; do echo \"CLPARITY_CR_TUNE=$t\"; CLPARITY_CR_TUNE=$t $0 compare -d portable -d host --engines cl:cr,host:cr --d-model 67 --layers 2 --batch 17 --runs 1 --warmup 0 --expect cr | grep -E '^ *cr +PASS' || exit 1; done"
          ${CLP})
 set_tests_properties(cr/cl_variants_pocl PROPERTIES ENVIRONMENT "${ENV_POCL};${ENV_CACHE}"
                      LABELS "cr;opencl")
