@@ -2,8 +2,9 @@
  * ".DIR.clparity-tmp.<pid>", every file and the folder are synced, and then the folder takes
  * DIR's place in one step (renameat2's RENAME_EXCHANGE on Linux; elsewhere, or where the file
  * system refuses it, DIR is renamed to ".DIR.clparity-old.<pid>" and the new folder to DIR).
- * At every instant DIR is the old folder or the new one, whole; a failure leaves the old one
- * as it was.
+ * At every instant DIR is the old folder or the new one, whole (in the fallback, between its
+ * two renames, DIR is missing and both folders are whole beside it: the next save puts the old
+ * one back first, clean_leftovers); a failure leaves the old one as it was.
  *
  * Only a folder that clparity wrote is replaced (issue 32): its index.json lists, under
  * "files", every other file of the folder with the FNV-1a 64 of its bytes, and each file must

@@ -11,7 +11,11 @@ duration; each run that finishes first updates the measures), and checks that D 
 - "old": the same files, byte for byte, as a copy taken before, or
 - "new": the complete save of seed K: exactly its files, x.npy's and weights.npy's SHA-256
   and every result's FNV-1a as index.json records them, and `clparity diff D D` exits 0.
-Anything else ("MIX") fails. A save of the small model follows each kill: it must succeed
+Through the two-rename fallback (--hook save-no-exchange) a kill between its renames leaves no
+D, the old folder whole as .D.clparity-old.<pid> and the new one whole as
+.D.clparity-tmp.<pid> ("between": docs/RELIABILITY.md, the next save puts the old one back
+first); that state is checked as such (both byte for byte) and counted. Anything else ("MIX")
+fails. A save of the small model follows each kill: it must succeed
 and leave no .D.clparity-tmp.<pid>, .D.clparity-old.<pid> beside D nor
 .*.clparity-tmp.<pid> inside it.
 
@@ -173,6 +177,16 @@ def main():
                 return now, None, start
             time.sleep(0.002)
 
+    def between(seed):
+        """No D after a kill between the fallback's two renames: exactly one
+        .D.clparity-old.<pid>, the old folder byte for byte, and one .D.clparity-tmp.<pid>,
+        the complete save of this seed."""
+        old = [f for f in os.listdir(work) if f.startswith(".D.clparity-old.")]
+        tmp = [f for f in os.listdir(work) if f.startswith(".D.clparity-tmp.")]
+        return (len(old) == 1 and len(tmp) == 1 and
+                same_tree(os.path.join(work, old[0]), snap)[0] and
+                complete_save(clp, os.path.join(work, tmp[0]), seed, int(LARGE[1]))[0])
+
     # A run of the large model over an existing (empty) folder: how long it takes, and when
     # its save starts; each run that finishes before its kill updates both. (A fake index.json
     # there would be refused: clparity replaces only what it wrote, issue 32.)
@@ -188,7 +202,7 @@ def main():
           " odd iterations kill at a random moment of the run, even ones at a random moment of"
           " the save")
 
-    counts = {"old": 0, "new": 0, "MIX": 0}
+    counts = {"old": 0, "new": 0, "between": 0, "MIX": 0}
     in_save = 0  # kills that left the temporary folder: they hit the save itself
     for it in range(1, a.iterations + 1):
         seed = 100 + it
@@ -212,6 +226,8 @@ def main():
         same, why_old = same_tree(folder, snap) if os.path.isdir(folder) else (False, "no D")
         if same:
             state = "old"
+        elif a.hook == "save-no-exchange" and not os.path.isdir(folder) and between(seed):
+            state = "between"
         else:
             ok, why_new = complete_save(clp, folder, seed, int(LARGE[1]))
             state = "new" if ok else "MIX"
@@ -235,8 +251,8 @@ def main():
         good_save()  # must succeed and clear what the kill left
         if left:
             print(f"    the next save removed {len(left)} leftover(s)")
-    print(f"{counts['old']} old, {counts['new']} new, {counts['MIX']} mixed; {in_save} of the "
-          "kills hit the save itself")
+    print(f"{counts['old']} old, {counts['new']} new, {counts['between']} between the fallback's "
+          f"renames, {counts['MIX']} mixed; {in_save} of the kills hit the save itself")
     if a.planted:
         sys.exit("FAIL: the planted non-atomic save was never caught: this test cannot fail")
     print("ok")
