@@ -218,10 +218,10 @@ static void cr_width_defaults(struct cr_tune *t, enum cr_path path, int width, i
      * row blocks): 15-20 % faster on the CI machine's 2 cores (PoCL 3.1, Intel's CPU runtime),
      * the same on the H200 machine's 16 (PoCL 5), slower at d=128 (docs/PERFORMANCE.md) */
     if (t->rb < 0)
-        t->rb = path == CR_CPU1 && width >= 512 && dvec >= 8 && cus > 0 && max_batch >= 8 * cus &&
-                        max_batch >= 16
-                    ? 8
-                    : own_cpu_rows(max_batch);
+        t->rb =
+            path == CR_CPU1 && width >= 512 && dvec >= 8 && max_batch >= 16 && max_batch >= 8 * cus
+                ? 8
+                : own_cpu_rows(max_batch);
     if (t->ob < 0 && path == CR_CPU1) /* 16 accumulators of 4 rows, 8 of fewer */
         t->ob = t->rb >= 4 ? 4 : 8;
     if (t->ob < 0)
